@@ -1,0 +1,175 @@
+package sim
+
+import "math/rand/v2"
+
+// Kind names an event handler registered with Engine.On. Events carry a Kind
+// rather than a closure so that scheduling an event allocates nothing and the heap
+// holds plain structs.
+type Kind uint16
+
+// Handler runs one event: now is the event's virtual time in nanoseconds, a and gen
+// are the values given to Engine.At (typically a thread index and the generation
+// that makes stale timers recognisable).
+type Handler func(now int64, a int32, gen uint32)
+
+// event is one entry of the heap: 32 bytes, no pointers, so the garbage collector
+// never scans the heap's backing array.
+type event struct {
+	at   int64  // virtual time, ns
+	seq  uint64 // tie-break: events at the same time run in the order they were scheduled
+	a    int32
+	gen  uint32
+	kind Kind
+}
+
+// Engine is a deterministic discrete-event engine: a 4-ary min-heap of events keyed
+// by (time, sequence), a virtual clock in nanoseconds and a seeded PCG random
+// source. It runs in the calling goroutine and starts none; two engines with the
+// same seed and the same schedule of events produce the same run, byte for byte.
+//
+// The zero value is not usable; call NewEngine.
+type Engine struct {
+	now      int64
+	seq      uint64
+	heap     []event
+	handlers []Handler
+	rng      *rand.Rand
+	events   uint64
+	stopped  bool
+}
+
+// NewEngine returns an engine at virtual time 0 whose random source is PCG seeded
+// with seed.
+func NewEngine(seed uint64) *Engine {
+	return &Engine{
+		heap: make([]event, 0, 256),
+		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+	}
+}
+
+// On registers h and returns the Kind that schedules it.
+func (e *Engine) On(h Handler) Kind {
+	e.handlers = append(e.handlers, h)
+	return Kind(len(e.handlers) - 1)
+}
+
+// Now returns the virtual time in nanoseconds.
+func (e *Engine) Now() int64 { return e.now }
+
+// Rand returns the engine's seeded random source. Draw from it only inside event
+// handlers, so that the order of draws is the order of events.
+func (e *Engine) Rand() *rand.Rand { return e.rng }
+
+// Events returns how many events have run.
+func (e *Engine) Events() uint64 { return e.events }
+
+// Pending returns how many events are scheduled and not yet run.
+func (e *Engine) Pending() int { return len(e.heap) }
+
+// Stop makes Run return after the current event.
+func (e *Engine) Stop() { e.stopped = true }
+
+// At schedules the handler of kind k at virtual time at (ns; clamped to now if in
+// the past, so time never runs backwards) with arguments a and gen.
+func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
+	if at < e.now {
+		at = e.now
+	}
+	e.seq++
+	e.push(event{at: at, seq: e.seq, a: a, gen: gen, kind: k})
+}
+
+// After schedules the handler of kind k d nanoseconds from now.
+func (e *Engine) After(d int64, k Kind, a int32, gen uint32) { e.At(e.now+d, k, a, gen) }
+
+// Run runs events in (time, sequence) order until the heap is empty, the next event
+// is later than until (ns), or Stop is called. The clock is left at until when
+// the run reached it, else at the last event's time. It returns the number of
+// events run by this call.
+func (e *Engine) Run(until int64) uint64 {
+	start := e.events
+	e.stopped = false
+	for len(e.heap) > 0 && !e.stopped {
+		if e.heap[0].at > until {
+			e.now = until
+			return e.events - start
+		}
+		ev := e.pop()
+		e.now = ev.at
+		e.events++
+		e.handlers[ev.kind](ev.at, ev.a, ev.gen)
+	}
+	if !e.stopped && e.now < until {
+		e.now = until
+	}
+	return e.events - start
+}
+
+// Step runs the next event, if any, and reports whether one ran.
+func (e *Engine) Step() bool {
+	if len(e.heap) == 0 {
+		return false
+	}
+	ev := e.pop()
+	e.now = ev.at
+	e.events++
+	e.handlers[ev.kind](ev.at, ev.a, ev.gen)
+	return true
+}
+
+func less(x, y *event) bool {
+	return x.at < y.at || (x.at == y.at && x.seq < y.seq)
+}
+
+// push and pop keep a 4-ary heap: shallower than a binary heap, and the four
+// children of a node share a cache line or two.
+func (e *Engine) push(ev event) {
+	h := append(e.heap, ev)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !less(&ev, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = ev
+	e.heap = h
+}
+
+func (e *Engine) pop() event {
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	e.heap = h
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		for j := c + 1; j < end; j++ {
+			if less(&h[j], &h[m]) {
+				m = j
+			}
+		}
+		if !less(&h[m], &last) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = last
+	return top
+}
