@@ -1,0 +1,269 @@
+package contention
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// stack is n samples with the given frames, leaf first.
+type stack struct {
+	n      int64
+	frames []string
+}
+
+// synthetic builds a CPU profile whose samples have the given stacks (leaf first)
+// and counts.
+func synthetic(stacks []stack) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:     10_000_000,
+	}
+	funcs := map[string]*profile.Function{}
+	fn := func(name string) *profile.Function {
+		if f, ok := funcs[name]; ok {
+			return f
+		}
+		f := &profile.Function{ID: uint64(len(funcs) + 1), Name: name}
+		funcs[name] = f
+		p.Function = append(p.Function, f)
+		return f
+	}
+	for _, st := range stacks {
+		s := &profile.Sample{Value: []int64{st.n, st.n * 10_000_000}}
+		for _, frame := range st.frames {
+			// A location may hold several lines: "a|b" is a inlined into b.
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1)}
+			for _, name := range splitInline(frame) {
+				loc.Line = append(loc.Line, profile.Line{Function: fn(name)})
+			}
+			p.Location = append(p.Location, loc)
+			s.Location = append(s.Location, loc)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+func splitInline(frame string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(frame); i++ {
+		if i == len(frame) || frame[i] == '|' {
+			out = append(out, frame[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func TestShareOf(t *testing.T) {
+	tests := []struct {
+		name   string
+		stacks []stack
+		want   Share
+	}{
+		{"empty profile", nil, Share{}},
+		{"no lock code", []stack{{3, []string{"main.work", "main.main"}}}, Share{Samples: 3}},
+		{"runtime.futex at the leaf", []stack{
+			{1, []string{"runtime.futex", "runtime.futexsleep", "runtime.notesleep"}},
+			{3, []string{"main.work", "main.main"}},
+		}, Share{Samples: 4, Contended: 1}},
+		{"mutex slow path deep in the stack counts once", []stack{
+			{2, []string{"runtime.procyield", "internal/sync.(*Mutex).lockSlow", "sync.(*Mutex).Lock", "main.f"}},
+			{2, []string{"main.work"}},
+		}, Share{Samples: 4, Contended: 2}},
+		{"our futex event, inlined", []stack{
+			{5, []string{"golang.org/x/sys/unix.Syscall6", "github.com/innosim/innosim/internal/futex.futexWake|github.com/innosim/innosim/internal/futex.(*Event).Set", "main.f"}},
+			{5, []string{"golang.org/x/sys/unix.Syscall6", "syscall.read"}},
+		}, Share{Samples: 10, Contended: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ShareOf(synthetic(tt.stacks), nil)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestShareOfWithoutSampleTypesIsAnError(t *testing.T) {
+	_, err := ShareOf(&profile.Profile{}, nil)
+	require.ErrorIs(t, err, ErrNoSamples)
+}
+
+func TestSharePercent(t *testing.T) {
+	require.Equal(t, 0.0, Share{}.Percent())
+	require.InDelta(t, 25.0, Share{Samples: 8, Contended: 2}.Percent(), 1e-9)
+	require.Equal(t, "25.0% of 8 samples", Share{Samples: 8, Contended: 2}.String())
+}
+
+func TestTopRanksByCumulativeShare(t *testing.T) {
+	p := synthetic([]stack{
+		{6, []string{"runtime.futex", "runtime.futexwakeup", "runtime.unlock2", "main.f"}},
+		{2, []string{"runtime.lock2", "main.g"}},
+		// A recursive stack must not count a function twice.
+		{1, []string{"runtime.lock2", "runtime.lock2", "main.h"}},
+		{11, []string{"main.work"}},
+	})
+	got, err := Top(p, nil, 3)
+	require.NoError(t, err)
+	require.Equal(t, []FrameShare{
+		{Function: "runtime.futex", Cum: 30, Flat: 30},
+		{Function: "runtime.futexwakeup", Cum: 30, Flat: 0},
+		{Function: "runtime.unlock2", Cum: 30, Flat: 0},
+	}, got)
+	all, err := Top(p, nil, 0)
+	require.NoError(t, err)
+	require.Len(t, all, 4)
+	require.Equal(t, FrameShare{Function: "runtime.lock2", Cum: 15, Flat: 15}, all[3])
+}
+
+func TestFramesAreDocumented(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Frames() {
+		require.NotEmpty(t, f.Why, f.Name)
+		require.False(t, seen[f.Name], "duplicate %s", f.Name)
+		seen[f.Name] = true
+	}
+	for _, name := range []string{"runtime.futex", "runtime.lock2", "runtime.unlock2", "sync.(*Mutex).lockSlow", "internal/sync.(*Mutex).lockSlow"} {
+		require.True(t, seen[name], name)
+	}
+}
+
+func TestMeasureWhileProfilingIsErrProfilerBusy(t *testing.T) {
+	require.NoError(t, pprof.StartCPUProfile(&bytes.Buffer{}))
+	defer pprof.StopCPUProfile()
+	ran := false
+	_, err := Measure(func() { ran = true })
+	require.ErrorIs(t, err, ErrProfilerBusy)
+	require.False(t, ran, "f must not run when it cannot be measured")
+}
+
+func TestMeasureReleasesTheProfilerWhenFPanics(t *testing.T) {
+	require.Panics(t, func() { _, _ = Measure(func() { panic("boom") }) })
+	_, err := Measure(func() {})
+	require.NoError(t, err)
+}
+
+// burn keeps every P busy computing, without touching locks, until stop is set.
+func burn(stop *atomic.Bool) {
+	var wg sync.WaitGroup
+	for g := 0; g < runtime.GOMAXPROCS(0); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for !stop.Load() {
+				for i := 0; i < 1000; i++ {
+					x += i * i
+				}
+			}
+			_ = x
+		}()
+	}
+	wg.Wait()
+}
+
+// hammer keeps 4 goroutines per P fighting over one mutex until stop is set.
+func hammer(stop *atomic.Bool) {
+	var (
+		mu sync.Mutex
+		n  int
+		wg sync.WaitGroup
+	)
+	for g := 0; g < 4*runtime.GOMAXPROCS(0); g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// measureFor profiles work for d of wall time.
+func measureFor(t *testing.T, d time.Duration, work func(*atomic.Bool)) Share {
+	t.Helper()
+	var stop atomic.Bool
+	timer := time.AfterFunc(d, func() { stop.Store(true) })
+	defer timer.Stop()
+	s, err := Measure(func() { work(&stop) })
+	require.NoError(t, err)
+	return s
+}
+
+// A contended mutex shows a larger share than the same time spent computing.
+func TestMeasureSeesMutexContention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles for about half a second")
+	}
+	const d = 300 * time.Millisecond
+	calm := measureFor(t, d, burn)
+	contended := measureFor(t, d, hammer)
+	require.Positive(t, calm.Samples)
+	require.Positive(t, contended.Contended, "contended %v", contended)
+	require.Greater(t, contended.Percent(), calm.Percent(), "contended %v, calm %v", contended, calm)
+}
+
+func TestRunReportsAProfileFile(t *testing.T) {
+	p := synthetic([]stack{
+		{3, []string{"runtime.futex", "runtime.futexsleep", "main.f"}},
+		{1, []string{"main.work"}},
+	})
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, p.Write(f))
+	require.NoError(t, f.Close())
+
+	var out, errOut bytes.Buffer
+	require.NoError(t, Run([]string{"-top", "1", path}, &out, &errOut))
+	require.Contains(t, out.String(), "futex-share: 75.0% of 4 samples")
+	require.Contains(t, out.String(), "runtime.futex\n")
+	require.NotContains(t, out.String(), "runtime.futexsleep", "-top 1 lists one frame")
+}
+
+func TestRunErrors(t *testing.T) {
+	garbage := filepath.Join(t.TempDir(), "garbage.pprof")
+	require.NoError(t, os.WriteFile(garbage, []byte("not a profile"), 0o600))
+	tests := []struct {
+		name    string
+		args    []string
+		wantIs  error
+		wantMsg string
+	}{
+		{"no file", nil, ErrUsage, "want one profile file"},
+		{"two files", []string{"a", "b"}, ErrUsage, "want one profile file"},
+		{"missing file", []string{"/nonexistent/cpu.pprof"}, os.ErrNotExist, "/nonexistent/cpu.pprof"},
+		{"not a profile", []string{garbage}, nil, "garbage.pprof"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Run(tt.args, &bytes.Buffer{}, &bytes.Buffer{})
+			require.Error(t, err)
+			if tt.wantIs != nil {
+				require.True(t, errors.Is(err, tt.wantIs), "%v", err)
+			}
+			require.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package contention
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/google/pprof/profile"
+)
+
+// ErrUsage is returned by Run for bad arguments; the usage has been written to
+// stderr.
+var ErrUsage = errors.New("contention: usage")
+
+// Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
+// profile (gzip-compressed protobuf, as go test -cpuprofile and runtime/pprof
+// write it), and prints the futex-share and the top contention frames with their
+// cumulative and flat shares to stdout. args excludes the command name. Errors name
+// the file.
+func Run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: innosim profile [-top N] FILE.pprof")
+		fmt.Fprintln(stderr, "Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if fs.NArg() != 1 || *top < 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one profile file and -top ≥ 0", ErrUsage)
+	}
+	name := fs.Arg(0)
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	return Report(stdout, name, p, *top)
+}
+
+// Report writes the contention report of p (named name) to w: sample count,
+// futex-share, and up to top listed frames (0 for all).
+func Report(w io.Writer, name string, p *profile.Profile, top int) error {
+	share, err := ShareOf(p, nil)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	frames, err := Top(p, nil, top)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "profile: %s\n", name)
+	fmt.Fprintf(tw, "futex-share: %s in futex or runtime-lock code\n", share)
+	if len(frames) == 0 {
+		fmt.Fprintln(tw, "no samples pass through futex or runtime-lock code")
+		return flush(tw)
+	}
+	fmt.Fprintln(tw, "cum%\tflat%\t\tfunction")
+	for _, fr := range frames {
+		fmt.Fprintf(tw, "%.1f\t%.1f\t\t%s\n", fr.Cum, fr.Flat, fr.Function)
+	}
+	return flush(tw)
+}
+
+func flush(tw *tabwriter.Writer) error {
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("profile: write report: %w", err)
+	}
+	return nil
+}
