@@ -1,0 +1,87 @@
+package aio
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// File is what a request reads or writes: *os.File satisfies it, and so does
+// anything a custom Backend understands. Requests merge only when their File
+// values are equal (==), so a File must be a comparable value, typically a
+// pointer.
+type File interface {
+	io.ReaderAt
+	io.WriterAt
+}
+
+// Backend performs a handler's I/O: one call per batch, with the array mutex
+// released, on the handler thread. ReadAt must fill p or return an error; the
+// driver turns a short read or write that returns no error (or io.EOF) into
+// io.ErrUnexpectedEOF for the requests it failed to cover. A Backend must be
+// safe for concurrent use by every handler.
+type Backend interface {
+	ReadAt(f File, p []byte, off int64) (n int, err error)
+	WriteAt(f File, p []byte, off int64) (n int, err error)
+}
+
+// FileBackend does real I/O through f.ReadAt and f.WriteAt, which for *os.File
+// are pread(2) and pwrite(2), as InnoDB's handler threads do synchronous I/O in
+// simulated AIO (os_file_read / os_file_write). It is the default Backend. For
+// O_DIRECT, open the file with OpenDirect and use page-aligned buffers
+// (AlignedBuffer). The zero value is ready to use.
+type FileBackend struct{}
+
+// ReadAt reads len(p) bytes at off from f.
+func (FileBackend) ReadAt(f File, p []byte, off int64) (int, error) { return f.ReadAt(p, off) }
+
+// WriteAt writes p at off to f.
+func (FileBackend) WriteAt(f File, p []byte, off int64) (int, error) { return f.WriteAt(p, off) }
+
+// Latency is a Backend that does no I/O: each call takes Service (sleeping the
+// handler thread) on one of Units parallel device units, and reports every byte
+// transferred without touching the buffer. For deterministic tests and for
+// benchmarks of the wake path (Service 0). The zero value serves every call at
+// once with unlimited units. Build one with units through NewLatency.
+type Latency struct {
+	// Service is the time one I/O takes, ≥ 0.
+	Service time.Duration
+	units   chan struct{} // nil: unlimited
+}
+
+// NewLatency returns a Latency backend with the given service time (≥ 0) and
+// number of device units (1..1<<20), or an error wrapping ErrInvalidConfig.
+func NewLatency(service time.Duration, units int) (*Latency, error) {
+	if service < 0 {
+		return nil, invalid("Latency.Service", service, "≥ 0")
+	}
+	if units < 1 || units > 1<<20 {
+		return nil, invalid("Latency.Units", units, "1..1048576")
+	}
+	return &Latency{Service: service, units: make(chan struct{}, units)}, nil
+}
+
+// Units returns the number of device units, 0 meaning unlimited.
+func (l *Latency) Units() int { return cap(l.units) }
+
+func (l *Latency) serve(n int) (int, error) {
+	if l.units != nil {
+		l.units <- struct{}{}
+		defer func() { <-l.units }()
+	}
+	if l.Service > 0 {
+		time.Sleep(l.Service)
+	}
+	return n, nil
+}
+
+// ReadAt takes Service and reports len(p) bytes read; p is left as it was.
+func (l *Latency) ReadAt(_ File, p []byte, _ int64) (int, error) { return l.serve(len(p)) }
+
+// WriteAt takes Service and reports len(p) bytes written.
+func (l *Latency) WriteAt(_ File, p []byte, _ int64) (int, error) { return l.serve(len(p)) }
+
+// String describes the backend, as "latency(service=1ms, units=4)".
+func (l *Latency) String() string {
+	return fmt.Sprintf("latency(service=%v, units=%d)", l.Service, l.Units())
+}

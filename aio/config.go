@@ -1,0 +1,132 @@
+package aio
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrInvalidConfig is wrapped by every error NewCore and New return for a Config
+// field outside its allowed range; the message names the field and the range, as
+// "aio: ReadSegments = 0, want 1..64: invalid config".
+var ErrInvalidConfig = errors.New("invalid config")
+
+// Limits of the Config fields. The segment range is MySQL's for
+// innodb_read_io_threads and innodb_write_io_threads (1..64).
+const (
+	MaxSegments        = 64      // most read (or write) segments: innodb_*_io_threads ≤ 64
+	MaxSlotsPerSegment = 4096    // most slots in one segment
+	MinPageSize        = 4 << 10 // smallest page size (innodb_page_size 4k)
+	MaxPageSize        = 64 << 10
+	MaxMergeLimit      = 1024      // most requests merged into one I/O
+	MaxOldAge          = time.Hour // largest old age accepted
+	MinOldAge          = time.Millisecond
+	maxGlobalSegments  = 2 + 2*MaxSegments
+)
+
+// Config describes an AIO system: how many segments each array has, how many
+// slots each segment holds, and the policies a handler thread follows. Start from
+// DefaultConfig; the zero Config is not valid (it has no read segments).
+//
+// The defaults are MySQL 5.5–5.7's: 4 read and 4 write handler threads
+// (innodb_read_io_threads, innodb_write_io_threads), one insert-buffer and one
+// log segment, 256 slots per segment (8 × OS_AIO_N_PENDING_IOS_PER_THREAD in
+// srv0start.cc), 16 KiB pages, merges of up to 64 requests
+// (OS_AIO_MERGE_N_CONSECUTIVE) and a 2 s old age (os_aio_simulated_handle), with
+// every handler woken on each submission (WakeAll).
+type Config struct {
+	// ReadSegments is the number of segments, and so of handler threads, of the
+	// read array (innodb_read_io_threads). Range 1..64, default 4.
+	ReadSegments int
+	// WriteSegments is the number of segments of the write array
+	// (innodb_write_io_threads). Range 1..64, default 4.
+	WriteSegments int
+	// IbufSegment gives insert-buffer reads their own array of one segment,
+	// global segment 0, as InnoDB does. When false, KindIbuf requests go to the
+	// read array. Default true.
+	IbufSegment bool
+	// LogSegment gives log writes their own array of one segment, global segment
+	// 1 (0 without IbufSegment). When false, KindLog requests go to the write
+	// array. Default true.
+	LogSegment bool
+	// SlotsPerSegment is the number of slots in each segment; an array has
+	// SlotsPerSegment × its segments. Range 1..4096, default 256.
+	SlotsPerSegment int
+	// PageSize is the page size in bytes. It sets the stripe of the slot choice:
+	// a request's local segment is (offset / (64 × PageSize)) mod segments.
+	// A power of two in 4096..65536, default 16384.
+	PageSize int64
+	// MergeLimit is the most requests one handler merges into a single I/O
+	// (OS_AIO_MERGE_N_CONSECUTIVE). Range 1..1024 (1 turns merging off),
+	// default 64.
+	MergeLimit int
+	// OldAge is how long a request may wait before a handler serves it ahead
+	// of lower offsets and higher priorities (oldest first). Range 1ms..1h,
+	// default 2 s.
+	OldAge time.Duration
+	// Wake is the wake policy. Default WakeAll.
+	Wake WakePolicy
+	// Handlers is how the real driver runs its handler threads; the Core
+	// ignores it. Default HandlerGoroutine.
+	Handlers HandlerMode
+	// Backend performs the I/O for the real driver; the Core ignores it. Nil
+	// means FileBackend{}: real ReadAt/WriteAt on the request's File.
+	Backend Backend
+}
+
+// DefaultConfig returns MySQL 5.5–5.7's simulated-AIO configuration (see Config).
+func DefaultConfig() Config {
+	return Config{
+		ReadSegments:    4,
+		WriteSegments:   4,
+		IbufSegment:     true,
+		LogSegment:      true,
+		SlotsPerSegment: 256,
+		PageSize:        16 << 10,
+		MergeLimit:      64,
+		OldAge:          2 * time.Second,
+		Wake:            WakeAll,
+		Handlers:        HandlerGoroutine,
+	}
+}
+
+// Segments returns the number of global segments, and so of handler threads:
+// ibuf (if on) + log (if on) + read + write segments.
+func (c Config) Segments() int {
+	n := c.ReadSegments + c.WriteSegments
+	if c.IbufSegment {
+		n++
+	}
+	if c.LogSegment {
+		n++
+	}
+	return n
+}
+
+func invalid(field string, value any, want string) error {
+	return fmt.Errorf("aio: %s = %v, want %s: %w", field, value, want, ErrInvalidConfig)
+}
+
+// Validate reports the first field outside its range as an error wrapping
+// ErrInvalidConfig. It never adjusts a value.
+func (c Config) Validate() error {
+	switch {
+	case c.ReadSegments < 1 || c.ReadSegments > MaxSegments:
+		return invalid("ReadSegments", c.ReadSegments, "1..64")
+	case c.WriteSegments < 1 || c.WriteSegments > MaxSegments:
+		return invalid("WriteSegments", c.WriteSegments, "1..64")
+	case c.SlotsPerSegment < 1 || c.SlotsPerSegment > MaxSlotsPerSegment:
+		return invalid("SlotsPerSegment", c.SlotsPerSegment, "1..4096")
+	case c.PageSize < MinPageSize || c.PageSize > MaxPageSize || c.PageSize&(c.PageSize-1) != 0:
+		return invalid("PageSize", c.PageSize, "a power of two in 4096..65536")
+	case c.MergeLimit < 1 || c.MergeLimit > MaxMergeLimit:
+		return invalid("MergeLimit", c.MergeLimit, "1..1024")
+	case c.OldAge < MinOldAge || c.OldAge > MaxOldAge:
+		return invalid("OldAge", c.OldAge, "1ms..1h")
+	case c.Wake < WakeAll || c.Wake > WakeDeferred:
+		return invalid("Wake", c.Wake, "WakeAll, WakeTargeted or WakeDeferred")
+	case c.Handlers < HandlerGoroutine || c.Handlers > HandlerFutex:
+		return invalid("Handlers", c.Handlers, "HandlerGoroutine or HandlerFutex")
+	}
+	return nil
+}

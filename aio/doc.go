@@ -1,0 +1,76 @@
+// Package aio is InnoDB's simulated asynchronous I/O (os0file.cc, MySQL 5.5–5.7),
+// faithful first, then better: an array of slots cut into segments, one handler
+// thread per segment, and the policy that decides which handlers a submission
+// wakes.
+//
+// # The model
+//
+// A request (read or write, file, offset, length) reserves a slot in one of four
+// arrays: insert buffer (one segment, global segment 0), log (one segment,
+// global segment 1), read (ReadSegments) and write (WriteSegments), numbered in
+// that order. The slot's position decides its segment. The submitter starts the
+// scan for a free slot at the first slot of the request's local segment,
+// (offset / (64 pages)) mod segments, so that a 64-page extent lands in one
+// segment where its handler can merge it, and wraps over the whole array. When
+// the array is full the submitter wakes handlers and waits for a slot.
+//
+//	global segment:  0      1      2   3   4   5      6   7   8   9
+//	array:           ibuf   log    read ........      write ........
+//	slots:           256    256    256 256 256 256    256 256 256 256
+//
+// A handler thread serves only its own segment. Woken, it takes the array mutex,
+// picks the oldest request over the old age (2 s) or else the lowest offset,
+// gathers the requests that continue it in the same file (up to 64), releases
+// the mutex, does one synchronous read or write for all of them, and completes
+// them. Then it looks again; with nothing to do it resets its event and sleeps.
+//
+// # Wake policies and study D
+//
+// InnoDB (WakeAll) wakes every handler thread after a read is queued. With
+// 16 read + 16 write threads, one prefetch of a sibling page on a B-tree leaf
+// split wakes 34 threads, of which one finds work: the kernel's futex spinlock
+// was 57% of CPU in study D. WakeTargeted wakes only the segment that received
+// the request; WakeDeferred wakes nobody until a Flush, which wakes exactly the
+// segments that received requests since the last one (read-ahead's
+// "wake later", made targeted). A wakeup that finds its segment empty is
+// counted as wasted.
+//
+// # Priority
+//
+// A request carries a prio.Hint. Among requests younger than the old age the
+// more urgent hint goes first, then the lowest offset; with all hints equal the
+// pick is InnoDB's. Requests over the old age still go first, oldest first, so
+// no hint can starve another past the old age.
+//
+// # One core, two drivers
+//
+// Core holds every decision: slot choice, pick and merge, wake sets, counters.
+// It has no goroutines, no clock (each call takes now, a monotonic offset the
+// driver supplies), no I/O and never blocks, so the simulator in package sim
+// drives the same code in virtual time that Array drives on real cores. Array
+// wraps the Core with one mutex per array, exactly where InnoDB holds
+// array->mutex, and runs the handler threads either as goroutines sleeping on
+// channel events or as locked OS threads sleeping on raw futex words
+// (internal/futex), the way InnoDB's threads sleep on os_event_t.
+//
+// # Differences from InnoDB, and why
+//
+//   - Ages are exact durations, not whole seconds of time(NULL); "the same age"
+//     means the same reservation instant.
+//   - WakeAll sets every handler's event; InnoDB first scans each segment under
+//     the array mutex and sets only events of segments with a reserved slot.
+//     Both pay per handler on every submission; here the price is paid by the
+//     woken thread, where it can be counted as a wasted wakeup.
+//   - Complete frees a whole batch at once instead of returning completed slots
+//     one per call (io_already_done), so there is no "finished slots first"
+//     step left to take.
+//   - The merge follows the chain through a per-array hash of waiting offsets
+//     rather than rescanning the segment for each link: the same batch in
+//     O(slots + merged) instead of O(slots × merged).
+//
+// Sources: os0file.cc (os_aio_array_reserve_slot, os_aio_simulated_handle,
+// os_aio_simulated_wake_handler_thread(s), os_aio_array_free_slot) and
+// srv0start.cc of MySQL 5.5–5.7; MySQL bugs 67973 (a merge condition that
+// never matched) and 95491 (the array-full wake path); study D in
+// ../shared/reference.
+package aio

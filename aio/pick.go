@@ -1,0 +1,216 @@
+package aio
+
+import (
+	"math/bits"
+	"time"
+)
+
+// Batch is one I/O a handler issues: a run of requests of one file and one op,
+// each starting where the previous ended, merged into a single read or write
+// of Length bytes at Offset.
+type Batch struct {
+	// Segment is the global segment whose handler picked the batch.
+	Segment int
+	// Op and File are the batch's direction and file (shared by every slot).
+	Op   Op
+	File uint64
+	// Offset and Length are the combined I/O: Offset of the first slot, the sum
+	// of the slots' lengths.
+	Offset int64
+	Length int64
+	// Slots are the global slot numbers in file order, at most MergeLimit. The
+	// slice is the core's: valid until Complete(Segment, ...) and not to be
+	// modified.
+	Slots []int
+}
+
+// Pick is what the handler thread of global segment seg does at time now under
+// the array mutex, as os_aio_simulated_handle in MySQL 5.5–5.7. It chooses the
+// first request:
+//
+//   - the oldest request whose age (now minus its Reserve time) is at least
+//     OldAge, ties broken by the lowest offset: the guard against starvation;
+//   - else the request with the most urgent Hint, ties broken by the lowest
+//     offset. With every hint equal this is InnoDB's lowest-offset rule.
+//
+// Further ties go to the lowest slot. It then merges, as InnoDB's
+// consecutive_loop: the waiting request of the same segment, file and op whose
+// offset is the previous one's offset plus length, repeatedly, up to MergeLimit
+// requests (never across a gap, another file or another op; MySQL bug 67973
+// shipped a merge test that never matched). The batch's slots are marked in
+// progress; each request beyond the first counts as a merge.
+//
+// woken says that the handler has just returned from waiting on its event: it
+// counts a wakeup, and a wasted wakeup if the segment has nothing waiting. Pick
+// returns ok = false when nothing waits, or when the segment already has a batch
+// in progress (a driver error: one handler serves a segment, and it must
+// Complete before it picks again). Pick does not allocate.
+//
+// InnoDB first returns slots whose I/O is already done (io_already_done), one
+// per call; here Complete frees a whole batch at once, so there is never a done
+// slot left to return.
+func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
+	sg := &c.segs[seg]
+	a := &c.arrays[c.segArray[seg]]
+	if woken {
+		a.st.wakeups++
+	}
+	if sg.busy {
+		return Batch{}, false
+	}
+	if sg.waiting == 0 {
+		if woken {
+			a.st.wasted++
+		}
+		return Batch{}, false
+	}
+	lo := (seg - a.first) * a.perSeg
+	slots := a.slots[lo : lo+a.perSeg]
+	oldAge := c.cfg.OldAge
+	old, best := -1, -1
+	for i := range slots {
+		s := &slots[i]
+		if !s.reserved || s.inProgress {
+			continue
+		}
+		if now-s.at >= oldAge {
+			if old < 0 || s.at < slots[old].at || (s.at == slots[old].at && s.offset < slots[old].offset) {
+				old = i
+			}
+			continue
+		}
+		if best < 0 || s.hint > slots[best].hint || (s.hint == slots[best].hint && s.offset < slots[best].offset) {
+			best = i
+		}
+	}
+	first := best
+	if old >= 0 {
+		first = old
+	}
+	f := &slots[first]
+	f.inProgress = true
+	batch := append(sg.batch[:0], a.slotBase+lo+first)
+	length := f.length
+	if c.cfg.MergeLimit > 1 && sg.waiting > 1 {
+		batch, length = c.merge(a, slots, a.slotBase+lo, f, batch)
+	}
+	sg.batch = batch
+	sg.busy = true
+	sg.waiting -= len(batch)
+	a.st.batches++
+	a.st.merges += uint64(len(batch) - 1)
+	return Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}, true
+}
+
+// merge extends batch (holding f) with the consecutive requests among slots,
+// whose global numbers start at base. It indexes the candidates by offset in
+// one pass and then follows the chain, so a full merge costs O(slots + limit)
+// where InnoDB rescans the segment for each link.
+func (c *Core) merge(a *array, slots []slot, base int, f *slot, batch []int) ([]int, int64) {
+	t := &a.merge
+	t.reset()
+	next := f.offset + f.length
+	for i := range slots {
+		s := &slots[i]
+		if s.reserved && !s.inProgress && s.file == f.file && s.op == f.op && s.offset >= next {
+			t.insert(s.offset, int32(i))
+		}
+	}
+	length := f.length
+	for len(batch) < c.cfg.MergeLimit {
+		i, found := t.lookup(next)
+		if !found {
+			break
+		}
+		s := &slots[i]
+		s.inProgress = true
+		batch = append(batch, base+int(i))
+		length += s.length
+		next += s.length
+	}
+	return batch, length
+}
+
+// Complete ends the batch in progress in segment seg: its slots are freed, its
+// requests counted as completed except failed of them counted as failed (the
+// driver decides which; 0 ≤ failed ≤ len(batch)). It reports whether the array
+// was full before, that is whether a submitter may be waiting for a slot
+// (InnoDB sets array->not_full in os_aio_array_free_slot). Complete on a
+// segment with no batch in progress does nothing and returns false. Complete
+// does not allocate.
+func (c *Core) Complete(seg int, failed int) (wasFull bool) {
+	sg := &c.segs[seg]
+	if !sg.busy {
+		return false
+	}
+	a := &c.arrays[c.segArray[seg]]
+	wasFull = a.reserved == len(a.slots)
+	for _, g := range sg.batch {
+		c.slots[g] = slot{}
+	}
+	n := len(sg.batch)
+	failed = min(max(failed, 0), n)
+	a.reserved -= n
+	sg.reserved -= n
+	sg.busy = false
+	sg.batch = sg.batch[:0]
+	a.st.completed += uint64(n - failed)
+	a.st.failed += uint64(failed)
+	return wasFull
+}
+
+// mergeTable is an open-addressing hash from offset to local slot, cleared in
+// O(1) by bumping a generation. Sized to twice the slots of a segment, it never
+// fills.
+type mergeTable struct {
+	keys  []int64
+	vals  []int32
+	gens  []uint32
+	gen   uint32
+	shift uint
+}
+
+func (t *mergeTable) init(slots int) {
+	n := 1 << bits.Len(uint(2*slots-1))
+	n = max(n, 2)
+	t.keys = make([]int64, n)
+	t.vals = make([]int32, n)
+	t.gens = make([]uint32, n)
+	t.shift = uint(64 - bits.TrailingZeros(uint(n)))
+}
+
+func (t *mergeTable) reset() {
+	t.gen++
+	if t.gen == 0 { // wrapped: old generations could alias
+		clear(t.gens)
+		t.gen = 1
+	}
+}
+
+func (t *mergeTable) home(key int64) int {
+	return int((uint64(key) * 0x9E3779B97F4A7C15) >> t.shift)
+}
+
+// insert keeps the first slot inserted for a key (the lowest slot).
+func (t *mergeTable) insert(key int64, val int32) {
+	mask := len(t.keys) - 1
+	for h := t.home(key); ; h = (h + 1) & mask {
+		if t.gens[h] != t.gen {
+			t.gens[h], t.keys[h], t.vals[h] = t.gen, key, val
+			return
+		}
+		if t.keys[h] == key {
+			return
+		}
+	}
+}
+
+func (t *mergeTable) lookup(key int64) (int32, bool) {
+	mask := len(t.keys) - 1
+	for h := t.home(key); t.gens[h] == t.gen; h = (h + 1) & mask {
+		if t.keys[h] == key {
+			return t.vals[h], true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,90 @@
+package aio
+
+// Stats is a snapshot of an AIO system's counters. The Core keeps every field
+// but Canceled and FutexSyscalls, which only the real driver can see, so the
+// simulator and the real driver report the same numbers for the same run.
+//
+// At every instant Submitted = Completed + Failed + Canceled + InFlight.
+type Stats struct {
+	// Submitted counts requests accepted into a slot, plus those canceled while
+	// waiting for one.
+	Submitted uint64
+	// Completed counts requests whose I/O succeeded.
+	Completed uint64
+	// Failed counts requests whose I/O returned an error (a short read included).
+	Failed uint64
+	// Canceled counts requests whose context ended while they waited for a free
+	// slot (the real driver only).
+	Canceled uint64
+	// InFlight is the number of reserved slots: requests waiting for their
+	// handler or in progress.
+	InFlight uint64
+	// Signals counts segments named in wake sets (Reserve, Flush and the
+	// array-full path): the events the driver sets.
+	Signals uint64
+	// Wakeups counts handler returns from waiting on their event.
+	Wakeups uint64
+	// WastedWakeups counts wakeups that found the handler's segment with nothing
+	// waiting.
+	WastedWakeups uint64
+	// Batches counts I/Os issued by handlers; Merges counts the requests that
+	// joined a batch behind its first, so requests issued = Batches + Merges.
+	Batches uint64
+	Merges  uint64
+	// ArrayFullWaits counts reservations that found their array full.
+	ArrayFullWaits uint64
+	// MaxPending is the most slots ever reserved at once in one segment.
+	MaxPending int
+	// FutexSyscalls counts FUTEX_WAIT and FUTEX_WAKE calls on the handlers'
+	// events (HandlerFutex only).
+	FutexSyscalls uint64
+}
+
+// Add returns the field-by-field sum of s and t, with the larger MaxPending.
+func (s Stats) Add(t Stats) Stats {
+	return Stats{
+		Submitted:      s.Submitted + t.Submitted,
+		Completed:      s.Completed + t.Completed,
+		Failed:         s.Failed + t.Failed,
+		Canceled:       s.Canceled + t.Canceled,
+		InFlight:       s.InFlight + t.InFlight,
+		Signals:        s.Signals + t.Signals,
+		Wakeups:        s.Wakeups + t.Wakeups,
+		WastedWakeups:  s.WastedWakeups + t.WastedWakeups,
+		Batches:        s.Batches + t.Batches,
+		Merges:         s.Merges + t.Merges,
+		ArrayFullWaits: s.ArrayFullWaits + t.ArrayFullWaits,
+		MaxPending:     max(s.MaxPending, t.MaxPending),
+		FutexSyscalls:  s.FutexSyscalls + t.FutexSyscalls,
+	}
+}
+
+// ArrayStats returns the counters of array a alone (touching only a's state).
+func (c *Core) ArrayStats(a ArrayID) Stats {
+	ar := &c.arrays[a]
+	st := Stats{
+		Submitted:      ar.st.reserved,
+		Completed:      ar.st.completed,
+		Failed:         ar.st.failed,
+		InFlight:       uint64(ar.reserved),
+		Signals:        ar.st.signals,
+		Wakeups:        ar.st.wakeups,
+		WastedWakeups:  ar.st.wasted,
+		Batches:        ar.st.batches,
+		Merges:         ar.st.merges,
+		ArrayFullWaits: ar.st.fullWaits,
+	}
+	for s := ar.first; s < ar.first+ar.n; s++ {
+		st.MaxPending = max(st.MaxPending, c.segs[s].maxReserved)
+	}
+	return st
+}
+
+// Stats returns the sum of every array's counters.
+func (c *Core) Stats() Stats {
+	var st Stats
+	for a := range numArrays {
+		st = st.Add(c.ArrayStats(a))
+	}
+	return st
+}
