@@ -1,0 +1,123 @@
+package mycnf
+
+import (
+	"fmt"
+	"time"
+)
+
+// key describes one modelled option: its MySQL name, the Settings field it
+// sets, its range and default in MySQL's units (microseconds for durations,
+// 0/1 for booleans).
+type key struct {
+	name     string // MySQL variable, with underscores
+	goName   string // Settings field
+	min, max int64
+	def      int64
+	pow2     bool                  // the value must also be a power of two
+	unit     string                // shown after the range in messages, e.g. "microseconds"
+	field    func(s *Settings) any // *bool, *int, *int64 or *time.Duration
+}
+
+// keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
+// (the MySQL Reference Manual's server system variable and InnoDB startup
+// option pages) unless a Settings field comment says otherwise. It is never
+// modified.
+var keys = [...]key{
+	{name: "innodb_thread_concurrency", goName: "ThreadConcurrency", min: 0, max: 1000, def: 0,
+		field: func(s *Settings) any { return &s.ThreadConcurrency }},
+	{name: "innodb_concurrency_tickets", goName: "ConcurrencyTickets", min: 1, max: 4294967295, def: 5000,
+		field: func(s *Settings) any { return &s.ConcurrencyTickets }},
+	{name: "innodb_thread_sleep_delay", goName: "ThreadSleepDelay", min: 0, max: 1000000, def: 10000, unit: "microseconds",
+		field: func(s *Settings) any { return &s.ThreadSleepDelay }},
+	{name: "innodb_adaptive_max_sleep_delay", goName: "AdaptiveMaxSleepDelay", min: 0, max: 1000000, def: 150000, unit: "microseconds",
+		field: func(s *Settings) any { return &s.AdaptiveMaxSleepDelay }},
+	{name: "innodb_commit_concurrency", goName: "CommitConcurrency", min: 0, max: 1000, def: 0,
+		field: func(s *Settings) any { return &s.CommitConcurrency }},
+	{name: "innodb_read_io_threads", goName: "ReadIOThreads", min: 1, max: 64, def: 4,
+		field: func(s *Settings) any { return &s.ReadIOThreads }},
+	{name: "innodb_write_io_threads", goName: "WriteIOThreads", min: 1, max: 64, def: 4,
+		field: func(s *Settings) any { return &s.WriteIOThreads }},
+	{name: "innodb_use_native_aio", goName: "UseNativeAIO", def: 1,
+		field: func(s *Settings) any { return &s.UseNativeAIO }},
+	{name: "innodb_read_ahead_threshold", goName: "ReadAheadThreshold", min: 0, max: 64, def: 56, unit: "pages",
+		field: func(s *Settings) any { return &s.ReadAheadThreshold }},
+	{name: "innodb_page_size", goName: "PageSize", min: 4096, max: 65536, def: 16384, pow2: true, unit: "bytes",
+		field: func(s *Settings) any { return &s.PageSize }},
+	{name: "innodb_spin_wait_delay", goName: "SpinWaitDelay", min: 0, max: 1000, def: 6,
+		field: func(s *Settings) any { return &s.SpinWaitDelay }},
+	{name: "innodb_spin_wait_pause_multiplier", goName: "SpinWaitPauseMultiplier", min: 0, max: 100, def: 50,
+		field: func(s *Settings) any { return &s.SpinWaitPauseMultiplier }},
+	{name: "innodb_sync_spin_loops", goName: "SyncSpinLoops", min: 0, max: 4294967295, def: 30,
+		field: func(s *Settings) any { return &s.SyncSpinLoops }},
+	{name: "thread_priority", goName: "ThreadPriority", def: 1,
+		field: func(s *Settings) any { return &s.ThreadPriority }},
+	{name: "max_connections", goName: "MaxConnections", min: 1, max: 100000, def: 151,
+		field: func(s *Settings) any { return &s.MaxConnections }},
+}
+
+// lookup returns the key named name (underscores), or nil.
+func lookup(name string) *key {
+	for i := range keys {
+		if keys[i].name == name {
+			return &keys[i]
+		}
+	}
+	return nil
+}
+
+// want describes the allowed values, e.g. "1..64" or "a power of two in
+// 4096..65536 (bytes)".
+func (k *key) want() string {
+	w := fmt.Sprintf("%d..%d", k.min, k.max)
+	if k.pow2 {
+		w = "a power of two in " + w
+	}
+	if k.unit != "" {
+		w += " (" + k.unit + ")"
+	}
+	return w
+}
+
+// check reports whether v is allowed, in MySQL's units.
+func (k *key) check(v int64) error {
+	if v < k.min || v > k.max || (k.pow2 && v&(v-1) != 0) {
+		return ErrInvalidConfig
+	}
+	return nil
+}
+
+// set parses an option's value and stores it in s. Errors wrap
+// ErrInvalidConfig and name the key.
+func (k *key) set(s *Settings, value string, hasValue bool) error {
+	if p, ok := k.field(s).(*bool); ok {
+		if !hasValue { // a bare boolean option means ON
+			*p = true
+			return nil
+		}
+		b, err := ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s = %w", k.name, err)
+		}
+		*p = b
+		return nil
+	}
+	if !hasValue {
+		return fmt.Errorf("%s needs a value, want %s: %w", k.name, k.want(), ErrInvalidConfig)
+	}
+	v, err := ParseInt(value)
+	if err != nil {
+		return fmt.Errorf("%s = %w", k.name, err)
+	}
+	if k.check(v) != nil {
+		return fmt.Errorf("%s = %s, want %s: %w", k.name, value, k.want(), ErrInvalidConfig)
+	}
+	switch p := k.field(s).(type) {
+	case *int:
+		*p = int(v)
+	case *int64:
+		*p = v
+	case *time.Duration:
+		*p = time.Duration(v) * time.Microsecond
+	}
+	return nil
+}

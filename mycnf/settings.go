@@ -1,0 +1,215 @@
+package mycnf
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Settings is the typed view of the options innosim models: the ones that
+// decide how the concurrency gate, the AIO handler threads, the spin-then-wait
+// mutexes and the thread priorities behave. Every field names its MySQL
+// variable, unit, range and default. Durations are time.Duration even where
+// MySQL counts microseconds. Build one with Defaults or File.Settings; a
+// Settings built by hand can be checked with Validate.
+type Settings struct {
+	// ThreadConcurrency is innodb_thread_concurrency: how many threads may be
+	// inside InnoDB at once; 0 turns the check off. Range 0..1000, default 0
+	// (MySQL 5.5 and later; 5.1's built-in InnoDB defaulted to 8).
+	ThreadConcurrency int
+
+	// ConcurrencyTickets is innodb_concurrency_tickets: how many times a
+	// thread admitted by the gate may enter again without being checked.
+	// Range 1..4294967295, default 5000 (MySQL 5.6 and later; 500 before).
+	ConcurrencyTickets int64
+
+	// ThreadSleepDelay is innodb_thread_sleep_delay, in microseconds in MySQL:
+	// how long a thread refused by the gate sleeps before it queues (5.5) or
+	// retries (5.6+). Range 0..1s, default 10ms.
+	ThreadSleepDelay time.Duration
+
+	// AdaptiveMaxSleepDelay is innodb_adaptive_max_sleep_delay, in
+	// microseconds in MySQL: the ceiling of the sleep delay when MySQL 5.6.3+
+	// adjusts it on its own; 0 turns the adjustment off. Range 0..1s, default
+	// 150ms.
+	AdaptiveMaxSleepDelay time.Duration
+
+	// CommitConcurrency is innodb_commit_concurrency: how many threads may
+	// commit at once; 0 means no limit. Range 0..1000, default 0.
+	CommitConcurrency int
+
+	// ReadIOThreads is innodb_read_io_threads: the number of read segments of
+	// the AIO array, one handler thread each. Range 1..64, default 4.
+	ReadIOThreads int
+
+	// WriteIOThreads is innodb_write_io_threads: the number of write
+	// segments, one handler thread each. Range 1..64, default 4.
+	WriteIOThreads int
+
+	// UseNativeAIO is innodb_use_native_aio: true uses Linux native AIO,
+	// false InnoDB's simulated AIO (the array, segments and handler threads
+	// that package aio models). Default true (ON).
+	UseNativeAIO bool
+
+	// ReadAheadThreshold is innodb_read_ahead_threshold: how many pages of an
+	// extent must be read in order before linear read-ahead fetches the next
+	// extent. Range 0..64 pages, default 56.
+	ReadAheadThreshold int
+
+	// PageSize is innodb_page_size in bytes: 4096, 8192, 16384, 32768 or
+	// 65536 (written 4K..64K in a file). Default 16384.
+	PageSize int64
+
+	// SpinWaitDelay is innodb_spin_wait_delay: the upper bound of the random
+	// pause between polls of a spinning mutex, in units of
+	// SpinWaitPauseMultiplier PAUSE instructions. Range 0..1000 (MySQL 8.0.13
+	// and later), default 6.
+	SpinWaitDelay int
+
+	// SpinWaitPauseMultiplier is innodb_spin_wait_pause_multiplier: PAUSE
+	// instructions per unit of SpinWaitDelay. Range 0..100 (MySQL 8.0.16 and
+	// later; fixed at 50 before), default 50.
+	SpinWaitPauseMultiplier int
+
+	// SyncSpinLoops is innodb_sync_spin_loops: how many times a thread polls a
+	// held mutex before it waits on the mutex's event. Range 0..4294967295,
+	// default 30.
+	SyncSpinLoops int64
+
+	// ThreadPriority reports whether connection threads change their OS
+	// priority around each query (MySQL 5.1's QUERY_PRIOR / WAIT_PRIOR), the
+	// behaviour --skip-thread-priority turns off. Default true, as in MySQL
+	// 5.1 up to 5.1.28; later releases never change priorities, so a file for
+	// those should say skip-thread-priority to model them.
+	ThreadPriority bool
+
+	// MaxConnections is max_connections: the most client connections, so the
+	// most connection threads. Range 1..100000, default 151.
+	MaxConnections int
+
+	// Unknown lists the options of the selected groups that are none of the
+	// above, in file order, as written. They are not errors: a my.cnf is
+	// full of options innosim does not model.
+	Unknown []Option
+}
+
+// Defaults returns the Settings MySQL uses when a file sets nothing (the
+// default named in each field's comment).
+func Defaults() Settings {
+	var s Settings
+	for i := range keys {
+		k := &keys[i]
+		switch p := k.field(&s).(type) {
+		case *bool:
+			*p = k.def != 0
+		case *int:
+			*p = int(k.def)
+		case *int64:
+			*p = k.def
+		case *time.Duration:
+			*p = time.Duration(k.def) * time.Microsecond
+		}
+	}
+	return s
+}
+
+// Settings reads the typed view from the options of the named groups (compared
+// without regard to case); with no names, from [mysqld] and [server], the
+// groups mysqld reads. Options apply in file order, so a later line wins.
+// Names compare with dashes read as underscores. The skip-, disable-, enable-
+// and loose- prefixes work as in MySQL's my_getopt: skip-X and disable-X set X
+// to 0 (OFF), enable-X sets it to 1 (ON), "=0" after skip- or disable- means ON
+// again, and loose- only marks X as optional. A modelled key given a bad value
+// is an error (an *Error at the option's line, wrapping ErrInvalidConfig, that
+// names the key and its range); all such errors are joined. On error the
+// returned Settings still hold every valid value and the defaults.
+func (f *File) Settings(groups ...string) (Settings, error) {
+	if len(groups) == 0 {
+		groups = []string{"mysqld", "server"}
+	}
+	s := Defaults()
+	var errs []error
+	for _, o := range f.Select(groups...) {
+		k, value, hasValue := resolve(o)
+		if k == nil {
+			s.Unknown = append(s.Unknown, o)
+			continue
+		}
+		if err := k.set(&s, value, hasValue); err != nil {
+			errs = append(errs, &Error{o.Pos, err})
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+// Validate checks every field against its MySQL range and returns the joined
+// errors, each wrapping ErrInvalidConfig and naming the field, the variable
+// and the range, e.g. "mycnf: ReadIOThreads = 0, want 1..64
+// (innodb_read_io_threads): invalid config". Settings from Defaults or
+// File.Settings are always valid.
+func (s Settings) Validate() error {
+	var errs []error
+	for i := range keys {
+		k := &keys[i]
+		var v int64
+		var shown string
+		switch p := k.field(&s).(type) {
+		case *bool:
+			continue
+		case *int:
+			v, shown = int64(*p), fmt.Sprint(*p)
+		case *int64:
+			v, shown = *p, fmt.Sprint(*p)
+		case *time.Duration:
+			if *p < 0 || *p > time.Duration(k.max)*time.Microsecond {
+				errs = append(errs, fmt.Errorf("mycnf: %s = %v, want 0s..%v (%s): %w", k.goName, *p, time.Duration(k.max)*time.Microsecond, k.name, ErrInvalidConfig))
+			}
+			continue
+		}
+		if err := k.check(v); err != nil {
+			errs = append(errs, fmt.Errorf("mycnf: %s = %s, want %s (%s): %w", k.goName, shown, k.want(), k.name, ErrInvalidConfig))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// resolve finds the modelled key an option sets, stripping MySQL's special
+// prefixes as my_handle_options in mysys/my_getopt.cc does: the name is looked
+// up as written first (so an option whose own name starts with skip- is found),
+// then with one prefix removed at a time; the last prefix removed decides the
+// value. It returns nil for an option innosim does not model.
+func resolve(o Option) (k *key, value string, hasValue bool) {
+	name, value, hasValue := o.Name(), o.Value, o.HasValue
+	prefix := ""
+	for {
+		if k = lookup(name); k != nil {
+			break
+		}
+		stripped := false
+		for _, p := range [...]string{"skip", "disable", "enable", "loose"} {
+			if rest, ok := strings.CutPrefix(name, p+"_"); ok {
+				name, prefix, stripped = rest, p, true
+				break
+			}
+		}
+		if !stripped {
+			return nil, "", false
+		}
+	}
+	// "=0" after a negating prefix is a double negation, as in my_getopt.
+	zero := hasValue && value == "0"
+	switch prefix {
+	case "skip", "disable":
+		value, hasValue = "0", true
+		if zero {
+			value = "1"
+		}
+	case "enable":
+		value, hasValue = "1", true
+		if zero {
+			value = "0"
+		}
+	}
+	return k, value, hasValue
+}
