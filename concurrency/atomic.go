@@ -1,0 +1,64 @@
+package concurrency
+
+import "context"
+
+// Atomic is the gate of MySQL 5.6–8.0 driven for real: an AtomicCore and real
+// sleeps. A thread that finds no seat sleeps the adaptive delay and tries again;
+// nothing ever wakes it early.
+type Atomic struct {
+	core  *AtomicCore
+	clock clock
+}
+
+var _ Gate = (*Atomic)(nil)
+
+// NewAtomic returns a MySQL 5.6+ gate for cfg (Limit, Tickets, SleepDelay,
+// AdaptiveMaxSleepDelay); start from DefaultConfig for InnoDB's defaults. The
+// error wraps ErrInvalidConfig and names the field out of range.
+func NewAtomic(cfg Config) (*Atomic, error) {
+	core, err := NewAtomicCore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Atomic{core: core, clock: newClock()}, nil
+}
+
+// Enter admits t, as srv_conc_enter_innodb_with_atomics: a ticket, or a seat by
+// increment-and-check, else sleep and try again. It returns ctx.Err() if ctx
+// ends while t sleeps; t then holds no seat.
+func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
+	if g.core.tryEnter(t) {
+		return nil
+	}
+	for {
+		d := g.core.Enter(t, g.clock.now())
+		if d.Verdict == Admitted {
+			return nil
+		}
+		if err := sleepCtx(ctx, d.Sleep); err != nil {
+			g.core.Cancel(t, g.clock.now())
+			return err
+		}
+	}
+}
+
+// Exit gives t's seat back once its tickets are spent; it wakes nobody.
+func (g *Atomic) Exit(t *Thread) { g.core.Exit(t, 0) }
+
+// ForceExit gives t's seat back whatever its tickets; it wakes nobody.
+func (g *Atomic) ForceExit(t *Thread) { g.core.ForceExit(t, 0) }
+
+// ForceEnter counts t inside regardless of the limit.
+func (g *Atomic) ForceEnter(t *Thread) { g.core.ForceEnter(t, 0) }
+
+// SetLimit changes the limit (0..1000); sleepers see it on their next try.
+func (g *Atomic) SetLimit(n int) error {
+	_, err := g.core.SetLimit(n, 0)
+	return err
+}
+
+// Limit returns the current limit.
+func (g *Atomic) Limit() int { return g.core.Limit() }
+
+// Stats returns a snapshot of the counters.
+func (g *Atomic) Stats() Stats { return g.core.Stats() }

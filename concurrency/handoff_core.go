@@ -1,0 +1,307 @@
+package concurrency
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// State word of HandoffCore: seats held in the low half, queued waiters in the
+// high half. Keeping both in one word is what makes the lock-free paths safe: an
+// exit that sees no waiters frees its seat with a CAS that fails if a waiter
+// queued in between, so the waiter can never miss the seat (the lost wakeup).
+const (
+	insideMask = 1<<32 - 1
+	oneWaiter  = 1 << 32
+)
+
+func insideOf(s uint64) uint64  { return s & insideMask }
+func waitersOf(s uint64) uint64 { return s >> 32 }
+
+// HandoffCore is innosim's own gate. While a seat is free and nobody waits, enter
+// and exit are one CAS each on a word shared by nothing else, with no lock and no
+// allocation. A thread that finds no seat parks in a wait queue (no polling
+// sleep); an exit that sees waiters hands its seat straight to exactly one of
+// them, keeping the seat counted so no newcomer can take it in between. The queue
+// has a high and a low class (Config.Priority) with MariaDB's kickup: a low
+// waiter older than Config.Kickup moves to the high queue when the next seat is
+// handed out. The limit can change at run time: raising it hands seats to every
+// waiter that now fits; lowering it evicts nobody (exits free seats until the
+// count is under the new limit, then hand off again).
+//
+// Newcomers never overtake waiters: the fast path admits only while the waiter
+// count is zero, so under load the seats go round in queue order. That is the
+// same rule x/sync/semaphore keeps, for the same reason: otherwise a steady
+// stream of newcomers can starve a parked thread forever.
+//
+// HandoffCore is safe for concurrent use. The queue and the decisions that move
+// the waiter count are guarded by an internal mutex taken only on slow paths
+// (queueing, handing off, cancel, SetLimit); a single-threaded caller sees
+// deterministic results.
+type HandoffCore struct {
+	// Hot fields first, in one cache line: the limit (read on every gate enter),
+	// the state word and the enter/exit counters (written on every one).
+	limit atomic.Int64
+	state atomic.Uint64
+	stats counters
+
+	tickets uint32
+	mode    PriorityMode
+	kickup  time.Duration
+
+	mu        sync.Mutex
+	high, low waitList
+}
+
+var _ Core = (*HandoffCore)(nil)
+
+// NewHandoffCore returns a handoff gate for cfg (Limit, Tickets, Priority,
+// Kickup). The error wraps ErrInvalidConfig and names the field out of range.
+func NewHandoffCore(cfg Config) (*HandoffCore, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup}
+	c.limit.Store(int64(cfg.Limit))
+	return c, nil
+}
+
+// Enter decides for t at now: a ticket if t has one; a seat at once if one is
+// free and nobody waits (lock-free); else Queued in t's class (high or low). It
+// never returns Sleep.
+func (c *HandoffCore) Enter(t *Thread, now time.Duration) Decision {
+	if c.tryEnter(t) {
+		return Decision{Verdict: Admitted}
+	}
+	return c.enterSlow(t, now)
+}
+
+// tryEnter is the lock-free fast path of Enter: no clock, no lock, no allocation.
+func (c *HandoffCore) tryEnter(t *Thread) bool {
+	if useTicket(t, &c.stats) {
+		return true
+	}
+	lim := uint64(c.limit.Load())
+	if lim == 0 || t.inside {
+		return true
+	}
+	for {
+		s := c.state.Load()
+		if waitersOf(s) != 0 || insideOf(s) >= lim {
+			return false
+		}
+		if c.state.CompareAndSwap(s, s+1) {
+			t.inside = true
+			t.tickets = c.tickets
+			c.stats.enters.Add(1)
+			return true
+		}
+	}
+}
+
+// enterSlow queues t, or admits it if a seat came free since tryEnter looked.
+func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lim := uint64(c.limit.Load())
+	if lim == 0 {
+		return Decision{Verdict: Admitted}
+	}
+	for {
+		s := c.state.Load()
+		if waitersOf(s) == 0 && insideOf(s) < lim {
+			if c.state.CompareAndSwap(s, s+1) {
+				t.inside = true
+				t.tickets = c.tickets
+				c.stats.enters.Add(1)
+				return Decision{Verdict: Admitted}
+			}
+			continue
+		}
+		if c.state.CompareAndSwap(s, s+oneWaiter) {
+			break
+		}
+	}
+	c.stats.beginWait(t, now)
+	t.phase = queued
+	if c.mode.high(t) {
+		c.high.pushBack(t)
+	} else {
+		c.low.pushBack(t)
+	}
+	return Decision{Verdict: Queued}
+}
+
+// Exit returns t's seat unless it has tickets left. With waiters queued (and the
+// count within the limit) the seat goes to exactly one of them: HandedOff.
+func (c *HandoffCore) Exit(t *Thread, now time.Duration) Release {
+	if !t.inside {
+		return Release{}
+	}
+	if t.tickets > 0 {
+		return Release{Outcome: Kept}
+	}
+	return c.release(t, now)
+}
+
+// ForceExit returns t's seat whatever its tickets, as srv_conc_force_exit_innodb.
+func (c *HandoffCore) ForceExit(t *Thread, now time.Duration) Release {
+	if !t.inside {
+		return Release{}
+	}
+	return c.release(t, now)
+}
+
+func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
+	if c.leave(t) {
+		return Release{Outcome: Freed}
+	}
+	return c.handOff(now)
+}
+
+// leave gives up t's seat and frees it lock-free if no waiter can take it; it
+// reports false when the caller must call handOff (a waiter is owed the seat).
+func (c *HandoffCore) leave(t *Thread) bool {
+	t.inside = false
+	t.tickets = 0
+	c.stats.exits.Add(1)
+	for {
+		s := c.state.Load()
+		if waitersOf(s) != 0 {
+			lim := uint64(c.limit.Load())
+			if lim == 0 || insideOf(s) <= lim {
+				return false
+			}
+		}
+		if c.state.CompareAndSwap(s, s-1) {
+			return true
+		}
+	}
+}
+
+// handOff passes a seat given up by leave to the next waiter, or frees it if the
+// waiters left or the count is over a lowered limit.
+func (c *HandoffCore) handOff(now time.Duration) Release {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		s := c.state.Load()
+		lim := uint64(c.limit.Load())
+		switch {
+		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) > lim):
+			if c.state.CompareAndSwap(s, s-1) {
+				return Release{Outcome: Freed}
+			}
+		case lim == 0:
+			// The limit went to 0: the waiter runs unchecked and our seat is freed.
+			if c.state.CompareAndSwap(s, s-oneWaiter-1) {
+				return Release{Outcome: HandedOff, To: c.grant(now, false)}
+			}
+		default:
+			// The seat stays counted and changes owner.
+			if c.state.CompareAndSwap(s, s-oneWaiter) {
+				return Release{Outcome: HandedOff, To: c.grant(now, true)}
+			}
+		}
+	}
+}
+
+// grant takes the next waiter off the queue (c.mu held, waiter count already
+// decremented) and makes it inside if counted.
+func (c *HandoffCore) grant(now time.Duration, counted bool) *Thread {
+	w := c.next(now)
+	w.phase = outside
+	if counted {
+		w.inside = true
+		w.tickets = c.tickets
+		c.stats.enters.Add(1)
+	}
+	c.stats.handoffs.Add(1)
+	c.stats.endWait(w, now)
+	return w
+}
+
+// next pops the waiter to serve: low waiters older than the kickup time move to
+// the high queue first, then the high queue's head, else the low queue's.
+func (c *HandoffCore) next(now time.Duration) *Thread {
+	for w := c.low.head; w != nil && c.mode != FIFO && now-w.since >= c.kickup; w = c.low.head {
+		c.low.remove(w)
+		c.high.pushBack(w)
+	}
+	if w := c.high.popFront(); w != nil {
+		return w
+	}
+	return c.low.popFront()
+}
+
+// ForceEnter counts t inside regardless of the limit, with one ticket, as
+// srv_conc_force_enter_innodb. It does nothing with limit 0 or if t is inside.
+func (c *HandoffCore) ForceEnter(t *Thread, _ time.Duration) {
+	if c.limit.Load() == 0 || t.inside {
+		return
+	}
+	c.state.Add(1)
+	t.inside = true
+	t.tickets = 1
+	c.stats.forceEnters.Add(1)
+}
+
+// Cancel withdraws queued t: Withdrawn. If t is no longer queued, a seat was
+// handed to it before it could withdraw (the driver saw its context end first);
+// t passes the seat on as ForceExit does and the result (Freed or HandedOff)
+// names the thread that gets it, so the seat is never leaked. Any outcome but
+// Withdrawn tells a driver that a wake for t is on its way and must be consumed.
+func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
+	c.mu.Lock()
+	if l := t.list; l != nil {
+		l.remove(t)
+		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
+		t.phase = outside
+		c.stats.cancelWait(t)
+		c.mu.Unlock()
+		return Release{Outcome: Withdrawn}
+	}
+	c.mu.Unlock()
+	return c.ForceExit(t, now)
+}
+
+// SetLimit sets the limit (0..1000) and returns the waiters it admits: every
+// waiter that now fits (all of them, unchecked, for 0). Lowering the limit
+// evicts nobody.
+func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
+	if err := checkLimit(n); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit.Store(int64(n))
+	lim := uint64(n)
+	var woken []*Thread
+	for {
+		s := c.state.Load()
+		switch {
+		case waitersOf(s) == 0:
+			return woken, nil
+		case lim == 0:
+			if c.state.CompareAndSwap(s, s-oneWaiter) {
+				woken = append(woken, c.grant(now, false))
+			}
+		case insideOf(s) < lim:
+			if c.state.CompareAndSwap(s, s-oneWaiter+1) {
+				woken = append(woken, c.grant(now, true))
+			}
+		default:
+			return woken, nil
+		}
+	}
+}
+
+// Limit returns the current limit (0 = unlimited).
+func (c *HandoffCore) Limit() int { return int(c.limit.Load()) }
+
+// Stats returns a snapshot of the counters.
+func (c *HandoffCore) Stats() Stats {
+	s := c.state.Load()
+	return c.stats.snapshot(int64(insideOf(s)), int64(waitersOf(s)))
+}

@@ -1,0 +1,94 @@
+package concurrency
+
+import (
+	"context"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// Semaphore is the baseline a Go programmer would reach for: a
+// golang.org/x/sync/semaphore.Weighted of the limit, each seat a weight of 1.
+// Tickets and force enter/exit keep the Gate meaning (they live in the Thread);
+// ForceEnter takes a seat only if one is free, since a Weighted cannot go over
+// its size — a real difference from InnoDB. The limit is fixed and Stats is zero:
+// the baseline counts nothing beyond what x/sync does.
+type Semaphore struct {
+	sem     *semaphore.Weighted // nil for limit 0
+	limit   int
+	tickets uint32
+}
+
+var _ Gate = (*Semaphore)(nil)
+
+// NewSemaphore returns a semaphore gate for cfg (Limit, Tickets). Limit 0 admits
+// everyone without touching the semaphore. The error wraps ErrInvalidConfig.
+func NewSemaphore(cfg Config) (*Semaphore, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	g := &Semaphore{limit: cfg.Limit, tickets: uint32(cfg.Tickets)}
+	if cfg.Limit > 0 {
+		g.sem = semaphore.NewWeighted(int64(cfg.Limit))
+	}
+	return g, nil
+}
+
+// Enter spends a ticket, or acquires a seat with Acquire(ctx, 1).
+func (g *Semaphore) Enter(ctx context.Context, t *Thread) error {
+	if t.tickets > 0 {
+		t.tickets--
+		return nil
+	}
+	if g.sem == nil || t.inside {
+		return nil
+	}
+	if err := g.sem.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	t.inside = true
+	t.tickets = g.tickets
+	return nil
+}
+
+// Exit releases t's seat once its tickets are spent.
+func (g *Semaphore) Exit(t *Thread) {
+	if t.tickets == 0 {
+		g.ForceExit(t)
+	}
+}
+
+// ForceExit releases t's seat whatever its tickets.
+func (g *Semaphore) ForceExit(t *Thread) {
+	if !t.inside {
+		return
+	}
+	t.inside = false
+	t.tickets = 0
+	g.sem.Release(1)
+}
+
+// ForceEnter takes a seat if one is free (TryAcquire), with one ticket; a
+// Weighted cannot be overbooked, so with no free seat t runs without one.
+func (g *Semaphore) ForceEnter(t *Thread) {
+	if g.sem == nil || t.inside || !g.sem.TryAcquire(1) {
+		return
+	}
+	t.inside = true
+	t.tickets = 1
+}
+
+// SetLimit returns an error wrapping errors.ErrUnsupported unless n is the
+// current limit: a Weighted cannot be resized.
+func (g *Semaphore) SetLimit(n int) error {
+	if n == g.limit {
+		return nil
+	}
+	return errFixedLimit("semaphore")
+}
+
+// Limit returns the fixed limit.
+func (g *Semaphore) Limit() int { return g.limit }
+
+// Stats returns the zero Stats: the baseline counts nothing.
+func (g *Semaphore) Stats() Stats { return Stats{} }

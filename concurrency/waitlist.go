@@ -1,0 +1,45 @@
+package concurrency
+
+// waitList is an intrusive FIFO of waiting threads, linked through Thread.next and
+// Thread.prev, so queueing allocates nothing (the slots of srv_conc_slots without
+// the fixed array). It is not safe for concurrent use: the policy guards it.
+type waitList struct {
+	head, tail *Thread
+	n          int
+}
+
+func (l *waitList) pushBack(t *Thread) {
+	t.list = l
+	t.next = nil
+	t.prev = l.tail
+	if l.tail != nil {
+		l.tail.next = t
+	} else {
+		l.head = t
+	}
+	l.tail = t
+	l.n++
+}
+
+func (l *waitList) remove(t *Thread) {
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		l.head = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		l.tail = t.prev
+	}
+	t.next, t.prev, t.list = nil, nil, nil
+	l.n--
+}
+
+func (l *waitList) popFront() *Thread {
+	t := l.head
+	if t != nil {
+		l.remove(t)
+	}
+	return t
+}
