@@ -52,6 +52,8 @@ func TestConfigOutOfRangeIsAnErrorNamingTheField(t *testing.T) {
 			require.Contains(t, err.Error(), tt.msg)
 			_, err = aio.NewCore(cfg)
 			require.ErrorIs(t, err, aio.ErrInvalidConfig)
+			_, err = aio.New(cfg)
+			require.ErrorIs(t, err, aio.ErrInvalidConfig)
 		})
 	}
 }

@@ -1,0 +1,232 @@
+package aio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/innosim/innosim/internal/futex"
+)
+
+// ErrClosed is returned by Submit after Close has begun.
+var ErrClosed = errors.New("aio: array closed")
+
+// ErrUnsupported is wrapped by errors for a feature this platform lacks (raw
+// futexes, O_DIRECT).
+var ErrUnsupported = errors.New("unsupported on this platform")
+
+// Array is the real driver of simulated AIO: a Core guarded by one mutex per
+// slot array (InnoDB's array->mutex), with one handler thread per global
+// segment sleeping on its event, doing the I/O through the Backend. Submit,
+// Flush, Stats and Close are safe for concurrent use.
+//
+// No goroutine is created per request: a request lives in its slot and its
+// completion runs on the handler thread.
+type Array struct {
+	core    *Core
+	cfg     Config
+	backend Backend
+	start   time.Time
+
+	mu      [numArrays]sync.Mutex
+	closed  [numArrays]bool          // under mu[a]
+	notFull [numArrays]chan struct{} // closed when a full array frees a slot; under mu[a]
+	reqs    []*Request               // by global slot; under the slot's array mutex
+
+	events  []event
+	futexes []*futex.Event // HandlerFutex only, for FutexSyscalls
+	work    []handlerScratch
+
+	files    sync.Map // File -> uint64 id for merging; ids from nextFile
+	nextFile atomic.Uint64
+	canceled atomic.Uint64
+
+	closeOnce sync.Once
+	handlers  sync.WaitGroup
+}
+
+// New validates cfg, builds its Core and starts one handler thread per global
+// segment (cfg.Segments() of them). Errors wrap ErrInvalidConfig: a field out of
+// range, or HandlerFutex on a platform without raw futexes. A nil cfg.Backend
+// means FileBackend{}. The caller must Close the Array.
+func New(cfg Config) (*Array, error) {
+	core, err := NewCore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Handlers == HandlerFutex && !futex.Supported() {
+		return nil, fmt.Errorf("aio: Handlers = futex, want goroutine on %s (raw futexes are Linux only; %w): %w",
+			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
+	}
+	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now()}
+	if a.backend == nil {
+		a.backend = FileBackend{}
+	}
+	for id := range numArrays {
+		a.notFull[id] = make(chan struct{})
+	}
+	a.reqs = make([]*Request, core.Slots())
+	n := core.Segments()
+	a.events = make([]event, n)
+	a.work = make([]handlerScratch, n)
+	for s := range n {
+		if cfg.Handlers == HandlerFutex {
+			ev := new(futex.Event)
+			a.futexes = append(a.futexes, ev)
+			a.events[s] = ev
+		} else {
+			a.events[s] = make(chanEvent, 1)
+		}
+		a.work[s].init(cfg.MergeLimit)
+	}
+	a.handlers.Add(n)
+	for s := range n {
+		go a.handle(s)
+	}
+	return a, nil
+}
+
+// Config returns the Array's configuration.
+func (a *Array) Config() Config { return a.cfg }
+
+func (a *Array) now() time.Duration { return time.Since(a.start) }
+
+// Submit queues r, as os_aio in simulated mode: it reserves a slot under the
+// array mutex, then wakes handlers by the wake policy. It returns nil when r is
+// accepted, and then r.Done is called exactly once. Otherwise it returns an
+// error and Done is never called:
+//
+//   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf,
+//     a negative Offset or an unknown Op, Kind or Hint;
+//   - ErrClosed: Close has begun;
+//   - an error wrapping ctx's error: ctx ended before a slot was free (counted
+//     as submitted and canceled).
+//
+// When the array is full Submit wakes handlers and blocks until a slot frees,
+// ctx ends or the Array closes. Under WakeDeferred nothing is woken until
+// Flush. Submit does not allocate.
+func (a *Array) Submit(ctx context.Context, r *Request) error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("aio: nil request: %w", ErrInvalidRequest)
+	case r.Done == nil:
+		return fmt.Errorf("aio: request without Done: %w", ErrInvalidRequest)
+	case len(r.Buf) == 0:
+		return fmt.Errorf("aio: request with an empty Buf: %w", ErrInvalidRequest)
+	}
+	if err := ctx.Err(); err != nil {
+		a.canceled.Add(1)
+		return fmt.Errorf("aio: submit: %w", err)
+	}
+	sr := SlotRequest{Op: r.Op, Kind: r.Kind, File: a.fileID(r.File), Offset: r.Offset,
+		Length: int64(len(r.Buf)), Hint: r.Hint}
+	id := a.core.ArrayOf(r.Op, r.Kind)
+	mu := &a.mu[id]
+	for {
+		mu.Lock()
+		if a.closed[id] {
+			mu.Unlock()
+			return ErrClosed
+		}
+		res, err := a.core.Reserve(sr, a.now())
+		if err == nil {
+			a.reqs[res.Slot] = r
+			mu.Unlock()
+			a.wake(res.Wake)
+			return nil
+		}
+		if err != ErrArrayFull {
+			mu.Unlock()
+			return err
+		}
+		notFull := a.notFull[id]
+		mu.Unlock()
+		a.wake(res.Wake)
+		select {
+		case <-notFull:
+		case <-ctx.Done():
+			a.canceled.Add(1)
+			return fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, ctx.Err())
+		}
+	}
+}
+
+// Flush wakes the handlers of the segments that received requests since the
+// last Flush: the end of a read-ahead batch. It matters only under
+// WakeDeferred; under the other policies it does nothing.
+func (a *Array) Flush() {
+	if a.cfg.Wake != WakeDeferred {
+		return
+	}
+	var set SegmentSet
+	for id := range numArrays {
+		if _, n := a.core.ArraySegments(id); n == 0 {
+			continue
+		}
+		a.mu[id].Lock()
+		set = set.Union(a.core.Flush(id))
+		a.mu[id].Unlock()
+	}
+	a.wake(set)
+}
+
+func (a *Array) wake(set SegmentSet) {
+	for s := set.Next(0); s >= 0; s = set.Next(s + 1) {
+		a.events[s].Set()
+	}
+}
+
+// fileID numbers each distinct File for the core's merge test; nil is 0.
+func (a *Array) fileID(f File) uint64 {
+	if f == nil {
+		return 0
+	}
+	if id, ok := a.files.Load(f); ok {
+		return id.(uint64)
+	}
+	id, _ := a.files.LoadOrStore(f, a.nextFile.Add(1))
+	return id.(uint64)
+}
+
+// Stats returns a snapshot of the counters. Each array is read under its own
+// mutex, so Submitted = Completed + Failed + Canceled + InFlight holds in every
+// snapshot.
+func (a *Array) Stats() Stats {
+	st := Stats{Canceled: a.canceled.Load()}
+	st.Submitted = st.Canceled
+	for id := range numArrays {
+		a.mu[id].Lock()
+		st = st.Add(a.core.ArrayStats(id))
+		a.mu[id].Unlock()
+	}
+	for _, ev := range a.futexes {
+		st.FutexSyscalls += ev.Syscalls()
+	}
+	return st
+}
+
+// Close stops new submissions (Submit returns ErrClosed, including for callers
+// waiting on a full array), lets the handlers finish every accepted request
+// (their Done is called), then stops the handler threads and waits for them to
+// exit; with HandlerFutex their OS threads exit too. Close returns nil; calling
+// it again waits for the same and returns nil.
+func (a *Array) Close() error {
+	a.closeOnce.Do(func() {
+		for id := range numArrays {
+			a.mu[id].Lock()
+			a.closed[id] = true
+			close(a.notFull[id]) // waiters retry, see closed, and leave
+			a.notFull[id] = make(chan struct{})
+			a.mu[id].Unlock()
+		}
+		for _, ev := range a.events {
+			ev.Set()
+		}
+	})
+	a.handlers.Wait()
+	return nil
+}

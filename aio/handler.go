@@ -1,0 +1,135 @@
+package aio
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+)
+
+// handlerScratch is one handler's memory, reused for every batch so the loop
+// does not allocate once the combined buffer has grown to its largest batch.
+type handlerScratch struct {
+	reqs []*Request
+	errs []error
+	buf  []byte // combined buffer of a merged batch, page aligned
+}
+
+func (h *handlerScratch) init(limit int) {
+	h.reqs = make([]*Request, 0, limit)
+	h.errs = make([]error, limit)
+}
+
+// handle is the handler thread of global segment seg: the loop of
+// fil_aio_wait → os_aio_simulated_handle. In HandlerFutex mode it runs on its
+// own locked OS thread and never unlocks it, so the thread ends with the
+// goroutine and none is left behind.
+func (a *Array) handle(seg int) {
+	defer a.handlers.Done()
+	if a.cfg.Handlers == HandlerFutex {
+		runtime.LockOSThread()
+	}
+	id := a.core.ArrayOfSegment(seg)
+	mu := &a.mu[id]
+	ev := a.events[seg]
+	h := &a.work[seg]
+	woken := false
+	for {
+		mu.Lock()
+		b, ok := a.core.Pick(seg, a.now(), woken && !a.closed[id])
+		woken = false
+		if !ok {
+			if a.closed[id] && a.core.Waiting(seg) == 0 {
+				mu.Unlock()
+				return
+			}
+			// Reset under the array mutex, after finding nothing: a submitter
+			// reserves under the same mutex and sets the event after, so its
+			// Set lands after this Reset and the Wait below sees it.
+			c := ev.Reset()
+			mu.Unlock()
+			ev.Wait(c)
+			woken = true
+			continue
+		}
+		reqs := h.reqs[:0]
+		for _, s := range b.Slots {
+			reqs = append(reqs, a.reqs[s])
+			a.reqs[s] = nil
+		}
+		mu.Unlock()
+
+		failed := a.do(h, b, reqs)
+
+		mu.Lock()
+		var notFull chan struct{}
+		if a.core.Complete(seg, failed) {
+			notFull = a.notFull[id]
+			a.notFull[id] = make(chan struct{})
+		}
+		mu.Unlock()
+		if notFull != nil {
+			close(notFull) // os_event_set(array->not_full): every waiter retries
+		}
+		for i, r := range reqs {
+			err := h.errs[i]
+			h.errs[i], reqs[i] = nil, nil
+			r.Done(r, err)
+		}
+	}
+}
+
+// do performs batch b for reqs (in file order) with one Backend call and sets
+// h.errs[i] for each request. A merged read goes through the combined buffer
+// and is copied out; a merged write is copied in first, as InnoDB does with its
+// combined_buf. It returns the number of failed requests.
+func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
+	buf := reqs[0].Buf
+	if len(reqs) > 1 {
+		if int64(cap(h.buf)) < b.Length {
+			h.buf = AlignedBuffer(int(b.Length), int(a.cfg.PageSize))
+		}
+		buf = h.buf[:b.Length]
+		if b.Op == Write {
+			off := 0
+			for _, r := range reqs {
+				off += copy(buf[off:], r.Buf)
+			}
+		}
+	}
+	var (
+		n   int
+		err error
+	)
+	if b.Op == Write {
+		n, err = a.backend.WriteAt(reqs[0].File, buf, b.Offset)
+	} else {
+		n, err = a.backend.ReadAt(reqs[0].File, buf, b.Offset)
+	}
+	n = min(max(n, 0), len(buf))
+	off := 0
+	for i, r := range reqs {
+		end := off + len(r.Buf)
+		if b.Op == Read && len(reqs) > 1 && n > off {
+			copy(r.Buf, buf[off:min(end, n)])
+		}
+		if end > n {
+			failed++
+			h.errs[i] = ioError(b.Op, r, err)
+		}
+		off = end
+	}
+	return failed
+}
+
+// ioError is the error of a request the I/O did not cover: the backend's
+// error, or for a short transfer without one, io.ErrUnexpectedEOF (read) or
+// io.ErrShortWrite (write).
+func ioError(op Op, r *Request, err error) error {
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+		if op == Write {
+			err = io.ErrShortWrite
+		}
+	}
+	return fmt.Errorf("aio: %s of %d bytes at offset %d: %w", op, len(r.Buf), r.Offset, err)
+}
