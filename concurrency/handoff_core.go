@@ -263,6 +263,7 @@ func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 		return Release{Outcome: Withdrawn}
 	}
 	c.mu.Unlock()
+	c.stats.passedOn.Add(1)
 	return c.ForceExit(t, now)
 }
 

@@ -189,6 +189,7 @@ func (c *QueueCore) Cancel(t *Thread, now time.Duration) Release {
 	case t.phase == sleeping:
 		c.waiting--
 	case t.inside:
+		c.stats.passedOn.Add(1)
 		return c.ForceExit(t, now)
 	default:
 		return Release{}

@@ -36,8 +36,13 @@ type Stats struct {
 	Handoffs uint64
 	// WaitsAdmitted counts waits that ended with a seat.
 	WaitsAdmitted uint64
-	// Canceled counts waits abandoned (Cancel, context done).
+	// Canceled counts waits abandoned before a seat was handed over (Cancel).
 	Canceled uint64
+	// PassedOn counts seats handed to a waiter whose context ended at the same
+	// moment: the waiter's Enter fails and the seat goes on to the next waiter
+	// (it is counted in WaitsAdmitted and Exits too). Canceled + PassedOn is the
+	// number of Enters that returned an error.
+	PassedOn uint64
 	// Inside is the number of seats held now (srv_conc.n_active).
 	Inside int64
 	// Waiting is the number of threads sleeping or queued now (srv_conc.n_waiting).
@@ -108,7 +113,7 @@ func bucketOf(d time.Duration) int {
 type counters struct {
 	enters, ticketEnters, forceEnters, exits atomic.Uint64
 	waits, sleeps, handoffs, waitsAdmitted   atomic.Uint64
-	canceled                                 atomic.Uint64
+	canceled, passedOn                       atomic.Uint64
 	waitTime                                 [HistogramBuckets]atomic.Uint64
 }
 
@@ -124,6 +129,7 @@ func (c *counters) snapshot(inside, waiting int64) Stats {
 		Handoffs:      c.handoffs.Load(),
 		WaitsAdmitted: c.waitsAdmitted.Load(),
 		Canceled:      c.canceled.Load(),
+		PassedOn:      c.passedOn.Load(),
 		Inside:        inside,
 		Waiting:       waiting,
 	}
