@@ -74,7 +74,7 @@
 //	Idle         19¹       15         0     —                    29
 //	Low          19        15         0     —                    29
 //	Background   10       110         0     —                    29
-//	Wait          5       335        14     WAIT_PRIOR 8         37
+//	Wait          0      1024        29     WAIT_PRIOR 8         37
 //	Normal        0      1024        29     —                    29
 //	Query        -5      3121        44     QUERY_PRIOR 6        35
 //	Connect     -10      9548        59     CONNECT_PRIOR 9      38
@@ -88,6 +88,10 @@
 // has its own core the weights change nothing. And MySQL's own Unix numbers put a
 // waiting thread (8) above an executing one (6), two TS levels apart out of 60 —
 // the reverse of the Hint order, which follows the names (a query is more urgent
-// than a wait). The simulator can model either: TSLevel for the hint order,
-// LegacyTSLevel for what MySQL 5.1 actually asked of Solaris.
+// than a wait). Wait is not below Normal in nice for the reason MySQL's numbers
+// hint at: a waiting thread is asleep, so a weaker priority cannot free a CPU, it
+// can only delay the thread's wake-up when the client's next query arrives (with
+// Wait at nice 5, examples/priority ran slower under nice than with priorities off).
+// The simulator can model either: TSLevel for the hint order, LegacyTSLevel for
+// what MySQL 5.1 actually asked of Solaris.
 package prio

@@ -22,7 +22,7 @@ func TestHintMappings(t *testing.T) {
 		{prio.Idle, 19, 15, 0, 0, false, 29},
 		{prio.Low, 19, 15, 0, 0, false, 29},
 		{prio.Background, 10, 110, 0, 0, false, 29},
-		{prio.Wait, 5, 335, 14, 8, true, 37},
+		{prio.Wait, 0, 1024, 29, 8, true, 37},
 		{prio.Normal, 0, 1024, 29, 0, false, 29},
 		{prio.Query, -5, 3121, 44, 6, true, 35},
 		{prio.Connect, -10, 9548, 59, 9, true, 38},

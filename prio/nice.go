@@ -12,12 +12,16 @@ const (
 // RocksDB's port::SetCpuPriority (kHigh → -20, kNormal → 0, kLow → 19; kIdle is
 // SCHED_IDLE, given the weakest nice here); the steps between are innosim's choice,
 // five nice steps (about ×3 in CFS weight) apart so that each level visibly beats the
-// one below it. Interrupt shares -20 with High: there is nothing above it.
+// one below it. Interrupt shares -20 with High: there is nothing above it. Wait
+// shares 0 with Normal: a thread waiting for its client is asleep and competes for
+// nothing, and a weaker nice would only delay its wake-up when the client's next
+// query arrives — which is why MySQL's own Unix numbers put WAIT_PRIOR above
+// QUERY_PRIOR (see LegacyPriority).
 var hintNice = [...]int8{
 	19,  // Idle
 	19,  // Low
 	10,  // Background
-	5,   // Wait
+	0,   // Wait
 	0,   // Normal
 	-5,  // Query
 	-10, // Connect

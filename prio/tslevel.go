@@ -20,7 +20,7 @@ const (
 //   - the dispatcher level is ts_cpupri + ts_upri clamped to 0..59 (TS_NEWUMDPRI in
 //     ts.c), and ts_cpupri starts at 29.
 //
-// So nice 0 → 29, Query (nice -5) → 44, Wait (nice 5) → 14, and any nice ≤ -10 or
+// So nice 0 → 29, Query (nice -5) → 44, Background (nice 10) → 0, and any nice ≤ -10 or
 // ≥ 10 saturates at 59 or 0. This is the level at entry: afterwards the TS dispatch
 // table moves ts_cpupri down as a thread uses whole quanta and up as it sleeps, which
 // a simulator models separately. Pure: no system call.
