@@ -15,6 +15,10 @@ var ErrInvalidConfig = errors.New("invalid config")
 // Thread and Applier calls that needed it.
 var ErrNotSupported = errors.New("prio: thread priorities not supported on this operating system")
 
+// ErrReleased is returned by Thread.Apply and Thread.Restore after Unlock or
+// Release: the Thread no longer owns its OS thread.
+var ErrReleased = errors.New("prio: thread already unlocked or released")
+
 // OSError is a system call refused by the operating system. The thread's scheduling
 // is unchanged by a refused call (the kernel checks before it changes anything), so
 // the work continues at the priority in force, which Thread.State reports.

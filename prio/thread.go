@@ -20,7 +20,8 @@ type Thread struct {
 	tid    int
 	base   State // the state when locked; what Restore returns to
 	state  State // the state in force, as set by successful calls
-	locked bool
+	locked bool  // LockOSThread is in force and Unlock still owes the matching UnlockOSThread
+	done   bool  // Unlock or Release was called: the Thread may no longer make calls
 }
 
 // Lock locks the calling goroutine to its OS thread (runtime.LockOSThread) and reads
@@ -69,7 +70,13 @@ func (t *Thread) Read() (State, error) {
 // A refusal is returned as an error wrapping *OSError (errors.Is works with
 // unix.EPERM, unix.EACCES, unix.EINVAL), and the state is unchanged — the thread
 // keeps working at the priority it had.
+//
+// After Unlock or Release, Apply returns ErrReleased and makes no call: the thread
+// may by then be running another goroutine.
 func (t *Thread) Apply(h Hint) (State, error) {
+	if t.done {
+		return t.state, ErrReleased
+	}
 	c, ok := t.a.cfg.Policy.Plan(h, t.state, t.a.cfg.Downward)
 	if !ok {
 		t.a.skipped.Add(1)
@@ -90,8 +97,12 @@ func (t *Thread) do(c Change) error {
 
 // Restore returns the thread to its base state with the calls of RestorePlan (none
 // if nothing changed). It stops at the first refusal and returns it; State then
-// shows what is still in force. Under PolicyOff it does nothing.
+// shows what is still in force. Under PolicyOff it does nothing. After Unlock or
+// Release it returns ErrReleased.
 func (t *Thread) Restore() error {
+	if t.done {
+		return ErrReleased
+	}
 	for _, c := range RestorePlan(t.state, t.base) {
 		if err := t.do(c); err != nil {
 			return err
@@ -105,13 +116,13 @@ func (t *Thread) Restore() error {
 // error is returned: the thread then ends when the goroutine does, so a priority
 // never leaks to other goroutines. Unlock on an unlocked Thread does nothing.
 func (t *Thread) Unlock() error {
-	if !t.locked {
+	if t.done {
 		return nil
 	}
 	if err := t.Restore(); err != nil {
 		return fmt.Errorf("prio: thread %d kept locked to its goroutine: %w", t.tid, err)
 	}
-	t.locked = false
+	t.done, t.locked = true, false
 	runtime.UnlockOSThread()
 	return nil
 }
@@ -120,4 +131,4 @@ func (t *Thread) Unlock() error {
 // thread ends with it (as runtime.LockOSThread documents for a goroutine that exits
 // locked). For a goroutine that applies a hint once and then exits — a background
 // worker under the Downward option, say — it saves the restoring calls.
-func (t *Thread) Release() { t.locked = false }
+func (t *Thread) Release() { t.done = true }

@@ -218,3 +218,28 @@ func TestZeroApplierIsOff(t *testing.T) {
 	require.NoError(t, a.Do(context.Background(), prio.High, func(context.Context) error { return nil }))
 	assert.Equal(t, prio.Stats{Skipped: 1}, a.Stats())
 }
+
+func TestThreadRefusesCallsAfterUnlockOrRelease(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(*prio.Thread) error
+	}{
+		{"unlock", (*prio.Thread).Unlock},
+		{"release", func(th *prio.Thread) error { th.Release(); return nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fos := newFakeOS(true)
+			a := newApplier(t, prio.PolicyNice, fos, false)
+			th, err := a.Lock()
+			require.NoError(t, err)
+			require.NoError(t, tt.end(th))
+			calls := len(fos.calls)
+			_, err = th.Apply(prio.Query)
+			assert.ErrorIs(t, err, prio.ErrReleased)
+			assert.ErrorIs(t, th.Restore(), prio.ErrReleased)
+			assert.NoError(t, th.Unlock(), "a second Unlock does nothing")
+			assert.Len(t, fos.calls, calls, "no system call after the end")
+		})
+	}
+}
