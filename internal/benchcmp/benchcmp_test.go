@@ -1,0 +1,224 @@
+package benchcmp
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func parseTestdata(t *testing.T, name string) *File {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	defer f.Close()
+	pf, err := Parse(f, name)
+	require.NoError(t, err)
+	return pf
+}
+
+func compareTestdata(t *testing.T, old, new string) (*Report, string) {
+	t.Helper()
+	r, err := Compare(parseTestdata(t, old), parseTestdata(t, new))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	_, err = r.WriteTo(&b)
+	require.NoError(t, err)
+	return r, b.String()
+}
+
+// Study C: the same code on a new kernel is slower, and that is not a verdict.
+func TestCompareKernelOnlyDifferenceGivesNoVerdict(t *testing.T) {
+	r, out := compareTestdata(t, "kernel_old.txt", "kernel_new.txt")
+	require.Equal(t, []EnvDiff{{Key: "kernel", Old: []string{"5.4.0-91-generic"}, New: []string{"5.11.0-41-generic"}}}, r.EnvDiffs)
+	require.Equal(t, NotJudged, r.Verdict)
+	for _, c := range r.Changes {
+		require.Equal(t, NotJudged, c.Verdict, c.Key.Name)
+	}
+	require.Contains(t, out, "environments differ")
+	require.Contains(t, out, `kernel: "5.4.0-91-generic" -> "5.11.0-41-generic"`)
+	require.Contains(t, out, "verdict: none, environments differ (kernel)\n")
+	require.NotContains(t, out, "regression", "no word of a regression across environments")
+}
+
+func TestCompareSameEnvironment(t *testing.T) {
+	tests := []struct {
+		name        string
+		old, new    string
+		wantVerdict Verdict
+		wantTime    Verdict // verdict for sec/op of every benchmark
+		wantRatio   float64 // sec/op ratio, roughly
+	}{
+		{"a 2x slowdown is a significant regression", "same_old.txt", "same_slow.txt", Regression, Regression, 2},
+		{"a 2x speedup is a significant improvement", "same_slow.txt", "same_old.txt", Improvement, Improvement, 0.5},
+		{"two runs of the same code agree", "same_old.txt", "same_again.txt", NoChange, NoChange, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, out := compareTestdata(t, tt.old, tt.new)
+			require.Empty(t, r.EnvDiffs)
+			require.Equal(t, tt.wantVerdict, r.Verdict)
+			require.Contains(t, out, "environments match")
+			require.Contains(t, out, "verdict: "+string(tt.wantVerdict))
+			n := 0
+			for _, c := range r.Changes {
+				if c.Unit != "sec/op" {
+					continue
+				}
+				n++
+				require.Equal(t, tt.wantTime, c.Verdict, c.Key.Name)
+				require.InDelta(t, tt.wantRatio, c.Ratio, 0.1*tt.wantRatio, c.Key.Name)
+				require.Equal(t, 10, c.OldN)
+				require.Equal(t, 10, c.NewN)
+				if tt.wantTime != NoChange {
+					require.Less(t, c.P, Alpha)
+					require.True(t, c.Lo <= c.Ratio && c.Ratio <= c.Hi, "interval [%v, %v] holds %v", c.Lo, c.Hi, c.Ratio)
+					require.False(t, c.Lo <= 1 && 1 <= c.Hi, "a significant change's interval excludes no change")
+				}
+			}
+			require.Equal(t, 3, n)
+		})
+	}
+}
+
+func TestCompareFutexShareLowerIsBetter(t *testing.T) {
+	old := "BenchmarkX-2 1 100 ns/op 10 futex-share\n"
+	new := "BenchmarkX-2 1 100 ns/op 50 futex-share\n"
+	r, err := Compare(mustParse(t, strings.Repeat(old, 8)), mustParse(t, strings.Repeat(new, 8)))
+	require.NoError(t, err)
+	got := map[string]Verdict{}
+	for _, c := range r.Changes {
+		got[c.Unit] = c.Verdict
+	}
+	require.Equal(t, map[string]Verdict{"sec/op": NoChange, "futex-share": Regression}, got)
+}
+
+func TestCompareUnknownUnitIsChangedNotRegression(t *testing.T) {
+	r, err := Compare(mustParse(t, strings.Repeat("BenchmarkX 1 5 widgets\n", 8)),
+		mustParse(t, strings.Repeat("BenchmarkX 1 9 widgets\n", 8)))
+	require.NoError(t, err)
+	require.Equal(t, Changed, r.Verdict)
+}
+
+func TestCompareMissingEnvironmentKeyDiffers(t *testing.T) {
+	r, err := Compare(mustParse(t, "kernel: 6.1\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "BenchmarkX 1 5 ns/op\n"))
+	require.NoError(t, err)
+	require.Equal(t, []EnvDiff{{Key: "kernel", Old: []string{"6.1"}}}, r.EnvDiffs)
+	require.Equal(t, NotJudged, r.Verdict)
+}
+
+func TestCompareIgnoresNonEnvironmentKeys(t *testing.T) {
+	r, err := Compare(mustParse(t, "commit: aaa\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "commit: bbb\nBenchmarkX 1 5 ns/op\n"))
+	require.NoError(t, err)
+	require.Empty(t, r.EnvDiffs)
+	require.Equal(t, NoChange, r.Verdict)
+}
+
+func TestCompareListsOneSidedBenchmarks(t *testing.T) {
+	r, err := Compare(mustParse(t, "BenchmarkA 1 5 ns/op\nBenchmarkB 1 5 ns/op\n"), mustParse(t, "BenchmarkB 1 5 ns/op\nBenchmarkC 1 5 ns/op\n"))
+	require.NoError(t, err)
+	require.Equal(t, []Key{{Name: "A"}}, r.OnlyOld)
+	require.Equal(t, []Key{{Name: "C"}}, r.OnlyNew)
+	require.Len(t, r.Changes, 1)
+}
+
+func TestCompareUnitsDifferBetweenFiles(t *testing.T) {
+	_, err := Compare(mustParse(t, "x: 1\nBenchmarkA 1 5 ns/op\n"), mustParse(t, "\n\nBenchmarkA 1 5 MB/s\n"))
+	require.ErrorIs(t, err, ErrUnitMismatch)
+	require.Contains(t, err.Error(), "old.txt:2 and new.txt:3")
+}
+
+func mustParse(t *testing.T, s string) *File {
+	t.Helper()
+	name := "old.txt"
+	if t.Name() != "" && parsedOld[t.Name()] {
+		name = "new.txt"
+	}
+	parsedOld[t.Name()] = true
+	f, err := Parse(strings.NewReader(s), name)
+	require.NoError(t, err)
+	return f
+}
+
+// parsedOld makes mustParse name the first file of a test old.txt and the second
+// new.txt. It is touched only by the sequential tests above.
+var parsedOld = map[string]bool{}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		wantErr error
+		wantMsg string
+	}{
+		{"empty file", "", ErrNoResults, "in.txt: no benchmark results"},
+		{"only configuration", "goos: linux\nPASS\n", ErrNoResults, "in.txt: no benchmark results"},
+		{"missing units", "BenchmarkA 10 5 ns/op\nBenchmarkA 10 5\n", ErrMalformed, "in.txt:2: malformed benchmark line: missing units"},
+		{"missing measurements", "BenchmarkA 10\n", ErrMalformed, "in.txt:1: malformed benchmark line: missing measurements"},
+		{"bad iteration count", "goos: linux\nBenchmarkA ten 5 ns/op\n", ErrMalformed, "in.txt:2:"},
+		{"zero iterations", "BenchmarkA 0 5 ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: iteration count 0"},
+		{"not a number", "BenchmarkA 1 five ns/op\n", ErrMalformed, "in.txt:1:"},
+		{"NaN", "BenchmarkA 1 NaN ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: NaN"},
+		{"truncated last line", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/o", ErrMalformed, "in.txt:2: malformed benchmark line: truncated"},
+		{"units change within a file", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/op 3 B/op\n", ErrUnitMismatch,
+			"in.txt:2: benchmark units differ: A reports sec/op, B/op here but sec/op at line 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.input), "in.txt")
+			require.Error(t, err)
+			require.True(t, errors.Is(err, tt.wantErr), "got %v", err)
+			require.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+func TestParseGroupsByPackageAndName(t *testing.T) {
+	in := `pkg: a
+BenchmarkX-2 10 5 ns/op
+BenchmarkX-2 10 6 ns/op
+pkg: b
+BenchmarkX-2 10 7 ns/op
+BenchmarkX-4 10 8 ns/op
+BenchmarkX-2	10	9 ns/op
+`
+	f, err := Parse(strings.NewReader(in), "in.txt")
+	require.NoError(t, err)
+	require.Len(t, f.Benchmarks, 3)
+	require.InDeltaSlice(t, []float64{5e-9, 6e-9}, f.Lookup(Key{"a", "X-2"}).Value["sec/op"], 1e-15)
+	require.InDeltaSlice(t, []float64{7e-9, 9e-9}, f.Lookup(Key{"b", "X-2"}).Value["sec/op"], 1e-15)
+	require.Equal(t, 5, f.Results())
+}
+
+func TestRun(t *testing.T) {
+	td := func(name string) string { return filepath.Join("testdata", name) }
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr error
+		wantOut string
+	}{
+		{"kernel differs", []string{td("kernel_old.txt"), td("kernel_new.txt")}, nil, "verdict: none, environments differ (kernel)"},
+		{"regression without -fail", []string{td("same_old.txt"), td("same_slow.txt")}, nil, "verdict: regression"},
+		{"regression with -fail", []string{"-fail", td("same_old.txt"), td("same_slow.txt")}, ErrRegression, "verdict: regression"},
+		{"-fail never fires across environments", []string{"-fail", td("kernel_old.txt"), td("kernel_new.txt")}, nil, "environments differ"},
+		{"one file", []string{td("same_old.txt")}, ErrUsage, ""},
+		{"missing file", []string{td("same_old.txt"), td("nope.txt")}, os.ErrNotExist, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := Run(tt.args, &out, &errOut)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, tt.wantErr)
+			}
+			require.Contains(t, out.String(), tt.wantOut)
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package benchcmp
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrUsage is returned by Run for bad arguments; the usage has been written to
+// stderr.
+var ErrUsage = errors.New("benchcmp: usage")
+
+// ErrRegression is returned by Run with -fail when the verdict is Regression, so
+// that a CI step fails.
+var ErrRegression = errors.New("benchcmp: significant regression")
+
+// Run is the `innosim compare [-fail] OLD.txt NEW.txt` command: it parses both
+// files, compares them and writes the report to stdout. args excludes the command
+// name. It returns Parse's and Compare's errors (naming file and line), ErrUsage,
+// and with -fail ErrRegression when the verdict is Regression; a comparison across
+// differing environments is never ErrRegression.
+func Run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: innosim compare [-fail] OLD.txt NEW.txt")
+		fmt.Fprintln(stderr, "Compares two go test -bench outputs; refuses a verdict when their environments differ.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: want two files, got %d", ErrUsage, fs.NArg())
+	}
+	var files [2]*File
+	for i, name := range fs.Args() {
+		f, err := parseFile(name)
+		if err != nil {
+			return err
+		}
+		files[i] = f
+	}
+	r, err := Compare(files[0], files[1])
+	if err != nil {
+		return err
+	}
+	if _, err := r.WriteTo(stdout); err != nil {
+		return err
+	}
+	if *fail && r.Verdict == Regression {
+		return ErrRegression
+	}
+	return nil
+}
+
+func parseFile(name string) (*File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	defer f.Close()
+	return Parse(f, name)
+}
