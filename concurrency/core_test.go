@@ -399,3 +399,20 @@ func TestAtomicCoreAdaptiveDelay(t *testing.T) {
 		assert.Equal(t, 100*time.Microsecond, c.SleepDelay())
 	})
 }
+
+// TestHandoffCoreEnterCountCarries: the admission count kept in the state word's
+// top 16 bits carries into entersHigh when it wraps, so Enters never goes back.
+func TestHandoffCoreEnterCountCarries(t *testing.T) {
+	c, err := NewHandoffCore(Config{Limit: 2})
+	require.NoError(t, err)
+	c.state.Store((enterWrap - 1) << enterShift) // one admission before the wrap
+	th := &Thread{}
+	for i := 0; i < 3; i++ {
+		require.Equal(t, Admitted, c.Enter(th, 0).Verdict)
+		require.Equal(t, Freed, c.ForceExit(th, 0).Outcome)
+	}
+	s := c.Stats()
+	assert.Equal(t, uint64(enterWrap-1+3), s.Enters)
+	assert.Equal(t, s.Enters, s.Exits)
+	assert.Equal(t, int64(0), s.Inside)
+}

@@ -48,17 +48,9 @@ func enterAsync(ctx context.Context, g Gate, t *Thread) <-chan error {
 	return done
 }
 
-// settle gives a goroutine time to reach a blocking call that the gate cannot
-// report (Semaphore). The tests stay correct if it is too short; they only
-// exercise less.
+// settle waits until the gate counts want threads waiting.
 func settle(g Gate, want int64) func() bool {
-	return func() bool {
-		if s := g.Stats(); s != (Stats{}) {
-			return s.Waiting >= want
-		}
-		time.Sleep(2 * time.Millisecond)
-		return true
-	}
+	return func() bool { return g.Stats().Waiting >= want }
 }
 
 // TestCancelledWaiterLeaksNoSeat: limit 1; A inside; W1 waits and its context is

@@ -6,17 +6,29 @@ import (
 	"time"
 )
 
-// State word of HandoffCore: seats held in the low half, queued waiters in the
-// high half. Keeping both in one word is what makes the lock-free paths safe: an
-// exit that sees no waiters frees its seat with a CAS that fails if a waiter
+// State word of HandoffCore, three fields in one uint64:
+//
+//	bits  0..23  seats held (inside)
+//	bits 24..47  queued waiters
+//	bits 48..63  seats taken, low 16 bits (the rest in HandoffCore.entersHigh)
+//
+// Keeping inside and waiters in one word is what makes the lock-free paths safe:
+// an exit that sees no waiters frees its seat with a CAS that fails if a waiter
 // queued in between, so the waiter can never miss the seat (the lost wakeup).
+// Counting admissions in the same word makes the count free: the CAS that takes a
+// seat also counts it, so the fast path is one CAS to enter and one to exit, and
+// Exits is derived (Enters + ForceEnters - Inside) rather than counted.
 const (
-	insideMask = 1<<32 - 1
-	oneWaiter  = 1 << 32
+	fieldBits  = 24
+	fieldMask  = 1<<fieldBits - 1
+	oneWaiter  = 1 << fieldBits
+	enterShift = 2 * fieldBits
+	oneEnter   = 1 << enterShift
+	enterWrap  = 1 << (64 - enterShift) // admissions per wrap of the low field
 )
 
-func insideOf(s uint64) uint64  { return s & insideMask }
-func waitersOf(s uint64) uint64 { return s >> 32 }
+func insideOf(s uint64) uint64  { return s & fieldMask }
+func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 
 // HandoffCore is innosim's own gate. While a seat is free and nobody waits, enter
 // and exit are one CAS each on a word shared by nothing else, with no lock and no
@@ -41,9 +53,10 @@ func waitersOf(s uint64) uint64 { return s >> 32 }
 type HandoffCore struct {
 	// Hot fields first, in one cache line: the limit (read on every gate enter),
 	// the state word and the enter/exit counters (written on every one).
-	limit atomic.Int64
-	state atomic.Uint64
-	stats counters
+	limit      atomic.Int64
+	state      atomic.Uint64
+	entersHigh atomic.Uint64 // admissions counted past the state word's low field
+	stats      counters      // all but Enters and Exits
 
 	tickets uint32
 	mode    PriorityMode
@@ -91,10 +104,10 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 		if waitersOf(s) != 0 || insideOf(s) >= lim {
 			return false
 		}
-		if c.state.CompareAndSwap(s, s+1) {
+		if c.state.CompareAndSwap(s, s+1+oneEnter) {
+			c.carry(s + 1 + oneEnter)
 			t.inside = true
 			t.tickets = c.tickets
-			c.stats.enters.Add(1)
 			return true
 		}
 	}
@@ -111,10 +124,10 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
 	for {
 		s := c.state.Load()
 		if waitersOf(s) == 0 && insideOf(s) < lim {
-			if c.state.CompareAndSwap(s, s+1) {
+			if c.state.CompareAndSwap(s, s+1+oneEnter) {
+				c.carry(s + 1 + oneEnter)
 				t.inside = true
 				t.tickets = c.tickets
-				c.stats.enters.Add(1)
 				return Decision{Verdict: Admitted}
 			}
 			continue
@@ -165,7 +178,6 @@ func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
 func (c *HandoffCore) leave(t *Thread) bool {
 	t.inside = false
 	t.tickets = 0
-	c.stats.exits.Add(1)
 	for {
 		s := c.state.Load()
 		if waitersOf(s) != 0 {
@@ -200,22 +212,31 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 			}
 		default:
 			// The seat stays counted and changes owner.
-			if c.state.CompareAndSwap(s, s-oneWaiter) {
+			if c.state.CompareAndSwap(s, s-oneWaiter+oneEnter) {
+				c.carry(s - oneWaiter + oneEnter)
 				return Release{Outcome: HandedOff, To: c.grant(now, true)}
 			}
 		}
 	}
 }
 
+// carry moves the admission count into entersHigh when the state word's low
+// field has just wrapped to zero (once every enterWrap admissions).
+func (c *HandoffCore) carry(s uint64) {
+	if s>>enterShift == 0 {
+		c.entersHigh.Add(enterWrap)
+	}
+}
+
 // grant takes the next waiter off the queue (c.mu held, waiter count already
-// decremented) and makes it inside if counted.
+// decremented, and its admission counted in the state word if counted) and makes
+// it inside if counted.
 func (c *HandoffCore) grant(now time.Duration, counted bool) *Thread {
 	w := c.next(now)
 	w.phase = outside
 	if counted {
 		w.inside = true
 		w.tickets = c.tickets
-		c.stats.enters.Add(1)
 	}
 	c.stats.handoffs.Add(1)
 	c.stats.endWait(w, now)
@@ -289,7 +310,8 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 				woken = append(woken, c.grant(now, false))
 			}
 		case insideOf(s) < lim:
-			if c.state.CompareAndSwap(s, s-oneWaiter+1) {
+			if c.state.CompareAndSwap(s, s-oneWaiter+1+oneEnter) {
+				c.carry(s - oneWaiter + 1 + oneEnter)
 				woken = append(woken, c.grant(now, true))
 			}
 		default:
@@ -301,8 +323,13 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 // Limit returns the current limit (0 = unlimited).
 func (c *HandoffCore) Limit() int { return int(c.limit.Load()) }
 
-// Stats returns a snapshot of the counters.
+// Stats returns a snapshot of the counters. Exits is derived as
+// Enters + ForceEnters - Inside. A snapshot taken while threads pass may be off
+// by one wrap of the admission count's low field (65536) for an instant.
 func (c *HandoffCore) Stats() Stats {
 	s := c.state.Load()
-	return c.stats.snapshot(int64(insideOf(s)), int64(waitersOf(s)))
+	st := c.stats.snapshot(int64(insideOf(s)), int64(waitersOf(s)))
+	st.Enters = c.entersHigh.Load() + s>>enterShift
+	st.Exits = st.Enters + st.ForceEnters - uint64(st.Inside)
+	return st
 }

@@ -1,0 +1,152 @@
+package innosim_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/innosim/innosim/concurrency"
+)
+
+// burstIters is the length of the CPU burst a thread spends inside the gate: 160
+// rounds of xorshift, about 1 µs on the 2-core development machine. A small burst
+// is study B's condition: the gate's own cost is then a large share of the work.
+const burstIters = 160
+
+// burst spends about 1 µs of CPU and returns x scrambled, so it cannot be
+// optimised away.
+func burst(x uint64) uint64 {
+	for i := 0; i < burstIters; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+// admissionGate is what the benchmark drives: a concurrency.Gate, or the
+// buffered-channel semaphore below.
+type admissionGate interface {
+	Enter(ctx context.Context, t *concurrency.Thread) error
+	ForceExit(t *concurrency.Thread)
+	Stats() concurrency.Stats
+}
+
+// chanGate is the simplest Go admission gate: a buffered channel of the limit's
+// size, a send to enter and a receive to exit. It counts a wait when the
+// non-blocking send fails.
+type chanGate struct {
+	seats chan struct{}
+	waits atomic.Uint64
+}
+
+func (g *chanGate) Enter(_ context.Context, _ *concurrency.Thread) error {
+	select {
+	case g.seats <- struct{}{}:
+	default:
+		g.waits.Add(1)
+		g.seats <- struct{}{}
+	}
+	return nil
+}
+
+func (g *chanGate) ForceExit(*concurrency.Thread) { <-g.seats }
+
+func (g *chanGate) Stats() concurrency.Stats { return concurrency.Stats{Waits: g.waits.Load()} }
+
+func newAdmissionGate(policy string, limit int) (admissionGate, error) {
+	if policy == "chan" {
+		return &chanGate{seats: make(chan struct{}, limit)}, nil
+	}
+	p, err := concurrency.ParsePolicy(policy)
+	if err != nil {
+		return nil, err
+	}
+	return concurrency.New(p, concurrency.DefaultConfig(limit))
+}
+
+// BenchmarkAdmission measures one round through each admission policy: enter, a
+// CPU burst of about 1 µs, exit. The exit is ForceExit — each round is one
+// statement, whose end gives the seat back whatever its tickets (as
+// innobase_srv_conc_force_exit_innodb at the end of a statement) — so every round
+// passes the gate. Policies use InnoDB's defaults (DefaultConfig: sleep delay
+// 10 ms, adaptive max 150 ms). b.N rounds are split across the goroutines;
+// waits/op is the share of rounds that had to wait (sleep or queue).
+//
+// Compare within one run, as ratios: handoff against semaphore and chan, queue
+// against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B).
+func BenchmarkAdmission(b *testing.B) {
+	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
+		for _, limit := range []int{2, 8} {
+			for _, goroutines := range []int{1, 16} {
+				name := fmt.Sprintf("policy=%s/limit=%d/goroutines=%d", policy, limit, goroutines)
+				b.Run(name, func(b *testing.B) { benchAdmission(b, policy, limit, goroutines) })
+			}
+		}
+	}
+}
+
+func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
+	g, err := newAdmissionGate(policy, limit)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var sink atomic.Uint64
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for w := 0; w < goroutines; w++ {
+		n := b.N / goroutines
+		if w < b.N%goroutines {
+			n++
+		}
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			t := &concurrency.Thread{}
+			x := uint64(w + 1)
+			start.Wait()
+			for i := 0; i < n; i++ {
+				if err := g.Enter(ctx, t); err != nil {
+					b.Error(err)
+					return
+				}
+				x = burst(x)
+				g.ForceExit(t)
+			}
+			sink.Add(x)
+		}()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start.Done()
+	done.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(g.Stats().Waits)/float64(b.N), "waits/op")
+}
+
+// BenchmarkAdmissionOverhead is BenchmarkAdmission's uncontended case (limit 8,
+// one goroutine) without the burst: the cost of one enter plus one exit and
+// nothing else, where the ratios between policies are not diluted by the 1 µs of
+// work.
+func BenchmarkAdmissionOverhead(b *testing.B) {
+	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
+		b.Run("policy="+policy+"/limit=8/goroutines=1", func(b *testing.B) {
+			g, err := newAdmissionGate(policy, 8)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			t := &concurrency.Thread{}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := g.Enter(ctx, t); err != nil {
+					b.Fatal(err)
+				}
+				g.ForceExit(t)
+			}
+		})
+	}
+}
