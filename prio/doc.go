@@ -67,8 +67,9 @@
 // user-mode priority at class entry for that nice: ts_upri = -3 × nice (Solaris
 // setpriority: -(ts_maxupri × nice)/20 with ts_maxupri 60), level = clamp(29 +
 // ts_upri, 0, 59) (TS_NEWUMDPRI, entry ts_cpupri 29). LegacyPriority is MySQL
-// 5.1's pthread priority on Unix; Solaris libc gives a SCHED_OTHER pthread
-// priority to the TS class as the user priority, so LegacyTSLevel = 29 + it.
+// 5.1's pthread priority on Unix; innosim assumes a SCHED_OTHER pthread priority
+// lands in the TS class as the user priority ts_upri (the mapping ACE makes for
+// the TS class; not checked against Solaris libc), so LegacyTSLevel = 29 + it.
 //
 //	hint        nice  CFS weight  TS level  MySQL 5.1 priority  its TS level
 //	Idle         19¹       15         0     —                    29
@@ -81,7 +82,7 @@
 //	High        -20     88761        59     —                    29
 //	Interrupt   -20     88761        59     INTERRUPT_PRIOR 10   39
 //
-//	¹ under PolicyIdle: SCHED_IDLE, weight 3
+//	¹ under PolicyIdle, Idle, Low and Background run in SCHED_IDLE instead (weight 3)
 //
 // Two things the table shows. Under CFS a Query thread outweighs a Background one
 // 3121 to 110, so when they share a core the query gets about 97% of it; when each

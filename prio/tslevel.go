@@ -29,9 +29,10 @@ func (h Hint) TSLevel() int {
 }
 
 // LegacyTSLevel returns the TS user-mode priority that MySQL 5.1's own priority for
-// h lands on: LegacyPriority taken as the TS user priority ts_upri (as Solaris libc
-// does for a SCHED_OTHER pthread priority, the same mapping ACE's ACE_OS::sched_params
-// makes for the TS class), added to the entry level 29. QUERY_PRIOR 6 → 35,
+// h lands on: LegacyPriority taken as the TS user priority ts_upri, added to the
+// entry level 29. That a SCHED_OTHER pthread priority becomes ts_upri is an
+// assumption — it is the mapping ACE's ACE_OS::sched_params makes for the TS class
+// — not checked against Solaris libc. QUERY_PRIOR 6 → 35,
 // WAIT_PRIOR 8 → 37, CONNECT_PRIOR 9 → 38, INTERRUPT_PRIOR 10 → 39. A hint MySQL had
 // no priority for stays at 29. Pure: no system call.
 func (h Hint) LegacyTSLevel() int {
