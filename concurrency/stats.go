@@ -63,7 +63,7 @@ type Histogram struct {
 }
 
 // Count returns the number of samples.
-func (h *Histogram) Count() uint64 {
+func (h Histogram) Count() uint64 {
 	var n uint64
 	for _, c := range h.Buckets {
 		n += c
@@ -73,7 +73,7 @@ func (h *Histogram) Count() uint64 {
 
 // Quantile returns an upper bound of the q-quantile (0 ≤ q ≤ 1): the upper edge
 // of the bucket holding it. It returns 0 when there are no samples.
-func (h *Histogram) Quantile(q float64) time.Duration {
+func (h Histogram) Quantile(q float64) time.Duration {
 	n := h.Count()
 	if n == 0 {
 		return 0

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunPrintsATablePerPolicy(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-clients", "1,3", "-limits", "1,2", "-duration", "5ms", "-policies", "queue,handoff"}, &out)
+	require.NoError(t, err)
+	text := out.String()
+	for _, want := range []string{"policy=queue", "policy=handoff", "limit=1", "limit=2"} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "policy=atomic")
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	assert.Len(t, lines, 1+2*5, "a header line, then per policy a blank line, a title, a column header and two rows")
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"limit above 1000", []string{"-limits", "2000"}, "out of range 1..1000"},
+		{"unknown policy", []string{"-policies", "fifo"}, "invalid config"},
+		{"no duration", []string{"-duration", "0s"}, "-duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(tt.args, &bytes.Buffer{}) // every case fails before measuring
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
