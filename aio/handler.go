@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 )
 
 // handlerScratch is one handler's memory, reused for every batch so the loop
@@ -35,7 +36,11 @@ func (a *Array) handle(seg int) {
 	woken := false
 	for {
 		mu.Lock()
-		b, ok := a.core.Pick(seg, a.now(), woken && !a.closed[id])
+		var now time.Duration // read the clock only when Pick will look at ages
+		if a.core.Waiting(seg) > 0 {
+			now = a.now()
+		}
+		b, ok := a.core.Pick(seg, now, woken && !a.closed[id])
 		woken = false
 		if !ok {
 			if a.closed[id] && a.core.Waiting(seg) == 0 {

@@ -68,11 +68,16 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 	slots := a.slots[lo : lo+a.perSeg]
 	oldAge := c.cfg.OldAge
 	old, best := -1, -1
-	for i := range slots {
+	// The scan stops once it has seen every waiting request: slots are taken
+	// from the front of the segment, so with few requests waiting the pass is
+	// short. The worst case is still one pass over the segment.
+	left := sg.waiting
+	for i := 0; left > 0; i++ {
 		s := &slots[i]
 		if !s.reserved || s.inProgress {
 			continue
 		}
+		left--
 		if now-s.at >= oldAge {
 			if old < 0 || s.at < slots[old].at || (s.at == slots[old].at && s.offset < slots[old].offset) {
 				old = i
@@ -92,7 +97,7 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 	batch := append(sg.batch[:0], a.slotBase+lo+first)
 	length := f.length
 	if c.cfg.MergeLimit > 1 && sg.waiting > 1 {
-		batch, length = c.merge(a, slots, a.slotBase+lo, f, batch)
+		batch, length = c.merge(a, slots, a.slotBase+lo, f, batch, sg.waiting-1)
 	}
 	sg.batch = batch
 	sg.busy = true
@@ -103,16 +108,21 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 }
 
 // merge extends batch (holding f) with the consecutive requests among slots,
-// whose global numbers start at base. It indexes the candidates by offset in
+// whose global numbers start at base; waiting is the number of waiting
+// requests other than f. It indexes the candidates by offset in
 // one pass and then follows the chain, so a full merge costs O(slots + limit)
 // where InnoDB rescans the segment for each link.
-func (c *Core) merge(a *array, slots []slot, base int, f *slot, batch []int) ([]int, int64) {
+func (c *Core) merge(a *array, slots []slot, base int, f *slot, batch []int, waiting int) ([]int, int64) {
 	t := &a.merge
 	t.reset()
 	next := f.offset + f.length
-	for i := range slots {
+	for i := 0; waiting > 0; i++ {
 		s := &slots[i]
-		if s.reserved && !s.inProgress && s.file == f.file && s.op == f.op && s.offset >= next {
+		if !s.reserved || s.inProgress {
+			continue
+		}
+		waiting--
+		if s.file == f.file && s.op == f.op && s.offset >= next {
 			t.insert(s.offset, int32(i))
 		}
 	}

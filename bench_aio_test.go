@@ -1,0 +1,333 @@
+package innosim_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/internal/futex"
+)
+
+const (
+	aioPage   = 16 << 10     // InnoDB's default page size
+	aioStripe = 64 * aioPage // the 64-page stripe that maps to one segment
+)
+
+var aioWakeHandlers = []int{4, 8, 16, 32, 64}
+
+// BenchmarkAIOWake is study D on real cores: 4 submitter goroutines each issue
+// one read at a time through the Latency backend at zero service time, and wait
+// for its completion, so the cost per op is the wake path alone. Each request
+// lands in one read segment, submitter j's i-th in segment (j + 4i) mod
+// handlers, at pages two apart so that nothing merges. handlers is the number
+// of read segments; the write array has as many (study D's 4 + 4 and 16 + 16),
+// and wake-all wakes ibuf, log, read and write handlers alike.
+//
+// Metrics: wakeups/op and wasted/op (handler wakeups, and those that found
+// nothing), futex/op (FUTEX_WAIT + FUTEX_WAKE calls on the handlers' events,
+// futex mode) and futex-share (share of CPU profile samples in futex or
+// runtime-lock code, as bench_test.go). mode=baseline is what a Go programmer
+// would write instead: one worker goroutine per segment fed by a channel.
+func BenchmarkAIOWake(b *testing.B) {
+	modes := []aio.HandlerMode{aio.HandlerGoroutine}
+	if futex.Supported() {
+		modes = append(modes, aio.HandlerFutex)
+	}
+	for _, mode := range modes {
+		b.Run("mode="+mode.String(), func(b *testing.B) {
+			for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
+				b.Run("policy="+policy.String(), func(b *testing.B) {
+					for _, h := range aioWakeHandlers {
+						b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { benchAIOWake(b, mode, policy, h) })
+					}
+				})
+			}
+		})
+	}
+	b.Run("mode=baseline", func(b *testing.B) {
+		for _, h := range aioWakeHandlers {
+			b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { benchAIOWakeBaseline(b, h) })
+		}
+	})
+}
+
+const aioSubmitters = 4
+
+// aioSplit runs body(j, n) on aioSubmitters goroutines that share b.N between them.
+func aioSplit(b *testing.B, body func(j, n int)) {
+	var wg sync.WaitGroup
+	for j := range aioSubmitters {
+		n := b.N / aioSubmitters
+		if j < b.N%aioSubmitters {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(j, n)
+		}()
+	}
+	wg.Wait()
+}
+
+// aioWakeOffset is the byte offset of submitter j's i-th request: a page of
+// segment (j + 4i) mod handlers, two pages from any other submitter's.
+func aioWakeOffset(j, i, handlers int) int64 {
+	seg := (j + aioSubmitters*i) % handlers
+	return int64(seg)*aioStripe + int64(2*j)*aioPage
+}
+
+func benchAIOWake(b *testing.B, mode aio.HandlerMode, policy aio.WakePolicy, handlers int) {
+	cfg := aio.DefaultConfig()
+	cfg.ReadSegments, cfg.WriteSegments = handlers, handlers
+	cfg.Handlers, cfg.Wake = mode, policy
+	cfg.Backend = &aio.Latency{}
+	a, err := aio.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	before := a.Stats()
+	b.ResetTimer()
+	reportFutexShare(b, func() {
+		aioSplit(b, func(j, n int) {
+			w := newAIOWaiter(mode)
+			defer w.close()
+			r := &aio.Request{Buf: make([]byte, aioPage), Done: w.done}
+			for i := range n {
+				r.Offset = aioWakeOffset(j, i, handlers)
+				if err := a.Submit(context.Background(), r); err != nil {
+					b.Error(err)
+					return
+				}
+				a.Flush()
+				if err := w.wait(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.StopTimer()
+	st := a.Stats()
+	ops := float64(b.N)
+	b.ReportMetric(float64(st.Wakeups-before.Wakeups)/ops, "wakeups/op")
+	b.ReportMetric(float64(st.WastedWakeups-before.WastedWakeups)/ops, "wasted/op")
+	if mode == aio.HandlerFutex {
+		b.ReportMetric(float64(st.FutexSyscalls-before.FutexSyscalls)/ops, "futex/op")
+	}
+	if got := st.Completed - before.Completed; got != uint64(b.N) {
+		b.Fatalf("completed %d requests, want %d", got, b.N)
+	}
+}
+
+// aioWaiter is how a benchmark submitter waits for its request's completion: in
+// futex mode it is an OS thread (locked) sleeping on a futex event, like the
+// InnoDB query thread that waits for its read; otherwise a goroutine receiving
+// from a channel.
+type aioWaiter struct {
+	ev     *futex.Event
+	ch     chan error
+	err    error
+	locked bool
+}
+
+func newAIOWaiter(mode aio.HandlerMode) *aioWaiter {
+	if mode == aio.HandlerFutex {
+		runtime.LockOSThread()
+		return &aioWaiter{ev: new(futex.Event), locked: true}
+	}
+	return &aioWaiter{ch: make(chan error, 1)}
+}
+
+func (w *aioWaiter) done(_ *aio.Request, err error) {
+	if w.ev == nil {
+		w.ch <- err
+		return
+	}
+	w.err = err // published by the event's Set
+	w.ev.Set()
+}
+
+func (w *aioWaiter) wait() error {
+	if w.ev == nil {
+		return <-w.ch
+	}
+	for !w.ev.IsSet() {
+		w.ev.Wait(w.ev.SignalCount())
+	}
+	w.ev.Reset()
+	return w.err
+}
+
+func (w *aioWaiter) close() {
+	if w.locked {
+		runtime.UnlockOSThread()
+	}
+}
+
+// benchAIOWakeBaseline is the same load on a plain worker pool: one goroutine
+// per segment, each fed by its own channel, doing the same Latency read.
+func benchAIOWakeBaseline(b *testing.B, handlers int) {
+	type job struct {
+		off  int64
+		buf  []byte
+		done chan error
+	}
+	backend := &aio.Latency{}
+	queues := make([]chan job, handlers)
+	var workers sync.WaitGroup
+	for s := range queues {
+		queues[s] = make(chan job, 256)
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for jb := range queues[s] {
+				_, err := backend.ReadAt(nil, jb.buf, jb.off)
+				jb.done <- err
+			}
+		}()
+	}
+	defer func() {
+		for _, q := range queues {
+			close(q)
+		}
+		workers.Wait()
+	}()
+	b.ResetTimer()
+	reportFutexShare(b, func() {
+		aioSplit(b, func(j, n int) {
+			jb := job{buf: make([]byte, aioPage), done: make(chan error, 1)}
+			for i := range n {
+				jb.off = aioWakeOffset(j, i, handlers)
+				queues[(jb.off/aioStripe)%int64(handlers)] <- jb
+				if err := <-jb.done; err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+const aioFileSize = 256 << 20
+
+// BenchmarkAIOFile reads a 256 MiB file (from the page cache: it was just
+// written) in 16 KiB pages through aio, submitted in 64-page batches with
+// WakeDeferred so that each batch merges into one 1 MiB pread, against a plain
+// sequential loop of 1 MiB ReadAt calls on the same file. MB/s is the figure to
+// compare.
+func BenchmarkAIOFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "aiofile")
+	if err := writeAIOFile(path); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.Run("reader=aio", func(b *testing.B) { benchAIOFileAIO(b, f) })
+	b.Run("reader=plain", func(b *testing.B) { benchAIOFilePlain(b, f) })
+}
+
+func writeAIOFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i)
+	}
+	for range aioFileSize / len(chunk) {
+		if _, err := f.Write(chunk); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+func benchAIOFileAIO(b *testing.B, f *os.File) {
+	cfg := aio.DefaultConfig()
+	cfg.Wake = aio.WakeDeferred
+	cfg.Backend = aio.FileBackend{}
+	a, err := aio.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	// A free list of requests as large as the read array: a request returns to
+	// it from its completion, so the submitter never waits for a slot.
+	inFlight := cfg.ReadSegments * cfg.SlotsPerSegment
+	free := make(chan *aio.Request, inFlight)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		ioErr  error
+		bufs   = aio.AlignedBuffer(inFlight*aioPage, aioPage)
+		onDone = func(r *aio.Request, err error) {
+			if err != nil {
+				mu.Lock()
+				ioErr = err
+				mu.Unlock()
+			}
+			free <- r
+			wg.Done()
+		}
+	)
+	for i := range inFlight {
+		free <- &aio.Request{File: f, Buf: bufs[i*aioPage : (i+1)*aioPage], Done: onDone}
+	}
+	b.SetBytes(aioFileSize)
+	b.ResetTimer()
+	for range b.N {
+		for p := range aioFileSize / aioPage {
+			r := <-free
+			r.Offset = int64(p) * aioPage
+			wg.Add(1)
+			if err := a.Submit(context.Background(), r); err != nil {
+				b.Fatal(err)
+			}
+			if p%64 == 63 {
+				a.Flush()
+			}
+		}
+		a.Flush()
+		wg.Wait()
+	}
+	b.StopTimer()
+	if ioErr != nil {
+		b.Fatal(ioErr)
+	}
+	st := a.Stats()
+	b.ReportMetric(float64(st.Merges+st.Batches)/float64(st.Batches), "pages/io")
+}
+
+func benchAIOFilePlain(b *testing.B, f *os.File) {
+	buf := make([]byte, 1<<20)
+	b.SetBytes(aioFileSize)
+	b.ResetTimer()
+	for range b.N {
+		for off := int64(0); off < aioFileSize; off += int64(len(buf)) {
+			if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+				b.Fatal(err)
+			}
+		}
+	}
+}
