@@ -1,0 +1,126 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// tiny keeps test runs short; the figures are only checked for sanity.
+var tiny = Options{Repeats: 5, Rounds: 200}
+
+func TestMeasureGivesSaneFigures(t *testing.T) {
+	c, err := Measure(context.Background(), tiny)
+	require.NoError(t, err)
+	for _, r := range c.rows() {
+		m := r.m
+		require.Equal(t, tiny.Repeats, m.Repeats, r.name)
+		require.Positive(t, m.Median, r.name)
+		require.True(t, m.Min <= m.Q1 && m.Q1 <= m.Median && m.Median <= m.Q3 && m.Q3 <= m.Max,
+			"%s: min %v q1 %v median %v q3 %v max %v out of order", r.name, m.Min, m.Q1, m.Median, m.Q3, m.Max)
+		require.Less(t, m.Median, 10*time.Millisecond, "%s: a median of %v is not a cost of one operation", r.name, m.Median)
+	}
+	// A pipe round trip is two system calls and a wake-up on each side; a futex
+	// round trip is a FUTEX_WAKE and a FUTEX_WAIT on each side.
+	require.Less(t, c.Syscall.Median, c.ContextSwitch.Median, "system call %v vs context switch %v", c.Syscall, c.ContextSwitch)
+	require.Less(t, c.Syscall.Median, c.FutexRoundTrip.Median, "system call %v vs futex round trip %v", c.Syscall, c.FutexRoundTrip)
+}
+
+func TestMeasureRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    Options
+		wantMsg string
+	}{
+		{"negative repeats", Options{Repeats: -1}, "calibrate: Repeats = -1, want 1..1000 (0 for 15): invalid config"},
+		{"too many repeats", Options{Repeats: 1001}, "calibrate: Repeats = 1001, want 1..1000"},
+		{"negative rounds", Options{Rounds: -5}, "calibrate: Rounds = -5, want 1..1000000 (0 for 1000): invalid config"},
+		{"too many rounds", Options{Rounds: 2_000_000}, "calibrate: Rounds = 2000000, want 1..1000000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Measure(context.Background(), tt.opts)
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			require.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
+}
+
+func TestOptionsZeroValueMeansDefaults(t *testing.T) {
+	o, err := Options{}.withDefaults()
+	require.NoError(t, err)
+	require.Equal(t, Options{Repeats: DefaultRepeats, Rounds: DefaultRounds}, o)
+}
+
+func TestMeasureStopsWhenContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Measure(ctx, tiny)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestSummarize(t *testing.T) {
+	tests := []struct {
+		name string
+		ns   []float64
+		want Measurement
+	}{
+		{"one value", []float64{7}, Measurement{Median: 7, Min: 7, Max: 7, Repeats: 1}},
+		{"unsorted odd count", []float64{5, 1, 3, 2, 4}, Measurement{Median: 3, Min: 1, Max: 5, Repeats: 5}},
+		{"an outlier moves the max, not the median", []float64{10, 11, 12, 10, 1000}, Measurement{Median: 11, Min: 10, Max: 1000, Repeats: 5}},
+		{"even count", []float64{4, 1, 2, 3}, Measurement{Median: 2, Min: 1, Max: 4, Repeats: 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summarize(tt.ns)
+			require.Equal(t, tt.want.Median, got.Median)
+			require.Equal(t, tt.want.Min, got.Min)
+			require.Equal(t, tt.want.Max, got.Max)
+			require.Equal(t, tt.want.Repeats, got.Repeats)
+			require.True(t, got.Min <= got.Q1 && got.Q1 <= got.Median && got.Median <= got.Q3 && got.Q3 <= got.Max, "%+v", got)
+		})
+	}
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantErr  error
+		wantText string
+	}{
+		{"table", []string{"-repeats", "3", "-rounds", "50"}, nil, "context switch"},
+		{"bad repeats", []string{"-repeats", "-1"}, ErrInvalidConfig, ""},
+		{"stray argument", []string{"now"}, ErrUsage, ""},
+		{"unknown flag", []string{"-check"}, ErrUsage, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := Run(context.Background(), tt.args, &out, &errOut)
+			if tt.wantErr != nil {
+				require.True(t, errors.Is(err, tt.wantErr), "got %v", err)
+				return
+			}
+			require.NoError(t, err)
+			require.Contains(t, out.String(), tt.wantText)
+		})
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, Run(context.Background(), []string{"-json", "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
+	var c Costs
+	require.NoError(t, json.Unmarshal(out.Bytes(), &c))
+	require.Positive(t, c.Syscall.Median)
+	require.Equal(t, 3, c.ContextSwitch.Repeats)
+}

@@ -1,0 +1,43 @@
+// Package calibrate measures what this machine charges for the operations the
+// simulator's cost model prices: handing control from one goroutine to another,
+// from one locked OS thread to another, a futex wake-to-wait round trip, a system
+// call, a context switch, and a contended mutex handoff.
+//
+// The simulator (package sim) predicts how long a mechanism takes by charging each
+// lock, wake, context switch and system call from a cost model; `innosim
+// calibrate` fills that model from this machine so that a prediction can be held
+// against a benchmark on the same cores. Study C is why the figures are measured
+// rather than assumed: the same code lost about 27% of its connect rate when the
+// kernel gained CPU-vulnerability mitigations, because those make exactly these
+// operations (system calls, context switches) dearer.
+//
+// Each figure is a Measurement: the median over Options.Repeats measurements, each
+// the mean over Options.Rounds operations, with the quartiles and extremes as its
+// spread (quantiles from gonum/stat, linear interpolation). A median over
+// repeats rather than one long run keeps a burst of interference (another
+// process, a GC cycle, a migration) from moving the figure; the spread shows how
+// much there was. The first repeat of each figure is a discarded warm-up, which
+// brings threads into existence and pages into memory.
+//
+// How each figure is taken:
+//
+//	GoroutineHandoff     half a ping-pong round trip over two unbuffered channels
+//	                     between two goroutines (the runtime's direct handoff, no OS)
+//	LockedThreadHandoff  the same with both goroutines locked to OS threads, so each
+//	                     handoff parks one thread and wakes the other through futexes
+//	FutexRoundTrip       a full round trip on two internal/futex.Events between two
+//	                     locked threads: set, wake, set back, wake (FUTEX_WAKE and
+//	                     FUTEX_WAIT on each side), as an AIO handler is woken
+//	Syscall              getppid(2) through golang.org/x/sys/unix, a system call
+//	                     that does no work, so the figure is entry and exit
+//	ContextSwitch        half a round trip of one byte over two blocking pipes
+//	                     between two locked threads (lmbench's lat_ctx shape):
+//	                     a write, a wake-up, a switch to the reader
+//	MutexHandoff         one Lock/Unlock of a sync.Mutex shared by 2×GOMAXPROCS
+//	                     goroutines with an empty critical section, per acquisition
+//
+// Physics orders some of them on any machine: a system call is cheaper than a pipe
+// round trip, which is at least two system calls and a wake-up; the tests check
+// such orderings, never absolute numbers. The package returns a plain Costs struct
+// and writes no file: the cost-profile format belongs to the simulator.
+package calibrate

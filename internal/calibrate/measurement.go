@@ -1,0 +1,41 @@
+package calibrate
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Measurement is one calibrated cost: the median of Repeats measurements, each the
+// mean cost of one operation over Options.Rounds operations, and its spread.
+type Measurement struct {
+	Median  time.Duration // the figure to use
+	Q1, Q3  time.Duration // first and third quartiles of the measurements
+	Min     time.Duration // fastest measurement
+	Max     time.Duration // slowest measurement
+	Repeats int           // measurements behind the figure
+}
+
+// String formats m as "1.234µs (IQR 1.2µs..1.3µs, n=15)".
+func (m Measurement) String() string {
+	return fmt.Sprintf("%v (IQR %v..%v, n=%d)", m.Median, m.Q1, m.Q3, m.Repeats)
+}
+
+// summarize turns per-operation costs in nanoseconds into a Measurement.
+func summarize(ns []float64) Measurement {
+	x := append([]float64(nil), ns...)
+	sort.Float64s(x)
+	q := func(p float64) time.Duration {
+		return time.Duration(stat.Quantile(p, stat.LinInterp, x, nil) + 0.5)
+	}
+	return Measurement{
+		Median:  q(0.5),
+		Q1:      q(0.25),
+		Q3:      q(0.75),
+		Min:     time.Duration(x[0] + 0.5),
+		Max:     time.Duration(x[len(x)-1] + 0.5),
+		Repeats: len(x),
+	}
+}
