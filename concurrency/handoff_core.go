@@ -12,12 +12,15 @@ import (
 //	bits 24..47  queued waiters
 //	bits 48..63  seats taken, low 16 bits (the rest in HandoffCore.entersHigh)
 //
-// Keeping inside and waiters in one word is what makes the lock-free paths safe:
-// an exit that sees no waiters frees its seat with a CAS that fails if a waiter
-// queued in between, so the waiter can never miss the seat (the lost wakeup).
+// Keeping inside and waiters in one word is what makes the lock-free paths safe.
+// An enter takes a seat with a CAS that fails if a waiter queued in between (so
+// it cannot overtake the waiter). An exit frees its seat with one atomic add and
+// reads the waiter count in the result of that same add: either the waiter had
+// queued by then and the exit hands the seat over, or it had not and its own
+// queueing CAS fails and sees the free seat — the lost wakeup cannot happen.
 // Counting admissions in the same word makes the count free: the CAS that takes a
-// seat also counts it, so the fast path is one CAS to enter and one to exit, and
-// Exits is derived (Enters + ForceEnters - Inside) rather than counted.
+// seat also counts it, so the fast path is one CAS to enter and one add to exit,
+// and Exits is derived (Enters + ForceEnters - Inside) rather than counted.
 const (
 	fieldBits  = 24
 	fieldMask  = 1<<fieldBits - 1
@@ -31,10 +34,10 @@ func insideOf(s uint64) uint64  { return s & fieldMask }
 func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 
 // HandoffCore is innosim's own gate. While a seat is free and nobody waits, enter
-// and exit are one CAS each on a word shared by nothing else, with no lock and no
-// allocation. A thread that finds no seat parks in a wait queue (no polling
-// sleep); an exit that sees waiters hands its seat straight to exactly one of
-// them, keeping the seat counted so no newcomer can take it in between. The queue
+// is one CAS and exit one atomic add on a word shared by nothing else, with no
+// lock and no allocation. A thread that finds no seat parks in a wait queue (no
+// polling sleep); an exit that sees waiters hands its seat to exactly one of
+// them, and no newcomer can take it in between. The queue
 // has a high and a low class (Config.Priority) with MariaDB's kickup: a low
 // waiter older than Config.Kickup moves to the high queue when the next seat is
 // handed out. The limit can change at run time: raising it hands seats to every
@@ -173,27 +176,25 @@ func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
 	return c.handOff(now)
 }
 
-// leave gives up t's seat and frees it lock-free if no waiter can take it; it
-// reports false when the caller must call handOff (a waiter is owed the seat).
+// leave gives up t's seat with one atomic add, lock-free. It reports false when
+// waiters are queued and, the seat now free, the count is under the limit: the
+// caller must then call handOff, which takes the seat again for the next waiter.
+// No newcomer can take it in between, since the fast path admits nobody while
+// the waiter count is non-zero.
 func (c *HandoffCore) leave(t *Thread) bool {
 	t.inside = false
 	t.tickets = 0
-	for {
-		s := c.state.Load()
-		if waitersOf(s) != 0 {
-			lim := uint64(c.limit.Load())
-			if lim == 0 || insideOf(s) <= lim {
-				return false
-			}
-		}
-		if c.state.CompareAndSwap(s, s-1) {
-			return true
-		}
+	s := c.state.Add(^uint64(0)) // one seat fewer
+	if waitersOf(s) == 0 {
+		return true
 	}
+	lim := uint64(c.limit.Load())
+	return lim != 0 && insideOf(s) >= lim
 }
 
-// handOff passes a seat given up by leave to the next waiter, or frees it if the
-// waiters left or the count is over a lowered limit.
+// handOff gives the seat freed by leave to the next waiter, unless the waiters
+// are gone (another exit served them, or they canceled) or the count is at a
+// lowered limit.
 func (c *HandoffCore) handOff(now time.Duration) Release {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -201,19 +202,16 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 		s := c.state.Load()
 		lim := uint64(c.limit.Load())
 		switch {
-		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) > lim):
-			if c.state.CompareAndSwap(s, s-1) {
-				return Release{Outcome: Freed}
-			}
+		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) >= lim):
+			return Release{Outcome: Freed}
 		case lim == 0:
-			// The limit went to 0: the waiter runs unchecked and our seat is freed.
-			if c.state.CompareAndSwap(s, s-oneWaiter-1) {
+			// The limit went to 0: the waiter runs unchecked.
+			if c.state.CompareAndSwap(s, s-oneWaiter) {
 				return Release{Outcome: HandedOff, To: c.grant(now, false)}
 			}
 		default:
-			// The seat stays counted and changes owner.
-			if c.state.CompareAndSwap(s, s-oneWaiter+oneEnter) {
-				c.carry(s - oneWaiter + oneEnter)
+			if next := s + 1 - oneWaiter + oneEnter; c.state.CompareAndSwap(s, next) {
+				c.carry(next)
 				return Release{Outcome: HandedOff, To: c.grant(now, true)}
 			}
 		}
