@@ -131,7 +131,7 @@ func (f *File) Settings(groups ...string) (Settings, error) {
 	s := Defaults()
 	var errs []error
 	for _, o := range f.Select(groups...) {
-		k, value, hasValue := resolve(o)
+		k, value, hasValue := resolve(o.Name(), o.Value, o.HasValue)
 		if k == nil {
 			s.Unknown = append(s.Unknown, o)
 			continue
@@ -141,6 +141,38 @@ func (f *File) Settings(groups ...string) (Settings, error) {
 		}
 	}
 	return s, errors.Join(errs...)
+}
+
+// Set applies one option to s as if "key=value" were the next line of the file,
+// prefixes and all: Set("innodb_thread_concurrency", "8"),
+// Set("skip-thread-priority", ""); an empty value is a bare key. It is how a
+// command line varies one setting of a my.cnf. A key innosim does not model is
+// an error here (a typo on a command line should not pass silently), as is a
+// bad value; both wrap ErrInvalidConfig. On error s is unchanged.
+func (s *Settings) Set(key, value string) error {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("mycnf: %w: %w", err, ErrInvalidConfig)
+	}
+	k, v, hasValue := resolve(normalize(key), value, value != "")
+	if k == nil {
+		return fmt.Errorf("mycnf: %s is not a modelled option (want one of %s): %w", key, strings.Join(Keys(), ", "), ErrInvalidConfig)
+	}
+	t := *s
+	if err := k.set(&t, v, hasValue); err != nil {
+		return fmt.Errorf("mycnf: %w", err)
+	}
+	*s = t
+	return nil
+}
+
+// Keys returns the MySQL names of the options Settings models, with
+// underscores, in the order of the Settings fields.
+func Keys() []string {
+	out := make([]string, len(keys))
+	for i := range keys {
+		out[i] = keys[i].name
+	}
+	return out
 }
 
 // Validate checks every field against its MySQL range and returns the joined
@@ -179,8 +211,14 @@ func (s Settings) Validate() error {
 // up as written first (so an option whose own name starts with skip- is found),
 // then with one prefix removed at a time; the last prefix removed decides the
 // value. It returns nil for an option innosim does not model.
-func resolve(o Option) (k *key, value string, hasValue bool) {
-	name, value, hasValue := o.Name(), o.Value, o.HasValue
+//
+// MySQL 5.1's old form "set-variable = name=value" is read as "name=value".
+func resolve(name, value string, hasValue bool) (k *key, _ string, _ bool) {
+	if name == "set_variable" && hasValue {
+		if n, v, ok := strings.Cut(value, "="); ok {
+			name, value = normalize(trimSpace(n)), trimSpace(v)
+		}
+	}
 	prefix := ""
 	for {
 		if k = lookup(name); k != nil {

@@ -233,3 +233,61 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestSettingsReadMySQL51SetVariable(t *testing.T) {
+	s, err := settingsOf(t, "[mysqld]\nset-variable = innodb_thread_concurrency = 8\nset-variable=innodb-read-io-threads=2\nset-variable = other=1\n")
+	require.NoError(t, err)
+	assert.Equal(t, 8, s.ThreadConcurrency)
+	assert.Equal(t, 2, s.ReadIOThreads)
+	require.Len(t, s.Unknown, 1)
+	assert.Equal(t, "other=1", s.Unknown[0].Value)
+}
+
+func TestSet(t *testing.T) {
+	tests := []struct {
+		name    string
+		key     string
+		value   string
+		check   func(Settings) any
+		want    any
+		wantErr string
+	}{
+		{"a number", "innodb_thread_concurrency", "8", func(s Settings) any { return s.ThreadConcurrency }, 8, ""},
+		{"dashes", "innodb-write-io-threads", "16", func(s Settings) any { return s.WriteIOThreads }, 16, ""},
+		{"a duration in microseconds", "innodb_thread_sleep_delay", "500", func(s Settings) any { return s.ThreadSleepDelay }, 500 * time.Microsecond, ""},
+		{"a prefix with an empty value", "skip-thread-priority", "", func(s Settings) any { return s.ThreadPriority }, false, ""},
+		{"a boolean word", "innodb_use_native_aio", "off", func(s Settings) any { return s.UseNativeAIO }, false, ""},
+		{"out of range", "innodb_read_io_threads", "100", func(s Settings) any { return s.ReadIOThreads }, 4, "mycnf: innodb_read_io_threads = 100, want 1..64: invalid config"},
+		{"a number without a value", "innodb_read_io_threads", "", func(s Settings) any { return s.ReadIOThreads }, 4, "innodb_read_io_threads needs a value"},
+		{"an unknown key", "innodb_thread_concurency", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "innodb_thread_concurency is not a modelled option (want one of innodb_thread_concurrency, "},
+		{"a malformed key", "a b", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "space in option name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Defaults()
+			err := s.Set(tt.key, tt.value)
+			if tt.wantErr != "" {
+				assert.ErrorIs(t, err, ErrInvalidConfig)
+				assert.ErrorContains(t, err, tt.wantErr)
+				assert.Equal(t, Defaults(), s, "unchanged on error")
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, tt.check(s))
+		})
+	}
+}
+
+func TestKeysAreTheModelledOptions(t *testing.T) {
+	ks := Keys()
+	assert.Len(t, ks, 15)
+	assert.Equal(t, "innodb_thread_concurrency", ks[0])
+	s := Defaults()
+	for _, k := range ks {
+		assert.Nil(t, s.Unknown)
+		f, err := Parse(strings.NewReader("[mysqld]\n"+k+"=1\n"), "k.cnf")
+		require.NoError(t, err)
+		got, _ := f.Settings()
+		assert.Empty(t, got.Unknown, "%s is modelled", k)
+	}
+}
