@@ -118,13 +118,33 @@ func writeFile(t testing.TB, size int) (string, []byte) {
 // TestFileBackendReadsMergedPagesCorrectly reads a file page by page through
 // WakeDeferred, so each 64-page stripe is merged into one pread, and checks
 // every byte.
+// plainBackend hides FileBackend's vectored methods, so the driver takes the
+// combined-buffer path of InnoDB.
+type plainBackend struct{ aio.Backend }
+
+// fileBackends are the two merge paths: preadv/pwritev into the requests'
+// buffers, and one combined buffer copied in or out.
+var fileBackends = []struct {
+	name    string
+	backend aio.Backend
+}{
+	{"vectored", aio.FileBackend{}},
+	{"combined buffer", plainBackend{aio.FileBackend{}}},
+}
+
 func TestFileBackendReadsMergedPagesCorrectly(t *testing.T) {
+	for _, fb := range fileBackends {
+		t.Run(fb.name, func(t *testing.T) { testMergedRead(t, fb.backend) })
+	}
+}
+
+func testMergedRead(t *testing.T, backend aio.Backend) {
 	const pages = 256
 	path, data := writeFile(t, pages*page)
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = nil })
+	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
 	got := make([]byte, len(data))
 	var wg sync.WaitGroup
 	var failures atomic.Int32
@@ -149,12 +169,18 @@ func TestFileBackendReadsMergedPagesCorrectly(t *testing.T) {
 }
 
 func TestFileBackendWritesMergedPagesCorrectly(t *testing.T) {
+	for _, fb := range fileBackends {
+		t.Run(fb.name, func(t *testing.T) { testMergedWrite(t, fb.backend) })
+	}
+}
+
+func testMergedWrite(t *testing.T, backend aio.Backend) {
 	const pages = 128
 	path, _ := writeFile(t, pages*page)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = aio.FileBackend{} })
+	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
 	want := bytes.Repeat([]byte("innosim!"), pages*page/8)
 	var wg sync.WaitGroup
 	wg.Add(pages)
@@ -176,40 +202,45 @@ func TestShortReadFailsWithUnexpectedEOF(t *testing.T) {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	for _, merged := range []bool{false, true} {
-		name := map[bool]string{false: "single", true: "merged"}[merged]
-		t.Run(name, func(t *testing.T) {
-			a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = nil })
-			errs := make([]error, 3)
-			var wg sync.WaitGroup
-			n := 1
-			if merged {
-				n = 3
-			}
-			wg.Add(n)
-			for p := range n {
-				off := int64(p) * page
-				if !merged {
-					off = page
-				}
-				r := &aio.Request{File: f, Offset: off, Buf: make([]byte, page),
-					Done: func(_ *aio.Request, err error) { errs[p] = err; wg.Done() }}
-				require.NoError(t, a.Submit(context.Background(), r))
-			}
-			a.Flush()
-			wg.Wait()
-			if merged {
-				require.NoError(t, errs[0], "the first page was read in full")
-				require.ErrorIs(t, errs[1], io.ErrUnexpectedEOF)
-				require.ErrorIs(t, errs[2], io.ErrUnexpectedEOF)
-				require.Equal(t, uint64(2), a.Stats().Failed)
-			} else {
-				require.ErrorIs(t, errs[0], io.ErrUnexpectedEOF)
-				require.Equal(t, uint64(1), a.Stats().Failed)
-			}
-			requireBalanced(t, a.Stats())
-		})
+	for _, fb := range fileBackends {
+		for _, merged := range []bool{false, true} {
+			name := fb.name + "/" + map[bool]string{false: "single", true: "merged"}[merged]
+			t.Run(name, func(t *testing.T) { testShortRead(t, f, fb.backend, merged) })
+		}
 	}
+}
+
+func testShortRead(t *testing.T, f *os.File, backend aio.Backend, merged bool) {
+	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	n := 1
+	if merged {
+		n = 3
+	}
+	wg.Add(n)
+	for p := range n {
+		off := int64(p) * page
+		if !merged {
+			off = page
+		}
+		r := &aio.Request{File: f, Offset: off, Buf: make([]byte, page),
+			Done: func(_ *aio.Request, err error) { errs[p] = err; wg.Done() }}
+		require.NoError(t, a.Submit(context.Background(), r))
+	}
+	a.Flush()
+	wg.Wait()
+	if merged {
+		require.NoError(t, errs[0], "the first page was read in full")
+		require.ErrorIs(t, errs[1], io.ErrUnexpectedEOF)
+		require.ErrorIs(t, errs[2], io.ErrUnexpectedEOF)
+		require.Equal(t, uint64(2), a.Stats().Failed)
+		require.Equal(t, uint64(2), a.Stats().Merges, "the three pages went as one I/O")
+	} else {
+		require.ErrorIs(t, errs[0], io.ErrUnexpectedEOF)
+		require.Equal(t, uint64(1), a.Stats().Failed)
+	}
+	requireBalanced(t, a.Stats())
 }
 
 // failing is a Backend whose every call fails.

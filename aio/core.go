@@ -64,6 +64,7 @@ type array struct {
 	perSeg   int // slots per segment
 	slotBase int // global slot number of local slot 0
 	slots    []slot
+	used     []uint64   // bit i set: local slot i reserved; bits past the end set
 	reserved int        // slots reserved (waiting or in progress)
 	deferred SegmentSet // WakeDeferred: segments that received requests since the last Flush
 	merge    mergeTable // scratch for Pick, guarded like the array
@@ -115,6 +116,10 @@ func NewCore(cfg Config) (*Core, error) {
 		a.slots = c.slots[a.slotBase : a.slotBase+a.n*a.perSeg]
 		if a.n > 0 {
 			a.merge.init(a.perSeg)
+			a.used = make([]uint64, (len(a.slots)+63)/64)
+			if tail := len(a.slots) % 64; tail != 0 {
+				a.used[len(a.used)-1] = ^uint64(0) << uint(tail)
+			}
 		}
 		for range a.n {
 			c.segArray[g] = id
@@ -134,6 +139,23 @@ func (c *Core) Segments() int { return len(c.segs) }
 
 // Slots returns the total number of slots; slot numbers are 0..Slots()-1.
 func (c *Core) Slots() int { return len(c.slots) }
+
+// findFree returns the first free local slot at or after start, wrapping to the
+// array's beginning: the result of InnoDB's linear scan, found a word of 64
+// slots at a time. The array must not be full.
+func (a *array) findFree(start int) int {
+	w := start >> 6
+	if free := ^a.used[w] & (^uint64(0) << (uint(start) & 63)); free != 0 {
+		return w<<6 + bits.TrailingZeros64(free)
+	}
+	for i := 1; i <= len(a.used); i++ {
+		k := (w + i) % len(a.used)
+		if free := ^a.used[k]; free != 0 {
+			return k<<6 + bits.TrailingZeros64(free)
+		}
+	}
+	return -1 // unreachable while reserved < len(slots)
+}
 
 // ArrayOf returns the array a request of this op and kind goes to, as os_aio
 // chooses between os_aio_ibuf_array, os_aio_log_array, os_aio_read_array and

@@ -12,12 +12,14 @@ import (
 type handlerScratch struct {
 	reqs []*Request
 	errs []error
-	buf  []byte // combined buffer of a merged batch, page aligned
+	bufs [][]byte // the requests' buffers, for a VectorBackend
+	buf  []byte   // combined buffer of a merged batch, page aligned
 }
 
 func (h *handlerScratch) init(limit int) {
 	h.reqs = make([]*Request, 0, limit)
 	h.errs = make([]error, limit)
+	h.bufs = make([][]byte, 0, limit)
 }
 
 // handle is the handler thread of global segment seg: the loop of
@@ -88,6 +90,9 @@ func (a *Array) handle(seg int) {
 // and is copied out; a merged write is copied in first, as InnoDB does with its
 // combined_buf. It returns the number of failed requests.
 func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
+	if vb, ok := a.backend.(VectorBackend); ok && len(reqs) > 1 {
+		return a.doVector(h, vb, b, reqs)
+	}
 	buf := reqs[0].Buf
 	if len(reqs) > 1 {
 		if int64(cap(h.buf)) < b.Length {
@@ -122,6 +127,35 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 			h.errs[i] = ioError(b.Op, r, err)
 		}
 		off = end
+	}
+	return failed
+}
+
+// doVector performs a merged batch with one vectored call into (or from) the
+// requests' own buffers.
+func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*Request) (failed int) {
+	bufs := h.bufs[:0]
+	for _, r := range reqs {
+		bufs = append(bufs, r.Buf)
+	}
+	var (
+		n   int
+		err error
+	)
+	if b.Op == Write {
+		n, err = vb.WritevAt(reqs[0].File, bufs, b.Offset)
+	} else {
+		n, err = vb.ReadvAt(reqs[0].File, bufs, b.Offset)
+	}
+	clear(bufs)
+	n = min(max(n, 0), int(b.Length))
+	off := 0
+	for i, r := range reqs {
+		off += len(r.Buf)
+		if off > n {
+			failed++
+			h.errs[i] = ioError(b.Op, r, err)
+		}
 	}
 	return failed
 }

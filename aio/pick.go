@@ -157,6 +157,8 @@ func (c *Core) Complete(seg int, failed int) (wasFull bool) {
 	wasFull = a.reserved == len(a.slots)
 	for _, g := range sg.batch {
 		c.slots[g] = slot{}
+		i := g - a.slotBase
+		a.used[i>>6] &^= 1 << (uint(i) & 63)
 	}
 	n := len(sg.batch)
 	failed = min(max(failed, 0), n)

@@ -76,13 +76,8 @@ func (c *Core) Reserve(r SlotRequest, now time.Duration) (Reservation, error) {
 		return res, ErrArrayFull
 	}
 	local := int((r.Offset >> (c.pageShift + 6)) % int64(a.n))
-	i := local * a.perSeg
-	for a.slots[i].reserved {
-		i++
-		if i == len(a.slots) {
-			i = 0
-		}
-	}
+	i := a.findFree(local * a.perSeg)
+	a.used[i>>6] |= 1 << (uint(i) & 63)
 	a.slots[i] = slot{
 		reserved: true,
 		hint:     r.Hint,

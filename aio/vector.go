@@ -1,0 +1,53 @@
+package aio
+
+// VectorBackend is a Backend that reads into, or writes from, several buffers
+// in one call at consecutive offsets, as preadv(2) and pwritev(2) do. The driver
+// uses it for a merged batch so the pages go straight to the requests' buffers,
+// where InnoDB copies through a combined buffer; a plain Backend still gets the
+// combined buffer. The contract is Backend's: fill every buffer or return an
+// error, with n the bytes transferred.
+type VectorBackend interface {
+	Backend
+	ReadvAt(f File, bufs [][]byte, off int64) (n int, err error)
+	WritevAt(f File, bufs [][]byte, off int64) (n int, err error)
+}
+
+var _ VectorBackend = FileBackend{}
+
+// ReadvAt reads into bufs, in order, from off: one preadv(2) per call on Linux
+// when f is an *os.File (repeated after a partial transfer), else a ReadAt per
+// buffer.
+func (FileBackend) ReadvAt(f File, bufs [][]byte, off int64) (int, error) {
+	return vectorIO(f, bufs, off, false)
+}
+
+// WritevAt writes bufs, in order, at off: pwritev(2) on Linux for an *os.File,
+// else a WriteAt per buffer.
+func (FileBackend) WritevAt(f File, bufs [][]byte, off int64) (int, error) {
+	return vectorIO(f, bufs, off, true)
+}
+
+// eachBuffer is the portable fallback: one ReadAt or WriteAt per buffer.
+func eachBuffer(f File, bufs [][]byte, off int64, write bool) (int, error) {
+	total := 0
+	for _, b := range bufs {
+		var (
+			n   int
+			err error
+		)
+		if write {
+			n, err = f.WriteAt(b, off)
+		} else {
+			n, err = f.ReadAt(b, off)
+		}
+		total += n
+		off += int64(n)
+		if err != nil {
+			return total, err
+		}
+		if n < len(b) {
+			return total, nil
+		}
+	}
+	return total, nil
+}
