@@ -207,11 +207,10 @@ func (c *client) run(ctx context.Context, nextPg *atomic.Int64) (int64, error) {
 		}
 		for s := 0; s <= siblings; s++ {
 			c.out.Add(1)
-			if err := c.arr.Submit(ctx, &c.reqs[s]); err != nil {
+			// The run's deadline ends the insert loop, not an I/O already
+			// decided on: submit without it.
+			if err := c.arr.Submit(context.Background(), &c.reqs[s]); err != nil {
 				c.out.Done()
-				if ctx.Err() != nil {
-					break
-				}
 				return inserted, err
 			}
 		}

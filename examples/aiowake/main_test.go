@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestInsertCountsRowsAndWakeups(t *testing.T) {
+	o := options{clients: 2, duration: 30 * time.Millisecond, pages: 256, dir: t.TempDir()}
+	f, err := os.CreateTemp(o.dir, "ibdata")
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, f.Truncate(o.pages*pageSize))
+	tests := []struct {
+		name   string
+		policy aio.WakePolicy
+	}{
+		{"wake-all wastes wakeups", aio.WakeAll},
+		{"targeted wakes only the segment with work", aio.WakeTargeted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := insert(o, f, aio.HandlerGoroutine, 4, tt.policy)
+			require.NoError(t, err)
+			require.Positive(t, r.rowsPerSec)
+			st := r.stats
+			require.Positive(t, st.Submitted)
+			require.Equal(t, st.Submitted, st.Completed, "every split's I/O completed")
+			if tt.policy == aio.WakeAll {
+				require.Equal(t, 10*st.Submitted, st.Signals, "4+4 handlers plus ibuf and log: 10 per request")
+			} else {
+				require.Equal(t, st.Submitted, st.Signals)
+			}
+		})
+	}
+}
+
+func TestRunPrintsEveryConfiguration(t *testing.T) {
+	require.NoError(t, run(options{clients: 1, duration: 10 * time.Millisecond, pages: 128, dir: t.TempDir()}))
+	require.Error(t, run(options{clients: 0, duration: time.Second, pages: 128}))
+}
