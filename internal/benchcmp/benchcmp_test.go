@@ -88,7 +88,7 @@ func TestCompareSameEnvironment(t *testing.T) {
 func TestCompareFutexShareLowerIsBetter(t *testing.T) {
 	old := "BenchmarkX-2 1 100 ns/op 10 futex-share\n"
 	new := "BenchmarkX-2 1 100 ns/op 50 futex-share\n"
-	r, err := Compare(mustParse(t, strings.Repeat(old, 8)), mustParse(t, strings.Repeat(new, 8)))
+	r, err := Compare(mustParse(t, "old.txt", strings.Repeat(old, 8)), mustParse(t, "new.txt", strings.Repeat(new, 8)))
 	require.NoError(t, err)
 	got := map[string]Verdict{}
 	for _, c := range r.Changes {
@@ -98,28 +98,28 @@ func TestCompareFutexShareLowerIsBetter(t *testing.T) {
 }
 
 func TestCompareUnknownUnitIsChangedNotRegression(t *testing.T) {
-	r, err := Compare(mustParse(t, strings.Repeat("BenchmarkX 1 5 widgets\n", 8)),
-		mustParse(t, strings.Repeat("BenchmarkX 1 9 widgets\n", 8)))
+	r, err := Compare(mustParse(t, "old.txt", strings.Repeat("BenchmarkX 1 5 widgets\n", 8)),
+		mustParse(t, "new.txt", strings.Repeat("BenchmarkX 1 9 widgets\n", 8)))
 	require.NoError(t, err)
 	require.Equal(t, Changed, r.Verdict)
 }
 
 func TestCompareMissingEnvironmentKeyDiffers(t *testing.T) {
-	r, err := Compare(mustParse(t, "kernel: 6.1\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "BenchmarkX 1 5 ns/op\n"))
+	r, err := Compare(mustParse(t, "old.txt", "kernel: 6.1\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "new.txt", "BenchmarkX 1 5 ns/op\n"))
 	require.NoError(t, err)
 	require.Equal(t, []EnvDiff{{Key: "kernel", Old: []string{"6.1"}}}, r.EnvDiffs)
 	require.Equal(t, NotJudged, r.Verdict)
 }
 
 func TestCompareIgnoresNonEnvironmentKeys(t *testing.T) {
-	r, err := Compare(mustParse(t, "commit: aaa\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "commit: bbb\nBenchmarkX 1 5 ns/op\n"))
+	r, err := Compare(mustParse(t, "old.txt", "commit: aaa\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "new.txt", "commit: bbb\nBenchmarkX 1 5 ns/op\n"))
 	require.NoError(t, err)
 	require.Empty(t, r.EnvDiffs)
 	require.Equal(t, NoChange, r.Verdict)
 }
 
 func TestCompareListsOneSidedBenchmarks(t *testing.T) {
-	r, err := Compare(mustParse(t, "BenchmarkA 1 5 ns/op\nBenchmarkB 1 5 ns/op\n"), mustParse(t, "BenchmarkB 1 5 ns/op\nBenchmarkC 1 5 ns/op\n"))
+	r, err := Compare(mustParse(t, "old.txt", "BenchmarkA 1 5 ns/op\nBenchmarkB 1 5 ns/op\n"), mustParse(t, "new.txt", "BenchmarkB 1 5 ns/op\nBenchmarkC 1 5 ns/op\n"))
 	require.NoError(t, err)
 	require.Equal(t, []Key{{Name: "A"}}, r.OnlyOld)
 	require.Equal(t, []Key{{Name: "C"}}, r.OnlyNew)
@@ -127,26 +127,17 @@ func TestCompareListsOneSidedBenchmarks(t *testing.T) {
 }
 
 func TestCompareUnitsDifferBetweenFiles(t *testing.T) {
-	_, err := Compare(mustParse(t, "x: 1\nBenchmarkA 1 5 ns/op\n"), mustParse(t, "\n\nBenchmarkA 1 5 MB/s\n"))
+	_, err := Compare(mustParse(t, "old.txt", "x: 1\nBenchmarkA 1 5 ns/op\n"), mustParse(t, "new.txt", "\n\nBenchmarkA 1 5 MB/s\n"))
 	require.ErrorIs(t, err, ErrUnitMismatch)
 	require.Contains(t, err.Error(), "old.txt:2 and new.txt:3")
 }
 
-func mustParse(t *testing.T, s string) *File {
+func mustParse(t *testing.T, name, s string) *File {
 	t.Helper()
-	name := "old.txt"
-	if t.Name() != "" && parsedOld[t.Name()] {
-		name = "new.txt"
-	}
-	parsedOld[t.Name()] = true
 	f, err := Parse(strings.NewReader(s), name)
 	require.NoError(t, err)
 	return f
 }
-
-// parsedOld makes mustParse name the first file of a test old.txt and the second
-// new.txt. It is touched only by the sequential tests above.
-var parsedOld = map[string]bool{}
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
@@ -164,6 +155,7 @@ func TestParseErrors(t *testing.T) {
 		{"not a number", "BenchmarkA 1 five ns/op\n", ErrMalformed, "in.txt:1:"},
 		{"NaN", "BenchmarkA 1 NaN ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: NaN"},
 		{"truncated last line", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/o", ErrMalformed, "in.txt:2: malformed benchmark line: truncated"},
+		{"a unit twice on one line", "BenchmarkA 1 5 ns/op 6 ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: unit sec/op twice"},
 		{"units change within a file", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/op 3 B/op\n", ErrUnitMismatch,
 			"in.txt:2: benchmark units differ: A reports sec/op, B/op here but sec/op at line 1"},
 	}
@@ -175,6 +167,15 @@ func TestParseErrors(t *testing.T) {
 			require.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
+}
+
+// benchfmt tidies 5 ns/op to sec/op but leaves 0 ns/op as it is; both must land
+// in one unit.
+func TestParseTidiesZeroValues(t *testing.T) {
+	f, err := Parse(strings.NewReader("BenchmarkA 1 0 ns/op\nBenchmarkA 1 5 ns/op\n"), "in.txt")
+	require.NoError(t, err)
+	require.Equal(t, []string{"sec/op"}, f.Benchmarks[0].Units)
+	require.InDeltaSlice(t, []float64{0, 5e-9}, f.Benchmarks[0].Value["sec/op"], 1e-15)
 }
 
 func TestParseGroupsByPackageAndName(t *testing.T) {

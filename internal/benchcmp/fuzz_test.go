@@ -30,6 +30,7 @@ func FuzzParse(f *testing.F) {
 		"BenchmarkA\nBenchmarkA 1 5 ns/op",
 		"BenchmarkA 1 1e309 ns/op\n",
 		"pkg: x\nBenchmarkA/sub=1-8 1 -5 ns/op\n",
+		"BenchmarkA 1 0 ns/op\nBenchmarkA 1 5 ns/op\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
 
 	"github.com/innosim/innosim/internal/benchenv"
 )
@@ -143,11 +144,20 @@ func (f *File) add(res *benchfmt.Result, byKey map[Key]*Series, env map[string]m
 		return fmt.Errorf("%s:%d: %w: iteration count %d, want > 0", f.Name, line, ErrMalformed, res.Iters)
 	}
 	units := make([]string, len(res.Values))
+	values := make([]float64, len(res.Values))
 	for i, v := range res.Values {
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 			return fmt.Errorf("%s:%d: %w: %v %s is not a finite measurement", f.Name, line, ErrMalformed, v.Value, v.Unit)
 		}
-		units[i] = v.Unit
+		// benchfmt leaves a value untidied when tidying does not change it (0
+		// ns/op stays ns/op while 5 ns/op becomes sec/op); tidy every value so that
+		// one benchmark's lines agree on their units.
+		values[i], units[i] = benchunit.Tidy(v.Value, v.Unit)
+		for _, u := range units[:i] {
+			if u == units[i] {
+				return fmt.Errorf("%s:%d: %w: unit %s twice", f.Name, line, ErrMalformed, u)
+			}
+		}
 	}
 	for _, c := range res.Config {
 		if !c.File || !benchenv.IsEnvironmentKey(c.Key) {
@@ -168,8 +178,8 @@ func (f *File) add(res *benchfmt.Result, byKey map[Key]*Series, env map[string]m
 		return fmt.Errorf("%s:%d: %w: %s reports %s here but %s at line %d", f.Name, line, ErrUnitMismatch,
 			k, strings.Join(units, ", "), strings.Join(s.Units, ", "), s.Line)
 	}
-	for _, v := range res.Values {
-		s.Value[v.Unit] = append(s.Value[v.Unit], v.Value)
+	for i, u := range units {
+		s.Value[u] = append(s.Value[u], values[i])
 	}
 	return nil
 }
