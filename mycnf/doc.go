@@ -59,6 +59,15 @@
 // include files at all, so tests and fuzzing never touch the disk; ParseFS reads
 // from any fs.FS, ParseFile from the operating system.
 //
+// # From a file to the other packages
+//
+//	f, err := mycnf.ParseFile("/etc/mysql/my.cnf")
+//	s, err := f.Settings()                        // [mysqld] and [server]
+//	err = s.Set("innodb_thread_concurrency", "8") // vary one option, as a command line does
+//	ac, err := s.AIOConfig()                      // aio.Config: segments, page size
+//	cc, err := s.ConcurrencyConfig()              // concurrency.Config: limit, tickets, sleep delays
+//	pc := s.PrioConfig()                          // prio.Config: legacy priorities or off
+//
 // # Names, defaults and sources
 //
 // Settings fields are named for the InnoDB variables (ReadIOThreads is

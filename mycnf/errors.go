@@ -5,9 +5,11 @@ import (
 	"strconv"
 )
 
-// Sentinel errors. Every error the package returns wraps exactly one of them (an
-// include that fails to open also wraps the fs error, e.g. fs.ErrNotExist), so a
-// caller can tell a typo from a missing file from a hostile input with errors.Is.
+// Sentinel errors. Every error the package returns wraps one of them, so that a
+// caller can tell a typo from a missing file from a hostile input with
+// errors.Is; an include that fails to open also wraps the fs error (e.g.
+// fs.ErrNotExist). The exception is a top file that cannot be opened or read:
+// that *Error wraps only the fs or io error.
 var (
 	// ErrInvalidConfig reports a value outside the range MySQL allows, a value
 	// of the wrong type for its key (a word where a number belongs), or a Reader

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -53,7 +54,11 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 		return nil, &Error{at, err}
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, p.lim.MaxFileSize+1))
+	limit := p.lim.MaxFileSize
+	if limit < math.MaxInt64 {
+		limit++ // one byte more than allowed, to tell "at the limit" from "over it"
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, limit))
 	if err != nil {
 		return nil, &Error{at, err}
 	}

@@ -2,6 +2,7 @@ package mycnf
 
 import (
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -56,6 +57,9 @@ func TestReaderAcceptsInputAtItsLimits(t *testing.T) {
 	in := "[mysqld]\na=1\n"
 	_, err = Reader{MaxFileSize: int64(len(in)), MaxTotalSize: int64(len(in))}.Parse(strings.NewReader(in), "ok.cnf")
 	assert.NoError(t, err, "a file exactly at the size limits")
+
+	_, err = Reader{MaxFileSize: math.MaxInt64, MaxTotalSize: math.MaxInt64}.Parse(strings.NewReader(in), "ok.cnf")
+	assert.NoError(t, err, "the largest limits do not overflow")
 }
 
 func TestReaderRejectsNegativeLimits(t *testing.T) {
