@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"testing"
@@ -22,14 +23,27 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
-		if _, err := benchenv.Current().WriteTo(os.Stdout); err != nil {
+		if err := writeHeader(os.Stdout); err != nil {
 			// A benchmark run without its fingerprint is the failure this file
 			// exists to prevent: stop rather than print anonymous results.
-			os.Stderr.WriteString(err.Error() + "\n")
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// writeHeader writes what precedes the results: the fingerprint lines, then the
+// unit metadata line that tells benchstat and internal/benchcmp that a lower
+// futex-share is better (benchfmt's "Unit UNIT key=value" syntax).
+func writeHeader(w io.Writer) error {
+	if _, err := benchenv.Current().WriteTo(w); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "Unit %s better=lower\n", futexShareUnit); err != nil {
+		return fmt.Errorf("write unit metadata: %w", err)
+	}
+	return nil
 }
 
 // futexShareUnit is the unit of the metric reportFutexShare adds: the percentage of
