@@ -10,10 +10,11 @@ import (
 	"github.com/innosim/innosim/concurrency"
 )
 
-// burstIters is the length of the CPU burst a thread spends inside the gate: 160
-// rounds of xorshift, about 1 µs on the 2-core development machine. A small burst
+// burstIters is the length of the CPU burst a thread spends inside the gate: 450
+// rounds of xorshift, about 1 µs on the idle 2-core development machine (AMD
+// EPYC; 160 rounds measured 350 ns there). A small burst
 // is study B's condition: the gate's own cost is then a large share of the work.
-const burstIters = 160
+const burstIters = 450
 
 // burst spends about 1 µs of CPU and returns x scrambled, so it cannot be
 // optimised away.

@@ -40,7 +40,7 @@ func run(args []string, out io.Writer) error {
 	clients := fs.String("clients", "1,4,16", "comma-separated client goroutine counts (table rows)")
 	limits := fs.String("limits", "2,8", "comma-separated concurrency limits, 1..1000 (table columns)")
 	duration := fs.Duration("duration", 100*time.Millisecond, "how long each cell runs")
-	burst := fs.Int("burst", 160, "xorshift rounds of CPU work inside the gate per statement (160 ≈ 1 µs)")
+	burst := fs.Int("burst", 450, "xorshift rounds of CPU work inside the gate per statement (450 ≈ 1 µs)")
 	policies := fs.String("policies", "unlimited,queue,atomic,semaphore,handoff", "comma-separated policies")
 	if err := fs.Parse(args); err != nil {
 		return err
