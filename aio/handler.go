@@ -10,22 +10,44 @@ import (
 // handlerScratch is one handler's memory, reused for every batch so the loop
 // does not allocate once the combined buffer has grown to its largest batch.
 type handlerScratch struct {
-	reqs []*Request
-	errs []error
-	bufs [][]byte // the requests' buffers, for a VectorBackend
-	buf  []byte   // combined buffer of a merged batch, page aligned
+	reqs []*Request // the batch being done
+	errs []error    // its requests' errors, by position
+	// done and doneErrs hold the last batch's requests until their
+	// completions are delivered (see handle).
+	done     []*Request
+	doneErrs []error
+	bufs     [][]byte // the requests' buffers, for a VectorBackend
+	buf      []byte   // combined buffer of a merged batch, page aligned
 }
 
 func (h *handlerScratch) init(limit int) {
 	h.reqs = make([]*Request, 0, limit)
 	h.errs = make([]error, limit)
+	h.done = make([]*Request, 0, limit)
+	h.doneErrs = make([]error, limit)
 	h.bufs = make([][]byte, 0, limit)
+}
+
+// deliver calls Done for the last completed batch, once each.
+func (h *handlerScratch) deliver() {
+	for i, r := range h.done {
+		err := h.doneErrs[i]
+		h.done[i], h.doneErrs[i] = nil, nil
+		r.Done(r, err)
+	}
+	h.done = h.done[:0]
 }
 
 // handle is the handler thread of global segment seg: the loop of
 // fil_aio_wait → os_aio_simulated_handle. In HandlerFutex mode it runs on its
 // own locked OS thread and never unlocks it, so the thread ends with the
 // goroutine and none is left behind.
+//
+// After an I/O the handler retakes the array mutex once to complete the batch
+// and pick the next, and delivers the finished batch's completions after
+// releasing it: right before the next I/O, or right before it sleeps. The
+// second case matters for latency: a submitter woken by Done then finds this
+// handler parking, not still busy, as with a plain worker goroutine.
 func (a *Array) handle(seg int) {
 	defer a.handlers.Done()
 	if a.cfg.Handlers == HandlerFutex {
@@ -36,8 +58,8 @@ func (a *Array) handle(seg int) {
 	ev := a.events[seg]
 	h := &a.work[seg]
 	woken := false
+	mu.Lock()
 	for {
-		mu.Lock()
 		var now time.Duration // read the clock only when Pick will look at ages
 		if a.core.Waiting(seg) > 0 {
 			now = a.now()
@@ -47,6 +69,7 @@ func (a *Array) handle(seg int) {
 		if !ok {
 			if a.closed[id] && a.core.Waiting(seg) == 0 {
 				mu.Unlock()
+				h.deliver()
 				return
 			}
 			// Reset under the array mutex, after finding nothing: a submitter
@@ -54,8 +77,10 @@ func (a *Array) handle(seg int) {
 			// Set lands after this Reset and the Wait below sees it.
 			c := ev.Reset()
 			mu.Unlock()
+			h.deliver()
 			ev.Wait(c)
 			woken = true
+			mu.Lock()
 			continue
 		}
 		reqs := h.reqs[:0]
@@ -64,23 +89,18 @@ func (a *Array) handle(seg int) {
 			a.reqs[s] = nil
 		}
 		mu.Unlock()
+		h.deliver()
 
 		failed := a.do(h, b, reqs)
+		h.reqs, h.done = h.done, reqs
+		h.errs, h.doneErrs = h.doneErrs, h.errs
 
 		mu.Lock()
-		var notFull chan struct{}
 		if a.core.Complete(seg, failed) {
-			notFull = a.notFull[id]
+			// os_event_set(array->not_full): every waiter retries. Closing a
+			// channel never blocks, so it is done under the mutex.
+			close(a.notFull[id])
 			a.notFull[id] = make(chan struct{})
-		}
-		mu.Unlock()
-		if notFull != nil {
-			close(notFull) // os_event_set(array->not_full): every waiter retries
-		}
-		for i, r := range reqs {
-			err := h.errs[i]
-			h.errs[i], reqs[i] = nil, nil
-			r.Done(r, err)
 		}
 	}
 }
