@@ -36,6 +36,8 @@
 //	           parked waiters (no polling sleep), each exit handing its seat to
 //	           exactly one waiter, a high and a low class with MariaDB's kickup,
 //	           and a limit that can change at run time.
+//	Adaptive   Handoff with its limit found online by an AIMD controller from
+//	           the time threads spend inside (Netflix concurrency-limits' idea).
 //
 // Study B (../shared/reference) is the reason for the last one: with a short
 // burst inside the engine, the 5.5 gate's mutex — taken on every enter and exit —

@@ -171,3 +171,31 @@ func ExampleHandoffCore() {
 	// handed-off true
 	// 1 true
 }
+
+// The AIMD controller by hand: +1 per window within tolerance of the best mean
+// time inside, ×0.9 above it.
+func ExampleAIMD() {
+	a, _ := concurrency.NewAIMD(concurrency.AIMDConfig{Initial: 10, Window: 1})
+	for _, inside := range []time.Duration{100, 120, 140, 300, 300, 110} {
+		lim, _ := a.Observe(inside * time.Microsecond)
+		fmt.Print(lim, " ")
+	}
+	fmt.Println()
+	// Output:
+	// 11 12 13 11 9 10
+}
+
+// An adaptive gate starts at the controller's initial limit and moves it as
+// rounds report their time inside.
+func ExampleNewAdaptive() {
+	g, err := concurrency.NewAdaptive(concurrency.DefaultConfig(0), concurrency.AIMDConfig{Initial: 4, Max: 64})
+	if err != nil {
+		panic(err)
+	}
+	t := &concurrency.Thread{}
+	_ = g.Enter(context.Background(), t)
+	g.ForceExit(t)
+	fmt.Println(g.Limit())
+	// Output:
+	// 4
+}

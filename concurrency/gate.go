@@ -48,13 +48,14 @@ const (
 	PolicyAtomic                  // MySQL 5.6–8.0's atomics + adaptive sleep
 	PolicySemaphore               // golang.org/x/sync/semaphore
 	PolicyHandoff                 // innosim's lock-free handoff gate
+	PolicyAdaptive                // Handoff with its limit found online (AIMD)
 )
 
-var policyNames = [...]string{"unlimited", "queue", "atomic", "semaphore", "handoff"}
+var policyNames = [...]string{"unlimited", "queue", "atomic", "semaphore", "handoff", "adaptive"}
 
 // Policies lists every policy, for sweeps.
 func Policies() []Policy {
-	return []Policy{PolicyUnlimited, PolicyQueue, PolicyAtomic, PolicySemaphore, PolicyHandoff}
+	return []Policy{PolicyUnlimited, PolicyQueue, PolicyAtomic, PolicySemaphore, PolicyHandoff, PolicyAdaptive}
 }
 
 // String returns the policy's name as the benchmarks spell it ("queue", ...).
@@ -66,7 +67,7 @@ func (p Policy) String() string {
 }
 
 // ParsePolicy returns the policy named s ("unlimited", "queue", "atomic",
-// "semaphore", "handoff"); the error wraps ErrInvalidConfig.
+// "semaphore", "handoff", "adaptive"); the error wraps ErrInvalidConfig.
 func ParsePolicy(s string) (Policy, error) {
 	for i, n := range policyNames {
 		if n == s {
@@ -77,7 +78,9 @@ func ParsePolicy(s string) (Policy, error) {
 }
 
 // New returns a gate of policy p configured by cfg. PolicyUnlimited ignores cfg
-// (its limit is always 0). The error wraps ErrInvalidConfig.
+// (its limit is always 0). PolicyAdaptive takes cfg.Limit as the largest limit
+// it may choose (0: 1000) and AIMD defaults otherwise (NewAdaptive sets them
+// all). The error wraps ErrInvalidConfig.
 func New(p Policy, cfg Config) (Gate, error) {
 	switch p {
 	case PolicyUnlimited:
@@ -90,6 +93,11 @@ func New(p Policy, cfg Config) (Gate, error) {
 		return NewSemaphore(cfg)
 	case PolicyHandoff:
 		return NewHandoff(cfg)
+	case PolicyAdaptive:
+		if _, err := cfg.validate(); err != nil {
+			return nil, err
+		}
+		return NewAdaptive(cfg, AIMDConfig{Max: cfg.Limit})
 	}
 	return nil, fmt.Errorf("concurrency: policy %d, want 0..%d: %w", p, len(policyNames)-1, ErrInvalidConfig)
 }

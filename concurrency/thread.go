@@ -34,6 +34,7 @@ type Thread struct {
 	sleeps   uint32        // sleeps in this enter (Atomic's n_sleeps)
 	waiting  bool          // counted in the policy's waiting count for this enter
 	since    time.Duration // when this enter began to wait (policy clock)
+	entered  time.Duration // when the current round inside began (Adaptive)
 
 	// wait-queue links (Queue, Handoff); list is nil when not queued.
 	next, prev *Thread

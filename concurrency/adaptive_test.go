@@ -1,0 +1,54 @@
+package concurrency
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAdaptiveCutsTheLimitWhenInsideGetsSlower: the work inside takes longer the
+// more threads are inside (200 µs per thread inside), so the controller, started
+// at 1 with room up to 16, must keep the limit low.
+func TestAdaptiveCutsTheLimitWhenInsideGetsSlower(t *testing.T) {
+	g, err := NewAdaptive(Config{Tickets: 1}, AIMDConfig{Max: 16, Window: 8})
+	require.NoError(t, err)
+	var inside atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			th := &Thread{}
+			for i := 0; i < 40; i++ {
+				if !assert.NoError(t, g.Enter(context.Background(), th)) {
+					return
+				}
+				n := inside.Add(1)
+				time.Sleep(time.Duration(n) * 200 * time.Microsecond)
+				inside.Add(-1)
+				g.ForceExit(th)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, g.Limit(), 8, "the limit stays well under the 16 allowed")
+	assert.GreaterOrEqual(t, g.Limit(), 1)
+	s := g.Stats()
+	assert.Equal(t, int64(0), s.Inside)
+	assert.Equal(t, uint64(640), s.Enters+s.TicketEnters)
+	checkBalance(t, s)
+	assert.ErrorIs(t, g.SetLimit(g.Limit()+1), errors.ErrUnsupported)
+}
+
+func TestNewAdaptiveRejectsBadConfig(t *testing.T) {
+	_, err := NewAdaptive(Config{Tickets: -1}, AIMDConfig{})
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = NewAdaptive(Config{}, AIMDConfig{Min: 2000})
+	assert.ErrorContains(t, err, "AIMD Min = 2000, want 1..1000")
+}
