@@ -16,8 +16,10 @@
 // (golang.org/design/14313-benchmark-format, as read by golang.org/x/perf/benchfmt):
 // "key: value", the key starting with a lower-case letter and holding no space or
 // upper-case letter. The standard keys goos, goarch and cpu keep their names and
-// meaning (go test prints them itself; ours agree with its values, so the repeat is
-// harmless). The rest:
+// meaning. go test prints them again after ours, just before the first result; a
+// configuration line holds until the next line with its key, so where go test's
+// cpu name differs from /proc/cpuinfo's (it asks the CPU itself), go test's is what
+// the results carry, and the two never both apply. The rest:
 //
 //	goversion      runtime.Version(), e.g. go1.26.8
 //	gomaxprocs     runtime.GOMAXPROCS(0) when taken

@@ -2,6 +2,8 @@ package benchenv
 
 import (
 	"bytes"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -166,4 +168,14 @@ func TestCurrentRuntimeMatchesProcess(t *testing.T) {
 	require.Positive(t, rt.GOMAXPROCS)
 	require.True(t, strings.HasPrefix(rt.GoVersion, "go") || strings.HasPrefix(rt.GoVersion, "devel"))
 	require.Contains(t, rt.GODEBUG, "madvdontneed=1")
+}
+
+func TestCurrentOnLinuxKnowsTheKernel(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	f := Current()
+	require.NotEqual(t, Unknown, f.Get(KeyKernel))
+	require.NotEqual(t, Unknown, f.Get(KeyCPUs))
+	require.Equal(t, fmt.Sprint(runtime.GOMAXPROCS(0)), f.Get(KeyGOMAXPROCS))
 }

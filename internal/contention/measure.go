@@ -12,7 +12,7 @@ import (
 // ErrProfilerBusy is returned by Measure and Profile when a CPU profile is already
 // running in this process (go test -cpuprofile, net/http/pprof, another Measure):
 // runtime/pprof allows one at a time.
-var ErrProfilerBusy = errors.New("contention: CPU profiler already in use (is go test -cpuprofile on?)")
+var ErrProfilerBusy = errors.New("contention: CPU profiler already in use")
 
 // Profile runs f under the CPU profiler and returns the parsed profile. The profile
 // covers the whole process while f runs, not only f's goroutine, which is what a
@@ -22,7 +22,8 @@ var ErrProfilerBusy = errors.New("contention: CPU profiler already in use (is go
 func Profile(f func()) (*profile.Profile, error) {
 	var buf bytes.Buffer
 	if err := pprof.StartCPUProfile(&buf); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProfilerBusy, err)
+		// runtime/pprof's only error here is "cpu profiling already in use".
+		return nil, fmt.Errorf("%w (by go test -cpuprofile, net/http/pprof or another Measure): %v", ErrProfilerBusy, err)
 	}
 	func() {
 		defer pprof.StopCPUProfile()
