@@ -46,6 +46,15 @@
 // for up to a sleep delay whenever one comes free. Handoff keeps both good
 // halves: no lock on the fast path, and no seat left empty while someone waits.
 //
+// Handoff's strict FIFO has a price worth knowing: when a seat is handed to a
+// waiter that is runnable but not yet running, the seat is idle until the
+// scheduler runs it, and a newcomer that finds the queue non-empty must queue too.
+// With many more threads than cores and the gate full, every enter then costs a
+// park and a wake (a convoy), as it does for x/sync/semaphore and a buffered
+// channel. sync.Mutex avoids convoys by letting newcomers barge, trading away
+// the fairness that an admission gate exists to give; Handoff keeps the
+// fairness, and keeps the uncontended path lock-free.
+//
 // # Cores and drivers
 //
 // Each policy but Unlimited and Semaphore is written once as a Core: a
