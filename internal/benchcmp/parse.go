@@ -35,6 +35,7 @@ type Key struct {
 	Name string
 }
 
+// String returns "pkg.Name", or Name alone when there is no package.
 func (k Key) String() string {
 	if k.Pkg == "" {
 		return k.Name

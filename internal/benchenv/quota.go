@@ -61,6 +61,7 @@ type limit struct{ quota, period int64 }
 
 func (l limit) cpus() float64 { return float64(l.quota) / float64(l.period) }
 
+// String formats the limit as the cpu-quota value: "none" or "N cpus (Q/P us)".
 func (l limit) String() string {
 	if l.quota < 0 {
 		return "none"
