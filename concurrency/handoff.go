@@ -40,10 +40,15 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 	if g.core.enterSlow(t, g.clock.now()).Verdict == Admitted {
 		return nil
 	}
+	done := ctx.Done()
+	if done == nil { // cannot be canceled: a plain receive is cheaper than select
+		<-ch
+		return nil
+	}
 	select {
 	case <-ch:
 		return nil
-	case <-ctx.Done():
+	case <-done:
 		r := g.core.Cancel(t, g.clock.now())
 		if r.Outcome != Withdrawn {
 			<-ch // a seat was handed to t first: take the wake, pass the seat on
