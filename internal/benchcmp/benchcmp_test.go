@@ -3,6 +3,7 @@ package benchcmp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,4 +223,21 @@ func TestRun(t *testing.T) {
 			require.Contains(t, out.String(), tt.wantOut)
 		})
 	}
+}
+
+// Two outliers in the old run leave the U test significant but the medians'
+// intervals overlapping: not enough to call a change.
+func TestCompareSignificantPButOverlappingIntervalIsNoChange(t *testing.T) {
+	var old, new strings.Builder
+	for i, v := range []int{1, 2, 3, 4, 5, 6, 7, 8, 1000, 1001} {
+		fmt.Fprintf(&old, "BenchmarkA 1 %d ns/op\n", v)
+		fmt.Fprintf(&new, "BenchmarkA 1 %d ns/op\n", 9+i)
+	}
+	r, err := Compare(mustParse(t, "old.txt", old.String()), mustParse(t, "new.txt", new.String()))
+	require.NoError(t, err)
+	require.Len(t, r.Changes, 1)
+	c := r.Changes[0]
+	require.Less(t, c.P, Alpha, "the case needs a significant U test")
+	require.True(t, c.Lo <= 1 && 1 <= c.Hi, "the case needs an interval holding no change: [%v, %v]", c.Lo, c.Hi)
+	require.Equal(t, NoChange, c.Verdict)
 }

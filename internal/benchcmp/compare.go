@@ -19,8 +19,11 @@ const Confidence = 0.95
 // Verdict is the judgement on one benchmark-and-unit or on the whole comparison.
 type Verdict string
 
-// Verdicts. Regression and Improvement need p < Alpha and a unit whose better
-// direction is known; NotJudged is every verdict when the environments differ.
+// Verdicts. Regression, Improvement and Changed need p < Alpha and a change
+// interval that excludes no change (so at least 6 samples a side, below which the
+// medians' 95% intervals are unbounded); Regression and Improvement also need a
+// unit whose better direction is known. NotJudged is every verdict when the
+// environments differ.
 const (
 	Regression  Verdict = "regression"
 	Improvement Verdict = "improvement"
@@ -102,7 +105,10 @@ func Compare(old, new *File) (*Report, error) {
 			switch {
 			case !judge:
 				c.Verdict = NotJudged
-			case c.P >= cmp.Alpha || c.Ratio == 1:
+			case c.P >= cmp.Alpha || c.Ratio == 1 || (c.Lo <= 1 && 1 <= c.Hi):
+				// Both tests must agree: a p-value below Alpha whose medians'
+				// intervals still overlap "no change" is the noise of a busy
+				// machine more often than a change in the code.
 				c.Verdict = NoChange
 			default:
 				c.Verdict = direction(old.better(unit), c.Ratio)

@@ -19,7 +19,10 @@
 // Mann-Whitney U test (golang.org/x/perf/benchmath, AssumeNothing, unless a Unit
 // metadata line says assume=exact), at alpha 0.05. The change's interval is
 // derived from the two medians' intervals, [newLo/oldHi, newHi/oldLo] - 1, which
-// is conservative: it holds whenever both medians' intervals do. Whether higher or
+// is conservative: it holds whenever both medians' intervals do. A change is
+// significant only when p < alpha and that interval excludes no change: on a
+// shared machine the U test alone flags load drift between two runs, which the
+// interval, wider by construction, does not. Whether higher or
 // lower is better comes from Unit metadata (better=higher|lower), else benchfmt's
 // defaults (sec/op, B/op, allocs/op lower; B/s higher) and futex-share (lower);
 // a significant change in a unit of unknown direction is "changed", never a
