@@ -14,7 +14,7 @@ type Costs struct {
 	FutexRoundTrip      Measurement // wake a locked thread on a futex.Event and be woken back
 	Syscall             Measurement // one getppid(2)
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
-	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock
+	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
 }
 
 // probe runs rounds operations and returns the cost of one in nanoseconds.

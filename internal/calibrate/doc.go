@@ -35,6 +35,7 @@
 //	                     a write, a wake-up, a switch to the reader
 //	MutexHandoff         one Lock/Unlock of a sync.Mutex shared by 2×GOMAXPROCS
 //	                     goroutines with an empty critical section, per acquisition
+//	                     (100× Rounds acquisitions each, so that they overlap)
 //
 // Physics orders some of them on any machine: a system call is cheaper than a pipe
 // round trip, which is at least two system calls and a wake-up; the tests check
