@@ -241,3 +241,32 @@ func TestCompareSignificantPButOverlappingIntervalIsNoChange(t *testing.T) {
 	require.True(t, c.Lo <= 1 && 1 <= c.Hi, "the case needs an interval holding no change: [%v, %v]", c.Lo, c.Hi)
 	require.Equal(t, NoChange, c.Verdict)
 }
+
+func TestCompareNamesEveryDifferingEnvironmentKey(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+		wantKeys []string
+	}{
+		{"a mitigation changed", "vuln-spectre_v2: Mitigation: Retpolines\n", "vuln-spectre_v2: Mitigation: Enhanced IBRS\n", []string{"vuln-spectre_v2"}},
+		{"fewer cores and a quota", "gomaxprocs: 8\ncpu-quota: none\n", "gomaxprocs: 2\ncpu-quota: 2 cpus (200000/100000 us)\n", []string{"cpu-quota", "gomaxprocs"}},
+		{"a GODEBUG setting", "godebug: none\n", "godebug: asyncpreemptoff=1\n", []string{"godebug"}},
+		{"same environment, different commit", "commit: a\nkernel: 6.1\n", "commit: b\nkernel: 6.1\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Compare(mustParse(t, "old.txt", tt.old+"BenchmarkA 1 5 ns/op\n"), mustParse(t, "new.txt", tt.new+"BenchmarkA 1 5 ns/op\n"))
+			require.NoError(t, err)
+			var keys []string
+			for _, d := range r.EnvDiffs {
+				keys = append(keys, d.Key)
+			}
+			require.Equal(t, tt.wantKeys, keys)
+			if tt.wantKeys != nil {
+				require.Equal(t, NotJudged, r.Verdict)
+			} else {
+				require.Equal(t, NoChange, r.Verdict)
+			}
+		})
+	}
+}
