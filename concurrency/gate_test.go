@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -355,4 +356,45 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	p, err := ParsePolicy("handoff")
 	require.NoError(t, err)
 	assert.Equal(t, PolicyHandoff, p)
+}
+
+// TestHandoffAllocatesNothing: neither the fast path nor a wait allocates (the
+// parking channel is made once per Thread, before this loop).
+func TestHandoffAllocatesNothing(t *testing.T) {
+	g, err := NewHandoff(Config{Limit: 1})
+	require.NoError(t, err)
+	ctx := context.Background()
+	a := &Thread{}
+	fast := testing.AllocsPerRun(1000, func() {
+		_ = g.Enter(ctx, a)
+		g.ForceExit(a)
+	})
+	assert.Zero(t, fast, "uncontended enter and exit")
+
+	// Ping-pong the one seat between two goroutines that yield while inside, so
+	// that every enter waits and every exit hands off. AllocsPerRun runs with
+	// GOMAXPROCS 1, which makes the alternation strict; it counts b's
+	// allocations too.
+	b := &Thread{}
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			_ = g.Enter(ctx, b)
+			runtime.Gosched()
+			g.ForceExit(b)
+		}
+	}()
+	waited := testing.AllocsPerRun(200, func() {
+		_ = g.Enter(ctx, a)
+		runtime.Gosched()
+		g.ForceExit(a)
+	})
+	stop.Store(true)
+	<-done
+	assert.Zero(t, waited, "enters that wait and exits that hand off")
+	s := g.Stats()
+	assert.Greater(t, s.Waits, uint64(100), "the test exercised the wait path")
+	assert.Greater(t, s.Handoffs, uint64(100))
 }
