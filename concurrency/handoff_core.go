@@ -37,10 +37,9 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // is one CAS and exit one atomic add on a word shared by nothing else, with no
 // lock and no allocation. A thread that finds no seat parks in a wait queue (no
 // polling sleep); an exit that sees waiters hands its seat to exactly one of
-// them, and no newcomer can take it in between. The queue
-// has a high and a low class (Config.Priority) with MariaDB's kickup: a low
-// waiter older than Config.Kickup moves to the high queue when the next seat is
-// handed out. The limit can change at run time: raising it hands seats to every
+// them, and no newcomer can take it in between. The queue has a high and a low
+// class (Config.Priority) with MariaDB's kickup: a low waiter older than
+// Config.Kickup moves to the high queue when the next seat is handed out. The limit can change at run time: raising it hands seats to every
 // waiter that now fits; lowering it evicts nobody (exits free seats until the
 // count is under the new limit, then hand off again).
 //
@@ -54,8 +53,8 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // (queueing, handing off, cancel, SetLimit); a single-threaded caller sees
 // deterministic results.
 type HandoffCore struct {
-	// Hot fields first, in one cache line: the limit (read on every gate enter),
-	// the state word and the enter/exit counters (written on every one).
+	// Hot fields first, in one cache line: the limit (read on every gate enter)
+	// and the state word (written on every gate enter and exit).
 	limit      atomic.Int64
 	state      atomic.Uint64
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
