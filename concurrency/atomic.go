@@ -1,6 +1,9 @@
 package concurrency
 
-import "context"
+import (
+	"context"
+	"runtime"
+)
 
 // Atomic is the gate of MySQL 5.6–8.0 driven for real: an AtomicCore and real
 // sleeps. A thread that finds no seat sleeps the adaptive delay and tries again;
@@ -34,6 +37,10 @@ func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
 		d := g.core.Enter(t, g.clock.now())
 		if d.Verdict == Admitted {
 			return nil
+		}
+		if d.Sleep <= 0 {
+			// os_thread_sleep(0): give the processor away rather than spin.
+			runtime.Gosched()
 		}
 		if err := sleepCtx(ctx, d.Sleep); err != nil {
 			g.core.Cancel(t, g.clock.now())
