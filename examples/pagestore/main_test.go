@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunPrintsAndVerifies(t *testing.T) {
+	var out bytes.Buffer
+	err := run(&out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", dir: t.TempDir()})
+	require.NoError(t, err)
+	require.Contains(t, out.String(), "verified:    256 pages, every checksum good")
+	require.Contains(t, out.String(), "0 failed")
+}
+
+func TestRunRejectsAnUnknownPriority(t *testing.T) {
+	err := run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: "loud", dir: t.TempDir()})
+	require.ErrorContains(t, err, `policy "loud"`)
+}
