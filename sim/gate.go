@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/innosim/innosim/concurrency"
+)
+
+// GatePolicy selects which concurrency core the simulated server's
+// innodb_thread_concurrency gate runs.
+type GatePolicy uint8
+
+const (
+	// GateQueue is concurrency.QueueCore under one InnoDB mutex taken on every
+	// enter without tickets and every exit, as srv_conc_enter_innodb and
+	// srv_conc_force_exit_innodb in MySQL 5.0/5.1 (kernel_mutex, later
+	// srv_conc_mutex).
+	GateQueue GatePolicy = iota
+	// GateAtomic is concurrency.AtomicCore: a compare-and-swap on the inside
+	// counter, sleeping the adaptive sleep delay when full (MySQL 5.6+). No mutex.
+	GateAtomic
+	// GateHandoff is concurrency.HandoffCore: seats handed directly to FIFO
+	// waiters, with no shared mutex on the hot path.
+	GateHandoff
+)
+
+// String returns "queue", "atomic" or "handoff".
+func (g GatePolicy) String() string {
+	switch g {
+	case GateQueue:
+		return "queue"
+	case GateAtomic:
+		return "atomic"
+	case GateHandoff:
+		return "handoff"
+	}
+	return fmt.Sprintf("gate(%d)", uint8(g))
+}
+
+// ParseGatePolicy parses "queue", "atomic" or "handoff".
+func ParseGatePolicy(s string) (GatePolicy, error) {
+	for _, g := range []GatePolicy{GateQueue, GateAtomic, GateHandoff} {
+		if g.String() == s {
+			return g, nil
+		}
+	}
+	return 0, fmt.Errorf("sim: gate policy %q, want queue, atomic or handoff: %w", s, ErrInvalidConfig)
+}
+
+// casCost is the CPU of one contended compare-and-swap on a shared counter (a
+// cache-line transfer between cores).
+const casCost = 100 * time.Nanosecond
+
+// gateWork is the CPU of the gate's critical section under its mutex (the
+// counters, the queue, the trx fields, and the cache misses of a line every
+// core writes), as srv_conc_enter_innodb's body under kernel_mutex in MySQL 5.0.
+const gateWork = 3 * time.Microsecond
+
+// gateDriver runs a concurrency.Core for the simulated threads: it charges the gate
+// mutex (GateQueue only), the sleeps and the wakes; the core decides who is in.
+type gateDriver struct {
+	policy GatePolicy
+	core   concurrency.Core
+	mutex  int32
+	ct     []*concurrency.Thread // by sim thread id, grown on demand
+	owner  map[*concurrency.Thread]int32
+}
+
+// SetGate installs an innodb_thread_concurrency gate run by policy's core with
+// cfg (see concurrency.Config); workloads enter it with OpGateEnter and leave it
+// with OpGateExit. Errors from the core's constructor are returned as they are.
+func (m *Machine) SetGate(policy GatePolicy, cfg concurrency.Config) error {
+	var core concurrency.Core
+	var err error
+	switch policy {
+	case GateQueue:
+		core, err = concurrency.NewQueueCore(cfg)
+	case GateAtomic:
+		core, err = concurrency.NewAtomicCore(cfg)
+	case GateHandoff:
+		core, err = concurrency.NewHandoffCore(cfg)
+	default:
+		return fmt.Errorf("sim: gate policy %d, want queue, atomic or handoff: %w", policy, ErrInvalidConfig)
+	}
+	if err != nil {
+		return err
+	}
+	m.gate = &gateDriver{policy: policy, core: core, mutex: -1, owner: map[*concurrency.Thread]int32{}}
+	if policy == GateQueue {
+		m.gate.mutex = m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
+	}
+	return nil
+}
+
+// GateStats returns the gate core's counters (zero if there is no gate).
+func (m *Machine) GateStats() concurrency.Stats {
+	if m.gate == nil {
+		return concurrency.Stats{}
+	}
+	return m.gate.core.Stats()
+}
+
+func (g *gateDriver) thread(id int32) *concurrency.Thread {
+	for int(id) >= len(g.ct) {
+		ct := new(concurrency.Thread)
+		g.owner[ct] = int32(len(g.ct))
+		g.ct = append(g.ct, ct)
+	}
+	return g.ct[id]
+}
+
+// Stages of OpGateEnter / OpGateExit, kept in thread.gstage.
+const (
+	gsStart   = iota
+	gsUnlock  // gate mutex held, decision taken: release it
+	gsVerdict // act on the decision
+	gsRetry   // back from the sleep the core asked for
+	gsParked  // handed a seat while queued
+	gsWoke    // exit: the seat was passed on
+)
+
+// gateEnter runs OpGateEnter; it reports whether t must stop.
+func (m *Machine) gateEnter(t *thread, id int32) bool {
+	g := m.gate
+	if g == nil {
+		return false
+	}
+	ct := g.thread(id)
+	for {
+		switch t.gstage {
+		case gsStart:
+			if g.core.Limit() == 0 || ct.Tickets() > 0 {
+				// no limit, or tickets left: the gate's shared state is not touched
+				g.core.Enter(ct, time.Duration(m.e.now))
+				return false
+			}
+			if g.mutex < 0 {
+				t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
+				t.gstage = gsVerdict
+				m.runBurst(t, id, int64(casCost), catUser)
+				return true
+			}
+			if m.lock(t, id, g.mutex) {
+				return true
+			}
+			t.phase = 0
+			t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
+			t.gstage = gsUnlock
+			m.runBurst(t, id, int64(gateWork), catUser)
+			return true
+		case gsUnlock:
+			if m.unlock(t, id, g.mutex) {
+				return true
+			}
+			t.phase = 0
+			t.gstage = gsVerdict
+		case gsVerdict:
+			switch t.gverdict.Verdict {
+			case concurrency.Sleep:
+				t.gstage = gsRetry
+				m.block(t)
+				m.e.At(m.e.now+max(int64(t.gverdict.Sleep), 1000), m.evWake, id, t.gen)
+				return true
+			case concurrency.Queued:
+				t.gstage = gsParked
+				m.futexOp(t, id, kWaitGate, id, m.threadBucket(id))
+				return true
+			}
+			t.gstage = gsStart
+			return false
+		case gsRetry:
+			t.gstage = gsStart
+		case gsParked:
+			t.gstage = gsStart
+			return false
+		}
+	}
+}
+
+// gateExit runs OpGateExit (srv_conc_force_exit_innodb at the end of a
+// statement); it reports whether t must stop.
+func (m *Machine) gateExit(t *thread, id int32) bool {
+	g := m.gate
+	if g == nil {
+		return false
+	}
+	ct := g.thread(id)
+	for {
+		switch t.gstage {
+		case gsStart:
+			if !ct.Inside() {
+				return false
+			}
+			if g.mutex >= 0 {
+				if m.lock(t, id, g.mutex) {
+					return true
+				}
+				t.phase = 0
+			}
+			r := g.core.ForceExit(ct, time.Duration(m.e.now))
+			t.gstage = gsWoke
+			if r.Outcome == concurrency.HandedOff {
+				to := g.owner[r.To]
+				m.futexOp(t, id, kWakeThread, to, m.threadBucket(to))
+				return true
+			}
+			if g.mutex < 0 {
+				m.runBurst(t, id, int64(casCost), catUser)
+			} else {
+				m.runBurst(t, id, int64(gateWork), catUser)
+			}
+			return true
+		case gsWoke:
+			if g.mutex < 0 {
+				t.gstage = gsStart
+				return false
+			}
+			t.gstage = gsUnlock
+		case gsUnlock:
+			if m.unlock(t, id, g.mutex) {
+				return true
+			}
+			t.phase = 0
+			t.gstage = gsStart
+			return false
+		}
+	}
+}
+
+// threadBucket returns the futex bucket of thread id's private wait word,
+// allocating buckets on demand.
+func (m *Machine) threadBucket(id int32) int32 {
+	for int(id) >= len(m.tbucket) {
+		m.tbucket = append(m.tbucket, m.addBucket())
+	}
+	return m.tbucket[id]
+}

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// OpKind is one step of a simulated thread's program.
+type OpKind uint8
+
+// The steps a workload's per-query sequence is made of. Durations are drawn
+// uniformly in [0.5, 1.5) × Dur from the machine's random source.
+const (
+	// OpCPU runs Dur of user-mode CPU.
+	OpCPU OpKind = iota
+	// OpSyscall enters the kernel: the profile's Syscall cost plus Dur of kernel work.
+	OpSyscall
+	// OpSleep blocks for Dur (waiting for the client or the network); the wake is a
+	// return from sleep for the scheduler.
+	OpSleep
+	// OpLock acquires InnoDB mutex Arg: spin, then wait (see Mutex).
+	OpLock
+	// OpUnlock releases InnoDB mutex Arg and wakes its waiters.
+	OpUnlock
+	// OpSetPrio changes the thread's priority hint to prio.Hint(Arg), as MySQL 5.1's
+	// my_pthread_setprio around each query; a system call when the machine applies
+	// priorities, nothing otherwise.
+	OpSetPrio
+	// OpDone counts one completed unit (query, transaction, connection, row) for
+	// throughput; Arg is the number of units.
+	OpDone
+	// OpGateEnter asks the concurrency gate for a seat (innodb_thread_concurrency).
+	OpGateEnter
+	// OpGateExit gives the seat back at the end of a statement.
+	OpGateExit
+	// OpPrefetch submits Arg asynchronous page reads (a leaf split's sibling
+	// prefetch) to the AIO array, without waiting for them.
+	OpPrefetch
+	// OpSplit continues with the next op with probability Dur/1e9 (Dur is a
+	// probability in parts per billion), else skips Arg ops.
+	OpSplit
+	// OpTrxBegin starts a transaction: the machine's count of active
+	// transactions (trx_sys->trx_list) grows by one.
+	OpTrxBegin
+	// OpTrxEnd commits it: the count shrinks by one.
+	OpTrxEnd
+	// OpReadView runs Dur of CPU per active transaction, as read_view_open_now
+	// copying every active transaction id in MySQL 5.0/5.1 (under kernel_mutex).
+	OpReadView
+	// OpAIOHandler is the whole loop of a simulated-AIO handler thread; it never
+	// returns.
+	OpAIOHandler
+)
+
+// Op is one step: what to do (Kind), on what (Arg) and for how long (Dur).
+type Op struct {
+	Kind OpKind
+	Arg  int32
+	Dur  time.Duration
+}
+
+// Convenience constructors used by the workloads.
+func cpu(d time.Duration) Op     { return Op{Kind: OpCPU, Dur: d} }
+func syscall(d time.Duration) Op { return Op{Kind: OpSyscall, Dur: d} }
+func sleep(d time.Duration) Op   { return Op{Kind: OpSleep, Dur: d} }
+func lock(m int32) Op            { return Op{Kind: OpLock, Arg: m} }
+func unlock(m int32) Op          { return Op{Kind: OpUnlock, Arg: m} }
+func done(n int32) Op            { return Op{Kind: OpDone, Arg: n} }
+func withProb(p float64, skip int32) Op {
+	return Op{Kind: OpSplit, Arg: skip, Dur: time.Duration(p * 1e9)}
+}
+func setPrio(h int32) Op               { return Op{Kind: OpSetPrio, Arg: h} }
+func trxBegin() Op                     { return Op{Kind: OpTrxBegin} }
+func trxEnd() Op                       { return Op{Kind: OpTrxEnd} }
+func readView(perTrx time.Duration) Op { return Op{Kind: OpReadView, Dur: perTrx} }
+func prefetch(pages int32) Op          { return Op{Kind: OpPrefetch, Arg: pages} }
+func (k OpKind) check(op Op, mutexes int) error {
+	switch {
+	case op.Dur < 0:
+		return fmt.Errorf("sim: op %d duration %v, want ≥ 0: %w", k, op.Dur, ErrInvalidConfig)
+	case (k == OpLock || k == OpUnlock) && (op.Arg < 0 || int(op.Arg) >= mutexes):
+		return fmt.Errorf("sim: op mutex %d, want 0..%d: %w", op.Arg, mutexes-1, ErrInvalidConfig)
+	}
+	return nil
+}

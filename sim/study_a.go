@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// Study A's settings, from study_a_my.cnf and the study's text: MySQL 5.1.24 on
+// Solaris (TS class), innodb_thread_concurrency = 0 (no gate), sysbench
+// oltp_read_only, 4/8/12/16 cores, 1..64 threads. innodb_sync_spin_loops is not
+// set in the .cnf; the model uses DefaultSpinLoops.
+var (
+	studyACPUs    = []int{4, 8, 12, 16}
+	studyAThreads = []int{1, 2, 4, 8, 12, 16, 32, 48, 64}
+)
+
+func studyAMachine(cpus int, prioOn bool) MachineConfig {
+	return MachineConfig{CPUs: cpus, Scheduler: TS, Costs: OldKernel(), Priorities: prioOn, SpinLoops: DefaultSpinLoops}
+}
+
+func studyA() Study {
+	return Study{
+		ID:    "a",
+		Title: "thread priorities help only when threads outnumber cores (MySQL 5.1, Solaris TS, oltp_read_only)",
+		Mechanism: "priorities on: two priocntl calls per statement (the cost below the core count); a thread " +
+			"back from its client waits at the Wait level behind every thread in a statement, so statements " +
+			"in flight finish first. Priorities off: FIFO among equals, so more statements are in flight at " +
+			"once, read views copy more active transactions under kernel_mutex, and its waiters (woken all at " +
+			"once) pile onto one futex hash bucket; the loss grows with threads and with cores.",
+		run: runStudyA,
+	}
+}
+
+func runStudyA(ctx context.Context, o Options) (*Report, error) {
+	_, rows, err := refTable("study_a_priority_ratio.csv")
+	if err != nil {
+		return nil, err
+	}
+	pub := map[[2]int]float64{}
+	for _, r := range rows {
+		th, _ := strconv.Atoi(r[1])
+		for i, c := range studyACPUs {
+			pub[[2]int{th, c}] = atof(r[2+i])
+		}
+	}
+	var cells []Cell
+	for _, c := range studyACPUs {
+		for _, th := range studyAThreads {
+			for _, on := range []bool{true, false} {
+				cells = append(cells, Cell{Workload: "oltp_read_only", Threads: th, Machine: studyAMachine(c, on)})
+			}
+		}
+	}
+	res, err := runCells(ctx, o, cells)
+	if err != nil {
+		return nil, err
+	}
+	sim := map[[2]int]float64{}
+	i := 0
+	for _, c := range studyACPUs {
+		for _, th := range studyAThreads {
+			sim[[2]int{th, c}] = res[i].Throughput / res[i+1].Throughput
+			i += 2
+		}
+	}
+	t := Table{Title: "Study A: throughput with priorities on / off (oltp_read_only, Solaris TS)", Header: []string{"threads"}}
+	for _, c := range studyACPUs {
+		t.Header = append(t.Header, fmt.Sprintf("cpu%d pub", c), "sim", "sim/pub")
+	}
+	for _, th := range studyAThreads {
+		row := []any{th}
+		for _, c := range studyACPUs {
+			k := [2]int{th, c}
+			row = append(row, pub[k], sim[k], sim[k]/pub[k])
+		}
+		t.AddRow(row...)
+	}
+	rep := &Report{Study: studyA(), Tables: []Table{t}}
+
+	below, above, same, total := true, true, 0, 0
+	var belowBad, aboveBad string
+	for _, c := range studyACPUs {
+		for _, th := range studyAThreads {
+			k := [2]int{th, c}
+			r := sim[k]
+			if th < c && (r < 0.85 || r >= 1.0) {
+				below = false
+				belowBad += fmt.Sprintf(" %dthr/%dcpu=%.2f", th, c, r)
+			}
+			if th >= 2*c && r <= 1.05 {
+				above = false
+				aboveBad += fmt.Sprintf(" %dthr/%dcpu=%.2f", th, c, r)
+			}
+			total++
+			if (r > 1) == (pub[k] > 1) {
+				same++
+			}
+		}
+	}
+	rising := true
+	var at64 string
+	for i, c := range studyACPUs {
+		at64 += fmt.Sprintf(" %.2f", sim[[2]int{64, c}])
+		if i > 0 && sim[[2]int{64, c}] <= sim[[2]int{64, studyACPUs[i-1]}] {
+			rising = false
+		}
+	}
+	rep.Checks = []Check{
+		check("threads < cpus in [0.85, 1.0)", below, "all in range%s", belowBad),
+		check("threads ≥ 2×cpus above 1.05", above, "all above%s", aboveBad),
+		check("64 threads: ratio rises with cpus", rising, "4/8/12/16 cpus:%s", at64),
+		check("≥ 30 of 36 cells on the published side of 1.0", same >= 30, "%d of %d", same, total),
+	}
+	return rep, nil
+}

@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+)
+
+// Workload is a sysbench-like load: a documented per-query sequence of CPU bursts,
+// lock acquisitions, system calls, sleeps (the client's side) and I/O requests
+// that every client thread runs in a loop. Setup adds the mutexes the sequence
+// uses to the machine and returns the sequence; Unit names what OpDone counts.
+type Workload struct {
+	Name  string
+	Unit  string
+	Doc   string
+	Setup func(m *Machine) []Op
+}
+
+const us = time.Microsecond
+
+// Workloads returns the built-in workloads, by name.
+func Workloads() map[string]Workload {
+	ws := []Workload{oltpReadOnly(), oltpReadWrite(), oltpPointSelect(), connectWorkload(), oltpInsert(), slapSelect()}
+	out := make(map[string]Workload, len(ws))
+	for _, w := range ws {
+		out[w.Name] = w
+	}
+	return out
+}
+
+// WorkloadNames returns the built-in workload names, sorted.
+func WorkloadNames() []string {
+	var n []string
+	for k := range Workloads() {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// LookupWorkload returns the built-in workload called name.
+func LookupWorkload(name string) (Workload, error) {
+	if w, ok := Workloads()[name]; ok {
+		return w, nil
+	}
+	return Workload{}, fmt.Errorf("sim: workload %q, want one of %v: %w", name, WorkloadNames(), ErrInvalidConfig)
+}
+
+// statement wraps a statement body in what every statement of a client
+// connection does: wait for the client (rtt), read the packet, raise the thread's
+// priority to Query (a system call only with priorities on), run, lower it to
+// Wait, write the result, count one unit.
+func statement(rtt time.Duration, body ...Op) []Op {
+	p := []Op{sleep(rtt), syscall(2 * us), setPrio(int32(prio.Query))}
+	p = append(p, body...)
+	return append(p, setPrio(int32(prio.Wait)), syscall(3*us), done(1))
+}
+
+// readOnlyBody is one sysbench oltp_read_only statement inside InnoDB (MySQL
+// 5.1): parse and optimise; open a read view under kernel_mutex, which on the
+// way takes the trx-system mutex nested inside it; fix a few pages under the
+// buffer-pool mutex and read rows; close the read view under kernel_mutex.
+func readOnlyBody(kernel, trxSys, bufPool int32) []Op {
+	return []Op{
+		cpu(12 * us),
+		lock(kernel), trxBegin(), cpu(1 * us), readView(200 * time.Nanosecond), unlock(kernel),
+		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
+		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
+		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
+		lock(kernel), cpu(1 * us), trxEnd(), unlock(kernel),
+	}
+}
+
+func innodbMutexes(m *Machine, names ...string) []int32 {
+	var ids []int32
+	for _, n := range names {
+		ids = append(ids, m.AddMutex(Mutex{Name: n, Spin: true, WakeAll: true}))
+	}
+	return ids
+}
+
+func oltpReadOnly() Workload {
+	return Workload{
+		Name: "oltp_read_only", Unit: "queries/s",
+		Doc: "sysbench oltp_read_only on an in-memory table, one statement per loop: client round trip 30 µs, " +
+			"read, priority to Query, parse 12 µs, read view under kernel_mutex (trx_sys nested), 3 page fixes " +
+			"under buf_pool mutex with 5 µs of row work each, read view close, priority to Wait, write.",
+		Setup: func(m *Machine) []Op {
+			mu := innodbMutexes(m, "kernel_mutex", "trx_sys", "buf_pool")
+			return statement(5*us, readOnlyBody(mu[0], mu[1], mu[2])...)
+		},
+	}
+}
+
+func oltpReadWrite() Workload {
+	return Workload{
+		Name: "oltp_read_write", Unit: "queries/s",
+		Doc: "oltp_read_only's statement plus, one time in four, an update: a row lock under lock_sys, " +
+			"a log write under log_sys and a commit under kernel_mutex.",
+		Setup: func(m *Machine) []Op {
+			mu := innodbMutexes(m, "kernel_mutex", "trx_sys", "buf_pool", "lock_sys", "log_sys")
+			body := readOnlyBody(mu[0], mu[1], mu[2])
+			upd := []Op{
+				lock(mu[3]), cpu(1 * us), unlock(mu[3]), cpu(8 * us),
+				lock(mu[4]), cpu(2 * us), unlock(mu[4]),
+				lock(mu[0]), cpu(2 * us), unlock(mu[0]),
+			}
+			body = append(body, withProb(0.25, int32(len(upd))))
+			body = append(body, upd...)
+			return statement(30*us, body...)
+		},
+	}
+}
+
+func oltpPointSelect() Workload {
+	return Workload{
+		Name: "oltp_point_select", Unit: "queries/s",
+		Doc: "sysbench oltp_point_select on a MEMORY-engine table: client round trip 30 µs, read, " +
+			"parse 8 µs, the table's lock (THR_LOCK) for 1 µs, 3 µs of row work, write. CPU-bound " +
+			"once the threads outnumber the cores: two system calls per 14 µs of CPU.",
+		Setup: func(m *Machine) []Op {
+			thr := m.AddMutex(Mutex{Name: "THR_LOCK", Spin: false})
+			return statement(30*us, cpu(8*us), lock(thr), cpu(1*us), unlock(thr), cpu(3*us))
+		},
+	}
+}
+
+func connectWorkload() Workload {
+	return Workload{
+		Name: "connect", Unit: "connections/s",
+		Doc: "connect; SELECT 1; disconnect, with the thread cache: the listener accepts (accept4, " +
+			"fcntl, setsockopt), wakes a cached thread (LOCK_thread_cache, futex), which sends the " +
+			"greeting, reads the handshake response (40 µs round trip), checks the password (8 µs), " +
+			"answers, reads and runs SELECT 1 (30 µs round trip, 6 µs), reads COM_QUIT, closes and " +
+			"goes back to the cache. 20 system calls, 4 sleeps (context switches) and 25 µs of user " +
+			"CPU per connection.",
+		Setup: func(m *Machine) []Op {
+			cache := m.AddMutex(Mutex{Name: "LOCK_thread_cache", Spin: false})
+			return []Op{
+				sleep(50 * us),                                      // client connects (TCP handshake)
+				syscall(1 * us), syscall(0), syscall(0), syscall(0), // accept4, fcntl, setsockopt ×2
+				lock(cache), cpu(1 * us), unlock(cache), syscall(0), // hand over to a cached thread
+				sleep(5 * us),                            // the cached thread wakes (a switch)
+				syscall(2 * us), syscall(0), cpu(4 * us), // getpeername, greeting: write
+				sleep(40 * us), syscall(2 * us), cpu(8 * us), syscall(2 * us), // handshake response, auth, OK
+				sleep(30 * us), syscall(2 * us), cpu(6 * us), syscall(2 * us), // SELECT 1
+				sleep(20 * us), syscall(1 * us), syscall(0), syscall(0), // COM_QUIT, shutdown, close
+				cpu(4 * us), syscall(0), syscall(0), syscall(0), syscall(0), // THD cleanup, back to the cache
+				lock(cache), cpu(1 * us), unlock(cache), cpu(2 * us),
+				done(1),
+			}
+		},
+	}
+}
+
+func oltpInsert() Workload {
+	return Workload{
+		Name: "oltp_insert", Unit: "rows/s",
+		Doc: "sysbench prepare's bulk insert: per row 20 µs of CPU and a page latch (the index " +
+			"tree's leaf, contended by nobody else: one table per thread); one row in 20 fills " +
+			"its leaf and splits it, and the split prefetches one or two sibling pages " +
+			"(btr_cur_prefetch_siblings: a simulated-AIO read each, not waited for). Every 100 " +
+			"rows the client sends the next batch (a 30 µs round trip).",
+		Setup: func(m *Machine) []Op {
+			row := []Op{
+				cpu(40 * us),
+				withProb(0.05, 4), // no split: skip the next 4 ops
+				withProb(0.5, 2),  // a split: one sibling, else two
+				prefetch(1),
+				withProb(0, 1), // skip the two-page prefetch
+				prefetch(2),
+				done(1),
+			}
+			var p []Op
+			p = append(p, sleep(30*us), syscall(2*us))
+			for range 10 {
+				p = append(p, row...)
+			}
+			return p
+		},
+	}
+}
+
+func slapSelect() Workload {
+	return Workload{
+		Name: "slap_select", Unit: "queries/s",
+		Doc: "mysqlslap's SELECT on a small in-memory InnoDB table (MySQL 5.0): client round trip " +
+			"20 µs, read, parse 4 µs, enter InnoDB (the innodb_thread_concurrency gate, whose mutex " +
+			"is kernel_mutex), start the transaction and open a read view under kernel_mutex (1 µs), " +
+			"8 µs of rows with two page fixes under buf_pool, close the read view and commit under " +
+			"kernel_mutex (1 µs), leave InnoDB, write.",
+		Setup: func(m *Machine) []Op {
+			mu := innodbMutexes(m, "kernel_mutex", "buf_pool")
+			if m.gate != nil && m.gate.mutex >= 0 {
+				mu[0] = m.gate.mutex // the gate's mutex is kernel_mutex
+			}
+			return []Op{
+				sleep(20 * us), syscall(2 * us), cpu(4 * us),
+				{Kind: OpGateEnter},
+				lock(mu[0]), cpu(1 * us), unlock(mu[0]),
+				cpu(4 * us), lock(mu[1]), cpu(300 * time.Nanosecond), unlock(mu[1]),
+				cpu(4 * us), lock(mu[1]), cpu(300 * time.Nanosecond), unlock(mu[1]),
+				lock(mu[0]), cpu(1 * us), unlock(mu[0]),
+				{Kind: OpGateExit},
+				syscall(3 * us), done(1),
+			}
+		},
+	}
+}
