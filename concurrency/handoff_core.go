@@ -20,7 +20,8 @@ import (
 // queueing CAS fails and sees the free seat — the lost wakeup cannot happen.
 // Counting admissions in the same word makes the count free: the CAS that takes a
 // seat also counts it, so the fast path is one CAS to enter and one add to exit,
-// and Exits is derived (Enters + ForceEnters - Inside) rather than counted.
+// and Exits is derived (Enters + ForceEnters - Inside) rather than counted. The
+// admission that wraps the low field is left to the slow path, under the mutex.
 const (
 	fieldBits  = 24
 	fieldMask  = 1<<fieldBits - 1
@@ -66,6 +67,8 @@ type HandoffCore struct {
 
 	mu        sync.Mutex
 	high, low waitList
+
+	afterWrap func() // test hook: runs between a wrap of the admission field and its carry
 }
 
 var _ Core = (*HandoffCore)(nil)
@@ -103,11 +106,13 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 	}
 	for {
 		s := c.state.Load()
-		if waitersOf(s) != 0 || insideOf(s) >= lim {
+		if waitersOf(s) != 0 || insideOf(s) >= lim || s>>enterShift == enterWrap-1 {
+			// The last case: this admission would wrap the count's low field.
+			// Wraps happen only under c.mu, where Stats looks, so that no
+			// snapshot sees the wrap without its carry.
 			return false
 		}
 		if c.state.CompareAndSwap(s, s+1+oneEnter) {
-			c.carry(s + 1 + oneEnter)
 			t.inside = true
 			t.tickets = c.tickets
 			return true
@@ -218,9 +223,13 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 }
 
 // carry moves the admission count into entersHigh when the state word's low
-// field has just wrapped to zero (once every enterWrap admissions).
+// field has just wrapped to zero (once every enterWrap admissions). c.mu must be
+// held: the lock-free fast path never makes the wrapping admission.
 func (c *HandoffCore) carry(s uint64) {
 	if s>>enterShift == 0 {
+		if c.afterWrap != nil {
+			c.afterWrap()
+		}
 		c.entersHigh.Add(enterWrap)
 	}
 }
@@ -321,9 +330,13 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 func (c *HandoffCore) Limit() int { return int(c.limit.Load()) }
 
 // Stats returns a snapshot of the counters. Exits is derived as
-// Enters + ForceEnters - Inside. A snapshot taken while threads pass may be off
-// by one wrap of the admission count's low field (65536) for an instant.
+// Enters + ForceEnters - Inside, from one load of the state word, so the
+// admission counters balance in every snapshot. It takes the slow-path mutex
+// briefly: wraps of the admission count's low field, and their carry into
+// entersHigh, happen only under it.
 func (c *HandoffCore) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	s := c.state.Load()
 	st := c.stats.snapshot(int64(insideOf(s)), int64(waitersOf(s)))
 	st.Enters = c.entersHigh.Load() + s>>enterShift
