@@ -3,6 +3,7 @@ package aio
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -29,14 +30,30 @@ type Backend interface {
 // are pread(2) and pwrite(2), as InnoDB's handler threads do synchronous I/O in
 // simulated AIO (os_file_read / os_file_write). It is the default Backend. For
 // O_DIRECT, open the file with OpenDirect and use page-aligned buffers
-// (AlignedBuffer). The zero value is ready to use.
+// (AlignedBuffer). A request with a nil File fails with ErrNoFile. The zero
+// value is ready to use.
 type FileBackend struct{}
 
+// ErrNoFile is the error (wrapping os.ErrInvalid) of FileBackend's calls for a
+// request whose File is nil: the request fails through its Done, rather than
+// the handler thread crashing.
+var ErrNoFile = fmt.Errorf("aio: request without a File: %w", os.ErrInvalid)
+
 // ReadAt reads len(p) bytes at off from f.
-func (FileBackend) ReadAt(f File, p []byte, off int64) (int, error) { return f.ReadAt(p, off) }
+func (FileBackend) ReadAt(f File, p []byte, off int64) (int, error) {
+	if f == nil {
+		return 0, ErrNoFile
+	}
+	return f.ReadAt(p, off)
+}
 
 // WriteAt writes p at off to f.
-func (FileBackend) WriteAt(f File, p []byte, off int64) (int, error) { return f.WriteAt(p, off) }
+func (FileBackend) WriteAt(f File, p []byte, off int64) (int, error) {
+	if f == nil {
+		return 0, ErrNoFile
+	}
+	return f.WriteAt(p, off)
+}
 
 // Latency is a Backend that does no I/O: each call takes Service (sleeping the
 // handler thread) on one of Units parallel device units, and reports every byte

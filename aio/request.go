@@ -15,7 +15,8 @@ type Request struct {
 	Hint prio.Hint
 	// File is the file to read or write, passed to the Backend. Requests merge
 	// only when their File values are == (so it must be a comparable value,
-	// typically *os.File). It may be nil for the Latency backend.
+	// typically *os.File). It may be nil for the Latency backend; with
+	// FileBackend a nil File fails the request with ErrNoFile.
 	File File
 	// Offset is the byte offset in File, ≥ 0.
 	Offset int64

@@ -18,12 +18,18 @@ var _ VectorBackend = FileBackend{}
 // when f is an *os.File (repeated after a partial transfer), else a ReadAt per
 // buffer.
 func (FileBackend) ReadvAt(f File, bufs [][]byte, off int64) (int, error) {
+	if f == nil {
+		return 0, ErrNoFile
+	}
 	return vectorIO(f, bufs, off, false)
 }
 
 // WritevAt writes bufs, in order, at off: pwritev(2) on Linux for an *os.File,
 // else a WriteAt per buffer.
 func (FileBackend) WritevAt(f File, bufs [][]byte, off int64) (int, error) {
+	if f == nil {
+		return 0, ErrNoFile
+	}
 	return vectorIO(f, bufs, off, true)
 }
 
