@@ -57,7 +57,11 @@ func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
 }
 
 // Exit ends t's round inside, records its time, and exits as Handoff does.
+// It does nothing, and records nothing, if t holds no seat.
 func (a *Adaptive) Exit(t *Thread) {
+	if !t.inside {
+		return
+	}
 	a.observe(t)
 	a.h.Exit(t)
 }

@@ -52,3 +52,31 @@ func TestNewAdaptiveRejectsBadConfig(t *testing.T) {
 	_, err = NewAdaptive(Config{}, AIMDConfig{Min: 2000})
 	assert.ErrorContains(t, err, "AIMD Min = 2000, want 1..1000")
 }
+
+// TestAdaptiveExitWithoutSeatRecordsNothing: Exit on a thread that holds no seat
+// does nothing (the Gate contract), so it must not feed the controller a round:
+// the time since the thread's last enter is time spent outside, and counting it
+// would make the controller cut the limit for work that never ran inside.
+func TestAdaptiveExitWithoutSeatRecordsNothing(t *testing.T) {
+	tests := []struct {
+		name  string
+		stray func(g *Adaptive, th *Thread)
+	}{
+		{"exit after force exit", func(g *Adaptive, th *Thread) { g.Exit(th) }},
+		{"exit of a thread that never entered", func(g *Adaptive, _ *Thread) { g.Exit(&Thread{}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := NewAdaptive(Config{Tickets: 1}, AIMDConfig{Initial: 4, Max: 16, Window: 1})
+			require.NoError(t, err)
+			th := &Thread{}
+			require.NoError(t, g.Enter(context.Background(), th))
+			g.ForceExit(th)
+			before := g.Limit()
+			time.Sleep(5 * time.Millisecond)
+			tt.stray(g, th)
+			assert.Equal(t, before, g.Limit(), "a stray Exit changed the limit")
+			checkBalance(t, g.Stats())
+		})
+	}
+}
