@@ -10,7 +10,7 @@ import (
 // (os_aio_simulated_handle looks at every slot of the segment), and a
 // submitter's slot reservation.
 const (
-	pickWork    = 300 * time.Nanosecond
+	pickWork    = 380 * time.Nanosecond
 	reserveWork = 500 * time.Nanosecond
 )
 

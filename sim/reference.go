@@ -12,7 +12,7 @@ import (
 // shared/reference directory (each file's first line names it), embedded so that
 // reproduce needs no file and works from any directory.
 //
-//go:embed testdata/study_a_priority_ratio.csv testdata/study_c_connect_qps.csv testdata/study_d_aio_wake.csv
+//go:embed testdata/study_a_priority_ratio.csv testdata/study_c_connect_qps.csv testdata/study_d_aio_wake.csv testdata/study_a_my.cnf testdata/study_d_my.cnf
 var reference embed.FS
 
 // refTable reads an embedded CSV, skipping # comment lines; it returns the header

@@ -6,17 +6,30 @@ import (
 	"strconv"
 )
 
-// Study A's settings, from study_a_my.cnf and the study's text: MySQL 5.1.24 on
-// Solaris (TS class), innodb_thread_concurrency = 0 (no gate), sysbench
-// oltp_read_only, 4/8/12/16 cores, 1..64 threads. innodb_sync_spin_loops is not
-// set in the .cnf; the model uses DefaultSpinLoops.
+// Study A's sweep, from the study's text: MySQL 5.1.24 on Solaris (TS class),
+// sysbench oltp_read_only, 4/8/12/16 cores, 1..64 threads. The server settings
+// come from study_a_my.cnf (innodb_thread_concurrency = 0: no gate; the spin
+// loops and thread priorities at their 5.1 defaults).
 var (
 	studyACPUs    = []int{4, 8, 12, 16}
 	studyAThreads = []int{1, 2, 4, 8, 12, 16, 32, 48, 64}
 )
 
-func studyAMachine(cpus int, prioOn bool) MachineConfig {
-	return MachineConfig{CPUs: cpus, Scheduler: TS, Costs: OldKernel(), Priorities: prioOn, SpinLoops: DefaultSpinLoops}
+// studyACell is study_a_my.cnf's server (read through package mycnf) on cpus
+// cores under TS, with thread priorities on (the file's default) or off
+// (--skip-thread-priority).
+func studyACell(cpus, threads int, prioOn bool) (Cell, error) {
+	s, err := studySettings("study_a_my.cnf")
+	if err != nil {
+		return Cell{}, err
+	}
+	s.ThreadPriority = prioOn
+	c, err := CellFromSettings(s, "oltp_read_only")
+	if err != nil {
+		return Cell{}, err
+	}
+	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = threads, cpus, TS
+	return c, nil
 }
 
 func studyA() Study {
@@ -48,7 +61,11 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 	for _, c := range studyACPUs {
 		for _, th := range studyAThreads {
 			for _, on := range []bool{true, false} {
-				cells = append(cells, Cell{Workload: "oltp_read_only", Threads: th, Machine: studyAMachine(c, on)})
+				cell, err := studyACell(c, th, on)
+				if err != nil {
+					return nil, err
+				}
+				cells = append(cells, cell)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/innosim/innosim/aio"
 )
@@ -18,10 +19,22 @@ var (
 	studyDIO      = []int{16, 4}
 )
 
-func studyDAIO(io int, w aio.WakePolicy) *aio.Config {
-	cfg := aio.DefaultConfig()
-	cfg.ReadSegments, cfg.WriteSegments, cfg.Wake = io, io, w
-	return &cfg
+// studyDCell is study_d_my.cnf's server (read through package mycnf) with io
+// read and io write threads and wake policy w.
+func studyDCell(io int, w aio.WakePolicy) (Cell, error) {
+	s, err := studySettings("study_d_my.cnf")
+	if err != nil {
+		return Cell{}, err
+	}
+	s.ReadIOThreads, s.WriteIOThreads = io, io
+	c, err := CellFromSettings(s, "oltp_insert")
+	if err != nil {
+		return Cell{}, err
+	}
+	c.AIO.Wake = w
+	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = studyDThreads, studyDCPUs, CFS
+	c.Warmup, c.Measure = 50*time.Millisecond, 500*time.Millisecond // the herd is bursty: a long window
+	return c, nil
 }
 
 func studyD() Study {
@@ -49,8 +62,11 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	var cells []Cell
 	for _, w := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
 		for _, io := range studyDIO {
-			cells = append(cells, Cell{Workload: "oltp_insert", Threads: studyDThreads, AIO: studyDAIO(io, w),
-				Machine: MachineConfig{CPUs: studyDCPUs, Scheduler: CFS, Costs: OldKernel(), SpinLoops: DefaultSpinLoops}})
+			c, err := studyDCell(io, w)
+			if err != nil {
+				return nil, err
+			}
+			cells = append(cells, c)
 		}
 	}
 	res, err := runCells(ctx, o, cells)

@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Series is one line of a chart: Y against X, labelled Name.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// palette is a fixed colour order so that charts are the same from run to run.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+}
+
+// WriteChart draws the series as lines with points and saves the chart to path;
+// the format follows the extension (.svg, .png, .pdf). logX draws the X axis
+// on a log scale (for thread counts 1, 2, 4, …).
+func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".svg", ".png", ".pdf":
+	default:
+		return fmt.Errorf("sim: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	for i, s := range series {
+		pts := make(plotter.XYs, len(s.X))
+		for j := range s.X {
+			pts[j].X, pts[j].Y = s.X[j], s.Y[j]
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("sim: chart series %q: %w", s.Name, err)
+		}
+		c := palette[i%len(palette)]
+		l.Color, sc.Color = c, c
+		if i >= len(palette) {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		p.Add(l, sc)
+		p.Legend.Add(s.Name, l, sc)
+	}
+	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+}

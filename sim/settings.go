@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/innosim/innosim/mycnf"
+)
+
+// CellFromSettings builds a cell for workload from a MySQL option file's
+// settings (package mycnf): innodb_sync_spin_loops → Machine.SpinLoops; thread
+// priorities → Machine.Priorities; innodb_thread_concurrency and its tickets and
+// sleep delays → a Queue gate (none when the limit is 0); innodb_read_io_threads,
+// innodb_write_io_threads and the page size → the simulated-AIO array, for a
+// workload that submits I/O (oltp_insert). The caller sets Threads and
+// Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
+func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
+	if _, err := LookupWorkload(workload); err != nil {
+		return Cell{}, err
+	}
+	if s.SyncSpinLoops > 10000 {
+		return Cell{}, fmt.Errorf("sim: innodb_sync_spin_loops = %d, want 0..10000: %w", s.SyncSpinLoops, ErrInvalidConfig)
+	}
+	c := Cell{Workload: workload, Machine: MachineConfig{
+		Costs: OldKernel(), SpinLoops: int(s.SyncSpinLoops), Priorities: s.ThreadPriority,
+	}}
+	if s.ThreadConcurrency > 0 {
+		cc, err := s.ConcurrencyConfig()
+		if err != nil {
+			return Cell{}, fmt.Errorf("sim: %w", err)
+		}
+		c.Gate = &GateConfig{Policy: GateQueue, Config: cc}
+	}
+	if workload == "oltp_insert" {
+		ac, err := s.AIOConfig()
+		if err != nil {
+			return Cell{}, fmt.Errorf("sim: %w", err)
+		}
+		c.AIO = &ac
+	}
+	return c, nil
+}
+
+// studySettings parses an embedded study option file; the files are fixed, so
+// an error is a bug caught by the tests.
+func studySettings(name string) (mycnf.Settings, error) {
+	b, err := reference.ReadFile("testdata/" + name)
+	if err != nil {
+		return mycnf.Settings{}, err
+	}
+	f, err := mycnf.Parse(bytes.NewReader(b), name)
+	if err != nil {
+		return mycnf.Settings{}, fmt.Errorf("sim: %w", err)
+	}
+	s, err := f.Settings()
+	if err != nil {
+		return mycnf.Settings{}, fmt.Errorf("sim: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"encoding/csv"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func readPoints(t *testing.T, path string) (n, x []float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	recs, err := r.ReadAll()
+	require.NoError(t, err)
+	for _, rec := range recs {
+		a, err := strconv.ParseFloat(rec[0], 64)
+		require.NoError(t, err)
+		b, err := strconv.ParseFloat(rec[1], 64)
+		require.NoError(t, err)
+		n, x = append(n, a), append(x, b)
+	}
+	return n, x
+}
+
+// TestFitUSLCodahale fits the 32-point dataset of codahale/usl's model_test.go
+// (kept in testdata with its source) and compares with that library's results.
+func TestFitUSLCodahale(t *testing.T) {
+	n, x := readPoints(t, "testdata/usl_codahale.csv")
+	require.Len(t, n, 32)
+	u, err := FitUSL(n, x)
+	require.NoError(t, err)
+	assert.InEpsilon(t, 0.02671591, u.Sigma, 0.01, "σ")
+	assert.InEpsilon(t, 7.690945e-4, u.Kappa, 0.01, "κ")
+	assert.InEpsilon(t, 995.6486, u.Lambda, 0.01, "λ")
+	assert.InDelta(t, 35.0, u.Peak(), 1.0, "peak concurrency")
+}
+
+func TestFitUSLRecoversModel(t *testing.T) {
+	tests := []struct {
+		name string
+		want USL
+	}{
+		{"contention only", USL{Sigma: 0.05, Kappa: 0, Lambda: 100}},
+		{"retrograde", USL{Sigma: 0.1, Kappa: 0.001, Lambda: 5000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n, x []float64
+			for i := 1; i <= 64; i *= 2 {
+				n = append(n, float64(i))
+				x = append(x, tt.want.Throughput(float64(i)))
+			}
+			u, err := FitUSL(n, x)
+			require.NoError(t, err)
+			assert.InDelta(t, tt.want.Sigma, u.Sigma, 1e-3)
+			assert.InDelta(t, tt.want.Kappa, u.Kappa, 1e-4)
+			assert.InEpsilon(t, tt.want.Lambda, u.Lambda, 1e-3)
+		})
+	}
+}
+
+func TestFitUSLRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		n, x []float64
+	}{
+		{"too few points", []float64{1, 2}, []float64{1, 2}},
+		{"lengths differ", []float64{1, 2, 3}, []float64{1, 2}},
+		{"zero throughput", []float64{1, 2, 3}, []float64{1, 0, 3}},
+		{"concurrency below one", []float64{0, 2, 3}, []float64{1, 2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FitUSL(tt.n, tt.x)
+			assert.ErrorIs(t, err, ErrInvalidConfig)
+		})
+	}
+}
