@@ -72,6 +72,9 @@ func (a *Applier) Stats() Stats {
 // locked, so the thread ends with the goroutine (as runtime.LockOSThread documents)
 // and no other goroutine inherits the priority.
 //
+// If fn panics, Do restores and unlocks the thread as above before the panic goes
+// on.
+//
 // Do returns ctx.Err() without running fn if ctx is already done. Otherwise it
 // returns fn's error joined with any refusal (an error wrapping *OSError, or
 // ErrNotSupported off Linux); errors.As separates the two.
@@ -89,6 +92,15 @@ func (a *Applier) Do(ctx context.Context, h Hint, fn func(context.Context) error
 		return errors.Join(fn(ctx), err)
 	}
 	_, applyErr := t.Apply(h)
+	returned := false
+	defer func() {
+		if !returned {
+			// fn panicked: restore on the way out, so that a caller who recovers
+			// (net/http does) does not run on at the hint's priority.
+			_ = t.Unlock()
+		}
+	}()
 	fnErr := fn(ctx)
+	returned = true
 	return errors.Join(fnErr, applyErr, t.Unlock())
 }

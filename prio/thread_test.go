@@ -243,3 +243,34 @@ func TestThreadRefusesCallsAfterUnlockOrRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestDoRestoresWhenTheWorkPanics: a panic in the work (recovered further up, as
+// net/http recovers a handler's) must not leave the goroutine running on at the
+// hint's priority: Do restores the thread on the way out and the panic goes on.
+func TestDoRestoresWhenTheWorkPanics(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy prio.Policy
+		hint   prio.Hint
+	}{
+		{"nice raised", prio.PolicyNice, prio.Query},
+		{"nice lowered", prio.PolicyNice, prio.Background},
+		{"idle", prio.PolicyIdle, prio.Background},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fos := newFakeOS(true)
+			a := newApplier(t, tt.policy, fos, false)
+			var during prio.State
+			func() {
+				defer func() { assert.Equal(t, "work panicked", recover(), "the panic goes on to the caller") }()
+				_ = a.Do(context.Background(), tt.hint, func(context.Context) error {
+					during = fos.threads[fakeTid]
+					panic("work panicked")
+				})
+			}()
+			assert.NotEqual(t, prio.State{}, during, "hint in force during the work")
+			assert.Equal(t, prio.State{}, fos.threads[fakeTid], "thread restored after the panic")
+		})
+	}
+}
