@@ -227,7 +227,14 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 			t.hstage = pfWake
 		case pfWake:
 			s := t.wakeSet.Next(0)
+			if s < 0 && t.pfLeft == 1 && !t.pfFlushed && d.core.Config().Wake == aio.WakeDeferred {
+				// the read-ahead batch is submitted: wake the segments it filled
+				t.pfFlushed = true
+				t.wakeSet = d.core.Flush(aio.ArrayRead)
+				continue
+			}
 			if s < 0 {
+				t.pfFlushed = false
 				t.hstage = pfStart
 				t.pfLeft--
 				if t.pfLeft > 0 {

@@ -109,10 +109,11 @@ type thread struct {
 	gstage   uint8 // OpGateEnter/OpGateExit stage
 	gverdict concurrency.Decision
 
-	hstage  uint8 // AIO handler stage
-	woken   bool
-	pfLeft  int32          // OpPrefetch: pages still to submit
-	wakeSet aio.SegmentSet // OpPrefetch: segments still to wake
+	hstage    uint8 // AIO handler stage
+	woken     bool
+	pfLeft    int32          // OpPrefetch: pages still to submit
+	wakeSet   aio.SegmentSet // OpPrefetch: segments still to wake
+	pfFlushed bool           // OpPrefetch: the deferred wakes were flushed
 }
 
 type core struct{ cur int32 }

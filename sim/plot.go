@@ -15,6 +15,8 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Dashed draws the line dashed (published data beside simulated).
+	Dashed bool
 }
 
 // palette is a fixed colour order so that charts are the same from run to run.
@@ -54,7 +56,7 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 		}
 		c := palette[i%len(palette)]
 		l.Color, sc.Color = c, c
-		if i >= len(palette) {
+		if s.Dashed {
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
 		p.Add(l, sc)

@@ -42,6 +42,22 @@ type Report struct {
 	Tables []Table
 	Checks []Check
 	Notes  []string
+	// Plot is the study's chart (see Chart).
+	Plot ChartSpec
+}
+
+// ChartSpec describes a chart: its labels, whether X is on a log scale, and its
+// series.
+type ChartSpec struct {
+	Title, XLabel, YLabel string
+	LogX                  bool
+	Series                []Series
+}
+
+// Chart writes the report's chart to path (.svg, .png or .pdf).
+func (r *Report) Chart(path string) error {
+	p := r.Plot
+	return WriteChart(path, p.Title, p.XLabel, p.YLabel, p.LogX, p.Series)
 }
 
 // Pass reports whether every check passed.

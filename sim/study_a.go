@@ -94,6 +94,22 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 		t.AddRow(row...)
 	}
 	rep := &Report{Study: studyA(), Tables: []Table{t}}
+	rep.Plot = ChartSpec{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
+		YLabel: "throughput ratio on/off", LogX: true}
+	for _, c := range studyACPUs {
+		var xs, ys []float64
+		for _, th := range studyAThreads {
+			xs, ys = append(xs, float64(th)), append(ys, sim[[2]int{th, c}])
+		}
+		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus sim", c), X: xs, Y: ys})
+	}
+	for _, c := range studyACPUs {
+		var xs, ys []float64
+		for _, th := range studyAThreads {
+			xs, ys = append(xs, float64(th)), append(ys, pub[[2]int{th, c}])
+		}
+		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus published", c), X: xs, Y: ys, Dashed: true})
+	}
 
 	below, above, same, total := true, true, 0, 0
 	var belowBad, aboveBad string

@@ -92,6 +92,18 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep := &Report{Study: studyB(), Tables: []Table{t}}
+	rep.Plot = ChartSpec{Title: "Study B: 8 cpus, innodb_thread_concurrency (queue gate unless named)", XLabel: "clients",
+		YLabel: "queries/s", LogX: true}
+	for _, s := range []struct {
+		p GatePolicy
+		l int
+	}{{GateQueue, 0}, {GateQueue, 4}, {GateQueue, 8}, {GateQueue, 16}, {GateAtomic, 8}, {GateHandoff, 8}} {
+		var xs, ys []float64
+		for _, cl := range studyBClients {
+			xs, ys = append(xs, float64(cl)), append(ys, x[key{s.p, 8, s.l, cl}])
+		}
+		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%s limit %d", s.p, s.l), X: xs, Y: ys})
+	}
 	plateau, off, scale := true, true, true
 	var pd, od, sd string
 	for _, cl := range studyBClients {

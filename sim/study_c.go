@@ -61,6 +61,7 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 	}
 	t := Table{Title: "Study C: connections/s, old vs new kernel (published: MariaDB " + studyCBuild + ")",
 		Header: []string{"threads", "pub old", "pub new", "pub new/old", "sim old", "sim new", "sim new/old", "cpu-bound new/old"}}
+	var xs, so_, sn_, po, pn []float64
 	ok1, ok2 := true, true
 	var d1, d2 []string
 	n := len(studyCThreads)
@@ -68,6 +69,7 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 		so, sn := res[2*i].Throughput, res[2*i+1].Throughput
 		co, cn := res[2*n+2*i].Throughput, res[2*n+2*i+1].Throughput
 		t.AddRow(th, pubOld[i], pubNew[i], pubNew[i]/pubOld[i], so, sn, sn/so, cn/co)
+		xs, so_, sn_, po, pn = append(xs, float64(th)), append(so_, so), append(sn_, sn), append(po, pubOld[i]), append(pn, pubNew[i])
 		if th >= 16 && th <= 128 {
 			loss, closs := 1-sn/so, 1-cn/co
 			d1 = append(d1, fmt.Sprintf("t%d %.0f%%", th, 100*loss))
@@ -81,6 +83,9 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep := &Report{Study: studyC(), Tables: []Table{t}}
+	rep.Plot = ChartSpec{Title: "Study C: connect; SELECT 1; disconnect", XLabel: "client threads", YLabel: "connections/s", LogX: true,
+		Series: []Series{{Name: "sim old kernel", X: xs, Y: so_}, {Name: "sim new kernel", X: xs, Y: sn_},
+			{Name: "published old kernel", X: xs, Y: po, Dashed: true}, {Name: "published new kernel", X: xs, Y: pn, Dashed: true}}}
 	rep.Checks = []Check{
 		check("new kernel loses 15–40% at 16–128 threads", ok1, "%s", strings.Join(d1, ", ")),
 		check("a CPU-bound workload loses less than half as much", ok2, "oltp_read_only vs connect: %s", strings.Join(d2, ", ")),

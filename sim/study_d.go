@@ -92,6 +92,13 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	ra := all16.Throughput / all4.Throughput
 	rt := tg16.Throughput / tg4.Throughput
 	rep := &Report{Study: studyD(), Tables: []Table{t}}
+	io := []float64{4, 16}
+	rep.Plot = ChartSpec{Title: "Study D: bulk insert, 48 threads", XLabel: "read + write io threads (each)", YLabel: "rows/s",
+		Series: []Series{
+			{Name: "sim wake-all", X: io, Y: []float64{all4.Throughput, all16.Throughput}},
+			{Name: "sim targeted", X: io, Y: []float64{tg4.Throughput, tg16.Throughput}},
+			{Name: "published (wake-all)", X: io, Y: []float64{pub["4"][0], pub["16"][0]}, Dashed: true},
+		}}
 	rep.Checks = []Check{
 		check("wake-all: 16+16 gives 0.80–0.95 × the rows/s of 4+4", ra >= 0.80 && ra <= 0.95, "%.2f", ra),
 		check("wake-all: spinlock share ≥ 40% at 16+16, ≤ 15% at 4+4", all16.FutexSpinShare() >= 0.40 && all4.FutexSpinShare() <= 0.15,

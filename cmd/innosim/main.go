@@ -1,0 +1,97 @@
+// Command innosim reproduces the reference studies in simulation, predicts what a
+// my.cnf does on a machine of N cores, and fits the Universal Scalability Law.
+//
+//	innosim reproduce [a|b|c|d|all]   published vs simulated, then a PASS/FAIL line per study
+//	innosim run --workload W --threads 1,2,4 --cpus 4,8 [--cnf FILE] [--vary key=v1,v2] [--csv F] [--plot F.svg]
+//	innosim fit FILE.csv              fit σ, κ, λ to (concurrency, throughput) rows
+//
+// Run "innosim help COMMAND" for a command's flags. The same seed gives the same
+// output, byte for byte, whatever GOMAXPROCS.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+// command is one subcommand. A new subcommand is a new file with a function
+// returning its command, and one line in commands.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		reproduceCommand(),
+		runCommand(),
+		fitCommand(),
+	}
+}
+
+// errFailed marks a run that worked but whose verdict is FAIL (exit status 1,
+// nothing more to print).
+var errFailed = errors.New("a study failed")
+
+// errUsage marks a command-line mistake (exit status 2); the message has been
+// printed by the flag package or is in the wrapping error.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name, rest := args[0], args[1:]
+	if name == "help" {
+		name, rest = args[1], []string{"-h"}
+	}
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(ctx, rest, stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, errFailed):
+			return 1
+		case errors.Is(err, errUsage):
+			if msg := err.Error(); msg != errUsage.Error() {
+				fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(msg, errUsage.Error()+": "))
+			}
+			return 2
+		default:
+			fmt.Fprintf(stderr, "innosim %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "innosim: unknown command %q\n", name)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: innosim COMMAND [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'innosim help COMMAND' for a command's flags.")
+}
