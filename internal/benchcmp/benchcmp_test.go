@@ -270,3 +270,23 @@ func TestCompareNamesEveryDifferingEnvironmentKey(t *testing.T) {
 		})
 	}
 }
+
+// Two files that share no benchmark (every benchmark renamed, or the wrong file)
+// have nothing to compare: that is an error, never a clean "no significant
+// change" that a CI step with -fail would pass.
+func TestCompareNothingInCommonIsAnError(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new string
+	}{
+		{"renamed", "BenchmarkA 1 5 ns/op\n", "BenchmarkB 1 5 ns/op\n"},
+		{"same name in another package", "pkg: a\nBenchmarkA 1 5 ns/op\n", "pkg: b\nBenchmarkA 1 5 ns/op\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compare(mustParse(t, "old.txt", tt.old), mustParse(t, "new.txt", tt.new))
+			require.ErrorIs(t, err, ErrNothingInCommon)
+			require.Contains(t, err.Error(), "old.txt and new.txt")
+		})
+	}
+}

@@ -67,7 +67,8 @@ type Report struct {
 // Compare compares old with new. It first compares their environment keys
 // (benchenv.IsEnvironmentKey); any difference makes every verdict NotJudged. It
 // returns an error wrapping ErrUnitMismatch, naming both files and lines, when a
-// benchmark present in both reports different units.
+// benchmark present in both reports different units, and one wrapping
+// ErrNothingInCommon when no benchmark is in both files.
 func Compare(old, new *File) (*Report, error) {
 	r := &Report{
 		OldName: old.Name, NewName: new.Name,
@@ -120,6 +121,10 @@ func Compare(old, new *File) (*Report, error) {
 		if new.Lookup(prev.Key) == nil {
 			r.OnlyOld = append(r.OnlyOld, prev.Key)
 		}
+	}
+	if len(r.Changes) == 0 {
+		return nil, fmt.Errorf("%s and %s: %w (%d benchmarks only in the old file, %d only in the new)",
+			old.Name, new.Name, ErrNothingInCommon, len(r.OnlyOld), len(r.OnlyNew))
 	}
 	r.Verdict = overall(judge, r.Changes)
 	return r, nil

@@ -31,7 +31,9 @@
 // Input is strict where benchstat is lenient, because a verdict built on a damaged
 // file is worse than none: a file with no results, a malformed or truncated
 // result line, a non-finite value, or a benchmark whose units differ between its
-// lines or between the two files is an error that names the file and line.
+// lines or between the two files is an error that names the file and line; so are
+// two files with no benchmark in common, which would otherwise read as "no
+// significant change".
 // Results are grouped by pkg and full benchmark name (with its -GOMAXPROCS
 // suffix), then by unit.
 package benchcmp

@@ -21,6 +21,10 @@ var (
 	ErrNoResults    = errors.New("no benchmark results")
 	ErrMalformed    = errors.New("malformed benchmark line")
 	ErrUnitMismatch = errors.New("benchmark units differ")
+	// ErrNothingInCommon is Compare's error for two files that share no
+	// benchmark (same package and full name): there is nothing to judge, and
+	// "no significant change" would be a false all-clear.
+	ErrNothingInCommon = errors.New("no benchmark in both files")
 )
 
 // maxFileSize bounds what Parse reads, 256 MiB: far above any go test output, low
