@@ -43,6 +43,9 @@ func run(args []string, out io.Writer) error {
 	burst := fs.Int("burst", 450, "xorshift rounds of CPU work inside the gate per statement (450 ≈ 1 µs)")
 	policies := fs.String("policies", "unlimited,queue,atomic,semaphore,handoff", "comma-separated policies")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: the usage is printed, nothing to measure
+		}
 		return err
 	}
 	rows, err := parseInts(*clients, 1, 1<<16)

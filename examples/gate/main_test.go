@@ -43,3 +43,12 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestRunHelpIsNotAnError: -h prints the usage and ends the run, without
+// measuring and without the "flag: help requested" error a user would see as a
+// failure (exit status 2).
+func TestRunHelpIsNotAnError(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-h"}, &out))
+	assert.Empty(t, out.String(), "nothing measured")
+}
