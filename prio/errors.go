@@ -6,7 +6,8 @@ import (
 )
 
 // ErrInvalidConfig is wrapped by every configuration error (New with a bad Config,
-// WeightOfNice with a nice outside -20..19). The message names the field and its
+// WeightOfNice with a nice outside -20..19, Thread.Apply with a hint outside
+// Idle..Interrupt). The message names the field and its
 // allowed range, e.g. "prio: Policy = 9, want 0..3 (off, legacy, nice, idle): invalid config".
 var ErrInvalidConfig = errors.New("invalid config")
 

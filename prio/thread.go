@@ -71,11 +71,18 @@ func (t *Thread) Read() (State, error) {
 // unix.EPERM, unix.EACCES, unix.EINVAL), and the state is unchanged — the thread
 // keeps working at the priority it had.
 //
+// A hint outside Idle..Interrupt is an error wrapping ErrInvalidConfig, and no
+// call is made (Hint.Nice would clamp it to the nearest level; Apply does not
+// guess).
+//
 // After Unlock or Release, Apply returns ErrReleased and makes no call: the thread
 // may by then be running another goroutine.
 func (t *Thread) Apply(h Hint) (State, error) {
 	if t.done {
 		return t.state, ErrReleased
+	}
+	if !h.Valid() {
+		return t.state, fmt.Errorf("prio: Hint = %d, want %d..%d (idle..interrupt): %w", h, Idle, Interrupt, ErrInvalidConfig)
 	}
 	c, ok := t.a.cfg.Policy.Plan(h, t.state, t.a.cfg.Downward)
 	if !ok {

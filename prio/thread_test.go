@@ -274,3 +274,34 @@ func TestDoRestoresWhenTheWorkPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyRefusesAnUndefinedHint: a hint outside Idle..Interrupt is a caller's
+// bug (aio rejects it as an invalid request); Apply must not turn it into the
+// nearest level's priority — Hint(100) would silently become nice -20 — but
+// return an error and make no call.
+func TestApplyRefusesAnUndefinedHint(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy prio.Policy
+		hint   prio.Hint
+	}{
+		{"nice, far above interrupt", prio.PolicyNice, 100},
+		{"nice, below idle", prio.PolicyNice, -100},
+		{"idle, below idle", prio.PolicyIdle, -5},
+		{"legacy, above interrupt", prio.PolicyLegacy, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fos := newFakeOS(true)
+			a := newApplier(t, tt.policy, fos, false)
+			th, err := a.Lock()
+			require.NoError(t, err)
+			calls := len(fos.calls)
+			st, err := th.Apply(tt.hint)
+			assert.ErrorIs(t, err, prio.ErrInvalidConfig)
+			assert.Equal(t, prio.State{}, st, "state unchanged")
+			assert.Len(t, fos.calls, calls, "no system call for an undefined hint")
+			require.NoError(t, th.Unlock())
+		})
+	}
+}
