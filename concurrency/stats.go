@@ -1,6 +1,7 @@
 package concurrency
 
 import (
+	"math"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -72,12 +73,16 @@ func (h Histogram) Count() uint64 {
 }
 
 // Quantile returns an upper bound of the q-quantile (0 ≤ q ≤ 1): the upper edge
-// of the bucket holding it. It returns 0 when there are no samples.
+// of the bucket holding it. A q below 0 reads as 0 and above 1 as 1. It returns 0
+// when there are no samples or q is NaN.
 func (h Histogram) Quantile(q float64) time.Duration {
 	n := h.Count()
-	if n == 0 {
+	if n == 0 || math.IsNaN(q) {
 		return 0
 	}
+	// A negative rank would convert to a huge unsigned one (the largest bucket),
+	// and one past n would fall off the end: read q outside 0..1 as its bound.
+	q = min(max(q, 0), 1)
 	rank := uint64(q*float64(n-1)) + 1
 	var seen uint64
 	for i, c := range h.Buckets {
