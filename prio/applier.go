@@ -72,6 +72,14 @@ func (a *Applier) Stats() Stats {
 // locked, so the thread ends with the goroutine (as runtime.LockOSThread documents)
 // and no other goroutine inherits the priority.
 //
+// The goroutine itself does run on at that priority until it exits. Without
+// CAP_SYS_NICE a lowered priority cannot be raised back (Linux refuses a lower
+// nice, or leaving SCHED_IDLE), so on a long-lived goroutine — a connection
+// handler, a worker of a pool — one Do(ctx, Background, ...) leaves every later
+// piece of its work, including later Do calls (whose base is the state in force),
+// at nice 10. Lower priority only on goroutines that end after the work, or
+// check the error for an *OSError from the restore.
+//
 // If fn panics, Do restores and unlocks the thread as above before the panic goes
 // on.
 //
