@@ -101,7 +101,9 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 // error and Done is never called:
 //
 //   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf,
-//     a negative Offset or an unknown Op, Kind or Hint;
+//     a negative Offset, an Offset + len(Buf) past the int64 range, or an
+//     unknown Op, Kind or Hint (checked first, whatever ctx and the Array's
+//     state);
 //   - ErrClosed: Close has begun;
 //   - an error wrapping ctx's error: ctx ended before a slot was free (counted
 //     as submitted and canceled).
@@ -118,12 +120,17 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 	case len(r.Buf) == 0:
 		return fmt.Errorf("aio: request with an empty Buf: %w", ErrInvalidRequest)
 	}
+	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
+	// An invalid request is refused as such whatever the context or the
+	// Array's state, and counts nothing.
+	if err := checkSlotRequest(sr); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		a.canceled.Add(1)
 		return fmt.Errorf("aio: submit: %w", err)
 	}
-	sr := SlotRequest{Op: r.Op, Kind: r.Kind, File: a.fileID(r.File), Offset: r.Offset,
-		Length: int64(len(r.Buf)), Hint: r.Hint}
+	sr.File = a.fileID(r.File)
 	id := a.core.ArrayOf(r.Op, r.Kind)
 	mu := &a.mu[id]
 	for {

@@ -80,7 +80,8 @@ func FuzzConfig(f *testing.F) {
 // ErrInvalidRequest and Done is never called; on a closed Array Submit
 // returns ErrClosed; an accepted request's Done is called exactly once, with
 // the error the file gives (a short read past the end of the file, a closed
-// file, no file at all); and the counters balance after Close. The seed
+// file, no file at all); a valid request with a canceled context is refused
+// with its error and counted as canceled; and the counters balance after Close. The seed
 // corpus is in testdata/fuzz/FuzzSubmit.
 func FuzzSubmit(f *testing.F) {
 	dir := f.TempDir()
@@ -105,14 +106,15 @@ func FuzzSubmit(f *testing.F) {
 		fileNilOnDisk        // nil File with the file backend
 		fileStates
 	)
-	f.Add(uint8(0), uint8(0), int8(0), int64(0), uint16(16<<10), uint8(fileOpen), false, false, uint8(0))
-	f.Add(uint8(1), uint8(2), int8(3), int64(60<<10), uint16(16<<10), uint8(fileOpen), false, false, uint8(2))
-	f.Add(uint8(0), uint8(1), int8(-4), int64(1), uint16(7), uint8(fileClosed), false, false, uint8(1))
-	f.Add(uint8(2), uint8(3), int8(5), int64(-1), uint16(0), uint8(fileNone), true, true, uint8(0))
-	f.Add(uint8(0), uint8(0), int8(0), int64(1<<63-1), uint16(1), uint8(fileNone), false, false, uint8(0))
-	f.Add(uint8(0), uint8(0), int8(0), int64(0), uint16(512), uint8(fileNilOnDisk), false, false, uint8(0))
+	f.Add(uint8(0), uint8(0), int8(0), int64(0), uint16(16<<10), uint8(fileOpen), false, false, uint8(0), false)
+	f.Add(uint8(1), uint8(2), int8(3), int64(60<<10), uint16(16<<10), uint8(fileOpen), false, false, uint8(2), false)
+	f.Add(uint8(0), uint8(1), int8(-4), int64(1), uint16(7), uint8(fileClosed), false, false, uint8(1), false)
+	f.Add(uint8(2), uint8(3), int8(5), int64(-1), uint16(0), uint8(fileNone), true, true, uint8(0), false)
+	f.Add(uint8(0), uint8(0), int8(0), int64(1<<63-1), uint16(1), uint8(fileNone), false, false, uint8(0), false)
+	f.Add(uint8(0), uint8(0), int8(0), int64(0), uint16(512), uint8(fileNilOnDisk), false, false, uint8(0), false)
+	f.Add(uint8(7), uint8(0), int8(0), int64(0), uint16(512), uint8(fileNone), false, false, uint8(0), true)
 	f.Fuzz(func(t *testing.T, op, kind uint8, hint int8, offset int64, length uint16, file uint8,
-		noDone, closeFirst bool, wake uint8) {
+		noDone, closeFirst bool, wake uint8, canceled bool) {
 		cfg := aio.DefaultConfig()
 		cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = 1, 1, 4
 		cfg.Wake = aio.WakePolicy(wake % 3)
@@ -153,23 +155,35 @@ func FuzzSubmit(f *testing.F) {
 			}
 			size = fi.Size()
 		}
-		err = a.Submit(context.Background(), r)
+		ctx, cancel := context.WithCancel(context.Background())
+		if canceled {
+			cancel()
+		}
+		err = a.Submit(ctx, r)
+		cancel()
 		a.Flush()
 		switch {
 		case noDone || length == 0:
 			if !errors.Is(err, aio.ErrInvalidRequest) {
 				t.Fatalf("Submit = %v, want ErrInvalidRequest", err)
 			}
-		case closeFirst:
-			if !errors.Is(err, aio.ErrClosed) {
-				t.Fatalf("Submit to a closed Array = %v, want ErrClosed", err)
-			}
 		case invalid:
 			if !errors.Is(err, aio.ErrInvalidRequest) {
-				t.Fatalf("Submit(%+v) = %v, want ErrInvalidRequest", r, err)
+				t.Fatalf("Submit(op %d, kind %d, hint %d, offset %d, %d bytes) = %v, want ErrInvalidRequest",
+					op, kind, hint, r.Offset, length, err)
+			}
+		case canceled:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Submit with a canceled context = %v, want context.Canceled", err)
+			}
+		case closeFirst && !invalid:
+			// Both a closed Array and an ended context refuse; either may.
+			if !errors.Is(err, aio.ErrClosed) && !(canceled && errors.Is(err, context.Canceled)) {
+				t.Fatalf("Submit to a closed Array = %v, want ErrClosed", err)
 			}
 		case err != nil:
-			t.Fatalf("Submit(%+v) = %v, want it accepted", r, err)
+			t.Fatalf("Submit(op %d, kind %d, hint %d, offset %d, %d bytes) = %v, want it accepted",
+				op, kind, hint, r.Offset, length, err)
 		}
 		if cerr := a.Close(); cerr != nil {
 			t.Fatal(cerr)
@@ -179,8 +193,14 @@ func FuzzSubmit(f *testing.F) {
 			t.Fatalf("counters do not balance: %+v", st)
 		}
 		if err != nil {
-			if len(calls) != 0 || st.Submitted != 0 {
-				t.Fatalf("refused request: Done called %d times, %d submitted", len(calls), st.Submitted)
+			// A request refused for a canceled context counts as submitted
+			// and canceled; any other refusal counts nothing.
+			want := uint64(0)
+			if errors.Is(err, context.Canceled) {
+				want = 1
+			}
+			if len(calls) != 0 || st.Submitted != want || st.Canceled != want {
+				t.Fatalf("refused request (%v): Done called %d times, stats %+v", err, len(calls), st)
 			}
 			return
 		}
@@ -244,5 +264,51 @@ func TestFileBackendFailsARequestWithoutAFile(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Found by FuzzSubmit: an invalid request with an ended context was refused
+// with the context's error and counted as submitted and canceled, and on a
+// closed Array it got ErrClosed. An invalid request is now refused as such
+// first, and counts nothing.
+func TestSubmitRefusesAnInvalidRequestFirst(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		req    aio.Request
+		ctx    context.Context
+		closed bool
+	}{
+		{"unknown op, ended context", aio.Request{Op: 7}, ended, false},
+		{"negative offset, ended context", aio.Request{Offset: -1}, ended, false},
+		{"unknown hint, closed array", aio.Request{Hint: 64}, context.Background(), true},
+		{"unknown kind, closed array, ended context", aio.Request{Kind: 9}, ended, true},
+		{"offset past int64, closed array", aio.Request{Offset: 1<<63 - 1}, context.Background(), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := aio.DefaultConfig()
+			cfg.Backend = &aio.Latency{}
+			a, err := aio.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if tt.closed {
+				if err := a.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := tt.req
+			r.Buf = make([]byte, 512)
+			r.Done = func(*aio.Request, error) { t.Error("Done called for a refused request") }
+			if err := a.Submit(tt.ctx, &r); !errors.Is(err, aio.ErrInvalidRequest) {
+				t.Fatalf("Submit = %v, want ErrInvalidRequest", err)
+			}
+			if st := a.Stats(); st != (aio.Stats{}) {
+				t.Fatalf("a refused invalid request was counted: %+v", st)
+			}
+		})
 	}
 }
