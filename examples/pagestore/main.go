@@ -62,16 +62,16 @@ func run(out io.Writer, o options) error {
 	res, runErr := Run(context.Background(), s, Workload{Clients: o.clients, Ops: o.ops,
 		UpdatePercent: 20, ScanPercent: 10, ScanPages: 2 * ExtentPages, Seed: 1})
 	elapsed := time.Since(start)
-	st := s.Stats()
 	if err := s.Close(); err != nil || runErr != nil {
 		return fmt.Errorf("workload: %w; close: %w", runErr, err)
 	}
+	st := s.Stats() // after Close: every I/O done, the flusher's thread restored
 	fmt.Fprintf(out, "%d clients × %d ops on %d pages (%d MiB), %d frames, limit %d, flusher priority %s: %v\n",
 		o.clients, o.ops, o.pages, o.pages*PageSize>>20, o.frames, o.limit, policy, elapsed.Round(time.Millisecond))
 	fmt.Fprintf(out, "operations:  %d point reads, %d updates, %d pages scanned\n", res.Reads, res.Updates, res.ScanPages)
 	fmt.Fprintf(out, "buffer pool: %d hits, %d misses, %d read ahead, %d evictions, %d waits for a frame\n",
 		st.Hits, st.Misses, st.ReadAheads, st.Evictions, st.VictimWaits)
-	fmt.Fprintf(out, "write-back:  %d pages in %d flusher rounds (+ checkpoint at close), %d write errors\n",
+	fmt.Fprintf(out, "write-back:  %d pages (flusher: %d rounds, then a checkpoint at Close), %d write errors\n",
 		st.Writes, st.FlushRounds, st.WriteErrors)
 	a := st.AIO
 	fmt.Fprintf(out, "aio:         %d submitted, %d completed, %d failed, %d batches (+%d merged), %d wakeups (%d wasted)\n",

@@ -99,6 +99,13 @@ func (ss *Session) track(n int64) {
 	}
 }
 
-// Close gives the session's seat back, whatever its tickets
-// (srv_conc_force_exit_innodb at the end of a statement).
-func (ss *Session) Close() { ss.s.gate.ForceExit(&ss.thread) }
+// EndStatement gives the session's seat back whatever its tickets, as InnoDB
+// does at the end of each statement (srv_conc_force_exit_innodb): tickets
+// speed up the many page accesses of one statement, such as a scan, without
+// letting one client keep a seat while it is between statements. The session
+// may go on.
+func (ss *Session) EndStatement() { ss.s.gate.ForceExit(&ss.thread) }
+
+// Close ends the session's statement, giving its seat back. Close every
+// Session before Store.Close.
+func (ss *Session) Close() { ss.EndStatement() }

@@ -15,7 +15,8 @@ import (
 // Workload is a mixed read/write workload: Clients sessions, each making Ops
 // operations, chosen at random as a point read, a point update, or a scan of
 // ScanPages consecutive pages from the start of an extent (which triggers
-// read-ahead).
+// read-ahead). Each operation is one statement: its page accesses share the
+// session's tickets, and it gives the seat back at its end.
 type Workload struct {
 	Clients       int    // sessions, each on its own goroutine; ≥ 1
 	Ops           int    // operations per session; ≥ 1
@@ -122,6 +123,7 @@ func Run(ctx context.Context, s *Store, w Workload) (Result, error) {
 						}
 						reads.Add(1)
 					}
+					ss.EndStatement()
 					if bad != nil {
 						return bad
 					}
