@@ -106,6 +106,8 @@ type thread struct {
 	sigSeen uint64 // event signal count seen (AIO handler)
 	seg     int32  // AIO segment served (handler threads), else -1
 
+	units uint64 // OpDone units this thread completed
+
 	gstage   uint8 // OpGateEnter/OpGateExit stage
 	gverdict concurrency.Decision
 
@@ -293,6 +295,13 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 	r.Throughput = float64(r.Units) / measure.Seconds()
 	return r
 }
+
+// ThreadUnits returns the OpDone units thread i (in the order of AddThread,
+// SetAIO's handlers included) has completed since the start.
+func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
+
+// Mutexes returns a snapshot of the machine's mutexes with their counters.
+func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) }
 
 // jit draws a duration uniformly in [0.5, 1.5) × d.
 func (m *Machine) jit(d time.Duration) int64 {
@@ -659,6 +668,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			m.next(t)
 		case OpDone:
 			m.units += uint64(op.Arg)
+			t.units += uint64(op.Arg)
 			m.activeSum += uint64(m.activeTrx)
 			m.next(t)
 		case OpSplit:
@@ -692,4 +702,4 @@ func (m *Machine) advance(t *thread, id int32) {
 
 // setPriorityWork is the kernel work of one priocntl/setpriority call beyond the
 // system-call entry: finding the thread and re-sorting it in the dispatcher.
-const setPriorityWork = 500 * time.Nanosecond
+const setPriorityWork = 300 * time.Nanosecond

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "usage: innosim COMMAND"},
+		{"unknown command", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"run without a workload", []string{"run"}, 2, "-workload is required"},
+		{"run with an unknown workload", []string{"run", "--workload", "tpcc"}, 2, `-workload "tpcc"`},
+		{"run with a bad thread list", []string{"run", "--workload", "connect", "--threads", "1,x"}, 2, `invalid value "1,x" for flag -threads`},
+		{"run with a bad vary", []string{"run", "--workload", "connect", "--vary", "nokey"}, 2, `-vary "nokey": want key=v1,v2`},
+		{"run varying an unknown key", []string{"run", "--workload", "connect", "--vary", "innodb_bogus=1,2"}, 2, "-vary innodb_bogus=1"},
+		{"run with a bad scheduler", []string{"run", "--workload", "connect", "--sched", "bsd"}, 2, `-sched "bsd"`},
+		{"run with a missing cnf", []string{"run", "--workload", "connect", "--cnf", "/nonexistent.cnf"}, 1, "-cnf"},
+		{"reproduce an unknown study", []string{"reproduce", "e"}, 2, `study "e"`},
+		{"fit without a file", []string{"fit"}, 2, "want one FILE.csv"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, stderr, tt.want)
+		})
+	}
+}
+
+func TestFitCodahale(t *testing.T) {
+	code, out, stderr := runCmd("fit", "../../sim/testdata/usl_codahale.csv")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "sigma   0.0267")
+	assert.Contains(t, out, "kappa   0.00076")
+	assert.Contains(t, out, "lambda  995.")
+}
+
+func TestRunWritesTableCSVAndChart(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, svgPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.svg")
+	code, out, stderr := runCmd("run", "--workload", "slap_select", "--threads", "1,8", "--cpus", "4",
+		"--vary", "innodb_thread_concurrency=0,4", "--measure", "10ms", "--csv", csvPath, "--plot", svgPath)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "innodb_thread_concurrency  cpus")
+	b, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	assert.Equal(t, 5, strings.Count(string(b), "\n"), "header and 2 settings × 2 thread counts")
+	svg, err := os.ReadFile(svgPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "<svg")
+}
+
+func TestReproduceStudyC(t *testing.T) {
+	code, out, stderr := runCmd("reproduce", "c")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "Study C: connections/s")
+	assert.True(t, strings.HasSuffix(out, "study C: PASS\n"), "ends with the verdict line")
+}

@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// share runs half the threads at hint hi and half at lo, each looping 100 µs of
+// CPU and a 20 µs sleep, and returns units(hi)/units(lo).
+func share(t *testing.T, s Scheduler, cpus, threads int, hi, lo prio.Hint) float64 {
+	t.Helper()
+	m, err := NewMachine(MachineConfig{CPUs: cpus, Scheduler: s, Seed: 3})
+	require.NoError(t, err)
+	prog := []Op{cpu(100 * us), done(1), sleep(20 * us)}
+	for i := range threads {
+		h := lo
+		if i%2 == 0 {
+			h = hi
+		}
+		require.NoError(t, m.AddThread(prog, h))
+	}
+	m.Run(0, 2*time.Second)
+	var uh, ul uint64
+	for i := range threads {
+		if i%2 == 0 {
+			uh += m.ThreadUnits(i)
+		} else {
+			ul += m.ThreadUnits(i)
+		}
+	}
+	require.NotZero(t, uh)
+	if ul == 0 {
+		return 1e9 // the low threads never ran
+	}
+	return float64(uh) / float64(ul)
+}
+
+func TestPrioritiesMatterOnlyWhenThreadsOutnumberCores(t *testing.T) {
+	tests := []struct {
+		name    string
+		sched   Scheduler
+		threads int
+		hi, lo  prio.Hint
+		min     float64
+		max     float64
+	}{
+		{"cfs, threads = cores: nice is moot", CFS, 4, prio.High, prio.Low, 0.97, 1.03},
+		{"cfs, 4 threads a core: the higher weight gets more CPU", CFS, 16, prio.High, prio.Low, 1.5, 1e9},
+		{"ts, threads = cores: the level is moot", TS, 4, prio.Query, prio.Wait, 0.97, 1.03},
+		{"ts, 4 threads a core: the higher level runs first", TS, 16, prio.Query, prio.Wait, 1.5, 1e9},
+		{"cfs, equal hints share equally", CFS, 16, prio.Normal, prio.Normal, 0.9, 1.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := share(t, tt.sched, 4, tt.threads, tt.hi, tt.lo)
+			assert.GreaterOrEqual(t, r, tt.min)
+			assert.LessOrEqual(t, r, tt.max)
+		})
+	}
+}
+
+func TestTSQuantumExpiryLowersTheLevel(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 1, Scheduler: TS, Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, m.AddThread([]Op{cpu(time.Second)}, prio.Normal))
+	m.e.Run(int64(10 * time.Millisecond))
+	assert.Equal(t, 50, m.threads[0].cpupri, "its start is a return from sleep: raised to ts_slpret")
+	m.e.Run(int64(25 * time.Millisecond))
+	assert.Equal(t, 40, m.threads[0].cpupri, "one 20 ms quantum used: down 10 (ts_tqexp)")
+	m.e.Run(int64(2 * time.Second))
+	assert.Equal(t, 0, m.threads[0].cpupri, "a CPU-bound thread sinks to the bottom")
+}
+
+// herd runs n threads that each loop: sleep, take one pthread mutex for 1 µs,
+// release it; it returns the futex CPU (spin + hold) per acquisition, in ns.
+func herd(t *testing.T, n int) float64 {
+	t.Helper()
+	m, err := NewMachine(MachineConfig{CPUs: 64, Scheduler: CFS, Seed: 1})
+	require.NoError(t, err)
+	mu := m.AddMutex(Mutex{Name: "m"})
+	for range n {
+		require.NoError(t, m.AddThread([]Op{sleep(5 * us), lock(mu), cpu(1 * us), unlock(mu), done(1)}, prio.Normal))
+	}
+	r := m.Run(5*time.Millisecond, 50*time.Millisecond)
+	require.NotZero(t, r.Units)
+	return float64(r.CPU[catFutexSpin]+r.CPU[catFutexHold]) / float64(r.Units)
+}
+
+func TestFutexHerdCostsMoreThanItsParts(t *testing.T) {
+	few, many := herd(t, 2), herd(t, 32)
+	assert.Greater(t, many, 3*few, "futex CPU per acquisition: 2 threads %.0f ns, 32 threads %.0f ns", few, many)
+}
+
+func TestMutexCountersBalance(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 4, Scheduler: CFS, SpinLoops: DefaultSpinLoops, Seed: 2})
+	require.NoError(t, err)
+	mu := m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
+	for range 16 {
+		require.NoError(t, m.AddThread([]Op{cpu(3 * us), lock(mu), cpu(2 * us), unlock(mu), done(1)}, prio.Normal))
+	}
+	m.Run(0, 20*time.Millisecond)
+	got := m.Mutexes()[0]
+	held := uint64(0)
+	if got.holder >= 0 {
+		held = 1
+	}
+	assert.Equal(t, m.units+held, got.Acquisitions, "every acquisition is released and counted once")
+	assert.NotZero(t, got.SpinAcquired, "16 threads on 4 cores contend")
+	assert.LessOrEqual(t, got.SpinAcquired, got.Acquisitions)
+}
+
+func TestSameSeedSameResult(t *testing.T) {
+	run := func(seed uint64) Result {
+		r, err := Cell{Workload: "oltp_read_write", Threads: 24, Machine: MachineConfig{CPUs: 8, Scheduler: TS,
+			Priorities: true, SpinLoops: DefaultSpinLoops, Seed: seed}, Measure: 20 * time.Millisecond}.Run()
+		require.NoError(t, err)
+		return r
+	}
+	assert.Equal(t, run(7), run(7))
+	assert.NotEqual(t, run(7).Units, run(8).Units)
+}
+
+func TestBadConfigIsAnError(t *testing.T) {
+	tests := []struct {
+		name string
+		cell Cell
+		want string
+	}{
+		{"no cores", Cell{Workload: "connect", Threads: 1, Machine: MachineConfig{CPUs: 0}}, "CPUs = 0, want 1..1024"},
+		{"too many cores", Cell{Workload: "connect", Threads: 1, Machine: MachineConfig{CPUs: 2000}}, "CPUs = 2000"},
+		{"negative spin loops", Cell{Workload: "connect", Threads: 1, Machine: MachineConfig{CPUs: 1, SpinLoops: -1}}, "SpinLoops = -1"},
+		{"no threads", Cell{Workload: "connect", Threads: 0, Machine: MachineConfig{CPUs: 1}}, "Threads = 0"},
+		{"unknown workload", Cell{Workload: "tpcc", Threads: 1, Machine: MachineConfig{CPUs: 1}}, `workload "tpcc"`},
+		{"bad profile", Cell{Workload: "connect", Threads: 1, Machine: MachineConfig{CPUs: 1,
+			Costs: CostProfile{Name: "x", IOService: 0, Syscall: time.Microsecond}}}, "io_service = 0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.cell.Run()
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestAddThreadRejectsAProgramThatTakesNoTime(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	require.NoError(t, err)
+	assert.ErrorIs(t, m.AddThread([]Op{done(1)}, prio.Normal), ErrInvalidConfig)
+	assert.ErrorIs(t, m.AddThread([]Op{lock(3), cpu(us)}, prio.Normal), ErrInvalidConfig, "no mutex 3")
+}
+
+func TestParseProfile(t *testing.T) {
+	tests := []struct {
+		name, text string
+		check      func(t *testing.T, p CostProfile, err error)
+	}{
+		{"overrides keep the rest", "# mine\nname = lab\nsyscall = 1us\ncontext_switch=4us\n", func(t *testing.T, p CostProfile, err error) {
+			require.NoError(t, err)
+			assert.Equal(t, "lab", p.Name)
+			assert.Equal(t, time.Microsecond, p.Syscall)
+			assert.Equal(t, 4*time.Microsecond, p.ContextSwitch)
+			assert.Equal(t, OldKernel().FutexHold, p.FutexHold)
+		}},
+		{"unknown key names the line", "syscal = 1us\n", func(t *testing.T, _ CostProfile, err error) {
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), "f:1: unknown key")
+		}},
+		{"bad duration", "\nsyscall = fast\n", func(t *testing.T, _ CostProfile, err error) {
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), "f:2")
+		}},
+		{"out of range", "futex_growth = 11\n", func(t *testing.T, _ CostProfile, err error) {
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), "want 0..10")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParseProfile(strings.NewReader(tt.text), "f")
+			tt.check(t, p, err)
+		})
+	}
+}
+
+func TestOldAndNewKernelDifferOnlyInSyscallAndContextSwitch(t *testing.T) {
+	o, n := OldKernel(), NewKernel()
+	assert.Greater(t, n.Syscall, o.Syscall)
+	assert.Greater(t, n.ContextSwitch, o.ContextSwitch)
+	n.Syscall, n.ContextSwitch, n.Name = o.Syscall, o.ContextSwitch, o.Name
+	assert.Equal(t, o, n)
+}
+
+// BenchmarkMachine measures a whole simulated server: events/s of the engine
+// with the scheduler, mutexes and futex model in the loop.
+func BenchmarkMachine(b *testing.B) {
+	for _, wl := range []string{"oltp_read_only", "connect"} {
+		b.Run("workload="+wl, func(b *testing.B) {
+			var events uint64
+			for i := 0; i < b.N; i++ {
+				r, err := Cell{Workload: wl, Threads: 64, Machine: MachineConfig{CPUs: 16, Scheduler: CFS,
+					SpinLoops: DefaultSpinLoops, Seed: uint64(i)}, Warmup: time.Millisecond, Measure: 10 * time.Millisecond}.Run()
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += r.Events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
