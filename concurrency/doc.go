@@ -21,6 +21,18 @@
 // transaction, priority hint), owned by its caller and reused, so no policy
 // allocates per enter.
 //
+// Exit is not a release: with tickets left the thread keeps its seat, as InnoDB
+// does between the rows of one statement. So a caller ends each statement (or
+// connection, or request) with ForceExit, which gives the seat back whatever the
+// tickets; a Thread dropped while Inside() reports true takes its seat with it,
+// and after Limit such threads every Enter waits forever:
+//
+//	t := &concurrency.Thread{}          // one per connection
+//	if err := g.Enter(ctx, t); err != nil {
+//		return err
+//	}
+//	defer g.ForceExit(t)                // not Exit: that keeps the seat on a ticket
+//
 // # Policies
 //
 //	Unlimited  innodb_thread_concurrency = 0: no shared state touched.
