@@ -1,0 +1,57 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// The codahale/usl dataset's first points and a fit of the Universal
+// Scalability Law.
+func ExampleFitUSL() {
+	n := []float64{1, 2, 4, 8, 16, 32}
+	x := []float64{955.16, 1878.91, 3548.68, 6531.08, 9897.24, 12074.39}
+	u, err := sim.FitUSL(n, x)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("λ ≈ %.0f, peak near N = %.0f\n", u.Lambda, u.Peak())
+	// Output: λ ≈ 982, peak near N = 34
+}
+
+// Predict what a kernel with dearer system calls does to connect throughput on
+// 4 cores with 64 clients.
+func ExampleCell_Run() {
+	var x [2]float64
+	for i, p := range []sim.CostProfile{sim.OldKernel(), sim.NewKernel()} {
+		c := sim.Cell{Workload: "connect", Threads: 64, Measure: 50 * time.Millisecond,
+			Machine: sim.MachineConfig{CPUs: 4, Scheduler: sim.CFS, Costs: p, Seed: 1}}
+		r, err := c.Run()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		x[i] = r.Throughput
+	}
+	fmt.Printf("new/old kernel: %.1f\n", x[1]/x[0])
+	// Output: new/old kernel: 0.7
+}
+
+// Reproduce study C and print its verdict.
+func ExampleStudy_Run() {
+	s, err := sim.LookupStudy("c")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := s.Run(context.Background(), sim.Options{Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Verdict())
+	// Output: study C: PASS
+}
