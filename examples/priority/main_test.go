@@ -1,0 +1,67 @@
+package main
+
+import (
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// unprivilegedOS is a kernel with Linux's rule for a user without CAP_SYS_NICE
+// or an RLIMIT_NICE allowance: a thread's nice may go up, never back down.
+type unprivilegedOS struct {
+	mu   sync.Mutex
+	nice map[int]int
+}
+
+func (o *unprivilegedOS) Gettid() int { return unix.Gettid() }
+
+func (o *unprivilegedOS) Getpriority(tid int) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return 20 - o.nice[tid], nil
+}
+
+func (o *unprivilegedOS) Setpriority(tid, nice int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if nice < o.nice[tid] {
+		return syscall.EACCES
+	}
+	o.nice[tid] = nice
+	return nil
+}
+
+func (o *unprivilegedOS) Getscheduler(int) (prio.Class, int, error) { return prio.ClassOther, 0, nil }
+func (o *unprivilegedOS) Setscheduler(int, prio.Class, int) error   { return syscall.EPERM }
+func (o *unprivilegedOS) Setparam(int, int) error                   { return syscall.EINVAL }
+
+// TestRunWithoutPrivilege: without CAP_SYS_NICE the Query hint is refused and the
+// background threads cannot be restored from nice 10 at the end. The README says
+// the run goes on and reports the refusals; it must not abort.
+func TestRunWithoutPrivilege(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy prio.Policy
+	}{
+		{"nice", prio.PolicyNice},
+		{"legacy", prio.PolicyLegacy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fos := &unprivilegedOS{nice: map[int]int{}}
+			r, err := run(prio.Config{Policy: tt.policy, OS: fos}, 1, 1, 1000, 0, 20*time.Millisecond)
+			require.NoError(t, err)
+			assert.Positive(t, r.queries)
+			assert.Positive(t, r.refused, "the refused calls are counted")
+		})
+	}
+}
