@@ -17,6 +17,9 @@ type Series struct {
 	X, Y []float64
 	// Dashed draws the line dashed (published data beside simulated).
 	Dashed bool
+	// Color is 1 + an index into the chart palette, to give related series one
+	// colour; 0 colours series by their position.
+	Color int
 }
 
 // palette is a fixed colour order so that charts are the same from run to run.
@@ -45,6 +48,7 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
+	p.Legend.Left = true
 	for i, s := range series {
 		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {
@@ -55,6 +59,9 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 			return fmt.Errorf("sim: chart series %q: %w", s.Name, err)
 		}
 		c := palette[i%len(palette)]
+		if s.Color > 0 {
+			c = palette[(s.Color-1)%len(palette)]
+		}
 		l.Color, sc.Color = c, c
 		if s.Dashed {
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}

@@ -96,19 +96,13 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 	rep := &Report{Study: studyA(), Tables: []Table{t}}
 	rep.Plot = ChartSpec{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
 		YLabel: "throughput ratio on/off", LogX: true}
-	for _, c := range studyACPUs {
-		var xs, ys []float64
+	for i, c := range studyACPUs {
+		var xs, ys, ps []float64
 		for _, th := range studyAThreads {
-			xs, ys = append(xs, float64(th)), append(ys, sim[[2]int{th, c}])
+			xs, ys, ps = append(xs, float64(th)), append(ys, sim[[2]int{th, c}]), append(ps, pub[[2]int{th, c}])
 		}
-		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus sim", c), X: xs, Y: ys})
-	}
-	for _, c := range studyACPUs {
-		var xs, ys []float64
-		for _, th := range studyAThreads {
-			xs, ys = append(xs, float64(th)), append(ys, pub[[2]int{th, c}])
-		}
-		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus published", c), X: xs, Y: ys, Dashed: true})
+		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus sim", c), X: xs, Y: ys, Color: i + 1},
+			Series{Name: fmt.Sprintf("%d cpus published", c), X: xs, Y: ps, Dashed: true, Color: i + 1})
 	}
 
 	below, above, same, total := true, true, 0, 0

@@ -84,8 +84,8 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep := &Report{Study: studyC(), Tables: []Table{t}}
 	rep.Plot = ChartSpec{Title: "Study C: connect; SELECT 1; disconnect", XLabel: "client threads", YLabel: "connections/s", LogX: true,
-		Series: []Series{{Name: "sim old kernel", X: xs, Y: so_}, {Name: "sim new kernel", X: xs, Y: sn_},
-			{Name: "published old kernel", X: xs, Y: po, Dashed: true}, {Name: "published new kernel", X: xs, Y: pn, Dashed: true}}}
+		Series: []Series{{Name: "sim old kernel", X: xs, Y: so_, Color: 1}, {Name: "sim new kernel", X: xs, Y: sn_, Color: 2},
+			{Name: "published old kernel", X: xs, Y: po, Dashed: true, Color: 1}, {Name: "published new kernel", X: xs, Y: pn, Dashed: true, Color: 2}}}
 	rep.Checks = []Check{
 		check("new kernel loses 15–40% at 16–128 threads", ok1, "%s", strings.Join(d1, ", ")),
 		check("a CPU-bound workload loses less than half as much", ok2, "oltp_read_only vs connect: %s", strings.Join(d2, ", ")),

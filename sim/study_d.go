@@ -95,9 +95,9 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	io := []float64{4, 16}
 	rep.Plot = ChartSpec{Title: "Study D: bulk insert, 48 threads", XLabel: "read + write io threads (each)", YLabel: "rows/s",
 		Series: []Series{
-			{Name: "sim wake-all", X: io, Y: []float64{all4.Throughput, all16.Throughput}},
+			{Name: "sim wake-all", X: io, Y: []float64{all4.Throughput, all16.Throughput}, Color: 1},
 			{Name: "sim targeted", X: io, Y: []float64{tg4.Throughput, tg16.Throughput}},
-			{Name: "published (wake-all)", X: io, Y: []float64{pub["4"][0], pub["16"][0]}, Dashed: true},
+			{Name: "published (wake-all)", X: io, Y: []float64{pub["4"][0], pub["16"][0]}, Dashed: true, Color: 1},
 		}}
 	rep.Checks = []Check{
 		check("wake-all: 16+16 gives 0.80–0.95 × the rows/s of 4+4", ra >= 0.80 && ra <= 0.95, "%.2f", ra),
