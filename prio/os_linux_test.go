@@ -23,7 +23,15 @@ func lockReal(t *testing.T, p prio.Policy) (*prio.Applier, *prio.Thread) {
 	th, err := a.Lock()
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		if err := th.Unlock(); err != nil {
+		err := th.Unlock()
+		switch {
+		case err == nil:
+		case errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
+			// Without CAP_SYS_NICE a lowered priority cannot be raised back:
+			// expected, and the tests that meet it skip. The thread ends with
+			// the goroutine.
+			th.Release()
+		default:
 			t.Errorf("restore: %v", err)
 			th.Release()
 		}
