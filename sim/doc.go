@@ -72,9 +72,9 @@
 //     FIFO among equals: more statements are in flight at once, read views copy
 //     more active transactions under kernel_mutex (read_view_open_now), and the
 //     mutex's waiters, all woken on each release, pile onto one futex bucket.
-//     The loss grows with threads and with cores. Known gap: at 4 cores and 8
-//     threads the model's gain is ~1.03, short of the check's 1.05 (the
-//     published cell is 1.01).
+//     The loss grows with threads and with cores. The study's machine (a 2008
+//     x86 server) gets a spin round of 1 µs (ut_delay of 0..6 units of 50
+//     PAUSEs); a read view costs 250 ns per active transaction.
 //   - B (the gate): the Queue gate takes kernel_mutex on every enter and exit,
 //     the mutex the transaction start and commit also take; on 8 cores it
 //     saturates, so limits 4, 8 and 16 plateau together, while limit 0 skips
@@ -91,6 +91,11 @@
 //     on the read array's mutex behind them. aio.WakeTargeted wakes one handler
 //     per request and the herd never forms. The cores (96) are not given by the
 //     study.
+//
+// The verdicts are those of the default seed (1). The convoys of A and the herd
+// of D are bursty: A is measured over 200 ms and D over 500 ms of virtual time,
+// and still some other seeds put A's 64-thread order or D's 16+16/4+4 ratio
+// (about 0.80 against a bound of 0.80) just across a bound.
 //
 // # Experiments
 //

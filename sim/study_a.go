@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Study A's sweep, from the study's text: MySQL 5.1.24 on Solaris (TS class),
@@ -14,6 +15,16 @@ var (
 	studyACPUs    = []int{4, 8, 12, 16}
 	studyAThreads = []int{1, 2, 4, 8, 12, 16, 32, 48, 64}
 )
+
+// studyACosts is the cost profile of study A's machine: OldKernel on a 2008
+// x86 server whose PAUSE takes longer, so one round of ut_delay(0..6) costs about
+// 1 µs (innodb_spin_wait_delay 6 × 50 PAUSEs of ~10 ns on average).
+func studyACosts() CostProfile {
+	p := OldKernel()
+	p.Name = "solaris-x86-2008"
+	p.SpinRound = time.Microsecond
+	return p
+}
 
 // studyACell is study_a_my.cnf's server (read through package mycnf) on cpus
 // cores under TS, with thread priorities on (the file's default) or off
@@ -29,6 +40,8 @@ func studyACell(cpus, threads int, prioOn bool) (Cell, error) {
 		return Cell{}, err
 	}
 	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = threads, cpus, TS
+	c.Machine.Costs = studyACosts()
+	c.Measure = 200 * time.Millisecond // the convoys come and go: a longer window
 	return c, nil
 }
 

@@ -2,17 +2,12 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// knownGaps are checks a study is known to fail with the current model; the test
-// reports them instead of failing, and reproduce still prints FAIL for them.
-var knownGaps = map[string]string{
-	"a/threads ≥ 2×cpus above 1.05": "at 4 cpus and 8 threads the model gives ~1.03 (published 1.01)",
-}
 
 func TestStudiesPassTheirChecks(t *testing.T) {
 	for _, s := range Studies() {
@@ -24,12 +19,9 @@ func TestStudiesPassTheirChecks(t *testing.T) {
 			require.NoError(t, err)
 			require.NotEmpty(t, rep.Checks)
 			for _, c := range rep.Checks {
-				if gap, ok := knownGaps[s.ID+"/"+c.Name]; ok && !c.Pass {
-					t.Logf("known gap: %s (%s): %s", c.Name, c.Detail, gap)
-					continue
-				}
 				assert.True(t, c.Pass, "%s: %s", c.Name, c.Detail)
 			}
+			assert.Equal(t, "study "+strings.ToUpper(s.ID)+": PASS", rep.Verdict())
 		})
 	}
 }

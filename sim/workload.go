@@ -66,7 +66,7 @@ func statement(rtt time.Duration, body ...Op) []Op {
 func readOnlyBody(kernel, trxSys, bufPool int32) []Op {
 	return []Op{
 		cpu(12 * us),
-		lock(kernel), trxBegin(), cpu(1 * us), readView(400 * time.Nanosecond), unlock(kernel),
+		lock(kernel), trxBegin(), cpu(1 * us), readView(250 * time.Nanosecond), unlock(kernel),
 		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
 		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
 		lock(bufPool), cpu(500 * time.Nanosecond), unlock(bufPool), cpu(5 * us),
