@@ -125,8 +125,10 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start.Done()
-	done.Wait()
+	reportFutexShare(b, func() {
+		start.Done()
+		done.Wait()
+	})
 	b.StopTimer()
 	s := g.Stats()
 	b.ReportMetric(float64(s.Waits)/float64(b.N), "waits/op")
