@@ -59,6 +59,7 @@ func (c Cell) Run() (Result, error) {
 		}
 	}
 	if c.AIO != nil {
+		// study D's tablespace: 48 tables of 5M rows of ~100 bytes, in pages
 		if err := m.SetAIO(*c.AIO, 48*5_000_000/100); err != nil {
 			return Result{}, err
 		}

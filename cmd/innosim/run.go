@@ -26,6 +26,7 @@ func runCommand() command {
 // intList is a flag holding a comma-separated list of positive integers.
 type intList []int
 
+// String returns the list as given on the command line ("1,2,4").
 func (l *intList) String() string {
 	s := make([]string, len(*l))
 	for i, v := range *l {
@@ -34,6 +35,7 @@ func (l *intList) String() string {
 	return strings.Join(s, ",")
 }
 
+// Set parses a comma-separated list of positive integers, replacing the default.
 func (l *intList) Set(v string) error {
 	var out intList
 	for _, f := range strings.Split(v, ",") {
