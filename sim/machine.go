@@ -139,6 +139,7 @@ type Machine struct {
 	mutexes []Mutex
 	buckets []bucket
 	tbucket []int32 // private futex word of each thread (gate parking)
+	scratch []int32 // the waiters a futex wake is waking
 
 	gate *gateDriver
 	aio  *aioDriver

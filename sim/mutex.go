@@ -180,9 +180,10 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		if !mu.WakeAll && n > 1 {
 			n = 1
 		}
-		woken := append([]int32(nil), mu.waiters[:n]...)
+		// wake from a scratch copy: a woken thread may queue on this mutex again
+		m.scratch = append(m.scratch[:0], mu.waiters[:n]...)
 		mu.waiters = append(mu.waiters[:0], mu.waiters[n:]...)
-		for _, w := range woken {
+		for _, w := range m.scratch {
 			m.wake(w)
 		}
 	case kWaitEvent:
