@@ -11,7 +11,7 @@ import (
 // submitter's slot reservation.
 const (
 	pickWork    = 380 * time.Nanosecond
-	reserveWork = 500 * time.Nanosecond
+	reserveWork = 150 * time.Nanosecond
 )
 
 // aioDriver runs an aio.Core for the simulated server: one handler thread per

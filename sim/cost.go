@@ -55,7 +55,7 @@ func OldKernel() CostProfile {
 		ContextSwitch: 1500 * time.Nanosecond,
 		Syscall:       100 * time.Nanosecond,
 		FutexHold:     200 * time.Nanosecond,
-		FutexGrowth:   8,
+		FutexGrowth:   10,
 		SpinRound:     500 * time.Nanosecond,
 		IOService:     100 * time.Microsecond,
 	}
