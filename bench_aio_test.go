@@ -6,22 +6,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/internal/aiobench"
 	"github.com/innosim/innosim/internal/futex"
 )
 
 const (
-	aioPage   = 16 << 10     // InnoDB's default page size
-	aioStripe = 64 * aioPage // the 64-page stripe that maps to one segment
+	aioPage   = aiobench.Page   // InnoDB's default page size
+	aioStripe = aiobench.Stripe // the 64-page stripe that maps to one segment
 )
 
 var aioWakeHandlers = []int{4, 8, 16, 32, 64}
 
-// BenchmarkAIOWake is study D on real cores: 4 submitter goroutines each issue
+// BenchmarkAIOWake is study D on real cores (its body is internal/aiobench.Wake,
+// which innosim calibrate --check also runs): 4 submitter goroutines each issue
 // one read at a time through the Latency backend at zero service time, and wait
 // for its completion, so the cost per op is the wake path alone. Each request
 // lands in one read segment, submitter j's i-th in segment (j + 4i) mod
@@ -44,7 +45,7 @@ func BenchmarkAIOWake(b *testing.B) {
 			for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
 				b.Run("policy="+policy.String(), func(b *testing.B) {
 					for _, h := range aioWakeHandlers {
-						b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { benchAIOWake(b, mode, policy, h) })
+						b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { aiobench.Wake(b, mode, policy, h, reportFutexShare) })
 					}
 				})
 			}
@@ -55,125 +56,6 @@ func BenchmarkAIOWake(b *testing.B) {
 			b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { benchAIOWakeBaseline(b, h) })
 		}
 	})
-}
-
-const aioSubmitters = 4
-
-// aioSplit runs body(j, n) on aioSubmitters goroutines that share b.N between them.
-func aioSplit(b *testing.B, body func(j, n int)) {
-	var wg sync.WaitGroup
-	for j := range aioSubmitters {
-		n := b.N / aioSubmitters
-		if j < b.N%aioSubmitters {
-			n++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body(j, n)
-		}()
-	}
-	wg.Wait()
-}
-
-// aioWakeOffset is the byte offset of submitter j's i-th request: a page of
-// segment (j + 4i) mod handlers, two pages from any other submitter's.
-func aioWakeOffset(j, i, handlers int) int64 {
-	seg := (j + aioSubmitters*i) % handlers
-	return int64(seg)*aioStripe + int64(2*j)*aioPage
-}
-
-func benchAIOWake(b *testing.B, mode aio.HandlerMode, policy aio.WakePolicy, handlers int) {
-	cfg := aio.DefaultConfig()
-	cfg.ReadSegments, cfg.WriteSegments = handlers, handlers
-	cfg.Handlers, cfg.Wake = mode, policy
-	cfg.Backend = &aio.Latency{}
-	a, err := aio.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		if err := a.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}()
-	before := a.Stats()
-	b.ResetTimer()
-	reportFutexShare(b, func() {
-		aioSplit(b, func(j, n int) {
-			w := newAIOWaiter(mode)
-			defer w.close()
-			r := &aio.Request{Buf: make([]byte, aioPage), Done: w.done}
-			for i := range n {
-				r.Offset = aioWakeOffset(j, i, handlers)
-				if err := a.Submit(context.Background(), r); err != nil {
-					b.Error(err)
-					return
-				}
-				a.Flush()
-				if err := w.wait(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	})
-	b.StopTimer()
-	st := a.Stats()
-	ops := float64(b.N)
-	b.ReportMetric(float64(st.Wakeups-before.Wakeups)/ops, "wakeups/op")
-	b.ReportMetric(float64(st.WastedWakeups-before.WastedWakeups)/ops, "wasted/op")
-	if mode == aio.HandlerFutex {
-		b.ReportMetric(float64(st.FutexSyscalls-before.FutexSyscalls)/ops, "futex/op")
-	}
-	if got := st.Completed - before.Completed; got != uint64(b.N) {
-		b.Fatalf("completed %d requests, want %d", got, b.N)
-	}
-}
-
-// aioWaiter is how a benchmark submitter waits for its request's completion: in
-// futex mode it is an OS thread (locked) sleeping on a futex event, like the
-// InnoDB query thread that waits for its read; otherwise a goroutine receiving
-// from a channel.
-type aioWaiter struct {
-	ev     *futex.Event
-	ch     chan error
-	err    error
-	locked bool
-}
-
-func newAIOWaiter(mode aio.HandlerMode) *aioWaiter {
-	if mode == aio.HandlerFutex {
-		runtime.LockOSThread()
-		return &aioWaiter{ev: new(futex.Event), locked: true}
-	}
-	return &aioWaiter{ch: make(chan error, 1)}
-}
-
-func (w *aioWaiter) done(_ *aio.Request, err error) {
-	if w.ev == nil {
-		w.ch <- err
-		return
-	}
-	w.err = err // published by the event's Set
-	w.ev.Set()
-}
-
-func (w *aioWaiter) wait() error {
-	if w.ev == nil {
-		return <-w.ch
-	}
-	for !w.ev.IsSet() {
-		w.ev.Wait(w.ev.SignalCount())
-	}
-	w.ev.Reset()
-	return w.err
-}
-
-func (w *aioWaiter) close() {
-	if w.locked {
-		runtime.UnlockOSThread()
-	}
 }
 
 // benchAIOWakeBaseline is the same load on a plain worker pool: one goroutine
@@ -206,10 +88,10 @@ func benchAIOWakeBaseline(b *testing.B, handlers int) {
 	}()
 	b.ResetTimer()
 	reportFutexShare(b, func() {
-		aioSplit(b, func(j, n int) {
+		aiobench.Split(b, func(j, n int) {
 			jb := job{buf: make([]byte, aioPage), done: make(chan error, 1)}
 			for i := range n {
-				jb.off = aioWakeOffset(j, i, handlers)
+				jb.off = aiobench.Offset(j, i, handlers)
 				queues[(jb.off/aioStripe)%int64(handlers)] <- jb
 				if err := <-jb.done; err != nil {
 					b.Error(err)
