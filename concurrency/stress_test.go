@@ -1,0 +1,222 @@
+package concurrency
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+	"github.com/stretchr/testify/require"
+)
+
+// stressLong reports whether INNOSIM_STRESS=long asks for the long runs (a
+// million enter/exit pairs per gate).
+func stressLong() bool { return os.Getenv("INNOSIM_STRESS") == "long" }
+
+// stressGates are the gates the stress suite drives. bounded says whether
+// the gate promises never to have more threads inside than its limit (Atomic
+// overbooks, then undoes); changes whether SetLimit works at run time;
+// observable whether its Stats count waits and cancellations.
+var stressGates = []struct {
+	name       string
+	make       func(Config) (Gate, error)
+	bounded    bool
+	changes    bool
+	observable bool
+}{
+	{"queue", func(c Config) (Gate, error) { return NewQueue(c) }, true, true, true},
+	{"atomic", func(c Config) (Gate, error) { return NewAtomic(c) }, false, true, true},
+	{"semaphore", func(c Config) (Gate, error) { return NewSemaphore(c) }, true, false, false},
+	{"handoff", func(c Config) (Gate, error) { return NewHandoff(c) }, true, true, true},
+	{"adaptive", func(c Config) (Gate, error) {
+		return NewAdaptive(c, AIMDConfig{Max: c.Limit, Initial: c.Limit, Window: 50})
+	}, true, false, true},
+}
+
+// stressCounts is what one run did, for the log and the checks.
+type stressCounts struct {
+	attempts, admitted, failed, overLimit, limitChanges atomic.Uint64
+	maxInside                                           atomic.Int64
+}
+
+// TestStressInsideNeverPassesTheLimit sends enter/exit pairs from many
+// goroutines through each gate with a short burst inside, 10% of enters under
+// a context that ends at a random moment (some already ended), tickets kept
+// now and then (Exit) and given back otherwise (ForceExit): once with the
+// limit fixed at 2, and once (gates whose limit can change) with the limit
+// moved between 1 and 6 every 50 µs by a timer and every 200 pairs by the
+// workers. An invariant counter of the threads inside, checked at every
+// admission, must never pass the limit (the highest one in force, while it
+// changes) for the gates that promise it. Afterwards: every attempt either entered or failed, the
+// failures are exactly the Canceled and PassedOn counts, the counters
+// balance, nobody is inside or waiting, and no seat was leaked: with the limit
+// at 4, four new threads enter at once and a fifth must wait.
+//
+// INNOSIM_STRESS=long makes it a million pairs per gate.
+func TestStressInsideNeverPassesTheLimit(t *testing.T) {
+	pairs := 40_000
+	if stressLong() {
+		pairs = 1_000_000
+	}
+	for _, g := range stressGates {
+		phases := []struct {
+			name     string
+			maxLimit int
+			changing bool
+		}{
+			{"limit=2", 2, false},
+			{"limit=1..6-changing", 6, true},
+		}
+		for _, ph := range phases {
+			if ph.changing && !g.changes {
+				continue
+			}
+			t.Run("gate="+g.name+"/"+ph.name, func(t *testing.T) {
+				cfg := Config{Limit: ph.maxLimit, Tickets: 3, SleepDelay: 20 * time.Microsecond,
+					AdaptiveMaxSleepDelay: 200 * time.Microsecond, Priority: Auto}
+				gate, err := g.make(cfg)
+				require.NoError(t, err)
+				var c stressCounts
+				runStress(t, gate, ph.changing, ph.maxLimit, pairs, &c)
+
+				st := gate.Stats()
+				require.Equal(t, uint64(pairs), c.attempts.Load())
+				require.Equal(t, c.attempts.Load(), c.admitted.Load()+c.failed.Load(), "every enter entered or failed")
+				if g.bounded {
+					require.Zero(t, c.overLimit.Load(), "threads inside passed the limit (at most %d seen)", c.maxInside.Load())
+				}
+				if g.observable {
+					require.Equal(t, c.failed.Load(), st.Canceled+st.PassedOn, "every failed enter is counted: %+v", st)
+					require.Equal(t, st.Enters+st.ForceEnters, st.Exits+uint64(st.Inside), "seats balance: %+v", st)
+					require.Equal(t, st.Waits, st.WaitsAdmitted+st.Canceled+uint64(st.Waiting), "waits balance: %+v", st)
+				}
+				require.Zero(t, st.Inside, "a seat is held after every thread left: %+v", st)
+				require.Zero(t, st.Waiting)
+				requireNoSeatLeaked(t, gate, g.changes)
+				t.Logf("%d pairs: %d entered (%d on tickets), %d failed (canceled %d, passed on %d), %d waits, %d handoffs, %d limit changes, at most %d inside",
+					pairs, c.admitted.Load(), st.TicketEnters, c.failed.Load(), st.Canceled, st.PassedOn,
+					st.Waits, st.Handoffs, c.limitChanges.Load(), c.maxInside.Load())
+			})
+		}
+	}
+}
+
+func runStress(t *testing.T, gate Gate, changes bool, maxLimit, pairs int, c *stressCounts) {
+	const goroutines = 12
+	var inside atomic.Int64
+	stop := make(chan struct{})
+	var changer sync.WaitGroup
+	if changes {
+		changer.Add(1)
+		go func() {
+			defer changer.Done()
+			limits := []int{1, 4, maxLimit, 2, 5, 3}
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(50 * time.Microsecond):
+				}
+				if err := gate.SetLimit(limits[i%len(limits)]); err != nil {
+					t.Errorf("SetLimit: %v", err)
+					return
+				}
+				c.limitChanges.Add(1)
+			}
+		}()
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 42))
+			th := &Thread{HoldsLocks: w%3 == 0, InTransaction: w%2 == 0, Hint: prio.Hint(w%5 - 2)}
+			defer gate.ForceExit(th)
+			for next.Add(1) <= int64(pairs) {
+				c.attempts.Add(1)
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				switch x := rng.IntN(100); {
+				case x < 2:
+					ctx = ended
+				case x < 10:
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(rng.IntN(100))*time.Microsecond)
+				}
+				err := gate.Enter(ctx, th)
+				cancel()
+				if err != nil {
+					c.failed.Add(1)
+					if th.Inside() {
+						t.Errorf("a failed Enter left the thread inside")
+					}
+					continue
+				}
+				c.admitted.Add(1)
+				n := inside.Add(1)
+				if n > int64(maxLimit) {
+					c.overLimit.Add(1)
+				}
+				for old := c.maxInside.Load(); n > old && !c.maxInside.CompareAndSwap(old, n); old = c.maxInside.Load() {
+				}
+				for range rng.IntN(64) { // a short burst inside
+					_ = rng.Uint64()
+				}
+				if rng.IntN(4) == 0 {
+					runtime.Gosched() // let others try to enter while this one is inside
+				}
+				inside.Add(-1)
+				if changes && rng.IntN(200) == 0 {
+					// Change the limit from inside the load too: a timer
+					// goroutine alone may not run while the workers spin.
+					if err := gate.SetLimit(1 + rng.IntN(maxLimit)); err != nil {
+						t.Errorf("SetLimit: %v", err)
+					}
+					c.limitChanges.Add(1)
+				}
+				if rng.IntN(3) == 0 {
+					gate.Exit(th) // keeps the seat while tickets last
+				} else {
+					gate.ForceExit(th)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	changer.Wait()
+}
+
+// requireNoSeatLeaked checks that the gate's seats are all free: with the
+// limit at 4 (or the fixed limit), that many new threads enter without
+// waiting, and one more cannot enter before its context ends.
+func requireNoSeatLeaked(t *testing.T, gate Gate, changes bool) {
+	t.Helper()
+	limit := gate.Limit()
+	if changes {
+		limit = 4
+		require.NoError(t, gate.SetLimit(limit))
+	}
+	threads := make([]*Thread, limit)
+	for i := range threads {
+		threads[i] = &Thread{}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		require.NoError(t, gate.Enter(ctx, threads[i]), "seat %d of %d is free", i+1, limit)
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	extra := &Thread{}
+	require.Error(t, gate.Enter(ctx, extra), "a seat beyond the limit")
+	cancel()
+	for _, th := range threads {
+		gate.ForceExit(th)
+	}
+	require.Zero(t, gate.Stats().Inside)
+}
