@@ -26,6 +26,10 @@ type Options struct {
 	// Progress, if not nil, is called as cells finish with the cells done and
 	// the total (from several goroutines).
 	Progress func(done, total int)
+	// Costs, if not nil, replaces the cost profile of every cell (a profile
+	// from innosim calibrate: this machine's costs). Each study's own profiles
+	// are then unused, so study C's old/new-kernel contrast disappears.
+	Costs *CostProfile
 }
 
 // Check is one acceptance check of a study and its outcome.
@@ -110,6 +114,9 @@ func LookupStudy(id string) (Study, error) {
 func runCells(ctx context.Context, o Options, cells []Cell) ([]Result, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = o.Seed*1_000_003 + uint64(i)
+		if o.Costs != nil {
+			cells[i].Machine.Costs = *o.Costs
+		}
 	}
 	var progress func(int)
 	if o.Progress != nil {

@@ -1,0 +1,621 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+)
+
+// AIOBenchConfig describes one case of BenchmarkAIOWake in futex mode (the root
+// package's bench_aio_test.go) for PredictAIOWake.
+type AIOBenchConfig struct {
+	// Wake is the wake policy (WakeAll or WakeTargeted; WakeDeferred is
+	// accepted and behaves as the benchmark's Flush after every request).
+	Wake aio.WakePolicy
+	// Handlers is the number of read segments, and of write segments, 1..64: the
+	// benchmark's handlers=N. The array has 2 + 2×Handlers handler threads.
+	Handlers int
+	// Submitters is the number of submitting threads, 1..64; 0 means 4, the
+	// benchmark's.
+	Submitters int
+	// CPUs is the number of OS CPUs, and of Go Ps (GOMAXPROCS), 1..1024.
+	CPUs int
+	// Costs supplies Syscall, ContextSwitch, FutexWake, ThreadHandoff and
+	// MutexHandoff; the other fields are not used. The zero value means OldKernel().
+	Costs CostProfile
+	// Ops is how many requests to simulate after a warm-up of Ops/10; 0 means
+	// 20000; at most 10000000.
+	Ops int
+}
+
+// AIOBenchPrediction is what PredictAIOWake predicts for one case, per request
+// (one benchmark op).
+type AIOBenchPrediction struct {
+	// NsPerOp is the predicted wall time per request in nanoseconds, the
+	// benchmark's ns/op.
+	NsPerOp float64
+	// WakeupsPerOp and WastedPerOp are the handler wakeups, and those that found
+	// nothing, per request: the benchmark's wakeups/op and wasted/op.
+	WakeupsPerOp, WastedPerOp float64
+	// FutexPerOp is FUTEX_WAIT + FUTEX_WAKE calls on the handlers' events per
+	// request, the benchmark's futex/op; SubmitterFutexPerOp the same on the
+	// submitters' completion events (the benchmark does not report it).
+	FutexPerOp, SubmitterFutexPerOp float64
+	// HandoffsPerOp is how many times per request a woken thread found no P
+	// and had one handed to it by sysmon (ThreadHandoff each).
+	HandoffsPerOp float64
+}
+
+// aioCoreWork is the CPU of one aio.Core call (Reserve, Pick or Complete) with
+// the array mutex taken and released: a few hundred instructions over the
+// segment's slot bitmap (aio's core_bench_test.go puts a Reserve+Pick+Complete
+// cycle at a few hundred ns on the 2-core build machine).
+const aioCoreWork = 100 * time.Nanosecond
+
+// PredictAIOWake simulates BenchmarkAIOWake in futex mode: Submitters threads
+// each submit one 16 KiB read at a time to an aio.Core (the real policy core,
+// MySQL 5.5's defaults with Handlers read and write segments and Wake) and sleep
+// on a futex event until its handler delivers the completion; the Latency backend
+// does no I/O. Every thread is a locked OS thread. The machine has CPUs OS CPUs
+// and as many Go Ps (GOMAXPROCS = NumCPU, the benchmark's usual setting).
+//
+// What it charges, and why (two layers of scheduling, the kernel's and Go's):
+//
+//   - a FUTEX_WAKE or FUTEX_WAIT system call (futex.Event.Set on an event
+//     someone waits on, Wait on a reset event): Costs.Syscall on the caller's
+//     CPU. Set on an event already set costs nothing, as futex.Event.Set.
+//   - a thread woken by the kernel runs Costs.FutexWake later if an OS CPU is
+//     idle (an idle CPU's wake-up, half a futex round trip), else it waits for a
+//     thread to sleep and gets that CPU Costs.ContextSwitch later (FIFO; no
+//     preemption).
+//   - back in Go (exitsyscall, as runtime/proc.go in Go 1.26) it takes its old P
+//     if that P is still its own or its holder sleeps in a system call, else an
+//     idle P; with neither it goes on the run queue and its thread sleeps again.
+//     A thread asleep in FUTEX_WAIT keeps its P "in a system call".
+//   - Go's sysmon, every 20 µs (doubling after 50 rounds that retook nothing,
+//     up to 10 ms), retakes a P that has sat in the same system call since its
+//     previous round when no P is idle, and hands it to the first queued thread,
+//     which runs Costs.ThreadHandoff later (an M is started that hands the P to
+//     the locked thread: Go's locked-thread handoff).
+//   - the array mutex (sync.Mutex) is held for each core call (aioCoreWork);
+//     a thread that finds it held spins on its CPU until it is handed over,
+//     then pays Costs.MutexHandoff.
+//
+// The handler loop is aio.Array.handle's: lock, Pick; if work, unlock, deliver
+// the last batch's completions, do the I/O, lock, Complete, Pick again; if none,
+// reset the event, unlock, deliver, wait. The submitter loop is the benchmark's:
+// lock, Reserve, unlock, Set the events of the wake set, wait for completion.
+// No randomness is involved: the same config gives the same prediction. It
+// returns an error wrapping ErrInvalidConfig for a field out of range, or
+// aio.NewCore's error.
+func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
+	if cfg.Submitters == 0 {
+		cfg.Submitters = 4
+	}
+	if cfg.Ops == 0 {
+		cfg.Ops = 20000
+	}
+	if cfg.Costs == (CostProfile{}) {
+		cfg.Costs = OldKernel()
+	}
+	switch {
+	case cfg.Handlers < 1 || cfg.Handlers > 64:
+		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Handlers = %d, want 1..64: %w", cfg.Handlers, ErrInvalidConfig)
+	case cfg.Submitters < 1 || cfg.Submitters > 64:
+		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Submitters = %d, want 1..64 (0 for 4): %w", cfg.Submitters, ErrInvalidConfig)
+	case cfg.CPUs < 1 || cfg.CPUs > 1024:
+		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.CPUs = %d, want 1..1024: %w", cfg.CPUs, ErrInvalidConfig)
+	case cfg.Ops < 1 || cfg.Ops > 10_000_000:
+		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, ErrInvalidConfig)
+	}
+	if err := cfg.Costs.Validate(); err != nil {
+		return AIOBenchPrediction{}, err
+	}
+	acfg := aio.DefaultConfig()
+	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
+	acfg.Wake = cfg.Wake
+	acfg.Handlers = aio.HandlerFutex
+	core, err := aio.NewCore(acfg)
+	if err != nil {
+		return AIOBenchPrediction{}, err
+	}
+	return newAIOBench(cfg, core).run()
+}
+
+// benchP is one of Go's Ps (a right to run Go code; GOMAXPROCS of them).
+type benchP struct {
+	state  int   // pIdle, pRunning or pSyscall
+	thread int32 // the thread running on it or sleeping in a system call with it
+	seen   bool  // pSyscall: sysmon has seen this system call in a previous round
+	since  int64 // pSyscall: when the system call began
+}
+
+// P states.
+const (
+	pIdle = iota
+	pRunning
+	pSyscall
+)
+
+// sysmonMin and sysmonMax bound the interval of Go's sysmon thread (20 µs,
+// doubling after 50 rounds in succession that retook nothing, up to 10 ms), and
+// syscallRetake is how long a P may sit in a system call while another P is idle
+// before sysmon retakes it anyway: the constants of runtime/proc.go's sysmon and
+// retake (Go 1.14-1.26).
+const (
+	sysmonMin     = 20 * time.Microsecond
+	sysmonMax     = 10 * time.Millisecond
+	syscallRetake = 10 * time.Millisecond
+)
+
+// benchEvent is a futex.Event: the set flag, the signal count and whether its
+// thread is inside Wait (registered as a waiter).
+type benchEvent struct {
+	set     bool
+	signals uint32
+	waiting bool
+}
+
+// Thread stages of the benchmark model.
+const (
+	// submitter
+	bsLock = iota
+	bsReserve
+	bsUnlock
+	bsWake
+	bsWait
+	bsWaitCheck
+	// handler
+	bhLock
+	bhPick
+	bhUnlockDo
+	bhDeliverDo
+	bhLock2
+	bhComplete
+	bhUnlockSleep
+	bhDeliverSleep
+	bhWait
+	bhWaitCheck
+)
+
+type benchThread struct {
+	handler bool
+	seg     int // handler: its segment
+	j, i    int // submitter: its number and its next request's index
+	stage   int
+	gen     uint32
+	blocked bool // asleep in FUTEX_WAIT
+	p       int  // the P it runs on, -1 if none
+	handed  bool // a P was handed to it while it slept on the run queue
+	lastP   int  // the P it entered its last system call on (its oldp), -1 if none
+
+	woken   bool
+	sigSeen uint32
+	wake    aio.SegmentSet // submitter: events still to set
+	pending []int          // handler: submitters of the last batch, to deliver
+	batch   []int          // handler: submitters of the batch in progress
+}
+
+type aioBench struct {
+	cfg   AIOBenchConfig
+	core  *aio.Core
+	e     *Engine
+	kStep Kind
+
+	threads []benchThread
+	hev     []benchEvent // handler events by segment
+	sev     []benchEvent // submitter completion events
+	slotSub []int        // submitter of the request in each slot
+
+	ps                      []benchP
+	cpus                    int     // free OS CPUs
+	osq                     []int32 // threads woken by the kernel waiting for an OS CPU, FIFO
+	runq                    []int32 // threads back from FUTEX_WAIT with no P: Go's global run queue, FIFO
+	kExit, kSysmon, kHanded Kind
+	sysmonIdle              int   // sysmon rounds in succession that retook nothing
+	sysmonDelay             int64 // ns until sysmon's next round
+
+	muHeld    bool
+	muWaiters []int32
+
+	ops, warm     int
+	tWarm, tEnd   int64
+	hFutex, sFutx uint64
+	handoffs      uint64
+	statsWarm     aio.Stats
+	handoffsWarm  uint64
+	futexWarm     [2]uint64
+	err           error
+}
+
+func newAIOBench(cfg AIOBenchConfig, core *aio.Core) *aioBench {
+	b := &aioBench{cfg: cfg, core: core, e: NewEngine(1), ps: make([]benchP, cfg.CPUs)}
+	b.kStep = b.e.On(b.onStep)
+	b.kExit = b.e.On(b.onExit)
+	b.kSysmon = b.e.On(b.onSysmon)
+	b.kHanded = b.e.On(b.onHanded)
+	b.cpus = cfg.CPUs
+	b.hev = make([]benchEvent, core.Segments())
+	b.sev = make([]benchEvent, cfg.Submitters)
+	b.slotSub = make([]int, core.Slots())
+	b.warm = max(cfg.Ops/10, 1)
+	for s := range core.Segments() {
+		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhLock, p: -1, lastP: -1})
+	}
+	for j := range cfg.Submitters {
+		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1})
+	}
+	for id := range b.threads {
+		b.wakeUp(int32(id))
+	}
+	b.sysmonDelay = int64(sysmonMin)
+	b.e.At(b.sysmonDelay, b.kSysmon, 0, 0)
+	return b
+}
+
+func (b *aioBench) run() (AIOBenchPrediction, error) {
+	for b.ops < b.warm+b.cfg.Ops && b.err == nil && b.e.Step() {
+	}
+	if b.err != nil {
+		return AIOBenchPrediction{}, b.err
+	}
+	n := float64(b.ops - b.warm)
+	st := b.core.Stats()
+	return AIOBenchPrediction{
+		NsPerOp:             float64(b.tEnd-b.tWarm) / n,
+		WakeupsPerOp:        float64(st.Wakeups-b.statsWarm.Wakeups) / n,
+		WastedPerOp:         float64(st.WastedWakeups-b.statsWarm.WastedWakeups) / n,
+		FutexPerOp:          float64(b.hFutex-b.futexWarm[0]) / n,
+		SubmitterFutexPerOp: float64(b.sFutx-b.futexWarm[1]) / n,
+		HandoffsPerOp:       float64(b.handoffs-b.handoffsWarm) / n,
+	}, nil
+}
+
+// wakeUp is the kernel waking thread id: it runs on a free OS CPU after
+// FutexWake (an idle CPU's wake-up), or waits for one to be given up. Once
+// running it is back in Go code (exitsyscall), or, if a P was handed to it, goes
+// on with its program.
+func (b *aioBench) wakeUp(id int32) {
+	b.threads[id].blocked = false
+	if b.cpus > 0 {
+		b.cpus--
+		b.e.After(int64(b.cfg.Costs.FutexWake), b.kExit, id, b.threads[id].gen)
+		return
+	}
+	b.osq = append(b.osq, id)
+}
+
+// sleep gives up thread id's OS CPU: the first thread waiting for one gets it
+// after a context switch.
+func (b *aioBench) sleep(id int32) {
+	t := &b.threads[id]
+	t.gen++
+	if len(b.osq) == 0 {
+		b.cpus++
+		return
+	}
+	next := b.osq[0]
+	b.osq = b.osq[1:]
+	b.e.After(int64(b.cfg.Costs.ContextSwitch), b.kExit, next, b.threads[next].gen)
+}
+
+// onExit is thread id on an OS CPU again. With a P handed to it, it goes on.
+// Otherwise it is exitsyscall: it takes its old P back if that P is still its
+// own or another thread sleeps in a system call with it, else an idle P; with
+// neither it queues on the run queue and its thread sleeps until a P is handed
+// to it.
+func (b *aioBench) onExit(_ int64, id int32, gen uint32) {
+	t := &b.threads[id]
+	if t.gen != gen {
+		return
+	}
+	if t.handed {
+		t.handed = false
+		b.step(id)
+		return
+	}
+	if lp := t.lastP; lp >= 0 && b.ps[lp].state == pSyscall {
+		b.onP(id, lp, 0)
+		return
+	}
+	for p := range b.ps {
+		if b.ps[p].state == pIdle {
+			b.onP(id, p, 0)
+			return
+		}
+	}
+	b.runq = append(b.runq, id)
+	b.sleep(id)
+}
+
+// onHanded is the locked thread of a queued goroutine woken with a P handed to
+// it.
+func (b *aioBench) onHanded(_ int64, id int32, _ uint32) {
+	b.threads[id].handed = true
+	b.wakeUp(id)
+}
+
+// onP gives P p to thread id, which continues its program after delay.
+func (b *aioBench) onP(id int32, p int, delay int64) {
+	b.ps[p] = benchP{state: pRunning, thread: id}
+	b.threads[id].p = p
+	b.after(id, delay)
+}
+
+// release is thread id entering FUTEX_WAIT to sleep: its P stays with it, in a
+// system call, until a woken thread takes it or sysmon retakes it.
+func (b *aioBench) release(id int32) {
+	t := &b.threads[id]
+	t.blocked = true
+	t.lastP = t.p
+	b.ps[t.p] = benchP{state: pSyscall, thread: id, since: b.e.Now()}
+	t.p = -1
+	b.sleep(id)
+}
+
+// onSysmon is a round of Go's sysmon: a P that has been in the same system call
+// since the previous round is retaken when no P is idle (or after
+// syscallRetake) and handed to the first queued thread (which runs
+// ThreadHandoff later: the runtime starts an M that hands the P to the queued
+// goroutine's locked thread) or left idle.
+func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
+	retook := 0
+	for p := range b.ps {
+		bp := &b.ps[p]
+		if bp.state != pSyscall {
+			continue
+		}
+		if !bp.seen {
+			bp.seen = true
+			continue
+		}
+		if b.idleP() && now-bp.since < int64(syscallRetake) {
+			continue
+		}
+		retook++
+		if len(b.runq) == 0 {
+			*bp = benchP{state: pIdle}
+			continue
+		}
+		next := b.runq[0]
+		b.runq = b.runq[1:]
+		b.handoffs++
+		*bp = benchP{state: pRunning, thread: next}
+		b.threads[next].p = p
+		b.e.After(int64(b.cfg.Costs.ThreadHandoff), b.kHanded, next, 0)
+	}
+	if retook > 0 {
+		b.sysmonIdle = 0
+		b.sysmonDelay = int64(sysmonMin)
+	} else {
+		b.sysmonIdle++
+		if b.sysmonIdle > 50 {
+			b.sysmonDelay = min(2*b.sysmonDelay, int64(sysmonMax))
+		}
+	}
+	b.e.After(b.sysmonDelay, b.kSysmon, 0, 0)
+}
+
+func (b *aioBench) idleP() bool {
+	for _, p := range b.ps {
+		if p.state == pIdle {
+			return true
+		}
+	}
+	return false
+}
+
+// after continues thread id's program d ns from now.
+func (b *aioBench) after(id int32, d int64) {
+	b.e.After(d, b.kStep, id, b.threads[id].gen)
+}
+
+func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
+	if b.threads[id].gen != gen {
+		return
+	}
+	b.step(id)
+}
+
+// lock takes the array mutex for id; it reports false if id must spin until
+// unlock hands the mutex over (and continues it).
+func (b *aioBench) lock(id int32) bool {
+	if !b.muHeld {
+		b.muHeld = true
+		return true
+	}
+	b.muWaiters = append(b.muWaiters, id)
+	return false
+}
+
+func (b *aioBench) unlock() {
+	if len(b.muWaiters) == 0 {
+		b.muHeld = false
+		return
+	}
+	next := b.muWaiters[0]
+	b.muWaiters = b.muWaiters[1:]
+	b.after(next, int64(b.cfg.Costs.MutexHandoff))
+}
+
+// setEvent is futex.Event.Set on ev; it reports whether it made a FUTEX_WAKE
+// call, and wakes the event's thread if it is asleep.
+func (b *aioBench) setEvent(ev *benchEvent, owner int32) bool {
+	if ev.set {
+		return false
+	}
+	ev.set = true
+	ev.signals++
+	if !ev.waiting {
+		return false
+	}
+	if b.threads[owner].blocked {
+		ev.waiting = false
+		b.wakeUp(owner)
+	}
+	return true
+}
+
+// step runs thread id from its stage until it takes time, spins or blocks.
+func (b *aioBench) step(id int32) {
+	t := &b.threads[id]
+	sys := int64(b.cfg.Costs.Syscall)
+	work := int64(aioCoreWork)
+	for {
+		switch t.stage {
+		// ---- submitter: the benchmark's loop body ----
+		case bsLock:
+			t.stage = bsReserve
+			if !b.lock(id) {
+				return
+			}
+		case bsReserve:
+			h := b.cfg.Handlers
+			seg := (t.j + b.cfg.Submitters*t.i) % h
+			off := int64(seg)*64*b.core.Config().PageSize + int64(2*t.j)*b.core.Config().PageSize
+			res, err := b.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
+				Offset: off, Length: b.core.Config().PageSize}, time.Duration(b.e.Now()))
+			if err != nil { // one request per submitter: the array is never full
+				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+				b.e.Stop()
+				return
+			}
+			b.slotSub[res.Slot] = t.j
+			t.wake = res.Wake
+			if b.cfg.Wake == aio.WakeDeferred {
+				t.wake = t.wake.Union(b.core.FlushAll())
+			}
+			t.stage = bsUnlock
+			b.after(id, work)
+			return
+		case bsUnlock:
+			b.unlock()
+			t.stage = bsWake
+		case bsWake:
+			s := t.wake.Next(0)
+			if s < 0 {
+				t.stage = bsWait
+				continue
+			}
+			t.wake = withoutSeg(t.wake, s)
+			if b.setEvent(&b.hev[s], int32(s)) {
+				b.hFutex++
+				b.after(id, sys)
+				return
+			}
+		case bsWait:
+			ev := &b.sev[t.j]
+			if ev.set {
+				ev.set = false
+				b.opDone(t)
+				t.stage = bsLock
+				continue
+			}
+			ev.waiting = true
+			b.sFutx++
+			t.stage = bsWaitCheck
+			b.after(id, sys)
+			return
+		case bsWaitCheck:
+			ev := &b.sev[t.j]
+			t.stage = bsWait
+			if ev.set {
+				ev.waiting = false
+				continue
+			}
+			b.release(id)
+			return
+
+		// ---- handler: aio.Array.handle ----
+		case bhLock:
+			t.stage = bhPick
+			if !b.lock(id) {
+				return
+			}
+		case bhPick:
+			bt, ok := b.core.Pick(t.seg, time.Duration(b.e.Now()), t.woken)
+			t.woken = false
+			if ok {
+				t.batch = t.batch[:0]
+				for _, s := range bt.Slots {
+					t.batch = append(t.batch, b.slotSub[s])
+				}
+				t.stage = bhUnlockDo
+			} else {
+				ev := &b.hev[t.seg]
+				ev.set = false
+				t.sigSeen = ev.signals
+				t.stage = bhUnlockSleep
+			}
+			b.after(id, work)
+			return
+		case bhUnlockDo, bhUnlockSleep:
+			b.unlock()
+			t.stage++ // to the matching deliver stage
+		case bhDeliverDo, bhDeliverSleep:
+			if len(t.pending) > 0 {
+				j := t.pending[0]
+				t.pending = t.pending[1:]
+				if b.setEvent(&b.sev[j], int32(len(b.hev)+j)) {
+					b.sFutx++
+					b.after(id, sys)
+					return
+				}
+				continue
+			}
+			if t.stage == bhDeliverDo {
+				// the Latency backend at zero service time: no I/O
+				t.pending = append(t.pending[:0], t.batch...)
+				t.stage = bhLock2
+			} else {
+				t.stage = bhWait
+			}
+		case bhLock2:
+			t.stage = bhComplete
+			if !b.lock(id) {
+				return
+			}
+		case bhComplete:
+			b.core.Complete(t.seg, 0)
+			t.stage = bhPick
+			b.after(id, work)
+			return
+		case bhWait:
+			ev := &b.hev[t.seg]
+			if ev.set || ev.signals != t.sigSeen {
+				t.woken = true
+				t.stage = bhLock
+				continue
+			}
+			ev.waiting = true
+			b.hFutex++
+			t.stage = bhWaitCheck
+			b.after(id, sys)
+			return
+		case bhWaitCheck:
+			ev := &b.hev[t.seg]
+			t.stage = bhWait
+			if ev.set || ev.signals != t.sigSeen {
+				ev.waiting = false
+				continue
+			}
+			b.release(id)
+			return
+		}
+	}
+}
+
+// opDone counts a completed request of submitter t and marks the warm-up's end.
+func (b *aioBench) opDone(t *benchThread) {
+	t.i++
+	b.ops++
+	now := b.e.Now()
+	if b.ops == b.warm {
+		b.tWarm = now
+		b.statsWarm = b.core.Stats()
+		b.handoffsWarm = b.handoffs
+		b.futexWarm = [2]uint64{b.hFutex, b.sFutx}
+	}
+	b.tEnd = now
+}

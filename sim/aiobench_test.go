@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// benchCosts is a cost profile of the shape innosim calibrate writes on a 2-core
+// VM.
+func benchCosts() CostProfile {
+	p := OldKernel()
+	p.Syscall = 200 * time.Nanosecond
+	p.ContextSwitch = 3 * time.Microsecond
+	p.FutexWake = 3 * time.Microsecond
+	p.ThreadHandoff = 20 * time.Microsecond
+	p.MutexHandoff = 10 * time.Nanosecond
+	return p
+}
+
+func predict(t *testing.T, wake aio.WakePolicy, handlers int, c CostProfile) AIOBenchPrediction {
+	t.Helper()
+	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: 2, Costs: c, Ops: 4000})
+	require.NoError(t, err)
+	return p
+}
+
+func TestPredictAIOWakeRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  AIOBenchConfig
+		want string
+	}{
+		{"no handlers", AIOBenchConfig{CPUs: 2}, "Handlers = 0, want 1..64"},
+		{"too many handlers", AIOBenchConfig{Handlers: 65, CPUs: 2}, "Handlers = 65, want 1..64"},
+		{"no cpus", AIOBenchConfig{Handlers: 4}, "CPUs = 0, want 1..1024"},
+		{"negative submitters", AIOBenchConfig{Handlers: 4, CPUs: 2, Submitters: -1}, "Submitters = -1, want 1..64"},
+		{"too many ops", AIOBenchConfig{Handlers: 4, CPUs: 2, Ops: 20_000_000}, "Ops = 20000000, want 1..10000000"},
+		{"negative futex wake", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := PredictAIOWake(tt.cfg)
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestPredictAIOWakeCountsTheWakePath(t *testing.T) {
+	tests := []struct {
+		name       string
+		wake       aio.WakePolicy
+		handlers   int
+		minWakeups float64
+		maxWakeups float64
+	}{
+		// targeted: exactly the request's handler, which always finds it
+		{"targeted wakes one handler per request", aio.WakeTargeted, 4, 1, 1},
+		{"targeted at 32 handlers still wakes one", aio.WakeTargeted, 32, 1, 1},
+		// wake-all: more than one, at most every one of the 2 + 2×handlers
+		{"wake-all wakes several at 4 handlers", aio.WakeAll, 4, 1.5, 10},
+		{"wake-all wakes many at 32 handlers", aio.WakeAll, 32, 8, 66},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := predict(t, tt.wake, tt.handlers, benchCosts())
+			assert.Positive(t, p.NsPerOp)
+			assert.GreaterOrEqual(t, p.WakeupsPerOp, tt.minWakeups)
+			assert.LessOrEqual(t, p.WakeupsPerOp, tt.maxWakeups)
+			assert.InDelta(t, p.WakeupsPerOp-1, p.WastedPerOp, 0.01, "every wakeup but the one with the request is wasted")
+			assert.LessOrEqual(t, p.FutexPerOp, 2*p.WakeupsPerOp+0.01, "at most a wait and a wake per wakeup")
+		})
+	}
+}
+
+func TestPredictAIOWakeIsDeterministic(t *testing.T) {
+	a := predict(t, aio.WakeAll, 8, benchCosts())
+	b := predict(t, aio.WakeAll, 8, benchCosts())
+	assert.Equal(t, a, b)
+}
+
+// A dearer futex path (system call, wake-up, switch) must slow wake-all, which
+// makes several futex calls and wake-ups per request, by more than targeted,
+// which makes about two.
+func TestPredictAIOWakeRespondsToFutexCosts(t *testing.T) {
+	base := benchCosts()
+	dear := base
+	dear.Syscall *= 3
+	dear.FutexWake *= 3
+	dear.ContextSwitch *= 3
+	for _, h := range []int{4, 32} {
+		all0, all1 := predict(t, aio.WakeAll, h, base), predict(t, aio.WakeAll, h, dear)
+		tg0, tg1 := predict(t, aio.WakeTargeted, h, base), predict(t, aio.WakeTargeted, h, dear)
+		dAll, dTg := all1.NsPerOp-all0.NsPerOp, tg1.NsPerOp-tg0.NsPerOp
+		assert.Positive(t, dTg, "handlers=%d: targeted %v → %v ns/op", h, tg0.NsPerOp, tg1.NsPerOp)
+		assert.Greater(t, dAll, dTg, "handlers=%d: wake-all +%v ns/op vs targeted +%v", h, dAll, dTg)
+	}
+}
+
+func TestPredictAIOWakeWakeAllCostsMoreWithMoreHandlers(t *testing.T) {
+	c := benchCosts()
+	all4, all32 := predict(t, aio.WakeAll, 4, c), predict(t, aio.WakeAll, 32, c)
+	tg4 := predict(t, aio.WakeTargeted, 4, c)
+	assert.Greater(t, all4.NsPerOp, tg4.NsPerOp, "wake-all vs targeted at 4 handlers")
+	assert.Greater(t, all32.NsPerOp, 2*all4.NsPerOp, "wake-all at 32 vs 4 handlers")
+}
+
+func TestCostProfileWriteToRoundTrip(t *testing.T) {
+	for _, p := range []CostProfile{OldKernel(), NewKernel(), benchCosts()} {
+		t.Run(p.Name, func(t *testing.T) {
+			var buf bytes.Buffer
+			_, err := p.WriteTo(&buf)
+			require.NoError(t, err)
+			got, err := ParseProfile(&buf, "x")
+			require.NoError(t, err)
+			assert.Equal(t, p, got)
+		})
+	}
+}
