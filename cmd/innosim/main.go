@@ -1,9 +1,14 @@
 // Command innosim reproduces the reference studies in simulation, predicts what a
-// my.cnf does on a machine of N cores, and fits the Universal Scalability Law.
+// my.cnf does on a machine of N cores, fits the Universal Scalability Law,
+// compares benchmark runs, reads CPU profiles for contention, and calibrates the
+// simulator's costs on this machine.
 //
 //	innosim reproduce [a|b|c|d|all]   published vs simulated, then a PASS/FAIL line per study
 //	innosim run --workload W --threads 1,2,4 --cpus 4,8 [--cnf FILE] [--vary key=v1,v2] [--csv F] [--plot F.svg]
 //	innosim fit FILE.csv              fit σ, κ, λ to (concurrency, throughput) rows
+//	innosim compare OLD.txt NEW.txt   benchmark change with CI and p-value; none across environments
+//	innosim profile FILE.pprof        futex-share and top contention frames of a CPU profile
+//	innosim calibrate [--out FILE] [--check]  this machine's costs; prediction vs BenchmarkAIOWake
 //
 // Run "innosim help COMMAND" for a command's flags. The same seed gives the same
 // output, byte for byte, whatever GOMAXPROCS.
@@ -32,12 +37,15 @@ func commands() []command {
 		reproduceCommand(),
 		runCommand(),
 		fitCommand(),
+		compareCommand(),
+		profileCommand(),
+		calibrateCommand(),
 	}
 }
 
-// errFailed marks a run that worked but whose verdict is FAIL (exit status 1,
-// nothing more to print).
-var errFailed = errors.New("a study failed")
+// errFailed marks a run that worked but whose verdict is FAIL (a study, a
+// regression, a calibration check): exit status 1, nothing more to print.
+var errFailed = errors.New("verdict FAIL")
 
 // errUsage marks a command-line mistake (exit status 2); the message has been
 // printed by the flag package or is in the wrapping error.

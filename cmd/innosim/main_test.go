@@ -36,6 +36,15 @@ func TestCommandLineErrors(t *testing.T) {
 		{"run with a missing cnf", []string{"run", "--workload", "connect", "--cnf", "/nonexistent.cnf"}, 1, "-cnf"},
 		{"reproduce an unknown study", []string{"reproduce", "e"}, 2, `study "e"`},
 		{"fit without a file", []string{"fit"}, 2, "want one FILE.csv"},
+		{"compare with one file", []string{"compare", "old.txt"}, 2, "want two files, got 1"},
+		{"compare a missing file", []string{"compare", "/nonexistent/old.txt", "/nonexistent/new.txt"}, 1, "/nonexistent/old.txt"},
+		{"profile without a file", []string{"profile"}, 2, "usage: innosim profile"},
+		{"profile a missing file", []string{"profile", "/nonexistent.pprof"}, 1, "/nonexistent.pprof"},
+		{"calibrate with a stray argument", []string{"calibrate", "now"}, 2, `unexpected argument "now"`},
+		{"calibrate with bad repeats", []string{"calibrate", "-repeats", "0x"}, 2, "invalid value"},
+		{"run with costs and profile", []string{"run", "--workload", "connect", "--costs", "x", "--profile", "new-kernel"}, 2, "-costs and -profile both given"},
+		{"run with a missing costs file", []string{"run", "--workload", "connect", "--costs", "/nonexistent.profile"}, 1, "-costs"},
+		{"reproduce with a missing costs file", []string{"reproduce", "--costs", "/nonexistent.profile", "c"}, 1, "-costs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,4 +83,40 @@ func TestReproduceStudyC(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "Study C: connections/s")
 	assert.True(t, strings.HasSuffix(out, "study C: PASS\n"), "ends with the verdict line")
+}
+
+func TestHelpOfDelegatedCommandsExitsZero(t *testing.T) {
+	for _, name := range []string{"compare", "profile", "calibrate"} {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runCmd(name, "-h")
+			assert.Equal(t, 0, code, stderr)
+			assert.Contains(t, stderr, "usage: innosim "+name)
+		})
+	}
+}
+
+// A profile file (as innosim calibrate --out writes) drives run --costs, and
+// changes the result against the default profile.
+func TestRunWithCostsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "slow.profile")
+	require.NoError(t, os.WriteFile(path, []byte("name = slow\nsyscall = 5us\ncontext_switch = 20us\n"), 0o644))
+	args := []string{"run", "--workload", "connect", "--threads", "8", "--cpus", "4", "--measure", "10ms"}
+	code, def, stderr := runCmd(args...)
+	require.Equal(t, 0, code, stderr)
+	code, slow, stderr := runCmd(append(args, "--costs", path)...)
+	require.Equal(t, 0, code, stderr)
+	assert.NotEqual(t, def, slow)
+}
+
+func TestCompareSameFileIsNoRegression(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.txt")
+	var b strings.Builder
+	b.WriteString("goos: linux\nkernel: 6.1\n")
+	for i := range 6 {
+		b.WriteString("BenchmarkX-2 \t 1000 \t " + []string{"100", "101", "99", "100", "102", "98"}[i] + " ns/op\n")
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	code, out, stderr := runCmd("compare", "-fail", path, path)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, out, "environments differ")
 }

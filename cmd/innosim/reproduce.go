@@ -25,10 +25,12 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	charts := fs.String("charts", "", "write one SVG chart per study into this directory")
+	costs := fs.String("costs", "", "run every cell on this cost profile file (innosim calibrate --out) instead of the studies' built-in profiles")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim reproduce [flags] [a|b|c|d|all]")
 		fmt.Fprintln(stderr, "\nRuns each study's sweep in simulation and prints the simulated table beside the")
 		fmt.Fprintln(stderr, "published one, then one verdict line per study; exits 1 if any study fails.")
+		fmt.Fprintln(stderr, "The verdicts use the studies' built-in cost profiles unless -costs names a file.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -51,6 +53,14 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: want one study, got %q", errUsage, strings.Join(which, " "))
 	}
+	opts := sim.Options{Seed: *seed}
+	if *costs != "" {
+		p, err := sim.LoadProfile(*costs)
+		if err != nil {
+			return fmt.Errorf("-costs: %w", err)
+		}
+		opts.Costs = &p
+	}
 	if *charts != "" {
 		if err := os.MkdirAll(*charts, 0o755); err != nil {
 			return err
@@ -60,7 +70,9 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	failed := false
 	for _, s := range studies {
 		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
-		rep, err := s.Run(ctx, sim.Options{Seed: *seed, Progress: update})
+		o := opts
+		o.Progress = update
+		rep, err := s.Run(ctx, o)
 		finish()
 		if err != nil {
 			return fmt.Errorf("study %s: %w", s.ID, err)

@@ -53,10 +53,10 @@ func (l *intList) Set(v string) error {
 var varyKeys = []string{"sched", "profile", "gate", "wake"}
 
 type runFlags struct {
-	cnf, workload, vary, sched, profile, gate, wake, csv, plot string
-	threads, cpus                                              intList
-	seed                                                       uint64
-	measure                                                    time.Duration
+	cnf, workload, vary, sched, profile, costs, gate, wake, csv, plot string
+	threads, cpus                                                     intList
+	seed                                                              uint64
+	measure                                                           time.Duration
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,6 +70,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
 	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
+	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.wake, "wake", "all", "AIO wake policy: all, targeted or deferred")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
@@ -91,6 +92,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if f.costs != "" && f.profile != "old-kernel" {
+		return fmt.Errorf("%w: -costs and -profile both given: want one", errUsage)
 	}
 	if f.workload == "" {
 		return fmt.Errorf("%w: -workload is required (one of %s)", errUsage, strings.Join(sim.WorkloadNames(), ", "))
@@ -253,7 +257,11 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if c.Machine.Scheduler, err = sim.ParseScheduler(f.sched); err != nil {
 		return sim.Cell{}, fmt.Errorf("%w: -sched %q: want cfs or ts", errUsage, f.sched)
 	}
-	if c.Machine.Costs, err = sim.Profile(f.profile); err != nil {
+	if f.costs != "" {
+		if c.Machine.Costs, err = sim.LoadProfile(f.costs); err != nil {
+			return sim.Cell{}, fmt.Errorf("-costs: %w", err)
+		}
+	} else if c.Machine.Costs, err = sim.Profile(f.profile); err != nil {
 		if _, statErr := os.Stat(f.profile); statErr != nil {
 			return sim.Cell{}, fmt.Errorf("%w: -profile %q: want old-kernel, new-kernel or a profile file", errUsage, f.profile)
 		}

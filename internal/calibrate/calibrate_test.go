@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"testing"
 	"time"
 
@@ -100,7 +101,8 @@ func TestRun(t *testing.T) {
 		{"table", []string{"-repeats", "3", "-rounds", "50"}, nil, "context switch"},
 		{"bad repeats", []string{"-repeats", "-1"}, ErrInvalidConfig, ""},
 		{"stray argument", []string{"now"}, ErrUsage, ""},
-		{"unknown flag", []string{"-check"}, ErrUsage, ""},
+		{"unknown flag", []string{"-frobnicate"}, ErrUsage, ""},
+		{"help", []string{"-h"}, flag.ErrHelp, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,30 +7,41 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
+	"time"
+
+	"github.com/innosim/innosim/internal/benchenv"
 )
 
 // ErrUsage is returned by Run for bad arguments; the usage has been written to
 // stderr.
 var ErrUsage = errors.New("calibrate: usage")
 
-// Run is the `innosim calibrate [-repeats N] [-rounds N] [-json]` command: it
-// measures this machine and writes the Costs to stdout as a table, or with -json
-// as one JSON object whose fields are Costs' with durations in nanoseconds. args
-// excludes the command name. Errors are Measure's and ErrUsage.
+// Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
+// [-check [-benchtime D]]` command: it measures this machine and writes the Costs
+// to stdout as a table, or with -json as one JSON object whose fields are Costs'
+// with durations in nanoseconds. With -out it also writes the cost profile file
+// (WriteProfile) that `innosim run --costs FILE` and `innosim reproduce --costs
+// FILE` load. With -check it then runs Check and prints its report; a check
+// outside the bounds returns ErrCheckFailed. args excludes the command name.
+// Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
+	out := fs.String("out", "", "also write the cost profile to this file (for run/reproduce --costs)")
+	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
+	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (as go test -benchtime)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json]")
+		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D]]")
 		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch and mutex costs.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
@@ -46,9 +57,51 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := enc.Encode(c); err != nil {
 			return fmt.Errorf("calibrate: write JSON: %w", err)
 		}
+	} else if err := c.WriteTable(stdout); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeProfileFile(*out, c); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "cost profile written to %s\n", *out)
+	}
+	if !*check {
 		return nil
 	}
-	return c.WriteTable(stdout)
+	rep, err := Check(ctx, CheckOptions{Costs: c, Benchtime: *benchtime,
+		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		fmt.Fprintln(stdout)
+	}
+	if _, err := rep.WriteTo(stdout); err != nil {
+		return err
+	}
+	if !rep.Pass() {
+		return ErrCheckFailed
+	}
+	return nil
+}
+
+// ErrCheckFailed is returned by Run -check when a prediction is outside the
+// bounds; the report has been written.
+var ErrCheckFailed = errors.New("calibrate: prediction outside the bounds")
+
+// writeProfileFile writes c's profile to path, named after the file.
+func writeProfileFile(path string, c Costs) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("calibrate: %w", cerr)
+		}
+	}()
+	return c.WriteProfile(f, "calibrated", benchenv.Current())
 }
 
 // WriteTable writes c as a table: one row per cost with its median, quartiles and

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/innosim/innosim/internal/benchcmp"
+)
+
+func compareCommand() command {
+	return command{
+		name:    "compare",
+		summary: "compare two go test -bench outputs (change, confidence interval, p-value); no verdict across environments",
+		run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+			return exitCode(benchcmp.Run(args, stdout, stderr), benchcmp.ErrUsage, benchcmp.ErrRegression)
+		},
+	}
+}

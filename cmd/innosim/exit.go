@@ -1,0 +1,28 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// exitCode maps the error of a command that lives in another package onto this
+// command line's: its usage error (usage, whose message the flag package has
+// printed) to errUsage, -h to success, and its "ran, verdict bad" error (failed,
+// nil if it has none) to errFailed. Anything else is returned as it is.
+func exitCode(err, usage, failed error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp) || strings.HasSuffix(err.Error(), flag.ErrHelp.Error()):
+		// benchcmp and contention wrap the flag error with %v, so it is matched
+		// by its text
+		return nil
+	case errors.Is(err, usage):
+		return fmt.Errorf("%w: %w", errUsage, err)
+	case failed != nil && errors.Is(err, failed):
+		return errFailed
+	}
+	return err
+}

@@ -1,0 +1,259 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/internal/aiobench"
+	"github.com/innosim/innosim/internal/futex"
+	"github.com/innosim/innosim/sim"
+)
+
+// The bounds of the check, from issue 6: each predicted ns/op within ±35% of the
+// measured one, and the predicted wake-all / targeted ratio within ±25% of the
+// measured ratio.
+const (
+	CaseTolerance  = 0.35
+	RatioTolerance = 0.25
+)
+
+// ErrNoFutex is returned by Check where futex events are not supported (not
+// Linux): BenchmarkAIOWake has no futex mode there.
+var ErrNoFutex = errors.New("calibrate: the check needs futex events (Linux)")
+
+// CheckCase is one BenchmarkAIOWake case (futex mode) predicted and measured.
+type CheckCase struct {
+	Wake     aio.WakePolicy
+	Handlers int
+	// Predicted and Measured are ns/op; PredictedWakeups and MeasuredWakeups
+	// are handler wakeups per op.
+	Predicted, Measured               float64
+	PredictedWakeups, MeasuredWakeups float64
+}
+
+// Name is the case's sub-benchmark name, "policy=all/handlers=4".
+func (c CheckCase) Name() string {
+	return fmt.Sprintf("policy=%s/handlers=%d", c.Wake, c.Handlers)
+}
+
+// Ratio is Predicted / Measured (NaN if Measured is not positive).
+func (c CheckCase) Ratio() float64 { return ratio(c.Predicted, c.Measured) }
+
+// Pass reports whether the prediction is within CaseTolerance of the measurement.
+func (c CheckCase) Pass() bool { return within(c.Ratio(), CaseTolerance) }
+
+// CheckRatio is the wake-all / targeted ns/op ratio at one handler count,
+// predicted and measured.
+type CheckRatio struct {
+	Handlers            int
+	Predicted, Measured float64
+}
+
+// Ratio is Predicted / Measured.
+func (r CheckRatio) Ratio() float64 { return ratio(r.Predicted, r.Measured) }
+
+// Pass reports whether the predicted ratio is within RatioTolerance of the
+// measured one.
+func (r CheckRatio) Pass() bool { return within(r.Ratio(), RatioTolerance) }
+
+// CheckReport is the outcome of the check: every case, and the wake-all /
+// targeted ratio at every handler count that has both.
+type CheckReport struct {
+	Cases  []CheckCase
+	Ratios []CheckRatio
+}
+
+// NewCheckReport returns the report of cases, with the ratios computed from
+// them (in the order of the cases' handler counts).
+func NewCheckReport(cases []CheckCase) CheckReport {
+	r := CheckReport{Cases: cases}
+	for _, all := range cases {
+		if all.Wake != aio.WakeAll {
+			continue
+		}
+		for _, tg := range cases {
+			if tg.Wake == aio.WakeTargeted && tg.Handlers == all.Handlers {
+				r.Ratios = append(r.Ratios, CheckRatio{Handlers: all.Handlers,
+					Predicted: ratio(all.Predicted, tg.Predicted), Measured: ratio(all.Measured, tg.Measured)})
+			}
+		}
+	}
+	return r
+}
+
+// Pass reports whether every case and every ratio is within its bound (false for
+// an empty report).
+func (r CheckReport) Pass() bool {
+	if len(r.Cases) == 0 {
+		return false
+	}
+	for _, c := range r.Cases {
+		if !c.Pass() {
+			return false
+		}
+	}
+	for _, q := range r.Ratios {
+		if !q.Pass() {
+			return false
+		}
+	}
+	return true
+}
+
+// Verdict is the report's last line: "check: PASS" or "check: FAIL (n of m
+// outside the bounds)".
+func (r CheckReport) Verdict() string {
+	if r.Pass() {
+		return "check: PASS"
+	}
+	bad, all := 0, len(r.Cases)+len(r.Ratios)
+	for _, c := range r.Cases {
+		if !c.Pass() {
+			bad++
+		}
+	}
+	for _, q := range r.Ratios {
+		if !q.Pass() {
+			bad++
+		}
+	}
+	return fmt.Sprintf("check: FAIL (%d of %d outside the bounds)", bad, all)
+}
+
+// WriteTo writes the report: one row per case (predicted, measured, their ratio,
+// the wakeups per op of each), one per ratio, and the verdict.
+func (r CheckReport) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	tw := tabwriter.NewWriter(cw, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\tpred/meas\twakeups/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
+	for _, c := range r.Cases {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
+			c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, mark(c.Pass()))
+	}
+	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\tpred/meas\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
+	for _, q := range r.Ratios {
+		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t%.2f\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
+	}
+	if err := tw.Flush(); err != nil {
+		return cw.n, fmt.Errorf("calibrate: write check: %w", err)
+	}
+	_, err := fmt.Fprintln(cw, r.Verdict())
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "FAIL"
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// within reports whether r is within tol of 1 (false for NaN); the bound itself
+// is in (1e-9 absorbs the rounding of 1.35 − 1).
+func within(r, tol float64) bool { return math.Abs(r-1) <= tol+1e-9 }
+
+// CheckOptions says what Check runs.
+type CheckOptions struct {
+	// Costs is the calibration the prediction uses.
+	Costs Costs
+	// Handlers are the handler counts to run; nil means 4 and 32 (issue 6).
+	Handlers []int
+	// Benchtime is each benchmark case's run time; 0 means 1s, go test's
+	// default. At most 1m.
+	Benchtime time.Duration
+	// Progress, if not nil, is told each case before it runs.
+	Progress func(name string)
+}
+
+// Check predicts BenchmarkAIOWake in futex mode (wake-all and targeted at each
+// handler count) with sim.PredictAIOWake on GOMAXPROCS cores and Costs' profile,
+// runs the same cases for real through testing.Benchmark (the benchmark's own
+// body, internal/aiobench.Wake), and returns the report. It returns ErrNoFutex off
+// Linux, ErrInvalidConfig for bad options, ctx.Err() if ctx ends between cases,
+// and a case's failure.
+func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
+	if !futex.Supported() {
+		return CheckReport{}, ErrNoFutex
+	}
+	if o.Handlers == nil {
+		o.Handlers = []int{4, 32}
+	}
+	for _, h := range o.Handlers {
+		if h < 1 || h > 64 {
+			return CheckReport{}, fmt.Errorf("calibrate: CheckOptions.Handlers %d, want 1..64: %w", h, ErrInvalidConfig)
+		}
+	}
+	switch {
+	case o.Benchtime == 0:
+		o.Benchtime = time.Second
+	case o.Benchtime < 0 || o.Benchtime > time.Minute:
+		return CheckReport{}, fmt.Errorf("calibrate: CheckOptions.Benchtime = %v, want 0..1m (0 for 1s): %w", o.Benchtime, ErrInvalidConfig)
+	}
+	if err := setBenchtime(o.Benchtime); err != nil {
+		return CheckReport{}, err
+	}
+	prof := o.Costs.Profile("calibrated")
+	var cases []CheckCase
+	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
+		for _, h := range o.Handlers {
+			if err := ctx.Err(); err != nil {
+				return CheckReport{}, err
+			}
+			c := CheckCase{Wake: wake, Handlers: h}
+			if o.Progress != nil {
+				o.Progress(c.Name())
+			}
+			p, err := sim.PredictAIOWake(sim.AIOBenchConfig{Wake: wake, Handlers: h,
+				CPUs: runtime.GOMAXPROCS(0), Costs: prof})
+			if err != nil {
+				return CheckReport{}, fmt.Errorf("calibrate: predict %s: %w", c.Name(), err)
+			}
+			c.Predicted, c.PredictedWakeups = p.NsPerOp, p.WakeupsPerOp
+			res := testing.Benchmark(func(b *testing.B) { aiobench.Wake(b, aio.HandlerFutex, wake, h, nil) })
+			if res.N == 0 {
+				return CheckReport{}, fmt.Errorf("calibrate: benchmark %s failed", c.Name())
+			}
+			c.Measured = float64(res.T.Nanoseconds()) / float64(res.N)
+			c.MeasuredWakeups = res.Extra["wakeups/op"]
+			cases = append(cases, c)
+		}
+	}
+	return NewCheckReport(cases), nil
+}
+
+// setBenchtime sets the run time of testing.Benchmark, which reads go test's
+// -test.benchtime flag (registered by testing.Init on the process's flag set).
+func setBenchtime(d time.Duration) error {
+	testing.Init()
+	if err := flag.Set("test.benchtime", d.String()); err != nil {
+		return fmt.Errorf("calibrate: set benchtime: %w", err)
+	}
+	return nil
+}

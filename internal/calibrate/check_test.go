@@ -1,0 +1,110 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckCaseBounds(t *testing.T) {
+	tests := []struct {
+		name                string
+		predicted, measured float64
+		ratio               float64
+		pass                bool
+	}{
+		{"exact", 1000, 1000, 1, true},
+		{"35% over passes", 1350, 1000, 1.35, true},
+		{"36% over fails", 1360, 1000, 1.36, false},
+		{"35% under passes", 650, 1000, 0.65, true},
+		{"36% under fails", 640, 1000, 0.64, false},
+		{"nothing measured fails", 1000, 0, math.NaN(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := CheckCase{Wake: aio.WakeAll, Handlers: 4, Predicted: tt.predicted, Measured: tt.measured}
+			if math.IsNaN(tt.ratio) {
+				assert.True(t, math.IsNaN(c.Ratio()))
+			} else {
+				assert.InDelta(t, tt.ratio, c.Ratio(), 1e-9)
+			}
+			assert.Equal(t, tt.pass, c.Pass())
+		})
+	}
+}
+
+func TestCheckReportRatiosAndVerdict(t *testing.T) {
+	cases := func(all4, tg4, all32, tg32 [2]float64) []CheckCase {
+		return []CheckCase{
+			{Wake: aio.WakeAll, Handlers: 4, Predicted: all4[0], Measured: all4[1]},
+			{Wake: aio.WakeAll, Handlers: 32, Predicted: all32[0], Measured: all32[1]},
+			{Wake: aio.WakeTargeted, Handlers: 4, Predicted: tg4[0], Measured: tg4[1]},
+			{Wake: aio.WakeTargeted, Handlers: 32, Predicted: tg32[0], Measured: tg32[1]},
+		}
+	}
+	tests := []struct {
+		name     string
+		cases    []CheckCase
+		ratio4   [2]float64 // predicted, measured wake-all/targeted at 4 handlers
+		pass     bool
+		wantLine string
+	}{
+		{"all within bounds",
+			cases([2]float64{30000, 25000}, [2]float64{10000, 9000}, [2]float64{500000, 600000}, [2]float64{20000, 22000}),
+			[2]float64{3, 25000.0 / 9000}, true, "check: PASS"},
+		{"each case within ±35% but the ratio 32% off",
+			cases([2]float64{33000, 25000}, [2]float64{7000, 9000}, [2]float64{600000, 600000}, [2]float64{22000, 22000}),
+			[2]float64{33000.0 / 7000, 25000.0 / 9000}, false, "check: FAIL (1 of 6 outside the bounds)"},
+		{"one case 50% off",
+			cases([2]float64{30000, 25000}, [2]float64{13500, 9000}, [2]float64{600000, 600000}, [2]float64{22000, 22000}),
+			[2]float64{30000.0 / 13500, 25000.0 / 9000}, false, "check: FAIL (1 of 6 outside the bounds)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewCheckReport(tt.cases)
+			require.Len(t, r.Ratios, 2)
+			assert.Equal(t, 4, r.Ratios[0].Handlers)
+			assert.InDelta(t, tt.ratio4[0], r.Ratios[0].Predicted, 1e-9)
+			assert.InDelta(t, tt.ratio4[1], r.Ratios[0].Measured, 1e-9)
+			assert.Equal(t, tt.pass, r.Pass())
+			assert.Equal(t, tt.wantLine, r.Verdict())
+			var buf bytes.Buffer
+			n, err := r.WriteTo(&buf)
+			require.NoError(t, err)
+			assert.Equal(t, int64(buf.Len()), n)
+			assert.Contains(t, buf.String(), "policy=targeted/handlers=32")
+			assert.Contains(t, buf.String(), tt.wantLine+"\n")
+		})
+	}
+}
+
+func TestCheckReportWithoutCasesFails(t *testing.T) {
+	assert.False(t, NewCheckReport(nil).Pass())
+}
+
+func TestCheckRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		o    CheckOptions
+		want string
+	}{
+		{"handler count 0", CheckOptions{Handlers: []int{0}}, "Handlers 0, want 1..64"},
+		{"negative benchtime", CheckOptions{Benchtime: -time.Second}, "Benchtime = -1s, want 0..1m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Check(context.Background(), tt.o)
+			if err == ErrNoFutex {
+				t.Skip(err)
+			}
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

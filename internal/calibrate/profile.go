@@ -1,0 +1,65 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/innosim/innosim/internal/benchenv"
+	"github.com/innosim/innosim/sim"
+)
+
+// Profile converts the measured costs into the simulator's cost profile, named
+// name. Each measured figure's median feeds one field:
+//
+//	syscall         Syscall: getppid(2) is kernel entry and exit and nothing else,
+//	                which is what the profile charges per system call
+//	context_switch  ContextSwitch − 2×Syscall: half a pipe round trip is a write,
+//	                a read and a switch to the reader; the two calls are charged
+//	                apart by the simulator (0 if the difference is negative)
+//	futex_wake      FutexRoundTrip / 2: the round trip is two wake-to-run delays
+//	                of a thread sleeping in FUTEX_WAIT
+//	thread_handoff  LockedThreadHandoff: a goroutine locked to its OS thread made
+//	                runnable by another is run by handing a core to its thread,
+//	                the path of a locked thread that wakes to find no core (P) free
+//	mutex_handoff   MutexHandoff: a contended sync.Mutex acquisition
+//
+// The fields no probe measures keep OldKernel's values: futex_hold and
+// futex_growth (a kernel spinlock's hold time cannot be seen from user space),
+// spin_round (InnoDB's ut_delay loop, not Go code) and io_service (a device).
+func (c Costs) Profile(name string) sim.CostProfile {
+	p := sim.OldKernel()
+	p.Name = name
+	p.Syscall = c.Syscall.Median
+	p.ContextSwitch = max(c.ContextSwitch.Median-2*c.Syscall.Median, 0)
+	p.FutexWake = c.FutexRoundTrip.Median / 2
+	p.ThreadHandoff = c.LockedThreadHandoff.Median
+	p.MutexHandoff = c.MutexHandoff.Median
+	return p
+}
+
+// WriteProfile writes c as a cost-profile file that sim.LoadProfile reads: a
+// comment header with the environment fingerprint env (nil for none) and each
+// measurement with its spread, then Profile(name)'s key = value lines. It returns
+// the first write error.
+func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) error {
+	var err error
+	printf := func(format string, args ...any) {
+		if err == nil {
+			_, err = fmt.Fprintf(w, format, args...)
+		}
+	}
+	printf("# cost profile measured by innosim calibrate\n")
+	for _, l := range env {
+		printf("# %s\n", l)
+	}
+	for _, r := range c.rows() {
+		printf("# measured %s: %v\n", r.name, r.m)
+	}
+	if err != nil {
+		return fmt.Errorf("calibrate: write profile: %w", err)
+	}
+	if _, err := c.Profile(name).WriteTo(w); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	return nil
+}
