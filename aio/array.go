@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,12 @@ func New(cfg Config) (*Array, error) {
 		return nil, fmt.Errorf("aio: Handlers = futex, want goroutine on %s (raw futexes are Linux only; %w): %w",
 			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
 	}
+	if v := reflect.ValueOf(cfg.Backend); cfg.Backend != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+		// A nil *Latency (NewLatency's result with its error ignored) would
+		// crash a handler thread on its first request.
+		return nil, fmt.Errorf("aio: Backend = nil %T, want a non-nil backend or a nil interface (FileBackend): %w",
+			cfg.Backend, ErrInvalidConfig)
+	}
 	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now()}
 	if a.backend == nil {
 		a.backend = FileBackend{}
@@ -104,9 +111,10 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 //     a negative Offset, an Offset + len(Buf) past the int64 range, or an
 //     unknown Op, Kind or Hint (checked first, whatever ctx and the Array's
 //     state);
-//   - ErrClosed: Close has begun;
-//   - an error wrapping ctx's error: ctx ended before a slot was free (counted
-//     as submitted and canceled).
+//   - ErrClosed: Close has begun, before r was accepted (not counted);
+//   - an error wrapping ctx's error: ctx had ended on entry, or ended while
+//     Submit waited for a free slot (counted as submitted and canceled, so
+//     Stats shows the requests that callers gave up on).
 //
 // When the array is full Submit wakes handlers and blocks until a slot frees,
 // ctx ends or the Array closes. Under WakeDeferred nothing is woken until

@@ -44,6 +44,13 @@ var ErrInvalidRequest = errors.New("invalid request")
 // Layout methods (Segments, ArrayOf, ArrayOfSegment, ArraySegments,
 // SegmentOfSlot, Config) read only immutable state.
 //
+// Arguments: Reserve validates its request (ErrInvalidRequest). The segment
+// and ArrayID arguments of the other methods are the driver's own bookkeeping,
+// not user input, and must be in range — a segment in 0..Segments()-1, an
+// ArrayID of an enabled array, an Op and Kind that Reserve accepts — or the
+// call panics as an out-of-range index does; Array never passes one that is
+// not. Complete must follow a Pick of the same segment.
+//
 // Reserve, Flush, Pick and Complete do not allocate; a pick costs one pass over
 // the segment's slots plus, when two or more requests wait, one more pass and a
 // hash lookup per merged request.

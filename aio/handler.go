@@ -1,6 +1,7 @@
 package aio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -142,7 +143,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 		if b.Op == Read && len(reqs) > 1 && n > off {
 			copy(r.Buf, buf[off:min(end, n)])
 		}
-		if end > n {
+		if end > n || failedDespiteCount(err) {
 			failed++
 			h.errs[i] = ioError(b.Op, r, err)
 		}
@@ -172,12 +173,19 @@ func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*R
 	off := 0
 	for i, r := range reqs {
 		off += len(r.Buf)
-		if off > n {
+		if off > n || failedDespiteCount(err) {
 			failed++
 			h.errs[i] = ioError(b.Op, r, err)
 		}
 	}
 	return failed
+}
+
+// failedDespiteCount reports whether a backend error fails the whole batch even
+// though its byte count covers every request: any error but io.EOF, which
+// io.ReaderAt allows beside a full count at the end of the input.
+func failedDespiteCount(err error) bool {
+	return err != nil && !errors.Is(err, io.EOF)
 }
 
 // ioError is the error of a request the I/O did not cover: the backend's
