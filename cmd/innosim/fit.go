@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,12 +47,23 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if *nCol < 1 || *xCol < 1 {
 		return fmt.Errorf("%w: -n %d -x %d: columns count from 1", errUsage, *nCol, *xCol)
 	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
 	f, err := os.Open(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	n, x, err := readPoints(f, fs.Arg(0), *nCol-1, *xCol-1)
+	recs, err := readCSV(f, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if !explicit {
+		if series, ok := runSeries(recs); ok {
+			return fitSeries(stdout, fs.Arg(0), series)
+		}
+	}
+	n, x, err := readPoints(recs, fs.Arg(0), *nCol-1, *xCol-1)
 	if err != nil {
 		return err
 	}
@@ -64,16 +76,85 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// readPoints reads two numeric columns of a CSV; a first row that does not parse
-// is taken as a header.
-func readPoints(r io.Reader, name string, nc, xc int) (n, x []float64, err error) {
+// readCSV reads every record of a CSV, skipping # comment lines.
+func readCSV(r io.Reader, name string) ([][]string, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	recs, err := cr.ReadAll()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return recs, nil
+}
+
+// series is one curve of an innosim run CSV: the settings before its threads
+// column (as "key=value ...") and the rows that share them.
+type series struct {
+	label string
+	rows  [][]string
+	n, x  int // columns of threads and throughput
+}
+
+// runSeries splits the CSV that innosim run --csv writes (a header with threads
+// and throughput columns, the varied settings before threads) into one series per
+// combination of settings. ok is false for any other CSV.
+func runSeries(recs [][]string) (out []series, ok bool) {
+	if len(recs) < 2 {
+		return nil, false
+	}
+	nc, xc := slices.Index(recs[0], "threads"), slices.Index(recs[0], "throughput")
+	if nc < 0 || xc < 0 {
+		return nil, false
+	}
+	index := map[string]int{}
+	for _, rec := range recs[1:] {
+		if len(rec) != len(recs[0]) {
+			return nil, false
+		}
+		parts := make([]string, nc)
+		for i := range nc {
+			parts[i] = recs[0][i] + "=" + rec[i]
+		}
+		label := strings.Join(parts, " ")
+		i, seen := index[label]
+		if !seen {
+			i = len(out)
+			index[label] = i
+			out = append(out, series{label: label, n: nc, x: xc})
+		}
+		out[i].rows = append(out[i].rows, rec)
+	}
+	return out, true
+}
+
+// fitSeries fits each series and prints one line per series.
+func fitSeries(w io.Writer, name string, all []series) error {
+	t := sim.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak N", "peak X"}}
+	for _, s := range all {
+		n, x, err := readPoints(s.rows, name, s.n, s.x)
+		if err != nil {
+			return err
+		}
+		label := s.label
+		if label == "" {
+			label = "all"
+		}
+		u, err := sim.FitUSL(n, x)
+		if err != nil {
+			t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)), "-", "-", "-", "-", "cannot fit: " + err.Error()})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)),
+			fmt.Sprintf("%.6g", u.Sigma), fmt.Sprintf("%.6g", u.Kappa), fmt.Sprintf("%.6g", u.Lambda),
+			fmt.Sprintf("%.1f", u.Peak()), fmt.Sprintf("%.6g", u.Throughput(u.Peak()))})
+	}
+	return t.WriteText(w)
+}
+
+// readPoints reads two numeric columns of CSV records; a first row that does not
+// parse is taken as a header.
+func readPoints(recs [][]string, name string, nc, xc int) (n, x []float64, err error) {
 	for i, rec := range recs {
 		if nc >= len(rec) || xc >= len(rec) {
 			return nil, nil, fmt.Errorf("%s: row %d has %d columns, want at least %d", name, i+1, len(rec), max(nc, xc)+1)
