@@ -21,11 +21,13 @@ type AIOBenchConfig struct {
 	Submitters int
 	// CPUs is the number of OS CPUs, and of Go Ps (GOMAXPROCS), 1..1024.
 	CPUs int
-	// Costs supplies Syscall, ContextSwitch, FutexWake, ThreadHandoff and
-	// MutexHandoff; the other fields are not used. The zero value means OldKernel().
+	// Costs supplies Syscall, ContextSwitch, FutexWakeCall, FutexWake,
+	// ThreadHandoff and MutexHandoff; the other fields are not used. The zero value means OldKernel().
 	Costs CostProfile
-	// Ops is how many requests to simulate after a warm-up of Ops/10; 0 means
-	// 20000; at most 10000000.
+	// Ops is how many requests to simulate, the benchmark's b.N: submitter j
+	// does Ops/Submitters of them (one more for j < Ops%Submitters), and the
+	// time is that of the last to finish, as the benchmark's. 0 means 20000;
+	// at most 10000000.
 	Ops int
 }
 
@@ -62,9 +64,11 @@ const aioCoreWork = 100 * time.Nanosecond
 //
 // What it charges, and why (two layers of scheduling, the kernel's and Go's):
 //
-//   - a FUTEX_WAKE or FUTEX_WAIT system call (futex.Event.Set on an event
-//     someone waits on, Wait on a reset event): Costs.Syscall on the caller's
-//     CPU. Set on an event already set costs nothing, as futex.Event.Set.
+//   - a FUTEX_WAIT (Wait on a reset event): Costs.Syscall on the caller's CPU
+//     before it sleeps. A FUTEX_WAKE (Set on an event someone waits on) that
+//     wakes a sleeping thread: Costs.FutexWakeCall on the caller's CPU; one
+//     that finds the waiter not yet asleep: Costs.Syscall. Set on an event
+//     already set costs nothing, as futex.Event.Set.
 //   - a thread woken by the kernel runs Costs.FutexWake later if an OS CPU is
 //     idle (an idle CPU's wake-up, half a futex round trip), else it waits for a
 //     thread to sleep and gets that CPU Costs.ContextSwitch later (FIFO; no
@@ -149,6 +153,11 @@ const (
 	syscallRetake = 10 * time.Millisecond
 )
 
+// stallLimit is the virtual time without a completed request after which
+// PredictAIOWake gives up: far beyond any wait the model can produce (sysmon's
+// longest interval is 10 ms).
+const stallLimit = time.Second
+
 // benchEvent is a futex.Event: the set flag, the signal count and whether its
 // thread is inside Wait (registered as a waiter).
 type benchEvent struct {
@@ -166,6 +175,7 @@ const (
 	bsWake
 	bsWait
 	bsWaitCheck
+	bsDone
 	// handler
 	bhLock
 	bhPick
@@ -219,13 +229,10 @@ type aioBench struct {
 	muHeld    bool
 	muWaiters []int32
 
-	ops, warm     int
-	tWarm, tEnd   int64
+	ops, finished int
+	tEnd, tLast   int64 // when the last submitter finished; when a request last completed
 	hFutex, sFutx uint64
 	handoffs      uint64
-	statsWarm     aio.Stats
-	handoffsWarm  uint64
-	futexWarm     [2]uint64
 	err           error
 }
 
@@ -239,7 +246,6 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core) *aioBench {
 	b.hev = make([]benchEvent, core.Segments())
 	b.sev = make([]benchEvent, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
-	b.warm = max(cfg.Ops/10, 1)
 	for s := range core.Segments() {
 		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhLock, p: -1, lastP: -1})
 	}
@@ -255,20 +261,24 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core) *aioBench {
 }
 
 func (b *aioBench) run() (AIOBenchPrediction, error) {
-	for b.ops < b.warm+b.cfg.Ops && b.err == nil && b.e.Step() {
+	for b.finished < b.cfg.Submitters && b.err == nil && b.e.Step() {
+		if b.e.Now()-b.tLast > int64(stallLimit) {
+			return AIOBenchPrediction{}, fmt.Errorf("sim: aio bench: no request completed in %v of virtual time at %v (a model fault)",
+				stallLimit, time.Duration(b.e.Now()))
+		}
 	}
 	if b.err != nil {
 		return AIOBenchPrediction{}, b.err
 	}
-	n := float64(b.ops - b.warm)
+	n := float64(b.ops)
 	st := b.core.Stats()
 	return AIOBenchPrediction{
-		NsPerOp:             float64(b.tEnd-b.tWarm) / n,
-		WakeupsPerOp:        float64(st.Wakeups-b.statsWarm.Wakeups) / n,
-		WastedPerOp:         float64(st.WastedWakeups-b.statsWarm.WastedWakeups) / n,
-		FutexPerOp:          float64(b.hFutex-b.futexWarm[0]) / n,
-		SubmitterFutexPerOp: float64(b.sFutx-b.futexWarm[1]) / n,
-		HandoffsPerOp:       float64(b.handoffs-b.handoffsWarm) / n,
+		NsPerOp:             float64(b.tEnd) / n,
+		WakeupsPerOp:        float64(st.Wakeups) / n,
+		WastedPerOp:         float64(st.WastedWakeups) / n,
+		FutexPerOp:          float64(b.hFutex) / n,
+		SubmitterFutexPerOp: float64(b.sFutx) / n,
+		HandoffsPerOp:       float64(b.handoffs) / n,
 	}, nil
 }
 
@@ -280,7 +290,7 @@ func (b *aioBench) wakeUp(id int32) {
 	b.threads[id].blocked = false
 	if b.cpus > 0 {
 		b.cpus--
-		b.e.After(int64(b.cfg.Costs.FutexWake), b.kExit, id, b.threads[id].gen)
+		b.e.After(b.jit(b.cfg.Costs.FutexWake), b.kExit, id, b.threads[id].gen)
 		return
 	}
 	b.osq = append(b.osq, id)
@@ -297,7 +307,7 @@ func (b *aioBench) sleep(id int32) {
 	}
 	next := b.osq[0]
 	b.osq = b.osq[1:]
-	b.e.After(int64(b.cfg.Costs.ContextSwitch), b.kExit, next, b.threads[next].gen)
+	b.e.After(b.jit(b.cfg.Costs.ContextSwitch), b.kExit, next, b.threads[next].gen)
 }
 
 // onExit is thread id on an OS CPU again. With a P handed to it, it goes on.
@@ -374,16 +384,7 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 			continue
 		}
 		retook++
-		if len(b.runq) == 0 {
-			*bp = benchP{state: pIdle}
-			continue
-		}
-		next := b.runq[0]
-		b.runq = b.runq[1:]
-		b.handoffs++
-		*bp = benchP{state: pRunning, thread: next}
-		b.threads[next].p = p
-		b.e.After(int64(b.cfg.Costs.ThreadHandoff), b.kHanded, next, 0)
+		b.handoff(p)
 	}
 	if retook > 0 {
 		b.sysmonIdle = 0
@@ -397,6 +398,22 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 	b.e.After(b.sysmonDelay, b.kSysmon, 0, 0)
 }
 
+// handoff is handoffp: P p, taken from its thread, goes to the first queued
+// thread, which runs ThreadHandoff later (the runtime starts an M that hands the
+// P to the goroutine's locked thread), or is left idle.
+func (b *aioBench) handoff(p int) {
+	if len(b.runq) == 0 {
+		b.ps[p] = benchP{state: pIdle}
+		return
+	}
+	next := b.runq[0]
+	b.runq = b.runq[1:]
+	b.handoffs++
+	b.ps[p] = benchP{state: pRunning, thread: next}
+	b.threads[next].p = p
+	b.e.After(b.jit(b.cfg.Costs.ThreadHandoff), b.kHanded, next, 0)
+}
+
 func (b *aioBench) idleP() bool {
 	for _, p := range b.ps {
 		if p.state == pIdle {
@@ -404,6 +421,24 @@ func (b *aioBench) idleP() bool {
 		}
 	}
 	return false
+}
+
+// done retires submitter id: its thread leaves the CPU and its P for good.
+func (b *aioBench) done(id int32) {
+	t := &b.threads[id]
+	t.stage = bsDone
+	b.handoff(t.p) // the goroutine exits: its P goes to the run queue's head
+	t.p = -1
+	b.sleep(id)
+}
+
+// jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does: real
+// costs vary, and without it the threads fall into a lockstep no machine keeps.
+func (b *aioBench) jit(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64(d)/2 + b.e.Rand().Int64N(int64(d))
 }
 
 // after continues thread id's program d ns from now.
@@ -439,29 +474,32 @@ func (b *aioBench) unlock() {
 	b.after(next, int64(b.cfg.Costs.MutexHandoff))
 }
 
-// setEvent is futex.Event.Set on ev; it reports whether it made a FUTEX_WAKE
-// call, and wakes the event's thread if it is asleep.
-func (b *aioBench) setEvent(ev *benchEvent, owner int32) bool {
+// setEvent is futex.Event.Set on ev. It returns how long the caller spends in
+// it: 0 if it made no FUTEX_WAKE call (the event was set already, or nobody
+// waits), FutexWakeCall if the call woke the event's sleeping thread, Syscall if
+// the waiter had not gone to sleep yet (the kernel finds nobody to wake).
+func (b *aioBench) setEvent(ev *benchEvent, owner int32) int64 {
 	if ev.set {
-		return false
+		return 0
 	}
 	ev.set = true
 	ev.signals++
 	if !ev.waiting {
-		return false
+		return 0
 	}
 	if b.threads[owner].blocked {
 		ev.waiting = false
 		b.wakeUp(owner)
+		return b.jit(b.cfg.Costs.FutexWakeCall)
 	}
-	return true
+	return int64(b.cfg.Costs.Syscall)
 }
 
 // step runs thread id from its stage until it takes time, spins or blocks.
 func (b *aioBench) step(id int32) {
 	t := &b.threads[id]
 	sys := int64(b.cfg.Costs.Syscall)
-	work := int64(aioCoreWork)
+	work := b.jit(aioCoreWork)
 	for {
 		switch t.stage {
 		// ---- submitter: the benchmark's loop body ----
@@ -499,23 +537,28 @@ func (b *aioBench) step(id int32) {
 				continue
 			}
 			t.wake = withoutSeg(t.wake, s)
-			if b.setEvent(&b.hev[s], int32(s)) {
+			if d := b.setEvent(&b.hev[s], int32(s)); d > 0 {
 				b.hFutex++
-				b.after(id, sys)
+				b.after(id, d)
 				return
 			}
 		case bsWait:
 			ev := &b.sev[t.j]
 			if ev.set {
 				ev.set = false
-				b.opDone(t)
 				t.stage = bsLock
+				if b.opDone(t) {
+					b.done(id)
+					return
+				}
 				continue
 			}
 			ev.waiting = true
 			b.sFutx++
 			t.stage = bsWaitCheck
 			b.after(id, sys)
+			return
+		case bsDone:
 			return
 		case bsWaitCheck:
 			ev := &b.sev[t.j]
@@ -557,9 +600,9 @@ func (b *aioBench) step(id int32) {
 			if len(t.pending) > 0 {
 				j := t.pending[0]
 				t.pending = t.pending[1:]
-				if b.setEvent(&b.sev[j], int32(len(b.hev)+j)) {
+				if d := b.setEvent(&b.sev[j], int32(len(b.hev)+j)); d > 0 {
 					b.sFutx++
-					b.after(id, sys)
+					b.after(id, d)
 					return
 				}
 				continue
@@ -606,16 +649,25 @@ func (b *aioBench) step(id int32) {
 	}
 }
 
-// opDone counts a completed request of submitter t and marks the warm-up's end.
-func (b *aioBench) opDone(t *benchThread) {
+// opDone counts a completed request of submitter t; a submitter that has done
+// its share stops (it never submits again and sleeps for good).
+func (b *aioBench) opDone(t *benchThread) bool {
 	t.i++
 	b.ops++
-	now := b.e.Now()
-	if b.ops == b.warm {
-		b.tWarm = now
-		b.statsWarm = b.core.Stats()
-		b.handoffsWarm = b.handoffs
-		b.futexWarm = [2]uint64{b.hFutex, b.sFutx}
+	b.tLast = b.e.Now()
+	if t.i < b.share(t.j) {
+		return false
 	}
-	b.tEnd = now
+	b.finished++
+	b.tEnd = b.e.Now()
+	return true
+}
+
+// share is submitter j's part of Ops, as aiobench.Split divides b.N.
+func (b *aioBench) share(j int) int {
+	n := b.cfg.Ops / b.cfg.Submitters
+	if j < b.cfg.Ops%b.cfg.Submitters {
+		n++
+	}
+	return n
 }

@@ -63,7 +63,7 @@ func TestPredictAIOWakeCountsTheWakePath(t *testing.T) {
 		{"targeted wakes one handler per request", aio.WakeTargeted, 4, 1, 1},
 		{"targeted at 32 handlers still wakes one", aio.WakeTargeted, 32, 1, 1},
 		// wake-all: more than one, at most every one of the 2 + 2×handlers
-		{"wake-all wakes several at 4 handlers", aio.WakeAll, 4, 1.5, 10},
+		{"wake-all wakes more than one at 4 handlers", aio.WakeAll, 4, 1.1, 10},
 		{"wake-all wakes many at 32 handlers", aio.WakeAll, 32, 8, 66},
 	}
 	for _, tt := range tests {
@@ -73,7 +73,10 @@ func TestPredictAIOWakeCountsTheWakePath(t *testing.T) {
 			assert.GreaterOrEqual(t, p.WakeupsPerOp, tt.minWakeups)
 			assert.LessOrEqual(t, p.WakeupsPerOp, tt.maxWakeups)
 			assert.InDelta(t, p.WakeupsPerOp-1, p.WastedPerOp, 0.01, "every wakeup but the one with the request is wasted")
-			assert.LessOrEqual(t, p.FutexPerOp, 2*p.WakeupsPerOp+0.01, "at most a wait and a wake per wakeup")
+			// a wait and a wake per wakeup, and now and then a wake that finds
+			// its waiter not yet asleep
+			assert.LessOrEqual(t, p.FutexPerOp, 2.1*p.WakeupsPerOp)
+			assert.GreaterOrEqual(t, p.FutexPerOp, 0.5*p.WakeupsPerOp)
 		})
 	}
 }

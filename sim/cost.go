@@ -45,12 +45,16 @@ type CostProfile struct {
 	// IOService is the device time of one 16 KiB page read or write.
 	IOService time.Duration
 
-	// The three costs below are used only by the model of BenchmarkAIOWake
+	// The four costs below are used only by the model of BenchmarkAIOWake
 	// (PredictAIOWake), which runs Go code on locked OS threads; the study
-	// machine ignores them. innosim calibrate measures all three.
+	// machine ignores them. innosim calibrate measures them.
 
-	// FutexWake is the time from a FUTEX_WAKE to the woken thread running, when
-	// a core is free for it: half a futex round trip between two threads.
+	// FutexWakeCall is the waker's time inside a FUTEX_WAKE that wakes a
+	// sleeping thread (finding it, queueing it to a CPU, the interrupt that
+	// wakes an idle CPU: a hypervisor exit on a VM).
+	FutexWakeCall time.Duration
+	// FutexWake is the time from that call to the woken thread running, when a
+	// CPU is free for it: half a futex round trip less FutexWakeCall.
 	FutexWake time.Duration
 	// ThreadHandoff is the core time it takes to hand a core to a locked OS
 	// thread that was queued for one (Go's startlockedm/stoplockedm: the giving
@@ -74,9 +78,10 @@ func OldKernel() CostProfile {
 		SpinRound:     500 * time.Nanosecond,
 		IOService:     100 * time.Microsecond,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
-		// futex round trip ~6 µs, locked-thread handoff ~20 µs, contended
-		// sync.Mutex ~10 ns.
-		FutexWake:     3 * time.Microsecond,
+		// futex round trip ~6-8 µs of which ~4 µs inside the waking call,
+		// locked-thread handoff ~20 µs, contended sync.Mutex ~10 ns.
+		FutexWakeCall: 3 * time.Microsecond,
+		FutexWake:     500 * time.Nanosecond,
 		ThreadHandoff: 20 * time.Microsecond,
 		MutexHandoff:  10 * time.Nanosecond,
 	}
@@ -119,6 +124,7 @@ func (p CostProfile) Validate() error {
 		{"futex_hold", p.FutexHold, 0},
 		{"spin_round", p.SpinRound, 0},
 		{"io_service", p.IOService, 1},
+		{"futex_wake_call", p.FutexWakeCall, 0},
 		{"futex_wake", p.FutexWake, 0},
 		{"thread_handoff", p.ThreadHandoff, 0},
 		{"mutex_handoff", p.MutexHandoff, 0},
@@ -137,7 +143,8 @@ func (p CostProfile) Validate() error {
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, futex_hold, futex_growth, spin_round,
-// io_service, futex_wake, thread_handoff, mutex_handoff, name); durations use
+// io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, name);
+// durations use
 // time.ParseDuration syntax ("1.5us"). Keys not given keep OldKernel's values.
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
@@ -190,6 +197,8 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			dst = &p.SpinRound
 		case "io_service":
 			dst = &p.IOService
+		case "futex_wake_call":
+			dst = &p.FutexWakeCall
 		case "futex_wake":
 			dst = &p.FutexWake
 		case "thread_handoff":

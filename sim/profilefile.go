@@ -18,6 +18,7 @@ func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
 		{"futex_growth", strconv.FormatFloat(p.FutexGrowth, 'g', -1, 64)},
 		{"spin_round", p.SpinRound.String()},
 		{"io_service", p.IOService.String()},
+		{"futex_wake_call", p.FutexWakeCall.String()},
 		{"futex_wake", p.FutexWake.String()},
 		{"thread_handoff", p.ThreadHandoff.String()},
 		{"mutex_handoff", p.MutexHandoff.String()},

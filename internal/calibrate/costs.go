@@ -12,6 +12,7 @@ type Costs struct {
 	GoroutineHandoff    Measurement // one handoff between goroutines over an unbuffered channel
 	LockedThreadHandoff Measurement // one handoff between goroutines locked to OS threads
 	FutexRoundTrip      Measurement // wake a locked thread on a futex.Event and be woken back
+	FutexWakeCall       Measurement // time inside one futex.Event.Set that wakes a sleeping thread
 	Syscall             Measurement // one getppid(2)
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
@@ -39,7 +40,8 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}{
 		{"goroutine handoff", func(n int) (float64, error) { return channelHandoff(n, false) }, &c.GoroutineHandoff},
 		{"locked-thread handoff", func(n int) (float64, error) { return channelHandoff(n, true) }, &c.LockedThreadHandoff},
-		{"futex round trip", futexRoundTrip, &c.FutexRoundTrip},
+		{"futex round trip", func(n int) (float64, error) { return futexRoundTrip(n, false) }, &c.FutexRoundTrip},
+		{"futex wake call", func(n int) (float64, error) { return futexRoundTrip(n, true) }, &c.FutexWakeCall},
 		{"system call", syscallCost, &c.Syscall},
 		{"context switch", pipeSwitch, &c.ContextSwitch},
 		{"mutex handoff", mutexHandoff, &c.MutexHandoff},

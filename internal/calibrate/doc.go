@@ -28,6 +28,9 @@
 //	FutexRoundTrip       a full round trip on two internal/futex.Events between two
 //	                     locked threads: set, wake, set back, wake (FUTEX_WAKE and
 //	                     FUTEX_WAIT on each side), as an AIO handler is woken
+//	FutexWakeCall        in the same exchange, the time inside the Set that wakes
+//	                     the sleeping partner (the FUTEX_WAKE call): the waker's
+//	                     share of the round trip
 //	Syscall              getppid(2) through golang.org/x/sys/unix, a system call
 //	                     that does no work, so the figure is entry and exit
 //	ContextSwitch        half a round trip of one byte over two blocking pipes

@@ -16,8 +16,11 @@ import (
 //	context_switch  ContextSwitch − 2×Syscall: half a pipe round trip is a write,
 //	                a read and a switch to the reader; the two calls are charged
 //	                apart by the simulator (0 if the difference is negative)
-//	futex_wake      FutexRoundTrip / 2: the round trip is two wake-to-run delays
-//	                of a thread sleeping in FUTEX_WAIT
+//	futex_wake_call FutexWakeCall: the waker's time in a FUTEX_WAKE that wakes
+//	                a sleeping thread
+//	futex_wake      FutexRoundTrip/2 − FutexWakeCall: the round trip is two
+//	                wakes; what each takes beyond its call is the woken thread's
+//	                way back to running (0 if the difference is negative)
 //	thread_handoff  LockedThreadHandoff: a goroutine locked to its OS thread made
 //	                runnable by another is run by handing a core to its thread,
 //	                the path of a locked thread that wakes to find no core (P) free
@@ -31,7 +34,8 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	p.Name = name
 	p.Syscall = c.Syscall.Median
 	p.ContextSwitch = max(c.ContextSwitch.Median-2*c.Syscall.Median, 0)
-	p.FutexWake = c.FutexRoundTrip.Median / 2
+	p.FutexWakeCall = c.FutexWakeCall.Median
+	p.FutexWake = max(c.FutexRoundTrip.Median/2-c.FutexWakeCall.Median, 0)
 	p.ThreadHandoff = c.LockedThreadHandoff.Median
 	p.MutexHandoff = c.MutexHandoff.Median
 	return p

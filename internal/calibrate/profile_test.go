@@ -23,6 +23,7 @@ func fixedCosts() Costs {
 		GoroutineHandoff:    m(150 * time.Nanosecond),
 		LockedThreadHandoff: m(21 * time.Microsecond),
 		FutexRoundTrip:      m(6 * time.Microsecond),
+		FutexWakeCall:       m(2 * time.Microsecond),
 		Syscall:             m(200 * time.Nanosecond),
 		ContextSwitch:       m(3500 * time.Nanosecond),
 		MutexHandoff:        m(12 * time.Nanosecond),
@@ -38,7 +39,8 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 	}{
 		{"syscall is getppid", p.Syscall, 200 * time.Nanosecond},
 		{"context switch is half a pipe round trip less its two calls", p.ContextSwitch, 3100 * time.Nanosecond},
-		{"futex wake is half a futex round trip", p.FutexWake, 3 * time.Microsecond},
+		{"futex wake call is the time inside the waking Set", p.FutexWakeCall, 2 * time.Microsecond},
+		{"futex wake is half a futex round trip less the call", p.FutexWake, time.Microsecond},
 		{"thread handoff is the locked-thread handoff", p.ThreadHandoff, 21 * time.Microsecond},
 		{"mutex handoff is the contended sync.Mutex", p.MutexHandoff, 12 * time.Nanosecond},
 		{"futex hold is not measured", p.FutexHold, def.FutexHold},
@@ -56,6 +58,8 @@ func TestProfileContextSwitchNeverNegative(t *testing.T) {
 	c := fixedCosts()
 	c.ContextSwitch.Median = 300 * time.Nanosecond // less than two system calls
 	assert.Equal(t, time.Duration(0), c.Profile("x").ContextSwitch)
+	c.FutexWakeCall.Median = 4 * time.Microsecond // more than half the round trip
+	assert.Equal(t, time.Duration(0), c.Profile("x").FutexWake)
 }
 
 func TestWriteProfileRoundTrip(t *testing.T) {
@@ -81,7 +85,7 @@ func TestRunOutWritesALoadableProfile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "calibrated", p.Name)
 	assert.Positive(t, p.Syscall)
-	assert.Positive(t, p.FutexWake)
+	assert.Positive(t, p.FutexWakeCall)
 	assert.Positive(t, p.ThreadHandoff)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

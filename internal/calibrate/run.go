@@ -129,6 +129,7 @@ func (c Costs) rows() []row {
 		{"goroutine handoff", c.GoroutineHandoff},
 		{"locked-thread handoff", c.LockedThreadHandoff},
 		{"futex round trip", c.FutexRoundTrip},
+		{"futex wake call", c.FutexWakeCall},
 		{"system call", c.Syscall},
 		{"context switch", c.ContextSwitch},
 		{"mutex handoff", c.MutexHandoff},
