@@ -42,6 +42,19 @@
 //
 // Physics orders some of them on any machine: a system call is cheaper than a pipe
 // round trip, which is at least two system calls and a wake-up; the tests check
-// such orderings, never absolute numbers. The package returns a plain Costs struct
-// and writes no file: the cost-profile format belongs to the simulator.
+// such orderings, never absolute numbers.
+//
+// Costs.Profile turns the figures into the simulator's sim.CostProfile (its doc
+// says which measurement feeds which field and why; what no probe measures keeps
+// sim.OldKernel's value), and Costs.WriteProfile writes it in the file format
+// sim.LoadProfile reads, with the environment fingerprint in its header: the file
+// behind `innosim run --costs` and `innosim reproduce --costs`.
+//
+// Check holds the simulator against reality: sim.PredictAIOWake predicts
+// BenchmarkAIOWake in futex mode from the profile, testing.Benchmark runs the
+// benchmark's own body (internal/aiobench.Wake, the code bench_aio_test.go runs),
+// and the report gives predicted, measured and their ratio for each case and for
+// the wake-all / targeted ratio, against issue 6's bounds (±35% per case, ±25% on
+// the ratio). Check is never run by the tests: it takes seconds and its verdict
+// depends on the machine being quiet.
 package calibrate
