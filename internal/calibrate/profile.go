@@ -13,9 +13,11 @@ import (
 //
 //	syscall         Syscall: getppid(2) is kernel entry and exit and nothing else,
 //	                which is what the profile charges per system call
-//	context_switch  ContextSwitch − 2×Syscall: half a pipe round trip is a write,
-//	                a read and a switch to the reader; the two calls are charged
-//	                apart by the simulator (0 if the difference is negative)
+//	context_switch  ContextSwitch − FutexWakeCall − Syscall: half a pipe round
+//	                trip is a write that wakes the sleeping reader (the kernel's
+//	                wake-up path, priced as futex_wake_call), the switch to the
+//	                reader, and its read's return (a system call); what is left is
+//	                the switch (0 if the difference is negative)
 //	futex_wake_call FutexWakeCall: the waker's time in a FUTEX_WAKE that wakes
 //	                a sleeping thread
 //	futex_wake      FutexRoundTrip/2 − FutexWakeCall: the round trip is two
@@ -33,7 +35,7 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	p := sim.OldKernel()
 	p.Name = name
 	p.Syscall = c.Syscall.Median
-	p.ContextSwitch = max(c.ContextSwitch.Median-2*c.Syscall.Median, 0)
+	p.ContextSwitch = max(c.ContextSwitch.Median-c.FutexWakeCall.Median-c.Syscall.Median, 0)
 	p.FutexWakeCall = c.FutexWakeCall.Median
 	p.FutexWake = max(c.FutexRoundTrip.Median/2-c.FutexWakeCall.Median, 0)
 	p.ThreadHandoff = c.LockedThreadHandoff.Median

@@ -31,7 +31,7 @@ func ExampleCosts_WriteProfile() {
 	// # measured context switch: 3µs (IQR 0s..0s, n=0)
 	// # measured mutex handoff: 10ns (IQR 0s..0s, n=0)
 	// name = here
-	// context_switch = 2.6µs
+	// context_switch = 300ns
 	// syscall = 200ns
 	// futex_hold = 200ns
 	// futex_growth = 10

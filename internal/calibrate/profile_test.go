@@ -38,7 +38,7 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 		got, want time.Duration
 	}{
 		{"syscall is getppid", p.Syscall, 200 * time.Nanosecond},
-		{"context switch is half a pipe round trip less its two calls", p.ContextSwitch, 3100 * time.Nanosecond},
+		{"context switch is half a pipe round trip less the wake and the read", p.ContextSwitch, 1300 * time.Nanosecond},
 		{"futex wake call is the time inside the waking Set", p.FutexWakeCall, 2 * time.Microsecond},
 		{"futex wake is half a futex round trip less the call", p.FutexWake, time.Microsecond},
 		{"thread handoff is the locked-thread handoff", p.ThreadHandoff, 21 * time.Microsecond},
@@ -56,7 +56,7 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 
 func TestProfileContextSwitchNeverNegative(t *testing.T) {
 	c := fixedCosts()
-	c.ContextSwitch.Median = 300 * time.Nanosecond // less than two system calls
+	c.ContextSwitch.Median = 2 * time.Microsecond // less than the wake call and a system call
 	assert.Equal(t, time.Duration(0), c.Profile("x").ContextSwitch)
 	c.FutexWakeCall.Median = 4 * time.Microsecond // more than half the round trip
 	assert.Equal(t, time.Duration(0), c.Profile("x").FutexWake)
