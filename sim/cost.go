@@ -53,8 +53,8 @@ type CostProfile struct {
 	// sleeping thread (finding it, queueing it to a CPU, the interrupt that
 	// wakes an idle CPU: a hypervisor exit on a VM).
 	FutexWakeCall time.Duration
-	// FutexWake is the time from that call to the woken thread running, when a
-	// CPU is free for it: half a futex round trip less FutexWakeCall.
+	// FutexWake is the time from that call to the woken thread running on an
+	// idle CPU (one that has halted: on a VM, the hypervisor must run it again).
 	FutexWake time.Duration
 	// ThreadHandoff is the core time it takes to hand a core to a locked OS
 	// thread that was queued for one (Go's startlockedm/stoplockedm: the giving
@@ -78,10 +78,11 @@ func OldKernel() CostProfile {
 		SpinRound:     500 * time.Nanosecond,
 		IOService:     100 * time.Microsecond,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
-		// futex round trip ~6-8 µs of which ~4 µs inside the waking call,
-		// locked-thread handoff ~20 µs, contended sync.Mutex ~10 ns.
+		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
+		// thread running on a halted CPU, locked-thread handoff ~20 µs,
+		// contended sync.Mutex ~10 ns.
 		FutexWakeCall: 3 * time.Microsecond,
-		FutexWake:     500 * time.Nanosecond,
+		FutexWake:     4 * time.Microsecond,
 		ThreadHandoff: 20 * time.Microsecond,
 		MutexHandoff:  10 * time.Nanosecond,
 	}

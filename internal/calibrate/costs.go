@@ -13,6 +13,7 @@ type Costs struct {
 	LockedThreadHandoff Measurement // one handoff between goroutines locked to OS threads
 	FutexRoundTrip      Measurement // wake a locked thread on a futex.Event and be woken back
 	FutexWakeCall       Measurement // time inside one futex.Event.Set that wakes a sleeping thread
+	FutexIdleWake       Measurement // from a Set to the woken thread running, its CPU idle 500 µs before
 	Syscall             Measurement // one getppid(2)
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
@@ -42,6 +43,7 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 		{"locked-thread handoff", func(n int) (float64, error) { return channelHandoff(n, true) }, &c.LockedThreadHandoff},
 		{"futex round trip", func(n int) (float64, error) { return futexRoundTrip(n, false) }, &c.FutexRoundTrip},
 		{"futex wake call", func(n int) (float64, error) { return futexRoundTrip(n, true) }, &c.FutexWakeCall},
+		{"futex idle wake", futexIdleWake, &c.FutexIdleWake},
 		{"system call", syscallCost, &c.Syscall},
 		{"context switch", pipeSwitch, &c.ContextSwitch},
 		{"mutex handoff", mutexHandoff, &c.MutexHandoff},

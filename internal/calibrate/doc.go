@@ -31,6 +31,9 @@
 //	FutexWakeCall        in the same exchange, the time inside the Set that wakes
 //	                     the sleeping partner (the FUTEX_WAKE call): the waker's
 //	                     share of the round trip
+//	FutexIdleWake        from a Set to the sleeper running when its CPU has been
+//	                     idle 500 µs (long enough to halt, not just poll): at most
+//	                     40 wakes per measurement, whatever Rounds says
 //	Syscall              getppid(2) through golang.org/x/sys/unix, a system call
 //	                     that does no work, so the figure is entry and exit
 //	ContextSwitch        half a round trip of one byte over two blocking pipes

@@ -9,7 +9,7 @@ import (
 var ErrInvalidConfig = errors.New("invalid config")
 
 // Defaults of Options, chosen so that a full calibration takes about a second on
-// an idle 2-core machine (seven figures × 16 repeats × 1000 rounds, the slowest
+// an idle 2-core machine (eight figures × 16 repeats × 1000 rounds, the slowest
 // rounds ~20 µs) and well under the 5 s budget on a loaded one.
 const (
 	DefaultRepeats = 15

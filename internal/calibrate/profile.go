@@ -20,9 +20,12 @@ import (
 //	                the switch (0 if the difference is negative)
 //	futex_wake_call FutexWakeCall: the waker's time in a FUTEX_WAKE that wakes
 //	                a sleeping thread
-//	futex_wake      FutexRoundTrip/2 − FutexWakeCall: the round trip is two
-//	                wakes; what each takes beyond its call is the woken thread's
-//	                way back to running (0 if the difference is negative)
+//	futex_wake      FutexIdleWake − FutexWakeCall: the woken thread's way back
+//	                to running on an idle CPU after the waker's call, which the
+//	                simulator charges when it wakes a thread onto an idle CPU (0
+//	                if the difference is negative). Not FutexRoundTrip/2 −
+//	                FutexWakeCall: in a ping-pong the CPUs never get to halt, and
+//	                that difference is about 0 on a VM.
 //	thread_handoff  LockedThreadHandoff: a goroutine locked to its OS thread made
 //	                runnable by another is run by handing a core to its thread,
 //	                the path of a locked thread that wakes to find no core (P) free
@@ -37,7 +40,7 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	p.Syscall = c.Syscall.Median
 	p.ContextSwitch = max(c.ContextSwitch.Median-c.FutexWakeCall.Median-c.Syscall.Median, 0)
 	p.FutexWakeCall = c.FutexWakeCall.Median
-	p.FutexWake = max(c.FutexRoundTrip.Median/2-c.FutexWakeCall.Median, 0)
+	p.FutexWake = max(c.FutexIdleWake.Median-c.FutexWakeCall.Median, 0)
 	p.ThreadHandoff = c.LockedThreadHandoff.Median
 	p.MutexHandoff = c.MutexHandoff.Median
 	return p

@@ -16,6 +16,7 @@ func ExampleCosts_WriteProfile() {
 	c.ContextSwitch.Median = 3 * time.Microsecond
 	c.FutexRoundTrip.Median = 6 * time.Microsecond
 	c.FutexWakeCall.Median = 2500 * time.Nanosecond
+	c.FutexIdleWake.Median = 7 * time.Microsecond
 	c.LockedThreadHandoff.Median = 20 * time.Microsecond
 	c.MutexHandoff.Median = 10 * time.Nanosecond
 	if err := c.WriteProfile(os.Stdout, "here", nil); err != nil {
@@ -27,6 +28,7 @@ func ExampleCosts_WriteProfile() {
 	// # measured locked-thread handoff: 20µs (IQR 0s..0s, n=0)
 	// # measured futex round trip: 6µs (IQR 0s..0s, n=0)
 	// # measured futex wake call: 2.5µs (IQR 0s..0s, n=0)
+	// # measured futex idle wake: 7µs (IQR 0s..0s, n=0)
 	// # measured system call: 200ns (IQR 0s..0s, n=0)
 	// # measured context switch: 3µs (IQR 0s..0s, n=0)
 	// # measured mutex handoff: 10ns (IQR 0s..0s, n=0)
@@ -38,7 +40,7 @@ func ExampleCosts_WriteProfile() {
 	// spin_round = 500ns
 	// io_service = 100µs
 	// futex_wake_call = 2.5µs
-	// futex_wake = 500ns
+	// futex_wake = 4.5µs
 	// thread_handoff = 20µs
 	// mutex_handoff = 10ns
 }

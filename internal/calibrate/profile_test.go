@@ -24,6 +24,7 @@ func fixedCosts() Costs {
 		LockedThreadHandoff: m(21 * time.Microsecond),
 		FutexRoundTrip:      m(6 * time.Microsecond),
 		FutexWakeCall:       m(2 * time.Microsecond),
+		FutexIdleWake:       m(7 * time.Microsecond),
 		Syscall:             m(200 * time.Nanosecond),
 		ContextSwitch:       m(3500 * time.Nanosecond),
 		MutexHandoff:        m(12 * time.Nanosecond),
@@ -40,7 +41,7 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 		{"syscall is getppid", p.Syscall, 200 * time.Nanosecond},
 		{"context switch is half a pipe round trip less the wake and the read", p.ContextSwitch, 1300 * time.Nanosecond},
 		{"futex wake call is the time inside the waking Set", p.FutexWakeCall, 2 * time.Microsecond},
-		{"futex wake is half a futex round trip less the call", p.FutexWake, time.Microsecond},
+		{"futex wake is the idle wake less the call", p.FutexWake, 5 * time.Microsecond},
 		{"thread handoff is the locked-thread handoff", p.ThreadHandoff, 21 * time.Microsecond},
 		{"mutex handoff is the contended sync.Mutex", p.MutexHandoff, 12 * time.Nanosecond},
 		{"futex hold is not measured", p.FutexHold, def.FutexHold},
@@ -58,7 +59,7 @@ func TestProfileContextSwitchNeverNegative(t *testing.T) {
 	c := fixedCosts()
 	c.ContextSwitch.Median = 2 * time.Microsecond // less than the wake call and a system call
 	assert.Equal(t, time.Duration(0), c.Profile("x").ContextSwitch)
-	c.FutexWakeCall.Median = 4 * time.Microsecond // more than half the round trip
+	c.FutexWakeCall.Median = 8 * time.Microsecond // more than the idle wake
 	assert.Equal(t, time.Duration(0), c.Profile("x").FutexWake)
 }
 

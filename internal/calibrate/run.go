@@ -130,6 +130,7 @@ func (c Costs) rows() []row {
 		{"locked-thread handoff", c.LockedThreadHandoff},
 		{"futex round trip", c.FutexRoundTrip},
 		{"futex wake call", c.FutexWakeCall},
+		{"futex idle wake", c.FutexIdleWake},
 		{"system call", c.Syscall},
 		{"context switch", c.ContextSwitch},
 		{"mutex handoff", c.MutexHandoff},
