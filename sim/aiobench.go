@@ -74,9 +74,11 @@ const aioCoreWork = 100 * time.Nanosecond
 //     thread to sleep and gets that CPU Costs.ContextSwitch later (FIFO; no
 //     preemption).
 //   - back in Go (exitsyscall, as runtime/proc.go in Go 1.26) it takes its old P
-//     if that P is still its own or its holder sleeps in a system call, else an
+//     if that P is still its own or its holder is in a system call, else an
 //     idle P; with neither it goes on the run queue and its thread sleeps again.
-//     A thread asleep in FUTEX_WAIT keeps its P "in a system call".
+//     A thread asleep in FUTEX_WAIT keeps its P "in a system call"; so does a
+//     thread inside a FUTEX_WAKE call, which on return goes through exitsyscall
+//     too: the thread it woke may have taken its P meanwhile.
 //   - Go's sysmon, every 20 µs (doubling after 50 rounds that retook nothing,
 //     up to 10 ms), retakes a P that has sat in the same system call since its
 //     previous round when no P is idle, and hands it to the first queued thread,
@@ -339,6 +341,19 @@ func (b *aioBench) onExit(_ int64, id int32, gen uint32) {
 	b.sleep(id)
 }
 
+// syscall is thread id making a system call of d ns that does not block (a
+// FUTEX_WAKE): its P sits "in a system call" meanwhile, where a woken thread
+// whose old P it is may take it, and on return the thread goes through
+// exitsyscall like a woken one (onExit), keeping its OS CPU.
+func (b *aioBench) syscall(id int32, d int64) {
+	t := &b.threads[id]
+	t.lastP = t.p
+	b.ps[t.p] = benchP{state: pSyscall, thread: id, since: b.e.Now()}
+	t.p = -1
+	t.gen++
+	b.e.After(d, b.kExit, id, t.gen)
+}
+
 // onHanded is the locked thread of a queued goroutine woken with a P handed to
 // it.
 func (b *aioBench) onHanded(_ int64, id int32, _ uint32) {
@@ -539,7 +554,7 @@ func (b *aioBench) step(id int32) {
 			t.wake = withoutSeg(t.wake, s)
 			if d := b.setEvent(&b.hev[s], int32(s)); d > 0 {
 				b.hFutex++
-				b.after(id, d)
+				b.syscall(id, d)
 				return
 			}
 		case bsWait:
@@ -602,7 +617,7 @@ func (b *aioBench) step(id int32) {
 				t.pending = t.pending[1:]
 				if d := b.setEvent(&b.sev[j], int32(len(b.hev)+j)); d > 0 {
 					b.sFutx++
-					b.after(id, d)
+					b.syscall(id, d)
 					return
 				}
 				continue
