@@ -1,0 +1,29 @@
+package sim
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 7: the same seed gives byte-identical output across GOMAXPROCS values.
+// Cells run in parallel (RunCells), so a result that depended on which cell
+// finished first, or on shared state between cells, would differ here.
+func TestStudyOutputIsTheSameAtAnyGOMAXPROCS(t *testing.T) {
+	run := func(procs int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		rep, err := studyC().Run(context.Background(), Options{Seed: 3})
+		require.NoError(t, err)
+		var b bytesWriter
+		for _, tb := range rep.Tables {
+			require.NoError(t, tb.WriteText(&b))
+			require.NoError(t, tb.WriteCSV(&b))
+		}
+		return string(b) + rep.Verdict()
+	}
+	one := run(1)
+	require.Equal(t, one, run(4))
+	require.Equal(t, one, run(2))
+}
