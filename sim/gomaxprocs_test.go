@@ -12,6 +12,9 @@ import (
 // Cells run in parallel (RunCells), so a result that depended on which cell
 // finished first, or on shared state between cells, would differ here.
 func TestStudyOutputIsTheSameAtAnyGOMAXPROCS(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race: three study runs take 20 s; CI runs go test ./sim without -race too")
+	}
 	run := func(procs int) string {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		rep, err := studyC().Run(context.Background(), Options{Seed: 3})
