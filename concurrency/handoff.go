@@ -4,7 +4,7 @@ import "context"
 
 // Handoff is innosim's gate driven for real: a HandoffCore, a goroutine parked on
 // its Thread's channel while it waits, and one channel send per handoff. While a
-// seat is free and nobody waits, enter is one CAS and exit one atomic add, with no
+// seat is free and nobody waits, enter is one CAS and exit another, with no
 // lock, no clock read and no allocation; a parked waiter costs one channel made once per
 // Thread, not per wait.
 type Handoff struct {

@@ -14,12 +14,13 @@ import (
 //
 // Keeping inside and waiters in one word is what makes the lock-free paths safe.
 // An enter takes a seat with a CAS that fails if a waiter queued in between (so
-// it cannot overtake the waiter). An exit frees its seat with one atomic add and
-// reads the waiter count in the result of that same add: either the waiter had
-// queued by then and the exit hands the seat over, or it had not and its own
+// it cannot overtake the waiter). An exit frees its seat with a CAS that expects
+// no waiters: either a waiter had queued by then, the CAS fails, and the exit
+// hands the seat over under the mutex (one CAS moving a waiter inside in its
+// place, so the seat is never seen free), or it had not and the waiter's own
 // queueing CAS fails and sees the free seat — the lost wakeup cannot happen.
 // Counting admissions in the same word makes the count free: the CAS that takes a
-// seat also counts it, so the fast path is one CAS to enter and one add to exit,
+// seat also counts it, so the fast path is one CAS to enter and one to exit,
 // and Exits is derived (Enters + ForceEnters - Inside) rather than counted. The
 // admission that wraps the low field is left to the slow path, under the mutex.
 const (
@@ -35,7 +36,7 @@ func insideOf(s uint64) uint64  { return s & fieldMask }
 func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 
 // HandoffCore is innosim's own gate. While a seat is free and nobody waits, enter
-// is one CAS and exit one atomic add on a word shared by nothing else, with no
+// is one CAS and exit another on a word shared by nothing else, with no
 // lock and no allocation. A thread that finds no seat parks in a wait queue (no
 // polling sleep); an exit that sees waiters hands its seat to exactly one of
 // them, and no newcomer can take it in between. The queue has a high and a low
@@ -54,19 +55,21 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // (queueing, handing off, cancel, SetLimit); a single-threaded caller sees
 // deterministic results.
 type HandoffCore struct {
-	// Hot fields first, in one cache line: the limit (read on every gate enter)
-	// and the state word (written on every gate enter and exit).
-	limit      atomic.Int64
-	state      atomic.Uint64
+	// Hot fields first, in one cache line: the limit (read on every gate enter),
+	// the state word (written on every gate enter and exit), and what a handoff
+	// touches under contention: the mutex and the queue heads. A handoff then
+	// moves one line between cores for these, not three.
+	limit     atomic.Int64
+	state     atomic.Uint64
+	mu        sync.Mutex
+	low, high waitList
+
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
 	stats      counters      // all but Enters and Exits
 
 	tickets uint32
 	mode    PriorityMode
 	kickup  time.Duration
-
-	mu        sync.Mutex
-	high, low waitList
 
 	afterWrap func() // test hook: runs between a wrap of the admission field and its carry
 }
@@ -180,25 +183,31 @@ func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
 	return c.handOff(now)
 }
 
-// leave gives up t's seat with one atomic add, lock-free. It reports false when
-// waiters are queued and, the seat now free, the count is under the limit: the
-// caller must then call handOff, which takes the seat again for the next waiter.
-// No newcomer can take it in between, since the fast path admits nobody while
-// the waiter count is non-zero.
+// leave gives up t's seat lock-free when nobody waits: one CAS that frees the
+// seat and fails if a waiter queued in between, so the waiter count it reads is
+// the one its write goes with and the lost wakeup cannot happen. It reports false
+// when waiters are queued; the seat is then still counted, and the caller must
+// call handOff, which passes it on (or frees it) under the mutex. No newcomer can
+// take it in between, since the fast path admits nobody while the waiter count
+// is non-zero.
 func (c *HandoffCore) leave(t *Thread) bool {
 	t.inside = false
 	t.tickets = 0
-	s := c.state.Add(^uint64(0)) // one seat fewer
-	if waitersOf(s) == 0 {
-		return true
+	for {
+		s := c.state.Load()
+		if waitersOf(s) != 0 {
+			return false
+		}
+		if c.state.CompareAndSwap(s, s-1) { // one seat fewer
+			return true
+		}
 	}
-	lim := uint64(c.limit.Load())
-	return lim != 0 && insideOf(s) >= lim
 }
 
-// handOff gives the seat freed by leave to the next waiter, unless the waiters
-// are gone (another exit served them, or they canceled) or the count is at a
-// lowered limit.
+// handOff passes the seat that leave kept counted straight to the next waiter:
+// one CAS that moves a waiter inside in place of the leaving thread, so the seat
+// is never seen free. It frees the seat instead when the waiters are gone (they
+// canceled, or SetLimit served them) or the count is above a lowered limit.
 func (c *HandoffCore) handOff(now time.Duration) Release {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -206,15 +215,17 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 		s := c.state.Load()
 		lim := uint64(c.limit.Load())
 		switch {
-		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) >= lim):
-			return Release{Outcome: Freed}
+		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) > lim):
+			if c.state.CompareAndSwap(s, s-1) {
+				return Release{Outcome: Freed}
+			}
 		case lim == 0:
-			// The limit went to 0: the waiter runs unchecked.
-			if c.state.CompareAndSwap(s, s-oneWaiter) {
+			// The limit went to 0: the seat is freed and the waiter runs unchecked.
+			if c.state.CompareAndSwap(s, s-1-oneWaiter) {
 				return Release{Outcome: HandedOff, To: c.grant(now, false)}
 			}
 		default:
-			if next := s + 1 - oneWaiter + oneEnter; c.state.CompareAndSwap(s, next) {
+			if next := s - oneWaiter + oneEnter; c.state.CompareAndSwap(s, next) {
 				c.carry(next)
 				return Release{Outcome: HandedOff, To: c.grant(now, true)}
 			}
