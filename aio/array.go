@@ -42,8 +42,8 @@ type Array struct {
 	futexes []*futex.Event // HandlerFutex only, for FutexSyscalls
 	work    []handlerScratch
 
-	files    sync.Map // File -> uint64 id for merging; ids from nextFile
-	nextFile atomic.Uint64
+	files    [numArrays]map[File]fileRef // ids of Files with a request in a slot; under mu[a]
+	nextFile atomic.Uint64               // last id given (the arrays share it)
 	canceled atomic.Uint64
 
 	closeOnce sync.Once
@@ -75,6 +75,7 @@ func New(cfg Config) (*Array, error) {
 	}
 	for id := range numArrays {
 		a.notFull[id] = make(chan struct{})
+		a.files[id] = make(map[File]fileRef)
 	}
 	a.reqs = make([]*Request, core.Slots())
 	n := core.Segments()
@@ -108,6 +109,7 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 // error and Done is never called:
 //
 //   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf,
+//     a File whose type is not comparable,
 //     a negative Offset, an Offset + len(Buf) past the int64 range, or an
 //     unknown Op, Kind or Hint (checked first, whatever ctx and the Array's
 //     state);
@@ -127,6 +129,10 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		return fmt.Errorf("aio: request without Done: %w", ErrInvalidRequest)
 	case len(r.Buf) == 0:
 		return fmt.Errorf("aio: request with an empty Buf: %w", ErrInvalidRequest)
+	case r.File != nil && !reflect.TypeOf(r.File).Comparable():
+		// The merge test compares Files with ==, which panics on these.
+		return fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
+			r.File, ErrInvalidRequest)
 	}
 	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
 	// An invalid request is refused as such whatever the context or the
@@ -138,7 +144,6 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		a.canceled.Add(1)
 		return fmt.Errorf("aio: submit: %w", err)
 	}
-	sr.File = a.fileID(r.File)
 	id := a.core.ArrayOf(r.Op, r.Kind)
 	mu := &a.mu[id]
 	for {
@@ -147,6 +152,7 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 			mu.Unlock()
 			return ErrClosed
 		}
+		sr.File = a.holdFile(id, r.File)
 		res, err := a.core.Reserve(sr, a.now())
 		if err == nil {
 			a.reqs[res.Slot] = r
@@ -154,6 +160,7 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 			a.wake(res.Wake)
 			return nil
 		}
+		a.dropFile(id, r.File)
 		if err != ErrArrayFull {
 			mu.Unlock()
 			return err
@@ -195,16 +202,56 @@ func (a *Array) wake(set SegmentSet) {
 	}
 }
 
-// fileID numbers each distinct File for the core's merge test; nil is 0.
-func (a *Array) fileID(f File) uint64 {
+// fileRef is a File's id for the core's merge test and the number of its
+// requests that hold it.
+type fileRef struct {
+	id uint64
+	n  int
+}
+
+// holdFile returns f's id in array id, numbering a File the first time one of
+// its requests is reserved; nil is 0. The caller holds mu[id] and, once the
+// request leaves its slot (picked, or not reserved after all), calls dropFile.
+// Ids are counted, not kept: a File with no request in a slot is forgotten, so
+// an engine that opens and closes files for as long as it runs does not grow
+// the map or keep closed Files from the garbage collector. A forgotten File
+// that comes back gets a new id, which is harmless: the merge test compares the
+// ids of requests waiting at the same time, and those hold the same id.
+func (a *Array) holdFile(id ArrayID, f File) uint64 {
 	if f == nil {
 		return 0
 	}
-	if id, ok := a.files.Load(f); ok {
-		return id.(uint64)
+	ref, ok := a.files[id][f]
+	if !ok {
+		ref.id = a.nextFile.Add(1)
 	}
-	id, _ := a.files.LoadOrStore(f, a.nextFile.Add(1))
-	return id.(uint64)
+	ref.n++
+	a.files[id][f] = ref
+	return ref.id
+}
+
+// dropFile releases one hold of holdFile; the caller holds mu[id].
+func (a *Array) dropFile(id ArrayID, f File) {
+	if f == nil {
+		return
+	}
+	ref := a.files[id][f]
+	if ref.n--; ref.n == 0 {
+		delete(a.files[id], f)
+		return
+	}
+	a.files[id][f] = ref
+}
+
+// trackedFiles returns how many Files the Array holds an id for (tests).
+func (a *Array) trackedFiles() int {
+	n := 0
+	for id := range numArrays {
+		a.mu[id].Lock()
+		n += len(a.files[id])
+		a.mu[id].Unlock()
+	}
+	return n
 }
 
 // Stats returns a snapshot of the counters. Each array is read under its own

@@ -86,8 +86,10 @@ func (a *Array) handle(seg int) {
 		}
 		reqs := h.reqs[:0]
 		for _, s := range b.Slots {
-			reqs = append(reqs, a.reqs[s])
+			r := a.reqs[s]
+			reqs = append(reqs, r)
 			a.reqs[s] = nil
+			a.dropFile(id, r.File) // picked: it no longer waits to be merged
 		}
 		mu.Unlock()
 		h.deliver()
