@@ -17,7 +17,7 @@ import (
 func fitCommand() command {
 	return command{
 		name:    "fit",
-		summary: "fit the Universal Scalability Law (σ, κ, λ, peak) to a CSV of concurrency,throughput",
+		summary: "fit the Universal Scalability Law (σ, κ, λ, peak) to a CSV of concurrency,throughput or to run --csv output",
 		run:     fit,
 	}
 }
@@ -30,7 +30,8 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv")
 		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
-		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped.")
+		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped. A CSV written by")
+		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
