@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,31 +113,42 @@ func Profile(name string) (CostProfile, error) {
 	return CostProfile{}, fmt.Errorf("sim: cost profile %q, want old-kernel, new-kernel or a file: %w", name, ErrInvalidConfig)
 }
 
+// profileField is one field of a CostProfile as its file names it: a duration
+// (d, in min..1s) or, for futex_growth, a factor (g, in 0..10).
+type profileField struct {
+	key string
+	d   *time.Duration
+	min time.Duration
+	g   *float64
+}
+
+// fields lists p's fields in file order: the one table that Validate,
+// ParseProfile and WriteTo read, so a new cost is one line here.
+func (p *CostProfile) fields() []profileField {
+	return []profileField{
+		{key: "context_switch", d: &p.ContextSwitch},
+		{key: "syscall", d: &p.Syscall},
+		{key: "futex_hold", d: &p.FutexHold},
+		{key: "futex_growth", g: &p.FutexGrowth},
+		{key: "spin_round", d: &p.SpinRound},
+		{key: "io_service", d: &p.IOService, min: 1},
+		{key: "futex_wake_call", d: &p.FutexWakeCall},
+		{key: "futex_wake", d: &p.FutexWake},
+		{key: "thread_handoff", d: &p.ThreadHandoff},
+		{key: "mutex_handoff", d: &p.MutexHandoff},
+	}
+}
+
 // Validate reports the first field out of range: durations must be in 0..1s
 // (IOService > 0) and FutexGrowth in 0..10.
 func (p CostProfile) Validate() error {
-	durs := []struct {
-		name string
-		d    time.Duration
-		min  time.Duration
-	}{
-		{"context_switch", p.ContextSwitch, 0},
-		{"syscall", p.Syscall, 0},
-		{"futex_hold", p.FutexHold, 0},
-		{"spin_round", p.SpinRound, 0},
-		{"io_service", p.IOService, 1},
-		{"futex_wake_call", p.FutexWakeCall, 0},
-		{"futex_wake", p.FutexWake, 0},
-		{"thread_handoff", p.ThreadHandoff, 0},
-		{"mutex_handoff", p.MutexHandoff, 0},
-	}
-	for _, f := range durs {
-		if f.d < f.min || f.d > time.Second {
-			return fmt.Errorf("sim: cost profile %s = %v, want %v..1s: %w", f.name, f.d, f.min, ErrInvalidConfig)
+	for _, f := range p.fields() {
+		switch {
+		case f.g != nil && (*f.g < 0 || *f.g > 10):
+			return fmt.Errorf("sim: cost profile %s = %v, want 0..10: %w", f.key, *f.g, ErrInvalidConfig)
+		case f.d != nil && (*f.d < f.min || *f.d > time.Second):
+			return fmt.Errorf("sim: cost profile %s = %v, want %v..1s: %w", f.key, *f.d, f.min, ErrInvalidConfig)
 		}
-	}
-	if p.FutexGrowth < 0 || p.FutexGrowth > 10 {
-		return fmt.Errorf("sim: cost profile futex_growth = %v, want 0..10: %w", p.FutexGrowth, ErrInvalidConfig)
 	}
 	return nil
 }
@@ -163,6 +175,7 @@ func LoadProfile(path string) (CostProfile, error) {
 func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 	p := OldKernel()
 	p.Name = name
+	fields := p.fields()
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -176,44 +189,24 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			return p, fmt.Errorf("sim: %s:%d: want key = value: %w", name, line, ErrInvalidConfig)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		var dst *time.Duration
-		switch k {
-		case "name":
+		if k == "name" {
 			p.Name = v
 			continue
-		case "futex_growth":
-			g, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return p, fmt.Errorf("sim: %s:%d: futex_growth %q: %w", name, line, v, ErrInvalidConfig)
-			}
-			p.FutexGrowth = g
-			continue
-		case "context_switch":
-			dst = &p.ContextSwitch
-		case "syscall":
-			dst = &p.Syscall
-		case "futex_hold":
-			dst = &p.FutexHold
-		case "spin_round":
-			dst = &p.SpinRound
-		case "io_service":
-			dst = &p.IOService
-		case "futex_wake_call":
-			dst = &p.FutexWakeCall
-		case "futex_wake":
-			dst = &p.FutexWake
-		case "thread_handoff":
-			dst = &p.ThreadHandoff
-		case "mutex_handoff":
-			dst = &p.MutexHandoff
-		default:
+		}
+		i := slices.IndexFunc(fields, func(f profileField) bool { return f.key == k })
+		if i < 0 {
 			return p, fmt.Errorf("sim: %s:%d: unknown key %q: %w", name, line, k, ErrInvalidConfig)
 		}
-		d, err := time.ParseDuration(v)
+		f := fields[i]
+		var err error
+		if f.g != nil {
+			*f.g, err = strconv.ParseFloat(v, 64)
+		} else {
+			*f.d, err = time.ParseDuration(v)
+		}
 		if err != nil {
 			return p, fmt.Errorf("sim: %s:%d: %s %q: %w", name, line, k, v, ErrInvalidConfig)
 		}
-		*dst = d
 	}
 	if err := sc.Err(); err != nil {
 		return p, fmt.Errorf("sim: %s: %w", name, err)

@@ -10,18 +10,16 @@ import (
 // per field, durations in time.Duration syntax, so that ParseProfile gives p back.
 // It returns the bytes written and the first write error.
 func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
-	lines := []struct{ k, v string }{
-		{"name", p.Name},
-		{"context_switch", p.ContextSwitch.String()},
-		{"syscall", p.Syscall.String()},
-		{"futex_hold", p.FutexHold.String()},
-		{"futex_growth", strconv.FormatFloat(p.FutexGrowth, 'g', -1, 64)},
-		{"spin_round", p.SpinRound.String()},
-		{"io_service", p.IOService.String()},
-		{"futex_wake_call", p.FutexWakeCall.String()},
-		{"futex_wake", p.FutexWake.String()},
-		{"thread_handoff", p.ThreadHandoff.String()},
-		{"mutex_handoff", p.MutexHandoff.String()},
+	type line struct{ k, v string }
+	lines := []line{{"name", p.Name}}
+	for _, f := range p.fields() {
+		var v string
+		if f.g != nil {
+			v = strconv.FormatFloat(*f.g, 'g', -1, 64)
+		} else {
+			v = f.d.String()
+		}
+		lines = append(lines, line{f.key, v})
 	}
 	var total int64
 	for _, l := range lines {
