@@ -17,6 +17,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,20 @@ var errFailed = errors.New("verdict FAIL")
 // errUsage marks a command-line mistake (exit status 2); the message has been
 // printed by the flag package or is in the wrapping error.
 var errUsage = errors.New("usage")
+
+// parseFlags parses a subcommand's flags. done tells the command to stop: after
+// -h (err nil; the usage is printed) or on a bad flag (errUsage; the flag package
+// has printed what was wrong).
+func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
+	switch err := fs.Parse(args); {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, flag.ErrHelp):
+		return true, nil
+	default:
+		return true, errUsage
+	}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
