@@ -21,9 +21,17 @@ var ErrClosed = errors.New("aio: array closed")
 var ErrUnsupported = errors.New("unsupported on this platform")
 
 // Array is the real driver of simulated AIO: a Core guarded by one mutex per
-// slot array (InnoDB's array->mutex), with one handler thread per global
-// segment sleeping on its event, doing the I/O through the Backend. Submit,
-// Flush, Stats and Close are safe for concurrent use.
+// segment, with one handler thread per global segment sleeping on its event,
+// doing the I/O through the Backend. Submit, Flush, Stats and Close are safe for
+// concurrent use.
+//
+// InnoDB guards each slot array with one mutex (array->mutex), which every
+// submitter and every handler of the array takes: with a few submitters and
+// handlers on a few cores, that mutex is where the time goes. Here a submitter
+// locks only the segment its request lands in (and the next ones, if that
+// one is full), and a handler only its own segment, so a submitter contends
+// with one handler, not with all of them. Only the array-full path, Stats and
+// Close take every segment lock of an array, in segment order.
 //
 // No goroutine is created per request: a request lives in its slot and its
 // completion runs on the handler thread.
@@ -33,17 +41,17 @@ type Array struct {
 	backend Backend
 	start   time.Time
 
-	mu      [numArrays]sync.Mutex
-	closed  [numArrays]bool          // under mu[a]
-	notFull [numArrays]chan struct{} // closed when a full array frees a slot; under mu[a]
-	reqs    []*Request               // by global slot; under the slot's array mutex
+	segMu  []segLock       // by global segment
+	closed [numArrays]bool // written under every segment lock of the array
+	full   [numArrays]fullWait
+	reqs   []*Request // by global slot; under its segment's lock
 
 	events  []event
 	futexes []*futex.Event // HandlerFutex only, for FutexSyscalls
 	work    []handlerScratch
 
-	files    [numArrays]map[File]fileRef // ids of Files with a request in a slot; under mu[a]
-	nextFile atomic.Uint64               // last id given (the arrays share it)
+	files    []map[File]fileRef // by global segment: ids of Files with a request in its slots; under its lock
+	nextFile atomic.Uint64      // last id given (the segments share it)
 	canceled atomic.Uint64
 
 	closeOnce sync.Once
@@ -74,11 +82,15 @@ func New(cfg Config) (*Array, error) {
 		a.backend = FileBackend{}
 	}
 	for id := range numArrays {
-		a.notFull[id] = make(chan struct{})
-		a.files[id] = make(map[File]fileRef)
+		a.full[id].notFull = make(chan struct{})
 	}
 	a.reqs = make([]*Request, core.Slots())
 	n := core.Segments()
+	a.segMu = make([]segLock, n)
+	a.files = make([]map[File]fileRef, n)
+	for s := range n {
+		a.files[s] = make(map[File]fileRef)
+	}
 	a.events = make([]event, n)
 	a.work = make([]handlerScratch, n)
 	for s := range n {
@@ -104,7 +116,7 @@ func (a *Array) Config() Config { return a.cfg }
 func (a *Array) now() time.Duration { return time.Since(a.start) }
 
 // Submit queues r, as os_aio in simulated mode: it reserves a slot under the
-// array mutex, then wakes handlers by the wake policy. It returns nil when r is
+// segment's lock, then wakes handlers by the wake policy. It returns nil when r is
 // accepted, and then r.Done is called exactly once. Otherwise it returns an
 // error and Done is never called:
 //
@@ -144,29 +156,36 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		a.canceled.Add(1)
 		return fmt.Errorf("aio: submit: %w", err)
 	}
+	start := a.core.route(sr)
 	id := a.core.ArrayOf(r.Op, r.Kind)
-	mu := &a.mu[id]
+	first, n := a.core.ArraySegments(id)
 	for {
-		mu.Lock()
-		if a.closed[id] {
+		// The scan of Reserve, one segment lock at a time.
+		for k := range n {
+			seg := first + (start-first+k)%n
+			mu := &a.segMu[seg].Mutex
+			mu.Lock()
+			wake, done, err := a.reserveIn(seg, id, r, sr)
 			mu.Unlock()
-			return ErrClosed
+			if done {
+				a.wake(wake)
+				return err
+			}
 		}
-		sr.File = a.holdFile(id, r.File)
-		res, err := a.core.Reserve(sr, a.now())
-		if err == nil {
-			a.reqs[res.Slot] = r
-			mu.Unlock()
-			a.wake(res.Wake)
-			return nil
+		// Every segment looked full. Look again holding all of them, so that
+		// no Complete can slip between the last look and the wait.
+		a.lockArray(id)
+		for k := range n {
+			seg := first + (start-first+k)%n
+			if wake, done, err := a.reserveIn(seg, id, r, sr); done {
+				a.unlockArray(id)
+				a.wake(wake)
+				return err
+			}
 		}
-		a.dropFile(id, r.File)
-		if err != ErrArrayFull {
-			mu.Unlock()
-			return err
-		}
-		notFull := a.notFull[id]
-		mu.Unlock()
+		res := a.core.ArrayFull(id)
+		notFull := a.full[id].wait()
+		a.unlockArray(id)
 		a.wake(res.Wake)
 		select {
 		case <-notFull:
@@ -177,21 +196,94 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 	}
 }
 
+// reserveIn tries to reserve r (as sr, checked) in segment seg of array id,
+// whose lock the caller holds. done is false if seg is full; otherwise err is
+// Submit's result and wake the segments to wake once the lock is released.
+func (a *Array) reserveIn(seg int, id ArrayID, r *Request, sr SlotRequest) (wake SegmentSet, done bool, err error) {
+	if a.closed[id] {
+		return wake, true, ErrClosed
+	}
+	sr.File = a.holdFile(seg, r.File)
+	res, ok := a.core.reserveIn(seg, id, sr, a.now())
+	if !ok {
+		a.dropFile(seg, r.File)
+		return wake, false, nil
+	}
+	a.reqs[res.Slot] = r
+	return res.Wake, true, nil
+}
+
+// lockArray takes every segment lock of array id, in segment order (the only
+// order anyone takes more than one in).
+func (a *Array) lockArray(id ArrayID) {
+	first, n := a.core.ArraySegments(id)
+	for s := first; s < first+n; s++ {
+		a.segMu[s].Lock()
+	}
+}
+
+func (a *Array) unlockArray(id ArrayID) {
+	first, n := a.core.ArraySegments(id)
+	for s := first; s < first+n; s++ {
+		a.segMu[s].Unlock()
+	}
+}
+
+// segLock is one segment's mutex, alone on its cache line so that handlers of
+// neighbouring segments do not slow each other down.
+type segLock struct {
+	sync.Mutex
+	_ [64 - 8]byte
+}
+
+// fullWait is how submitters that found an array full wait for a slot, as
+// InnoDB's array->not_full event. A submitter registers (waiters++) and takes
+// the channel while it holds every segment lock of the array; a handler that
+// completes a batch while anyone is registered closes the channel, waking them
+// all to scan again. Registering under every lock is what makes the wake
+// certain: a Complete that frees a slot after the submitter's last look takes a
+// segment lock after the submitter released it, and so sees waiters > 0.
+type fullWait struct {
+	waiters atomic.Int32
+	mu      sync.Mutex
+	notFull chan struct{} // under mu
+}
+
+// wait registers a waiter and returns the channel to wait on.
+func (f *fullWait) wait() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.waiters.Add(1)
+	return f.notFull
+}
+
+// signal wakes every registered waiter; a cheap atomic load when there is none.
+func (f *fullWait) signal() {
+	if f.waiters.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.waiters.Load() == 0 {
+		return
+	}
+	f.waiters.Store(0)
+	close(f.notFull)
+	f.notFull = make(chan struct{})
+}
+
 // Flush wakes the handlers of the segments that received requests since the
 // last Flush: the end of a read-ahead batch. It matters only under
-// WakeDeferred; under the other policies it does nothing.
+// WakeDeferred; under the other policies it does nothing. It takes no lock.
 func (a *Array) Flush() {
 	if a.cfg.Wake != WakeDeferred {
 		return
 	}
 	var set SegmentSet
 	for id := range numArrays {
-		if _, n := a.core.ArraySegments(id); n == 0 {
-			continue
+		if _, n := a.core.ArraySegments(id); n > 0 {
+			set = set.Union(a.core.Flush(id))
 		}
-		a.mu[id].Lock()
-		set = set.Union(a.core.Flush(id))
-		a.mu[id].Unlock()
 	}
 	a.wake(set)
 }
@@ -209,61 +301,63 @@ type fileRef struct {
 	n  int
 }
 
-// holdFile returns f's id in array id, numbering a File the first time one of
-// its requests is reserved; nil is 0. The caller holds mu[id] and, once the
-// request leaves its slot (picked, or not reserved after all), calls dropFile.
+// holdFile returns f's id in segment seg, numbering a File the first time one
+// of its requests is reserved there; nil is 0. Ids need only agree within a
+// segment, since a merge never crosses one. The caller holds seg's lock and,
+// once the request leaves its slot (picked, or not reserved after all), calls
+// dropFile.
 // Ids are counted, not kept: a File with no request in a slot is forgotten, so
 // an engine that opens and closes files for as long as it runs does not grow
 // the map or keep closed Files from the garbage collector. A forgotten File
 // that comes back gets a new id, which is harmless: the merge test compares the
 // ids of requests waiting at the same time, and those hold the same id.
-func (a *Array) holdFile(id ArrayID, f File) uint64 {
+func (a *Array) holdFile(seg int, f File) uint64 {
 	if f == nil {
 		return 0
 	}
-	ref, ok := a.files[id][f]
+	ref, ok := a.files[seg][f]
 	if !ok {
 		ref.id = a.nextFile.Add(1)
 	}
 	ref.n++
-	a.files[id][f] = ref
+	a.files[seg][f] = ref
 	return ref.id
 }
 
-// dropFile releases one hold of holdFile; the caller holds mu[id].
-func (a *Array) dropFile(id ArrayID, f File) {
+// dropFile releases one hold of holdFile; the caller holds seg's lock.
+func (a *Array) dropFile(seg int, f File) {
 	if f == nil {
 		return
 	}
-	ref := a.files[id][f]
+	ref := a.files[seg][f]
 	if ref.n--; ref.n == 0 {
-		delete(a.files[id], f)
+		delete(a.files[seg], f)
 		return
 	}
-	a.files[id][f] = ref
+	a.files[seg][f] = ref
 }
 
 // trackedFiles returns how many Files the Array holds an id for (tests).
 func (a *Array) trackedFiles() int {
 	n := 0
-	for id := range numArrays {
-		a.mu[id].Lock()
-		n += len(a.files[id])
-		a.mu[id].Unlock()
+	for s := range a.files {
+		a.segMu[s].Lock()
+		n += len(a.files[s])
+		a.segMu[s].Unlock()
 	}
 	return n
 }
 
-// Stats returns a snapshot of the counters. Each array is read under its own
-// mutex, so Submitted = Completed + Failed + Canceled + InFlight holds in every
-// snapshot.
+// Stats returns a snapshot of the counters. Each array is read under all of its
+// segment locks, so Submitted = Completed + Failed + Canceled + InFlight holds
+// in every snapshot.
 func (a *Array) Stats() Stats {
 	st := Stats{Canceled: a.canceled.Load()}
 	st.Submitted = st.Canceled
 	for id := range numArrays {
-		a.mu[id].Lock()
+		a.lockArray(id)
 		st = st.Add(a.core.ArrayStats(id))
-		a.mu[id].Unlock()
+		a.unlockArray(id)
 	}
 	for _, ev := range a.futexes {
 		st.FutexSyscalls += ev.Syscalls()
@@ -279,11 +373,10 @@ func (a *Array) Stats() Stats {
 func (a *Array) Close() error {
 	a.closeOnce.Do(func() {
 		for id := range numArrays {
-			a.mu[id].Lock()
+			a.lockArray(id)
 			a.closed[id] = true
-			close(a.notFull[id]) // waiters retry, see closed, and leave
-			a.notFull[id] = make(chan struct{})
-			a.mu[id].Unlock()
+			a.unlockArray(id)
+			a.full[id].signal() // waiters retry, see closed, and leave
 		}
 		for _, ev := range a.events {
 			ev.Set()

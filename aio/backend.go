@@ -16,8 +16,7 @@ type File interface {
 	io.WriterAt
 }
 
-// Backend performs a handler's I/O: one call per batch, with the array mutex
-// released, on the handler thread. ReadAt must fill p or return an error; the
+// Backend performs a handler's I/O: one call per batch, with no lock held, on the handler thread. ReadAt must fill p or return an error; the
 // driver turns a short read or write that returns no error (or io.EOF) into
 // io.ErrUnexpectedEOF (io.ErrShortWrite) for the requests it failed to cover.
 // Any other error fails every request of the call, whatever n says. A Backend

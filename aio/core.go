@@ -3,13 +3,18 @@ package aio
 import (
 	"errors"
 	"math/bits"
+	"sync/atomic"
 )
 
 // ErrArrayFull is returned by Core.Reserve when every slot of the request's array
 // is reserved. The Reservation still carries the segments to wake (the
-// array-full path of os_aio_array_reserve_slot); the caller waits until Complete
-// reports that the array was full, then tries again.
+// array-full path of os_aio_array_reserve_slot); the caller waits until a
+// Complete in that array frees a slot, then tries again.
 var ErrArrayFull = errors.New("aio: array full")
+
+// ErrSegmentFull is returned by Core.ReserveIn when every slot of the segment is
+// reserved: the caller tries the array's next segment.
+var ErrSegmentFull = errors.New("aio: segment full")
 
 // ErrInvalidRequest is wrapped by the errors for a request with a negative
 // offset, a zero length, an unknown Op, Kind or hint, or a missing buffer or
@@ -26,30 +31,42 @@ var ErrInvalidRequest = errors.New("invalid request")
 // A driver runs it in this cycle (the real driver is Array; the simulator in
 // package sim is the other):
 //
-//	submitter:  res, err := c.Reserve(req, now)    // under the mutex of c.ArrayOf(req.Op, req.Kind)
-//	            wake every segment in res.Wake        // after releasing the mutex
-//	            if err == ErrArrayFull: wait for a Complete that returns true, retry
-//	flusher:    wake every segment in c.Flush(a)   // WakeDeferred, under a's mutex
-//	handler s:  b, ok := c.Pick(s, now, woken)     // under the mutex of c.ArrayOfSegment(s)
-//	            if !ok: reset the event, release the mutex, sleep, then Pick(s, now, true)
-//	            else: release the mutex, do one I/O of b.Length bytes at b.Offset,
-//	                  retake it, full := c.Complete(s, failed), release it, deliver
+//	submitter:  res, err := c.Reserve(req, now)  // see Concurrency for the locks
+//	            wake every segment in res.Wake      // after releasing them
+//	            if err == ErrArrayFull: wait for a Complete in that array, retry
+//	flusher:    wake every segment in c.Flush(a) // WakeDeferred
+//	handler s:  b, ok := c.Pick(s, now, woken)   // under segment s's lock
+//	            if !ok: reset the event, release the lock, sleep, then Pick(s, now, true)
+//	            else: release the lock, do one I/O of b.Length bytes at b.Offset,
+//	                  retake it, c.Complete(s, failed), release it, deliver
 //	                  the completions of b.Slots (read b.Slots before Complete)
 //
-// Concurrency: a Core is not safe for concurrent use, except that calls about
-// different arrays touch disjoint state, so a driver may guard each array with
-// its own mutex as InnoDB does (array->mutex). Reserve and Flush touch the array
-// they name or route to; Pick, Complete, Waiting and Reserved touch the array of
-// their segment; ArrayStats touches its array; Stats touches all of them.
-// Layout methods (Segments, ArrayOf, ArrayOfSegment, ArraySegments,
-// SegmentOfSlot, Config) read only immutable state.
+// A driver that locks per segment splits Reserve: Route gives the segment where
+// the scan starts, ReserveIn tries one segment under its lock, and when every
+// segment refused, ArrayFull (under all of the array's locks) counts the wait
+// and gives the segments to wake.
 //
-// Arguments: Reserve validates its request (ErrInvalidRequest). The segment
-// and ArrayID arguments of the other methods are the driver's own bookkeeping,
-// not user input, and must be in range — a segment in 0..Segments()-1, an
-// ArrayID of an enabled array, an Op and Kind that Reserve accepts — or the
-// call panics as an out-of-range index does; Array never passes one that is
-// not. Complete must follow a Pick of the same segment.
+// Concurrency: a Core is not safe for concurrent use, except that calls about
+// different segments touch disjoint state, so a driver may guard each segment
+// with its own mutex — finer than InnoDB's one mutex per array (array->mutex):
+// a submitter then contends only with the handler of the segment its request
+// lands in, not with every submitter and handler of the array. ReserveIn, Pick,
+// Complete, Waiting and Busy touch their segment alone; Flush and the
+// WakeDeferred record that ReserveIn keeps touch only atomic words, so Flush
+// needs no lock. Reserve, ArrayFull, Full, Reserved and ArrayStats touch every
+// segment of their array, so a driver that locks per segment holds all of the
+// array's segment locks around them; Stats touches everything. Layout methods
+// (Segments, ArrayOf, ArrayOfSegment, ArraySegments, Route, SegmentOfSlot,
+// Config) read only immutable state. The real driver Array locks per segment;
+// the simulator serialises every call.
+//
+// Arguments: Reserve, ReserveIn and Route validate their request
+// (ErrInvalidRequest). The segment and ArrayID arguments of the other methods
+// are the driver's own bookkeeping, not user input, and must be in range — a
+// segment in 0..Segments()-1, an ArrayID of an enabled array, an Op and Kind
+// that Reserve accepts — or the call panics as an out-of-range index does;
+// Array never passes one that is not. Complete must follow a Pick of the same
+// segment.
 //
 // Reserve, Flush, Pick and Complete do not allocate; a pick costs one pass over
 // the segment's slots plus, when two or more requests wait, one more pass and a
@@ -61,33 +78,43 @@ type Core struct {
 	arrays    [numArrays]array
 	segArray  []ArrayID  // array of each global segment
 	segs      []segState // by global segment
-	slots     []slot     // every slot; each array owns a contiguous run
+	slots     []slot     // every slot; each segment owns a contiguous run
+
+	// deferred holds, under WakeDeferred, the global segments that received a
+	// request since their array's last Flush. It is atomic so that a
+	// reservation under one segment's lock and a Flush under none can share it.
+	deferred [3]atomic.Uint64
 }
 
 // array is one of InnoDB's os_aio_array_t: a run of slots cut into segments.
+// What it counts itself is what no one segment owns.
 type array struct {
-	first    int // global segment number of local segment 0
-	n        int // segments; 0 for a disabled ibuf or log array
-	perSeg   int // slots per segment
-	slotBase int // global slot number of local slot 0
-	slots    []slot
-	used     []uint64   // bit i set: local slot i reserved; bits past the end set
-	reserved int        // slots reserved (waiting or in progress)
-	deferred SegmentSet // WakeDeferred: segments that received requests since the last Flush
-	merge    mergeTable // scratch for Pick, guarded like the array
-	st       counters
+	first int        // global segment number of local segment 0
+	n     int        // segments; 0 for a disabled ibuf or log array
+	segs  SegmentSet // its global segments
+	st    counters   // the array-full path's waits and signals; guarded by every segment
+
+	flushSignals atomic.Uint64 // segments returned by Flush
 }
 
-// segState is what the core keeps per global segment.
+// segState is what the core keeps per global segment: its slots' occupancy, its
+// handler's batch and its counters, so that calls about different segments
+// share nothing.
 type segState struct {
-	waiting     int   // reserved slots not yet picked
-	reserved    int   // reserved slots, waiting or in progress
-	maxReserved int   // high-water mark of reserved
-	busy        bool  // a batch is in progress (between Pick and Complete)
-	batch       []int // global slot numbers of the batch in progress; cap MergeLimit
+	used        []uint64   // bit i set: the segment's slot i reserved; bits past the end set
+	waiting     int        // reserved slots not yet picked
+	reserved    int        // reserved slots, waiting or in progress
+	maxReserved int        // high-water mark of reserved
+	busy        bool       // a batch is in progress (between Pick and Complete)
+	batch       []int      // global slot numbers of the batch in progress; cap MergeLimit
+	merge       mergeTable // scratch for Pick
+	st          counters
+
+	_ [64]byte // keeps the next segment's hot fields off this one's cache line
 }
 
-// counters are one array's statistics (see Stats for their meaning).
+// counters are one segment's (or one array's) statistics (see Stats for their
+// meaning).
 type counters struct {
 	reserved, completed, failed               uint64
 	signals, wakeups, wasted, batches, merges uint64
@@ -111,26 +138,27 @@ func NewCore(cfg Config) (*Core, error) {
 		nseg[ArrayLog] = 1
 	}
 	total := cfg.Segments()
-	c.slots = make([]slot, total*cfg.SlotsPerSegment)
+	per := cfg.SlotsPerSegment
+	words := (per + 63) / 64
+	c.slots = make([]slot, total*per)
 	c.segs = make([]segState, total)
 	c.segArray = make([]ArrayID, total)
 	batches := make([]int, total*cfg.MergeLimit)
+	used := make([]uint64, total*words)
 	g := 0
 	for id := range numArrays {
 		a := &c.arrays[id]
-		a.first, a.n, a.perSeg = g, nseg[id], cfg.SlotsPerSegment
-		a.slotBase = g * cfg.SlotsPerSegment
-		a.slots = c.slots[a.slotBase : a.slotBase+a.n*a.perSeg]
-		if a.n > 0 {
-			a.merge.init(a.perSeg)
-			a.used = make([]uint64, (len(a.slots)+63)/64)
-			if tail := len(a.slots) % 64; tail != 0 {
-				a.used[len(a.used)-1] = ^uint64(0) << uint(tail)
-			}
-		}
+		a.first, a.n = g, nseg[id]
+		a.segs.addRange(g, g+a.n)
 		for range a.n {
+			sg := &c.segs[g]
 			c.segArray[g] = id
-			c.segs[g].batch = batches[g*cfg.MergeLimit : g*cfg.MergeLimit : (g+1)*cfg.MergeLimit]
+			sg.batch = batches[g*cfg.MergeLimit : g*cfg.MergeLimit : (g+1)*cfg.MergeLimit]
+			sg.used = used[g*words : (g+1)*words]
+			if tail := per % 64; tail != 0 {
+				sg.used[words-1] = ^uint64(0) << uint(tail)
+			}
+			sg.merge.init(per)
 			g++
 		}
 	}
@@ -147,21 +175,15 @@ func (c *Core) Segments() int { return len(c.segs) }
 // Slots returns the total number of slots; slot numbers are 0..Slots()-1.
 func (c *Core) Slots() int { return len(c.slots) }
 
-// findFree returns the first free local slot at or after start, wrapping to the
-// array's beginning: the result of InnoDB's linear scan, found a word of 64
-// slots at a time. The array must not be full.
-func (a *array) findFree(start int) int {
-	w := start >> 6
-	if free := ^a.used[w] & (^uint64(0) << (uint(start) & 63)); free != 0 {
-		return w<<6 + bits.TrailingZeros64(free)
-	}
-	for i := 1; i <= len(a.used); i++ {
-		k := (w + i) % len(a.used)
-		if free := ^a.used[k]; free != 0 {
-			return k<<6 + bits.TrailingZeros64(free)
+// findFree returns the segment's first free slot (0..SlotsPerSegment-1), found a
+// word of 64 slots at a time, or -1 if every slot is reserved.
+func (sg *segState) findFree() int {
+	for w, u := range sg.used {
+		if free := ^u; free != 0 {
+			return w<<6 + bits.TrailingZeros64(free)
 		}
 	}
-	return -1 // unreachable while reserved < len(slots)
+	return -1
 }
 
 // ArrayOf returns the array a request of this op and kind goes to, as os_aio
@@ -198,20 +220,49 @@ func (c *Core) SegmentOfSlot(slot int) int { return slot / c.cfg.SlotsPerSegment
 func (c *Core) Waiting(seg int) int { return c.segs[seg].waiting }
 
 // Reserved returns the number of reserved slots (waiting or in progress) in
-// array a.
-func (c *Core) Reserved(a ArrayID) int { return c.arrays[a].reserved }
+// array a. It touches every segment of a.
+func (c *Core) Reserved(a ArrayID) int {
+	ar := &c.arrays[a]
+	n := 0
+	for s := ar.first; s < ar.first+ar.n; s++ {
+		n += c.segs[s].reserved
+	}
+	return n
+}
+
+// Full reports whether every slot of array a is reserved: a submitter to a
+// may have found it full and waits for a Complete. It touches every segment of
+// a.
+func (c *Core) Full(a ArrayID) bool {
+	ar := &c.arrays[a]
+	for s := ar.first; s < ar.first+ar.n; s++ {
+		if c.segs[s].reserved < c.cfg.SlotsPerSegment {
+			return false
+		}
+	}
+	return true
+}
 
 // Busy reports whether segment seg has a batch between Pick and Complete.
 func (c *Core) Busy(seg int) bool { return c.segs[seg].busy }
 
 // Flush returns the segments of array a that received requests since the last
 // Flush of a, and forgets them. Only WakeDeferred records any; under the other
-// policies Flush returns the empty set. Counted as wake signals.
+// policies Flush returns the empty set. Counted as wake signals. Flush touches
+// only atomic words: it needs no segment lock.
 func (c *Core) Flush(a ArrayID) SegmentSet {
 	ar := &c.arrays[a]
-	set := ar.deferred
-	ar.deferred = SegmentSet{}
-	ar.st.signals += uint64(set.Len())
+	var set SegmentSet
+	for i := range c.deferred {
+		m := ar.segs.w[i]
+		if m == 0 || c.deferred[i].Load()&m == 0 {
+			continue
+		}
+		set.w[i] = c.deferred[i].And(^m) & m
+	}
+	if n := set.Len(); n > 0 {
+		ar.flushSignals.Add(uint64(n))
+	}
 	return set
 }
 

@@ -308,7 +308,7 @@ func TestMergeOf64ConsecutivePagesIsOneIO(t *testing.T) {
 	for i := 1; i < len(b.Slots); i++ {
 		require.Equal(t, 2, c.SegmentOfSlot(b.Slots[i]))
 	}
-	require.False(t, c.Complete(2, 0))
+	c.Complete(2, 0)
 	st := c.Stats()
 	require.Equal(t, uint64(64), st.Completed)
 	require.Equal(t, uint64(1), st.Batches)
@@ -339,8 +339,11 @@ func TestCompleteFreesSlotsAndReportsAFullArray(t *testing.T) {
 	b, ok := c.Pick(2, 0, false)
 	require.True(t, ok)
 	require.Len(t, b.Slots, 1)
-	require.True(t, c.Complete(2, 1), "the array was full: a submitter may proceed")
-	require.False(t, c.Complete(2, 0), "no batch in progress: nothing to complete")
+	require.True(t, c.Full(aio.ArrayRead))
+	c.Complete(2, 1)
+	require.False(t, c.Full(aio.ArrayRead), "a slot is free: a submitter may proceed")
+	c.Complete(2, 0) // no batch in progress: nothing to complete
+	require.Zero(t, c.Reserved(aio.ArrayRead))
 	reserve(t, c, read(page), 0)
 	st := c.Stats()
 	require.Equal(t, uint64(2), st.Submitted)

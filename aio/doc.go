@@ -18,10 +18,10 @@
 //	array:           ibuf   log    read ........      write ........
 //	slots:           256    256    256 256 256 256    256 256 256 256
 //
-// A handler thread serves only its own segment. Woken, it takes the array mutex,
+// A handler thread serves only its own segment. Woken, it takes its segment's lock,
 // picks the oldest request over the old age (2 s) or else the lowest offset,
 // gathers the requests that continue it in the same file (up to 64), releases
-// the mutex, does one synchronous read or write for all of them, and completes
+// the lock, does one synchronous read or write for all of them, and completes
 // them. Then it looks again; with nothing to do it resets its event and sleeps.
 //
 // # Wake policies and study D
@@ -48,7 +48,7 @@
 // It has no goroutines, no clock (each call takes now, a monotonic offset the
 // driver supplies), no I/O and never blocks, so the simulator in package sim
 // drives the same code in virtual time that Array drives on real cores. Array
-// wraps the Core with one mutex per array, exactly where InnoDB holds
+// wraps the Core with one mutex per segment, taken where InnoDB takes
 // array->mutex, and runs the handler threads either as goroutines sleeping on
 // channel events or as locked OS threads sleeping on raw futex words
 // (internal/futex), the way InnoDB's threads sleep on os_event_t.
@@ -64,7 +64,8 @@
 //   - Complete frees a whole batch at once instead of returning completed slots
 //     one per call (io_already_done), so there is no "finished slots first"
 //     step left to take.
-//   - The merge follows the chain through a per-array hash of waiting offsets
+//   - One lock per segment instead of one per array (see below).
+//   - The merge follows the chain through a per-segment hash of waiting offsets
 //     rather than rescanning the segment for each link: the same batch in
 //     O(slots + merged) instead of O(slots × merged). The free-slot scan reads
 //     a bitmap 64 slots at a time, and the pick's pass stops once it has seen
@@ -74,14 +75,24 @@
 //     preadv/pwritev straight into the requests' buffers; InnoDB, and any
 //     plain Backend here, goes through a combined buffer and copies.
 //
-// # Handler threads, events and the array mutex
+// # Handler threads, events and segment locks
 //
-// Each array has its own mutex, as in InnoDB, so a read submission never
-// waits for the write array. A handler holds its array's mutex to pick, drops
-// it for the I/O, and takes it once more to complete the batch and pick the
-// next. It resets its event under the mutex after finding nothing, and
-// submitters set events after reserving under the same mutex, so no wakeup is
-// lost; both event kinds (a one-token channel, or internal/futex's signal
+// InnoDB has one mutex per array, taken by every submitter and every handler of
+// the array; with a few submitters and handlers on a few cores that mutex is
+// where the time goes (half of the CPU of the goroutine-mode benchmark went to
+// it here). Each segment has its own lock instead: a submitter takes the lock
+// of the segment its request lands in (and of the next ones while those are
+// full: the same scan, one segment at a time), and a handler only its own. The
+// Core's state is split the same way (Core's Concurrency note). Only the
+// array-full path, Stats and Close take every lock of an array, in segment
+// order; a submitter that finds the array full registers its wait while it
+// holds them all, so the Complete that frees a slot cannot miss it.
+//
+// A handler holds its segment's lock to pick, drops it for the I/O, and takes
+// it once more to complete the batch and pick the next. It resets its event
+// under the lock after finding nothing, and a submitter sets the event after
+// reserving in that segment under the same lock, so no wakeup is lost; both
+// event kinds (a one-token channel, or internal/futex's signal
 // count) keep a Set that lands between Reset and Wait. Completions run on the
 // handler thread after the slots are freed, and just before the handler
 // sleeps, so a submitter woken by Done does not find its handler still busy.

@@ -44,7 +44,7 @@ func (h *handlerScratch) deliver() {
 // own locked OS thread and never unlocks it, so the thread ends with the
 // goroutine and none is left behind.
 //
-// After an I/O the handler retakes the array mutex once to complete the batch
+// After an I/O the handler retakes its segment's lock once to complete the batch
 // and pick the next, and delivers the finished batch's completions after
 // releasing it: right before the next I/O, or right before it sleeps. The
 // second case matters for latency: a submitter woken by Done then finds this
@@ -55,14 +55,16 @@ func (a *Array) handle(seg int) {
 		runtime.LockOSThread()
 	}
 	id := a.core.ArrayOfSegment(seg)
-	mu := &a.mu[id]
+	mu := &a.segMu[seg].Mutex
 	ev := a.events[seg]
 	h := &a.work[seg]
 	woken := false
 	mu.Lock()
 	for {
-		var now time.Duration // read the clock only when Pick will look at ages
-		if a.core.Waiting(seg) > 0 {
+		// Read the clock only when Pick has a choice to make: with one
+		// request waiting, it is picked however old it is.
+		var now time.Duration
+		if a.core.Waiting(seg) > 1 {
 			now = a.now()
 		}
 		b, ok := a.core.Pick(seg, now, woken && !a.closed[id])
@@ -73,9 +75,11 @@ func (a *Array) handle(seg int) {
 				h.deliver()
 				return
 			}
-			// Reset under the array mutex, after finding nothing: a submitter
-			// reserves under the same mutex and sets the event after, so its
-			// Set lands after this Reset and the Wait below sees it.
+			// Reset under the segment lock, after finding nothing: a submitter
+			// reserves under the same lock and sets the event after, so its
+			// Set lands after this Reset and the Wait below sees it. (A
+			// WakeAll or Flush Set from elsewhere may land before it and be
+			// lost, but it found nothing to do here anyway.)
 			c := ev.Reset()
 			mu.Unlock()
 			h.deliver()
@@ -89,7 +93,7 @@ func (a *Array) handle(seg int) {
 			r := a.reqs[s]
 			reqs = append(reqs, r)
 			a.reqs[s] = nil
-			a.dropFile(id, r.File) // picked: it no longer waits to be merged
+			a.dropFile(seg, r.File) // picked: it no longer waits to be merged
 		}
 		mu.Unlock()
 		h.deliver()
@@ -99,12 +103,10 @@ func (a *Array) handle(seg int) {
 		h.errs, h.doneErrs = h.doneErrs, h.errs
 
 		mu.Lock()
-		if a.core.Complete(seg, failed) {
-			// os_event_set(array->not_full): every waiter retries. Closing a
-			// channel never blocks, so it is done under the mutex.
-			close(a.notFull[id])
-			a.notFull[id] = make(chan struct{})
-		}
+		a.core.Complete(seg, failed)
+		// os_event_set(array->not_full): every submitter waiting for a slot
+		// retries. Registered waiters are seen here (see fullWait).
+		a.full[id].signal()
 	}
 }
 

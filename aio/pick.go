@@ -25,7 +25,7 @@ type Batch struct {
 }
 
 // Pick is what the handler thread of global segment seg does at time now under
-// the array mutex, as os_aio_simulated_handle in MySQL 5.5–5.7. It chooses the
+// its segment's lock, as os_aio_simulated_handle in MySQL 5.5–5.7. It chooses the
 // first request:
 //
 //   - the oldest request whose age (now minus its Reserve time) is at least
@@ -51,21 +51,21 @@ type Batch struct {
 // slot left to return.
 func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 	sg := &c.segs[seg]
-	a := &c.arrays[c.segArray[seg]]
 	if woken {
-		a.st.wakeups++
+		sg.st.wakeups++
 	}
 	if sg.busy {
 		return Batch{}, false
 	}
 	if sg.waiting == 0 {
 		if woken {
-			a.st.wasted++
+			sg.st.wasted++
 		}
 		return Batch{}, false
 	}
-	lo := (seg - a.first) * a.perSeg
-	slots := a.slots[lo : lo+a.perSeg]
+	per := c.cfg.SlotsPerSegment
+	base := seg * per // global number of the segment's first slot
+	slots := c.slots[base : base+per]
 	oldAge := c.cfg.OldAge
 	old, best := -1, -1
 	// The scan stops once it has seen every waiting request: slots are taken
@@ -94,16 +94,16 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 	}
 	f := &slots[first]
 	f.inProgress = true
-	batch := append(sg.batch[:0], a.slotBase+lo+first)
+	batch := append(sg.batch[:0], base+first)
 	length := f.length
 	if c.cfg.MergeLimit > 1 && sg.waiting > 1 {
-		batch, length = c.merge(a, slots, a.slotBase+lo, f, batch, sg.waiting-1)
+		batch, length = c.merge(&sg.merge, slots, base, f, batch, sg.waiting-1)
 	}
 	sg.batch = batch
 	sg.busy = true
 	sg.waiting -= len(batch)
-	a.st.batches++
-	a.st.merges += uint64(len(batch) - 1)
+	sg.st.batches++
+	sg.st.merges += uint64(len(batch) - 1)
 	return Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}, true
 }
 
@@ -112,8 +112,7 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 // requests other than f. It indexes the candidates by offset in
 // one pass and then follows the chain, so a full merge costs O(slots + limit)
 // where InnoDB rescans the segment for each link.
-func (c *Core) merge(a *array, slots []slot, base int, f *slot, batch []int, waiting int) ([]int, int64) {
-	t := &a.merge
+func (c *Core) merge(t *mergeTable, slots []slot, base int, f *slot, batch []int, waiting int) ([]int, int64) {
 	t.reset()
 	next := f.offset + f.length
 	for i := 0; waiting > 0; i++ {
@@ -143,32 +142,29 @@ func (c *Core) merge(a *array, slots []slot, base int, f *slot, batch []int, wai
 
 // Complete ends the batch in progress in segment seg: its slots are freed, its
 // requests counted as completed except failed of them counted as failed (the
-// driver decides which; 0 ≤ failed ≤ len(batch)). It reports whether the array
-// was full before, that is whether a submitter may be waiting for a slot
-// (InnoDB sets array->not_full in os_aio_array_free_slot). Complete on a
-// segment with no batch in progress does nothing and returns false. Complete
-// does not allocate.
-func (c *Core) Complete(seg int, failed int) (wasFull bool) {
+// driver decides which; 0 ≤ failed ≤ len(batch)). A submitter that found the
+// array full may now find a slot (InnoDB sets array->not_full in
+// os_aio_array_free_slot; Full tells a serial driver whether the array still
+// is). Complete on a segment with no batch in progress does nothing. Complete
+// touches seg alone and does not allocate.
+func (c *Core) Complete(seg int, failed int) {
 	sg := &c.segs[seg]
 	if !sg.busy {
-		return false
+		return
 	}
-	a := &c.arrays[c.segArray[seg]]
-	wasFull = a.reserved == len(a.slots)
+	base := seg * c.cfg.SlotsPerSegment
 	for _, g := range sg.batch {
 		c.slots[g] = slot{}
-		i := g - a.slotBase
-		a.used[i>>6] &^= 1 << (uint(i) & 63)
+		i := g - base
+		sg.used[i>>6] &^= 1 << (uint(i) & 63)
 	}
 	n := len(sg.batch)
 	failed = min(max(failed, 0), n)
-	a.reserved -= n
 	sg.reserved -= n
 	sg.busy = false
 	sg.batch = sg.batch[:0]
-	a.st.completed += uint64(n - failed)
-	a.st.failed += uint64(failed)
-	return wasFull
+	sg.st.completed += uint64(n - failed)
+	sg.st.failed += uint64(failed)
 }
 
 // mergeTable is an open-addressing hash from offset to local slot, cleared in

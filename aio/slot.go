@@ -32,7 +32,7 @@ type Reservation struct {
 	// Array is the array the request was routed to.
 	Array ArrayID
 	// Wake holds the segments whose handlers the driver must wake, after it
-	// releases the array mutex: every segment under WakeAll; Segment under
+	// releases its locks: every segment under WakeAll; Segment under
 	// WakeTargeted; none under WakeDeferred. On the array-full path: every
 	// segment under WakeAll, else the segments of Array with waiting requests.
 	Wake SegmentSet
@@ -43,42 +43,82 @@ type Reservation struct {
 // segment is (r.Offset / (64 × PageSize)) mod the array's segments, so each run
 // of 64 pages lands in one segment; the scan for a free slot starts at that
 // segment's first slot and wraps over the whole array, so a busy segment spills
-// into the next.
+// into the next. Reserve is Route, then ReserveIn on each segment in scan
+// order, then ArrayFull if none had room; it touches every segment of the
+// array.
 //
 // If every slot of the array is reserved, Reserve returns ErrArrayFull, counts an
 // array-full wait, and the Reservation's Wake holds the segments to wake so that
-// slots free up (InnoDB calls os_aio_simulated_wake_handler_threads there: the
-// path of MySQL bug 95491). An invalid r (negative offset, length ≤ 0, unknown
-// Op, Kind or Hint, or an I/O past the int64 range) gives an error wrapping
-// ErrInvalidRequest and changes nothing. Reserve does not allocate.
+// slots free up (see ArrayFull). An invalid r (negative offset, length ≤ 0,
+// unknown Op, Kind or Hint, or an I/O past the int64 range) gives an error
+// wrapping ErrInvalidRequest and changes nothing. Reserve does not allocate.
 func (c *Core) Reserve(r SlotRequest, now time.Duration) (Reservation, error) {
+	start, err := c.Route(r)
+	if err != nil {
+		return Reservation{Slot: -1, Segment: -1}, err
+	}
+	id := c.segArray[start]
+	a := &c.arrays[id]
+	for k := range a.n {
+		if res, ok := c.reserveIn(a.first+(start-a.first+k)%a.n, id, r, now); ok {
+			return res, nil
+		}
+	}
+	return c.ArrayFull(id), ErrArrayFull
+}
+
+// Route returns the global segment where Reserve's scan for r starts: the local
+// segment (r.Offset / (64 × PageSize)) mod n of r's array of n segments. The
+// error wraps ErrInvalidRequest for an invalid r, as Reserve's. Route reads only
+// immutable state.
+func (c *Core) Route(r SlotRequest) (seg int, err error) {
+	if err := checkSlotRequest(r); err != nil {
+		return -1, err
+	}
+	return c.route(r), nil
+}
+
+// route is Route for a request already checked.
+func (c *Core) route(r SlotRequest) int {
+	a := &c.arrays[c.ArrayOf(r.Op, r.Kind)]
+	return a.first + int((r.Offset>>(c.pageShift+6))%int64(a.n))
+}
+
+// ReserveIn reserves the first free slot of global segment seg for r at time
+// now: one step of Reserve's scan, touching seg alone (and, under WakeDeferred,
+// an atomic record for Flush). It returns ErrSegmentFull, changing nothing, if
+// every slot of seg is reserved; an error wrapping ErrInvalidRequest if r is
+// invalid or seg is not a segment of r's array. The Reservation's Wake is
+// every segment under WakeAll, seg under WakeTargeted, none under
+// WakeDeferred (seg is recorded for the next Flush). ReserveIn does not
+// allocate.
+func (c *Core) ReserveIn(seg int, r SlotRequest, now time.Duration) (Reservation, error) {
 	if err := checkSlotRequest(r); err != nil {
 		return Reservation{Slot: -1, Segment: -1}, err
 	}
 	id := c.ArrayOf(r.Op, r.Kind)
-	a := &c.arrays[id]
-	res := Reservation{Slot: -1, Segment: -1, Array: id}
-	if a.reserved == len(a.slots) {
-		a.st.fullWaits++
-		if c.cfg.Wake == WakeAll {
-			res.Wake = c.all
-		} else {
-			for s := range a.n {
-				if c.segs[a.first+s].waiting > 0 {
-					res.Wake.Add(a.first + s)
-				}
-			}
-			if c.cfg.Wake == WakeDeferred {
-				a.deferred = SegmentSet{}
-			}
-		}
-		a.st.signals += uint64(res.Wake.Len())
-		return res, ErrArrayFull
+	if c.segArray[seg] != id {
+		return Reservation{Slot: -1, Segment: -1, Array: id},
+			fmt.Errorf("aio: segment %d is in the %s array, not the %s array of this request: %w",
+				seg, c.segArray[seg], id, ErrInvalidRequest)
 	}
-	local := int((r.Offset >> (c.pageShift + 6)) % int64(a.n))
-	i := a.findFree(local * a.perSeg)
-	a.used[i>>6] |= 1 << (uint(i) & 63)
-	a.slots[i] = slot{
+	if res, ok := c.reserveIn(seg, id, r, now); ok {
+		return res, nil
+	}
+	return Reservation{Slot: -1, Segment: -1, Array: id}, ErrSegmentFull
+}
+
+// reserveIn is ReserveIn for a checked request r of array id, whose segment
+// seg is; ok is false if seg is full.
+func (c *Core) reserveIn(seg int, id ArrayID, r SlotRequest, now time.Duration) (res Reservation, ok bool) {
+	sg := &c.segs[seg]
+	i := sg.findFree()
+	if i < 0 {
+		return res, false
+	}
+	sg.used[i>>6] |= 1 << (uint(i) & 63)
+	g := seg*c.cfg.SlotsPerSegment + i
+	c.slots[g] = slot{
 		reserved: true,
 		hint:     r.Hint,
 		op:       r.Op,
@@ -87,26 +127,53 @@ func (c *Core) Reserve(r SlotRequest, now time.Duration) (Reservation, error) {
 		length:   r.Length,
 		at:       now,
 	}
-	a.reserved++
-	a.st.reserved++
-	seg := a.first + i/a.perSeg
-	sg := &c.segs[seg]
 	sg.waiting++
 	sg.reserved++
-	if sg.reserved > sg.maxReserved {
-		sg.maxReserved = sg.reserved
-	}
-	res.Slot, res.Segment = a.slotBase+i, seg
+	sg.maxReserved = max(sg.maxReserved, sg.reserved)
+	sg.st.reserved++
+	res.Slot, res.Segment, res.Array = g, seg, id
 	switch c.cfg.Wake {
 	case WakeAll:
 		res.Wake = c.all
 	case WakeTargeted:
 		res.Wake.Add(seg)
 	case WakeDeferred:
-		a.deferred.Add(seg)
+		w, bit := &c.deferred[seg>>6], uint64(1)<<(uint(seg)&63)
+		if w.Load()&bit == 0 {
+			w.Or(bit)
+		}
 	}
-	a.st.signals += uint64(res.Wake.Len())
-	return res, nil
+	sg.st.signals += uint64(res.Wake.Len())
+	return res, true
+}
+
+// ArrayFull is the array-full path of Reserve, for a driver that found every
+// segment of array a full (under all of a's segment locks): it counts an
+// array-full wait and returns the segments to wake so that slots free up —
+// every segment under WakeAll (InnoDB calls os_aio_simulated_wake_handler_threads
+// there: the path of MySQL bug 95491), else the segments of a with requests
+// waiting (under WakeDeferred this also stands for the pending Flush of a).
+// ArrayFull touches every segment of a.
+func (c *Core) ArrayFull(a ArrayID) Reservation {
+	ar := &c.arrays[a]
+	res := Reservation{Slot: -1, Segment: -1, Array: a}
+	ar.st.fullWaits++
+	if c.cfg.Wake == WakeAll {
+		res.Wake = c.all
+	} else {
+		for s := ar.first; s < ar.first+ar.n; s++ {
+			if c.segs[s].waiting > 0 {
+				res.Wake.Add(s)
+			}
+		}
+		if c.cfg.Wake == WakeDeferred {
+			for i := range c.deferred {
+				c.deferred[i].And(^ar.segs.w[i])
+			}
+		}
+	}
+	ar.st.signals += uint64(res.Wake.Len())
+	return res
 }
 
 func checkSlotRequest(r SlotRequest) error {

@@ -59,25 +59,41 @@ func (s Stats) Add(t Stats) Stats {
 	}
 }
 
-// ArrayStats returns the counters of array a alone (touching only a's state).
+// ArrayStats returns the counters of array a alone. It touches every segment
+// of a.
 func (c *Core) ArrayStats(a ArrayID) Stats {
 	ar := &c.arrays[a]
-	st := Stats{
-		Submitted:      ar.st.reserved,
-		Completed:      ar.st.completed,
-		Failed:         ar.st.failed,
-		InFlight:       uint64(ar.reserved),
-		Signals:        ar.st.signals,
-		Wakeups:        ar.st.wakeups,
-		WastedWakeups:  ar.st.wasted,
-		Batches:        ar.st.batches,
-		Merges:         ar.st.merges,
-		ArrayFullWaits: ar.st.fullWaits,
-	}
+	sum := ar.st
+	st := Stats{Signals: ar.flushSignals.Load()}
 	for s := ar.first; s < ar.first+ar.n; s++ {
-		st.MaxPending = max(st.MaxPending, c.segs[s].maxReserved)
+		sg := &c.segs[s]
+		sum.add(sg.st)
+		st.InFlight += uint64(sg.reserved)
+		st.MaxPending = max(st.MaxPending, sg.maxReserved)
 	}
+	st.Submitted = sum.reserved
+	st.Completed = sum.completed
+	st.Failed = sum.failed
+	st.Signals += sum.signals
+	st.Wakeups = sum.wakeups
+	st.WastedWakeups = sum.wasted
+	st.Batches = sum.batches
+	st.Merges = sum.merges
+	st.ArrayFullWaits = sum.fullWaits
 	return st
+}
+
+// add adds t's counts to c's.
+func (c *counters) add(t counters) {
+	c.reserved += t.reserved
+	c.completed += t.completed
+	c.failed += t.failed
+	c.signals += t.signals
+	c.wakeups += t.wakeups
+	c.wasted += t.wasted
+	c.batches += t.batches
+	c.merges += t.merges
+	c.fullWaits += t.fullWaits
 }
 
 // Stats returns the sum of every array's counters.
