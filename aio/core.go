@@ -100,15 +100,22 @@ type array struct {
 // segState is what the core keeps per global segment: its slots' occupancy, its
 // handler's batch and its counters, so that calls about different segments
 // share nothing.
+//
+// The submitter and the handler of a segment usually run on different CPUs, so
+// every cache line a request touches moves between them: the fields a
+// reservation and a pick touch come first and together, with the slot bitmap
+// inside the struct when the segment has at most 256 slots (the default).
 type segState struct {
-	used        []uint64   // bit i set: the segment's slot i reserved; bits past the end set
-	waiting     int        // reserved slots not yet picked
-	reserved    int        // reserved slots, waiting or in progress
-	maxReserved int        // high-water mark of reserved
-	busy        bool       // a batch is in progress (between Pick and Complete)
-	batch       []int      // global slot numbers of the batch in progress; cap MergeLimit
-	merge       mergeTable // scratch for Pick
+	waiting     int      // reserved slots not yet picked
+	reserved    int      // reserved slots, waiting or in progress
+	maxReserved int      // high-water mark of reserved
+	busy        bool     // a batch is in progress (between Pick and Complete)
+	used        []uint64 // bit i set: the segment's slot i reserved; bits past the end set
+	inline      [4]uint64
+	batch       []int // global slot numbers of the batch in progress; cap MergeLimit
 	st          counters
+
+	merge mergeTable // scratch for Pick, used only when two or more requests wait
 
 	_ [64]byte // keeps the next segment's hot fields off this one's cache line
 }
@@ -144,7 +151,10 @@ func NewCore(cfg Config) (*Core, error) {
 	c.segs = make([]segState, total)
 	c.segArray = make([]ArrayID, total)
 	batches := make([]int, total*cfg.MergeLimit)
-	used := make([]uint64, total*words)
+	var used []uint64
+	if words > len(segState{}.inline) {
+		used = make([]uint64, total*words)
+	}
 	g := 0
 	for id := range numArrays {
 		a := &c.arrays[id]
@@ -154,7 +164,11 @@ func NewCore(cfg Config) (*Core, error) {
 			sg := &c.segs[g]
 			c.segArray[g] = id
 			sg.batch = batches[g*cfg.MergeLimit : g*cfg.MergeLimit : (g+1)*cfg.MergeLimit]
-			sg.used = used[g*words : (g+1)*words]
+			if used != nil {
+				sg.used = used[g*words : (g+1)*words]
+			} else {
+				sg.used = sg.inline[:words]
+			}
 			if tail := per % 64; tail != 0 {
 				sg.used[words-1] = ^uint64(0) << uint(tail)
 			}

@@ -135,15 +135,16 @@ func (c *Core) reserveIn(seg int, id ArrayID, r SlotRequest, now time.Duration) 
 	switch c.cfg.Wake {
 	case WakeAll:
 		res.Wake = c.all
+		sg.st.signals += uint64(len(c.segs))
 	case WakeTargeted:
 		res.Wake.Add(seg)
+		sg.st.signals++
 	case WakeDeferred:
 		w, bit := &c.deferred[seg>>6], uint64(1)<<(uint(seg)&63)
 		if w.Load()&bit == 0 {
 			w.Or(bit)
 		}
 	}
-	sg.st.signals += uint64(res.Wake.Len())
 	return res, true
 }
 
