@@ -32,6 +32,8 @@ const (
 	DefaultKickup = time.Second
 	// MaxKickup bounds Config.Kickup (MariaDB allows up to 2^32 - 1 ms).
 	MaxKickup = (1<<32 - 1) * time.Millisecond
+	// MaxStarvation bounds Config.Starvation.
+	MaxStarvation = time.Second
 )
 
 // Config holds the settings shared by every policy; each policy reads the fields
@@ -61,6 +63,16 @@ type Config struct {
 	// queue (Handoff with Priority ByHint or Auto), as MariaDB's
 	// thread_pool_prio_kickup_timer: 0..2^32-1 ms; 0 selects DefaultKickup.
 	Kickup time.Duration
+	// Starvation turns on barging in Handoff: 0..1 s; 0 (the default) keeps
+	// the strict handoff, in which every seat freed while threads wait goes
+	// straight to the next waiter. With Starvation > 0 a freed seat goes to
+	// whichever thread takes it first, an entering thread included, and an
+	// exit wakes one waiter to compete for it; a waiter that loses after
+	// waiting Starvation or longer turns the gate back to strict handoff until
+	// a waiter is served in less (sync.Mutex's starvation mode; Go uses 1 ms).
+	// Barging saves the park and wake that strict handoff costs on every enter
+	// once the gate is full (see the package doc), and gives up strict order.
+	Starvation time.Duration
 }
 
 // DefaultConfig returns InnoDB's defaults (MySQL 5.6–8.0) with the given limit:
@@ -102,6 +114,10 @@ func (c Config) validate() (Config, error) {
 	}
 	if c.Kickup == 0 {
 		c.Kickup = DefaultKickup
+	}
+	if c.Starvation < 0 || c.Starvation > MaxStarvation {
+		return c, fmt.Errorf("concurrency: Starvation = %v, want 0..1s (0 = strict handoff): %w",
+			c.Starvation, ErrInvalidConfig)
 	}
 	return c, nil
 }

@@ -16,11 +16,13 @@ import "time"
 //		switch d.Verdict {
 //		case Admitted: // run inside
 //		case Sleep:    // sleep d.Sleep, then loop
-//		case Queued:   // park until some Release.To == t (or SetLimit returns t)
+//		case Queued:   // park until some Release.To == t (or SetLimit returns t);
+//			       // then if t.Woken(), loop (call Enter again), else t is admitted
 //		}
 //	}
 //
-// and for an exit: r := core.Exit(t, now); if r.Outcome == HandedOff, wake r.To.
+// and for an exit: r := core.Exit(t, now); if r.Outcome is HandedOff or Woken,
+// wake r.To.
 //
 // The methods in detail:
 //
@@ -29,7 +31,8 @@ import "time"
 //     to sleep, or queues it. A thread that already holds a seat and has no
 //     tickets is admitted again without change (InnoDB printed an error).
 //   - Exit(t, now): Kept if t has tickets left, else the seat is freed or handed
-//     to a waiter, who is then inside with fresh tickets. None if t holds no
+//     to a waiter, who is then inside with fresh tickets (or, for Handoff with
+//     barging, freed and a waiter woken to compete for it). None if t holds no
 //     seat.
 //   - ForceExit(t, now): gives the seat back whatever the tickets (before a lock
 //     wait, at the end of a statement), as srv_conc_force_exit_innodb.
@@ -40,6 +43,8 @@ import "time"
 //     seat had already been handed to t (the driver saw cancellation before the
 //     wake), t passes it on as by ForceExit, and the result says who gets it
 //     (Freed or HandedOff) — the seat is never leaked.
+//     A thread woken to compete (Handoff with barging) that cancels passes its
+//     chance on the same way (Woken or None).
 //   - SetLimit(n, now): sets the limit (validated 0..1000) and returns the
 //     waiters it admits: raising it hands a seat to every queued waiter that now
 //     fits; 0 admits them all unchecked; lowering it evicts nobody. The caller

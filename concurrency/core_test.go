@@ -41,6 +41,8 @@ func TestConfigValidation(t *testing.T) {
 		{"adaptive max above 1s", Config{AdaptiveMaxSleepDelay: time.Second + 1}, "AdaptiveMaxSleepDelay = 1.000000001s, want 0..1s"},
 		{"unknown priority mode", Config{Priority: 7}, "Priority = 7"},
 		{"negative kickup", Config{Kickup: -1}, "Kickup = -1ns"},
+		{"starvation above 1s", Config{Starvation: 2 * time.Second}, "Starvation = 2s, want 0..1s"},
+		{"negative starvation", Config{Starvation: -time.Millisecond}, "Starvation = -1ms"},
 	}
 	for _, tt := range tests {
 		for _, m := range coreMakers {

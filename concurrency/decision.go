@@ -56,6 +56,10 @@ const (
 	// Withdrawn: a queued or sleeping thread left the wait without a seat
 	// (Cancel).
 	Withdrawn
+	// Woken: the seat is free, and the waiter Release.To was taken off the
+	// queue to compete for it (Handoff with Config.Starvation > 0); the caller
+	// must wake it, and it calls Enter again.
+	Woken
 )
 
 // String returns the outcome's lower-case name.
@@ -71,6 +75,8 @@ func (o Outcome) String() string {
 		return "handed-off"
 	case Withdrawn:
 		return "withdrawn"
+	case Woken:
+		return "woken"
 	}
 	return "outcome(?)"
 }
@@ -78,6 +84,7 @@ func (o Outcome) String() string {
 // Release is what a core's Exit, ForceExit or Cancel did with the seat.
 type Release struct {
 	Outcome Outcome
-	// To is the waiter that received the seat (Outcome HandedOff), else nil.
+	// To is the waiter that received the seat (Outcome HandedOff) or was woken
+	// to compete for it (Woken), else nil.
 	To *Thread
 }

@@ -66,8 +66,10 @@
 // channel. Once formed, the convoy lasts: with 16 goroutines and 8 seats, each
 // exit hands its seat on and its thread, entering again, finds 7 still queued.
 // sync.Mutex avoids convoys by letting newcomers barge, trading away the
-// fairness that an admission gate exists to give; Handoff keeps the fairness,
-// and keeps the uncontended path lock-free.
+// fairness that an admission gate exists to give; Handoff keeps the fairness by
+// default, and keeps the uncontended path lock-free. Config.Starvation turns
+// barging on, with sync.Mutex's starvation mode as the bound on unfairness (see
+// below for what each choice costs).
 //
 // What a wait costs is therefore what Handoff can improve. An exit that finds
 // waiters does not free its seat and take it back: it passes it on with one CAS

@@ -81,6 +81,24 @@ func ExampleNewHandoff() {
 	// inside: 0
 }
 
+// With Starvation set, Handoff lets threads barge: an exit frees its seat and
+// wakes one waiter to compete for it, and whoever enters first takes it.
+func ExampleHandoffCore_barging() {
+	c, _ := concurrency.NewHandoffCore(concurrency.Config{Limit: 1, Starvation: time.Millisecond})
+	a, w, newcomer := &concurrency.Thread{}, &concurrency.Thread{}, &concurrency.Thread{}
+	c.Enter(a, 0)
+	fmt.Println(c.Enter(w, 0).Verdict)
+	r := c.ForceExit(a, 0)
+	fmt.Println(r.Outcome, r.To == w)
+	fmt.Println(c.Enter(newcomer, 0).Verdict) // barges ahead of w
+	fmt.Println(c.Enter(w, 0).Verdict)        // w lost: back to the head of the queue
+	// Output:
+	// queued
+	// woken true
+	// admitted
+	// queued
+}
+
 // A canceled wait returns the context's error and holds no seat.
 func ExampleNewSemaphore() {
 	g, err := concurrency.NewSemaphore(concurrency.Config{Limit: 1})

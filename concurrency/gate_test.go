@@ -27,6 +27,7 @@ var gateMakers = []struct {
 	{"atomic", func(c Config) (Gate, error) { return NewAtomic(c) }, true, false},
 	{"semaphore", func(c Config) (Gate, error) { return NewSemaphore(c) }, false, true},
 	{"handoff", func(c Config) (Gate, error) { return NewHandoff(c) }, true, true},
+	{"handoff-barging", func(c Config) (Gate, error) { c.Starvation = time.Millisecond; return NewHandoff(c) }, true, true},
 }
 
 // testConfig is a small, fast configuration: a 200 µs sleep keeps Atomic's

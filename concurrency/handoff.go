@@ -37,25 +37,29 @@ func (g *Handoff) Enter(ctx context.Context, t *Thread) error {
 
 func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 	ch := t.wakeChan() // before queueing: an exit may pick t at once
-	if g.core.enterSlow(t, g.clock.now()).Verdict == Admitted {
-		return nil
-	}
+	d := g.core.enterSlow(t, g.clock.now())
 	done := ctx.Done()
-	if done == nil { // cannot be canceled: a plain receive is cheaper than select
-		<-ch
-		return nil
-	}
-	select {
-	case <-ch:
-		return nil
-	case <-done:
-		r := g.core.Cancel(t, g.clock.now())
-		if r.Outcome != Withdrawn {
-			<-ch // a seat was handed to t first: take the wake, pass the seat on
-			wake(r.To)
+	for d.Verdict != Admitted {
+		if done == nil { // cannot be canceled: a plain receive is cheaper than select
+			<-ch
+		} else {
+			select {
+			case <-ch:
+			case <-done:
+				r := g.core.Cancel(t, g.clock.now())
+				if r.Outcome != Withdrawn {
+					<-ch // a seat was handed (or a chance given) to t first: take the wake, pass it on
+					wake(r.To)
+				}
+				return ctx.Err()
+			}
 		}
-		return ctx.Err()
+		if t.phase != woken {
+			return nil // handed a seat
+		}
+		d = g.core.retry(t, g.clock.now()) // woken to compete (barging)
 	}
+	return nil
 }
 
 // Exit gives t's seat back once its tickets are spent, handing it to exactly one
@@ -76,6 +80,12 @@ func (g *Handoff) ForceExit(t *Thread) {
 }
 
 func (g *Handoff) release(t *Thread) {
+	if g.core.barging() {
+		if !g.core.free(t) {
+			wake(g.core.wakeNext(g.clock.now()).To)
+		}
+		return
+	}
 	if g.core.leave(t) {
 		return
 	}

@@ -50,6 +50,15 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // same rule x/sync/semaphore keeps, for the same reason: otherwise a steady
 // stream of newcomers can starve a parked thread forever.
 //
+// Config.Starvation > 0 relaxes that rule as sync.Mutex does: a freed seat goes
+// to whoever takes it first (the fast path admits while waiters queue), an exit
+// that finds waiters frees its seat and wakes one of them to compete (Release
+// outcome Woken; one at a time: while a woken waiter has not tried, exits wake
+// nobody else), and a woken waiter that loses goes back to the head of its
+// queue. A loser that has waited Starvation or longer turns barging off: seats
+// are handed over in queue order until a waiter is served in less, or none is
+// left queued.
+//
 // HandoffCore is safe for concurrent use. The queue and the decisions that move
 // the waiter count are guarded by an internal mutex taken only on slow paths
 // (queueing, handing off, cancel, SetLimit); a single-threaded caller sees
@@ -63,6 +72,13 @@ type HandoffCore struct {
 	state     atomic.Uint64
 	mu        sync.Mutex
 	low, high waitList
+
+	// Barging (starvation > 0): starving suspends it until a waiter is served
+	// quickly again; pending says a waiter taken off the queue to compete for a
+	// freed seat has not tried yet, so an exit need not wake another.
+	starving   atomic.Bool
+	pending    atomic.Bool
+	starvation time.Duration
 
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
 	stats      counters      // all but Enters and Exits
@@ -83,7 +99,7 @@ func NewHandoffCore(cfg Config) (*HandoffCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup}
+	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup, starvation: cfg.Starvation}
 	c.limit.Store(int64(cfg.Limit))
 	return c, nil
 }
@@ -92,6 +108,9 @@ func NewHandoffCore(cfg Config) (*HandoffCore, error) {
 // free and nobody waits (lock-free); else Queued in t's class (high or low). It
 // never returns Sleep.
 func (c *HandoffCore) Enter(t *Thread, now time.Duration) Decision {
+	if t.phase == woken {
+		return c.retry(t, now)
+	}
 	if c.tryEnter(t) {
 		return Decision{Verdict: Admitted}
 	}
@@ -109,10 +128,10 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 	}
 	for {
 		s := c.state.Load()
-		if waitersOf(s) != 0 || insideOf(s) >= lim || s>>enterShift == enterWrap-1 {
-			// The last case: this admission would wrap the count's low field.
-			// Wraps happen only under c.mu, where Stats looks, so that no
-			// snapshot sees the wrap without its carry.
+		if insideOf(s) >= lim || s>>enterShift == enterWrap-1 || (waitersOf(s) != 0 && !c.barging()) {
+			// The second case: this admission would wrap the count's low
+			// field. Wraps happen only under c.mu, where Stats looks, so that
+			// no snapshot sees the wrap without its carry.
 			return false
 		}
 		if c.state.CompareAndSwap(s, s+1+oneEnter) {
@@ -133,7 +152,7 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
 	}
 	for {
 		s := c.state.Load()
-		if waitersOf(s) == 0 && insideOf(s) < lim {
+		if insideOf(s) < lim && (waitersOf(s) == 0 || c.barging()) {
 			if c.state.CompareAndSwap(s, s+1+oneEnter) {
 				c.carry(s + 1 + oneEnter)
 				t.inside = true
@@ -177,11 +196,96 @@ func (c *HandoffCore) ForceExit(t *Thread, now time.Duration) Release {
 }
 
 func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
+	if c.barging() {
+		if c.free(t) {
+			return Release{Outcome: Freed}
+		}
+		return c.wakeNext(now)
+	}
 	if c.leave(t) {
 		return Release{Outcome: Freed}
 	}
 	return c.handOff(now)
 }
+
+// barging reports whether a freed seat goes to whoever takes it first
+// (Config.Starvation > 0 and the gate is not starving).
+func (c *HandoffCore) barging() bool { return c.starvation > 0 && !c.starving.Load() }
+
+// free gives up t's seat at once (barging): one atomic add. It reports false
+// when threads wait and none has been woken to compete yet; the caller must then
+// call wakeNext. A waiter woken earlier that has not tried yet will see this
+// seat: it clears pending before it looks at the state word, and free writes the
+// state word before it reads pending, so one of the two sees the other.
+func (c *HandoffCore) free(t *Thread) bool {
+	t.inside = false
+	t.tickets = 0
+	s := c.state.Add(^uint64(0)) // one seat fewer
+	return waitersOf(s) == 0 || c.pending.Load()
+}
+
+// wakeNext takes the next waiter off the queue to compete for a freed seat
+// (Woken), unless one already competes or nobody is queued (Freed).
+func (c *HandoffCore) wakeNext(now time.Duration) Release {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wakeNextLocked(now)
+}
+
+func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
+	if c.pending.Load() || c.listed() == 0 {
+		return Release{Outcome: Freed}
+	}
+	w := c.next(now)
+	w.phase = woken
+	c.pending.Store(true)
+	return Release{Outcome: Woken, To: w}
+}
+
+// retry is Enter for a thread woken to compete for a freed seat: it takes a
+// free seat, or goes back to the head of its queue if a barging thread took it
+// first. A loser that has waited Config.Starvation or longer turns barging off
+// until a waiter is served in less (see grant).
+func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending.Store(false) // before the state word is read: see free
+	t.phase = outside
+	lim := uint64(c.limit.Load())
+	for {
+		s := c.state.Load()
+		switch {
+		case lim == 0:
+			if c.state.CompareAndSwap(s, s-oneWaiter) {
+				c.stats.endWait(t, now)
+				return Decision{Verdict: Admitted}
+			}
+		case insideOf(s) < lim:
+			if next := s - oneWaiter + 1 + oneEnter; c.state.CompareAndSwap(s, next) {
+				c.carry(next)
+				t.inside = true
+				t.tickets = c.tickets
+				c.stats.endWait(t, now)
+				return Decision{Verdict: Admitted}
+			}
+		default:
+			if now-t.since >= c.starvation {
+				c.starving.Store(true)
+			}
+			t.phase = queued
+			if c.mode.high(t) {
+				c.high.pushFront(t)
+			} else {
+				c.low.pushFront(t)
+			}
+			return Decision{Verdict: Queued}
+		}
+	}
+}
+
+// listed returns the number of queued waiters (c.mu held). The state word's
+// waiter count also includes a waiter woken to compete that has not tried yet.
+func (c *HandoffCore) listed() int { return c.low.n + c.high.n }
 
 // leave gives up t's seat lock-free when nobody waits: one CAS that frees the
 // seat and fails if a waiter queued in between, so the waiter count it reads is
@@ -215,7 +319,9 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 		s := c.state.Load()
 		lim := uint64(c.limit.Load())
 		switch {
-		case waitersOf(s) == 0 || (lim != 0 && insideOf(s) > lim):
+		case c.listed() == 0 || (lim != 0 && insideOf(s) > lim):
+			// Nobody queued (a woken waiter, if any, will find the seat), or
+			// the count is above a lowered limit.
 			if c.state.CompareAndSwap(s, s-1) {
 				return Release{Outcome: Freed}
 			}
@@ -251,6 +357,9 @@ func (c *HandoffCore) carry(s uint64) {
 func (c *HandoffCore) grant(now time.Duration, counted bool) *Thread {
 	w := c.next(now)
 	w.phase = outside
+	if c.starving.Load() && (now-w.since < c.starvation || c.listed() == 0) {
+		c.starving.Store(false) // served quickly, or the queue is empty: barge again
+	}
 	if counted {
 		w.inside = true
 		w.tickets = c.tickets
@@ -300,6 +409,21 @@ func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 		c.mu.Unlock()
 		return Release{Outcome: Withdrawn}
 	}
+	if t.phase == woken {
+		// Woken to compete for a freed seat, and giving up instead: the wake
+		// is on its way (None, not Withdrawn), and the chance passes to the
+		// next waiter if the seat is still free.
+		t.phase = outside
+		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
+		c.stats.cancelWait(t)
+		c.pending.Store(false)
+		r := Release{Outcome: None}
+		if lim := uint64(c.limit.Load()); lim == 0 || insideOf(c.state.Load()) < lim {
+			r = c.wakeNextLocked(now)
+		}
+		c.mu.Unlock()
+		return r
+	}
 	c.mu.Unlock()
 	c.stats.passedOn.Add(1)
 	return c.ForceExit(t, now)
@@ -316,23 +440,23 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 	defer c.mu.Unlock()
 	c.limit.Store(int64(n))
 	lim := uint64(n)
-	var woken []*Thread
+	var served []*Thread
 	for {
 		s := c.state.Load()
 		switch {
-		case waitersOf(s) == 0:
-			return woken, nil
+		case c.listed() == 0:
+			return served, nil
 		case lim == 0:
 			if c.state.CompareAndSwap(s, s-oneWaiter) {
-				woken = append(woken, c.grant(now, false))
+				served = append(served, c.grant(now, false))
 			}
 		case insideOf(s) < lim:
 			if c.state.CompareAndSwap(s, s-oneWaiter+1+oneEnter) {
 				c.carry(s - oneWaiter + 1 + oneEnter)
-				woken = append(woken, c.grant(now, true))
+				served = append(served, c.grant(now, true))
 			}
 		default:
-			return woken, nil
+			return served, nil
 		}
 	}
 }

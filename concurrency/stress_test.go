@@ -33,6 +33,7 @@ var stressGates = []struct {
 	{"atomic", func(c Config) (Gate, error) { return NewAtomic(c) }, false, true, true},
 	{"semaphore", func(c Config) (Gate, error) { return NewSemaphore(c) }, true, false, false},
 	{"handoff", func(c Config) (Gate, error) { return NewHandoff(c) }, true, true, true},
+	{"handoff-barging", func(c Config) (Gate, error) { c.Starvation = 50 * time.Microsecond; return NewHandoff(c) }, true, true, true},
 	{"adaptive", func(c Config) (Gate, error) {
 		return NewAdaptive(c, AIMDConfig{Max: c.Limit, Initial: c.Limit, Window: 50})
 	}, true, false, true},

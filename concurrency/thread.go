@@ -50,6 +50,7 @@ const (
 	outside  phase = iota // not entering (it may still hold a seat: see inside)
 	sleeping              // told to sleep, will call Enter again
 	queued                // parked in a wait queue until a seat is handed to it
+	woken                 // taken off the queue to compete for a freed seat (Handoff barging)
 )
 
 // Inside reports whether the thread holds a seat. A thread admitted while the
@@ -69,6 +70,10 @@ func (t *Thread) HasSlept() bool { return t.hasSlept }
 
 // Queued reports whether the thread is parked in a wait queue.
 func (t *Thread) Queued() bool { return t.list != nil }
+
+// Woken reports whether the thread was taken off a wait queue to compete for a
+// freed seat (Release outcome Woken) and has not yet called Enter again.
+func (t *Thread) Woken() bool { return t.phase == woken }
 
 // wakeChan returns the thread's parking channel, made once per thread with room
 // for the one token a handoff sends.

@@ -21,6 +21,21 @@ func (l *waitList) pushBack(t *Thread) {
 	l.n++
 }
 
+// pushFront puts t at the head: a woken waiter that lost its seat to a
+// barging thread keeps its place.
+func (l *waitList) pushFront(t *Thread) {
+	t.list = l
+	t.prev = nil
+	t.next = l.head
+	if l.head != nil {
+		l.head.prev = t
+	} else {
+		l.tail = t
+	}
+	l.head = t
+	l.n++
+}
+
 func (l *waitList) remove(t *Thread) {
 	if t.prev != nil {
 		t.prev.next = t.next

@@ -116,7 +116,7 @@ const (
 	gsUnlock  // gate mutex held, decision taken: release it
 	gsVerdict // act on the decision
 	gsRetry   // back from the sleep the core asked for
-	gsParked  // handed a seat while queued
+	gsParked  // handed a seat, or woken to compete for one, while queued
 	gsWoke    // exit: the seat was passed on
 )
 
@@ -173,7 +173,10 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			t.gstage = gsStart
 		case gsParked:
 			t.gstage = gsStart
-			return false
+			if !ct.Woken() {
+				return false // handed a seat
+			}
+			// woken to compete for a freed seat (Handoff barging): try again
 		}
 	}
 }
@@ -200,7 +203,7 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 			}
 			r := g.core.ForceExit(ct, time.Duration(m.e.now))
 			t.gstage = gsWoke
-			if r.Outcome == concurrency.HandedOff {
+			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]
 				m.futexOp(t, id, kWakeThread, to, m.threadBucket(to))
 				return true

@@ -193,7 +193,9 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 	case kWakeEvent:
 		m.eventWake(arg)
 	case kWaitGate:
-		if !m.gate.thread(id).Inside() {
+		// The futex word check: a seat handed over, or a chance to compete
+		// for one (Handoff barging), before the wait landed ends it at once.
+		if ct := m.gate.thread(id); !ct.Inside() && !ct.Woken() {
 			m.block(t)
 			return
 		}

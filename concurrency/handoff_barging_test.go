@@ -1,0 +1,146 @@
+package concurrency
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const ms = time.Millisecond
+
+func newBargingCore(t *testing.T, limit int) *HandoffCore {
+	t.Helper()
+	c, err := NewHandoffCore(Config{Limit: limit, Starvation: 10 * ms})
+	require.NoError(t, err)
+	return c
+}
+
+// TestBargingExitFreesTheSeatAndWakesOneWaiter: with barging, an exit frees its
+// seat and wakes the first waiter to compete for it; a newcomer that comes
+// first takes it, and the woken waiter goes back to the head of the queue.
+func TestBargingExitFreesTheSeatAndWakesOneWaiter(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w1, w2, n := &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 1*ms).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 2*ms).Verdict)
+
+	assert.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 3*ms))
+	assert.True(t, w1.Woken())
+	assert.False(t, w1.Inside(), "woken to compete, not handed the seat")
+	assert.Equal(t, int64(0), c.Stats().Inside, "the seat is free")
+
+	require.Equal(t, Admitted, c.Enter(n, 3*ms).Verdict, "a newcomer barges")
+	assert.Equal(t, Queued, c.Enter(w1, 4*ms).Verdict, "the woken waiter lost the seat")
+	assert.Equal(t, w1, c.low.head, "and is back at the head of its queue, ahead of w2")
+
+	assert.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(n, 5*ms))
+	assert.Equal(t, Admitted, c.Enter(w1, 5*ms).Verdict, "nobody barged this time")
+	assert.True(t, w1.Inside())
+	s := c.Stats()
+	assert.Equal(t, uint64(0), s.Handoffs, "no seat was handed over")
+	assert.Equal(t, int64(1), s.Waiting, "w2 still waits")
+	checkBalance(t, s)
+}
+
+// TestBargingWakesOneWaiterAtATime: while a woken waiter has not tried yet,
+// further exits free their seats and wake nobody else.
+func TestBargingWakesOneWaiterAtATime(t *testing.T) {
+	c := newBargingCore(t, 2)
+	a, b, w1, w2 := &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Admitted, c.Enter(b, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+
+	assert.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 0))
+	assert.Equal(t, Release{Outcome: Freed}, c.ForceExit(b, 0), "w1 has not tried yet: no second wake")
+	assert.Equal(t, Admitted, c.Enter(w1, 0).Verdict)
+	assert.False(t, w2.Woken())
+	assert.Equal(t, Release{Outcome: Woken, To: w2}, c.ForceExit(w1, 0), "w1 has tried: the next exit wakes w2")
+	assert.Equal(t, Admitted, c.Enter(w2, 0).Verdict)
+	checkBalance(t, c.Stats())
+}
+
+// TestBargingStarvationTurnsStrictHandoffOn: a woken waiter that loses after
+// waiting the Starvation time or longer turns barging off, so the next exit
+// hands it the seat and newcomers queue; once a waiter is served in less than
+// the Starvation time (or nobody is left queued), barging resumes.
+func TestBargingStarvationTurnsStrictHandoffOn(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w, n1, n2, q := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w, 0).Verdict)
+	require.Equal(t, Woken, c.ForceExit(a, 20*ms).Outcome)
+	require.Equal(t, Admitted, c.Enter(n1, 20*ms).Verdict, "barges")
+	require.Equal(t, Queued, c.Enter(w, 20*ms).Verdict, "w lost after waiting 20 ms ≥ 10 ms")
+
+	assert.Equal(t, Queued, c.Enter(n2, 21*ms).Verdict, "starving: a newcomer must queue behind w")
+	assert.Equal(t, Release{Outcome: HandedOff, To: w}, c.ForceExit(n1, 22*ms), "starving: the seat goes straight to w")
+	assert.True(t, w.Inside())
+
+	// n2 has waited 1 ms < 10 ms when it is served: barging resumes, so the
+	// next exit that finds a waiter frees its seat and wakes it.
+	assert.Equal(t, Release{Outcome: HandedOff, To: n2}, c.ForceExit(w, 22*ms))
+	require.Equal(t, Queued, c.Enter(q, 23*ms).Verdict)
+	assert.Equal(t, Release{Outcome: Woken, To: q}, c.ForceExit(n2, 23*ms))
+	require.Equal(t, Admitted, c.Enter(q, 23*ms).Verdict)
+	s := c.Stats()
+	assert.Equal(t, uint64(2), s.Handoffs)
+	checkBalance(t, s)
+}
+
+// TestBargingCancelOfAWokenWaiterPassesTheChanceOn: a woken waiter whose
+// context ends before it tries must not strand the freed seat: the next waiter
+// is woken in its place. The outcome is not Withdrawn, since a wake is on its
+// way to the canceled thread and its driver must consume it.
+func TestBargingCancelOfAWokenWaiterPassesTheChanceOn(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w1, w2 := &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 0))
+
+	assert.Equal(t, Release{Outcome: Woken, To: w2}, c.Cancel(w1, 0))
+	assert.False(t, w1.Woken())
+	assert.False(t, w1.Inside())
+	assert.Equal(t, Admitted, c.Enter(w2, 0).Verdict)
+	s := c.Stats()
+	assert.Equal(t, uint64(1), s.Canceled)
+	assert.Equal(t, int64(0), s.Waiting)
+	checkBalance(t, s)
+
+	// With the seat already taken by a barger, the canceled waiter wakes nobody.
+	w3, w4 := &Thread{}, &Thread{}
+	require.Equal(t, Queued, c.Enter(w3, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w4, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w3}, c.ForceExit(w2, 0))
+	require.Equal(t, Admitted, c.Enter(&Thread{}, 0).Verdict)
+	assert.Equal(t, Release{Outcome: None}, c.Cancel(w3, 0))
+	checkBalance(t, c.Stats())
+}
+
+// TestBargingSetLimitServesQueuedWaitersOnly: raising the limit while a woken
+// waiter has not tried yet hands seats to the queued waiters; the woken one
+// finds its own seat when it tries.
+func TestBargingSetLimitServesQueuedWaitersOnly(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w1, w2 := &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 0))
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict, "a barges back in")
+
+	served, err := c.SetLimit(3, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []*Thread{w2}, served)
+	assert.Equal(t, Admitted, c.Enter(w1, 0).Verdict)
+	s := c.Stats()
+	assert.Equal(t, int64(3), s.Inside)
+	assert.Equal(t, int64(0), s.Waiting)
+	checkBalance(t, s)
+}
