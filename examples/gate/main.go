@@ -8,6 +8,7 @@
 //
 //	go run ./examples/gate
 //	go run ./examples/gate -clients 1,2,4,8,16,32 -limits 1,2,4,8 -duration 500ms
+//	go run ./examples/gate -policies handoff -starvation 1ms   # Handoff with barging
 package main
 
 import (
@@ -42,6 +43,7 @@ func run(args []string, out io.Writer) error {
 	duration := fs.Duration("duration", 100*time.Millisecond, "how long each cell runs")
 	burst := fs.Int("burst", 450, "xorshift rounds of CPU work inside the gate per statement (450 ≈ 1 µs)")
 	policies := fs.String("policies", "unlimited,queue,atomic,semaphore,handoff", "comma-separated policies")
+	starvation := fs.Duration("starvation", 0, "Handoff's Config.Starvation: 0 hands seats over strictly, > 0 (e.g. 1ms) lets threads barge")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // -h: the usage is printed, nothing to measure
@@ -59,6 +61,14 @@ func run(args []string, out io.Writer) error {
 	if *duration <= 0 || *burst < 0 {
 		return errors.New("-duration must be > 0 and -burst ≥ 0")
 	}
+	cfg := func(limit int) concurrency.Config {
+		c := concurrency.DefaultConfig(limit)
+		c.Starvation = *starvation
+		return c
+	}
+	if _, err := concurrency.NewHandoff(cfg(cols[0])); err != nil {
+		return fmt.Errorf("-starvation: %w", err) // refused before anything is measured
+	}
 	var ps []concurrency.Policy
 	for _, name := range strings.Split(*policies, ",") {
 		p, err := concurrency.ParsePolicy(strings.TrimSpace(name))
@@ -68,8 +78,8 @@ func run(args []string, out io.Writer) error {
 		ps = append(ps, p)
 	}
 
-	fmt.Fprintf(out, "GOMAXPROCS %d, burst %d rounds, %v per cell; statements per second (higher is better)\n",
-		runtime.GOMAXPROCS(0), *burst, *duration)
+	fmt.Fprintf(out, "GOMAXPROCS %d, burst %d rounds, %v per cell, Handoff starvation %v; statements per second (higher is better)\n",
+		runtime.GOMAXPROCS(0), *burst, *duration, *starvation)
 	for _, p := range ps {
 		fmt.Fprintf(out, "\npolicy=%s\n", p)
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -81,7 +91,7 @@ func run(args []string, out io.Writer) error {
 		for _, c := range rows {
 			fmt.Fprintf(tw, "%d\t", c)
 			for _, l := range cols {
-				rate, err := measure(p, l, c, *burst, *duration)
+				rate, err := measure(p, cfg(l), c, *burst, *duration)
 				if err != nil {
 					return err
 				}
@@ -98,8 +108,8 @@ func run(args []string, out io.Writer) error {
 
 // measure runs clients goroutines through a fresh gate for d and returns the
 // statements completed per second.
-func measure(p concurrency.Policy, limit, clients, burst int, d time.Duration) (float64, error) {
-	g, err := concurrency.New(p, concurrency.DefaultConfig(limit))
+func measure(p concurrency.Policy, cfg concurrency.Config, clients, burst int, d time.Duration) (float64, error) {
+	g, err := concurrency.New(p, cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -25,6 +25,13 @@ func TestRunPrintsATablePerPolicy(t *testing.T) {
 	assert.Len(t, lines, 1+2*5, "a header line, then per policy a blank line, a title, a column header and two rows")
 }
 
+func TestRunMeasuresHandoffWithBarging(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-clients", "4", "-limits", "1", "-duration", "5ms", "-policies", "handoff", "-starvation", "1ms"}, &out)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "Handoff starvation 1ms")
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	tests := []struct {
 		name string
@@ -34,6 +41,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"limit above 1000", []string{"-limits", "2000"}, "out of range 1..1000"},
 		{"unknown policy", []string{"-policies", "fifo"}, "invalid config"},
 		{"no duration", []string{"-duration", "0s"}, "-duration"},
+		{"starvation above 1s", []string{"-starvation", "2s"}, "Starvation = 2s, want 0..1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
