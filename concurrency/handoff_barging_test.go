@@ -45,23 +45,40 @@ func TestBargingExitFreesTheSeatAndWakesOneWaiter(t *testing.T) {
 	checkBalance(t, s)
 }
 
-// TestBargingWakesOneWaiterAtATime: while a woken waiter has not tried yet,
-// further exits free their seats and wake nobody else.
-func TestBargingWakesOneWaiterAtATime(t *testing.T) {
+// TestBargingWakesOneWaiterPerFreeSeat: an exit wakes a waiter unless the woken
+// waiters that have not tried yet already cover every free seat. Two exits in a
+// row free two seats and wake two waiters: with one woken waiter for two free
+// seats, the one that tried would take a seat and leave the other free while
+// w2 sleeps, until some later exit (a lost wakeup).
+func TestBargingWakesOneWaiterPerFreeSeat(t *testing.T) {
 	c := newBargingCore(t, 2)
-	a, b, w1, w2 := &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	a, b, w1, w2, w3 := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
 	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
 	require.Equal(t, Admitted, c.Enter(b, 0).Verdict)
 	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
 	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w3, 0).Verdict)
 
 	assert.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 0))
-	assert.Equal(t, Release{Outcome: Freed}, c.ForceExit(b, 0), "w1 has not tried yet: no second wake")
+	assert.Equal(t, Release{Outcome: Woken, To: w2}, c.ForceExit(b, 0), "two seats free, one woken waiter: wake another")
 	assert.Equal(t, Admitted, c.Enter(w1, 0).Verdict)
-	assert.False(t, w2.Woken())
-	assert.Equal(t, Release{Outcome: Woken, To: w2}, c.ForceExit(w1, 0), "w1 has tried: the next exit wakes w2")
 	assert.Equal(t, Admitted, c.Enter(w2, 0).Verdict)
-	checkBalance(t, c.Stats())
+	assert.False(t, w3.Woken())
+
+	// One free seat already has its woken waiter: the next exit wakes nobody
+	// else, and the woken waiter finds a seat when it tries.
+	assert.Equal(t, Release{Outcome: Woken, To: w3}, c.ForceExit(w1, 0))
+	n := &Thread{}
+	require.Equal(t, Admitted, c.Enter(n, 0).Verdict, "a newcomer barges")
+	w4 := &Thread{}
+	require.Equal(t, Queued, c.Enter(w4, 0).Verdict)
+	assert.Equal(t, Release{Outcome: Freed}, c.ForceExit(w2, 0), "w3 has not tried yet and one seat is free: no second wake")
+	assert.Equal(t, Admitted, c.Enter(w3, 0).Verdict)
+	assert.False(t, w4.Woken())
+	s := c.Stats()
+	assert.Equal(t, int64(2), s.Inside)
+	assert.Equal(t, int64(1), s.Waiting)
+	checkBalance(t, s)
 }
 
 // TestBargingStarvationTurnsStrictHandoffOn: a woken waiter that loses after

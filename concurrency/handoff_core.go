@@ -53,9 +53,9 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // Config.Starvation > 0 relaxes that rule as sync.Mutex does: a freed seat goes
 // to whoever takes it first (the fast path admits while waiters queue), an exit
 // that finds waiters frees its seat and wakes one of them to compete (Release
-// outcome Woken; one at a time: while a woken waiter has not tried, exits wake
-// nobody else), and a woken waiter that loses goes back to the head of its
-// queue. A loser that has waited Starvation or longer turns barging off: seats
+// outcome Woken; at most one per free seat: while the woken waiters that have
+// not tried yet are as many as the free seats, exits wake nobody else), and a
+// woken waiter that loses goes back to the head of its queue. A loser that has waited Starvation or longer turns barging off: seats
 // are handed over in queue order until a waiter is served in less, or none is
 // left queued.
 //
@@ -74,10 +74,11 @@ type HandoffCore struct {
 	low, high waitList
 
 	// Barging (starvation > 0): starving suspends it until a waiter is served
-	// quickly again; pending says a waiter taken off the queue to compete for a
-	// freed seat has not tried yet, so an exit need not wake another.
+	// quickly again; pending counts the waiters taken off the queue to compete
+	// for a freed seat that have not tried yet, so an exit need not wake another
+	// while they are as many as the free seats.
 	starving   atomic.Bool
-	pending    atomic.Bool
+	pending    atomic.Int64
 	starvation time.Duration
 
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
@@ -213,19 +214,29 @@ func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
 func (c *HandoffCore) barging() bool { return c.starvation > 0 && !c.starving.Load() }
 
 // free gives up t's seat at once (barging): one atomic add. It reports false
-// when threads wait and none has been woken to compete yet; the caller must then
-// call wakeNext. A waiter woken earlier that has not tried yet will see this
-// seat: it clears pending before it looks at the state word, and free writes the
-// state word before it reads pending, so one of the two sees the other.
+// when threads wait and fewer have been woken to compete than seats are free;
+// the caller must then call wakeNext. A waiter woken earlier that has not tried
+// yet will see this seat: it takes itself out of pending before it looks at the
+// state word, and free writes the state word before it reads pending, so one of
+// the two sees the other.
 func (c *HandoffCore) free(t *Thread) bool {
 	t.inside = false
 	t.tickets = 0
 	s := c.state.Add(^uint64(0)) // one seat fewer
-	return waitersOf(s) == 0 || c.pending.Load()
+	return waitersOf(s) == 0 || !c.seatUnclaimed(s)
+}
+
+// seatUnclaimed reports whether state s has a free seat that no woken waiter
+// is on its way to take: more free seats than pending waiters (any with the
+// limit at 0). It reads pending after the caller read s.
+func (c *HandoffCore) seatUnclaimed(s uint64) bool {
+	lim := c.limit.Load()
+	return lim == 0 || int64(insideOf(s))+c.pending.Load() < lim
 }
 
 // wakeNext takes the next waiter off the queue to compete for a freed seat
-// (Woken), unless one already competes or nobody is queued (Freed).
+// (Woken), unless woken waiters already compete for every free seat or nobody
+// is queued (Freed).
 func (c *HandoffCore) wakeNext(now time.Duration) Release {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -233,12 +244,12 @@ func (c *HandoffCore) wakeNext(now time.Duration) Release {
 }
 
 func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
-	if c.pending.Load() || c.listed() == 0 {
+	if c.listed() == 0 || !c.seatUnclaimed(c.state.Load()) {
 		return Release{Outcome: Freed}
 	}
 	w := c.next(now)
 	w.phase = woken
-	c.pending.Store(true)
+	c.pending.Add(1)
 	return Release{Outcome: Woken, To: w}
 }
 
@@ -249,7 +260,7 @@ func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
 func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.pending.Store(false) // before the state word is read: see free
+	c.pending.Add(-1) // before the state word is read: see free
 	t.phase = outside
 	lim := uint64(c.limit.Load())
 	for {
@@ -416,10 +427,10 @@ func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 		t.phase = outside
 		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
 		c.stats.cancelWait(t)
-		c.pending.Store(false)
-		r := Release{Outcome: None}
-		if lim := uint64(c.limit.Load()); lim == 0 || insideOf(c.state.Load()) < lim {
-			r = c.wakeNextLocked(now)
+		c.pending.Add(-1)
+		r := c.wakeNextLocked(now)
+		if r.Outcome != Woken {
+			r = Release{Outcome: None}
 		}
 		c.mu.Unlock()
 		return r

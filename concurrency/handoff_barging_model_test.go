@@ -1,0 +1,115 @@
+package concurrency
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBargingModelNoSeatFreeWhileWaitersSleep drives a barging HandoffCore
+// single-threaded through random steps — newcomers entering, threads inside
+// exiting, woken waiters trying again or canceling, queued waiters canceling,
+// the limit changing — as a driver would, and checks after every step:
+//
+//   - no lost wakeup: while waiters sleep in the queue, every free seat has a
+//     woken waiter on its way to it (inside + woken ≥ limit);
+//   - nobody is admitted past the limit;
+//   - the counters balance, and the state word's waiter count is the queued
+//     plus the woken threads.
+func TestBargingModelNoSeatFreeWhileWaitersSleep(t *testing.T) {
+	for _, mode := range []PriorityMode{FIFO, ByHint, Auto} {
+		for seed := range uint64(40) {
+			t.Run(fmt.Sprintf("%s/seed=%d", mode, seed), func(t *testing.T) {
+				runBargingModel(t, mode, seed, 400)
+			})
+		}
+	}
+}
+
+func runBargingModel(t *testing.T, mode PriorityMode, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	limit := 1 + rng.IntN(3)
+	c, err := NewHandoffCore(Config{Limit: limit, Tickets: 1, Starvation: 5 * ms, Priority: mode, Kickup: 3 * ms})
+	require.NoError(t, err)
+	threads := make([]*Thread, 8)
+	for i := range threads {
+		threads[i] = &Thread{Hint: prio.Hint(rng.IntN(2)) + prio.Normal, InTransaction: rng.IntN(2) == 0}
+	}
+	now := time.Duration(0)
+	var woken []*Thread // told to compete (Release.To with Woken), not yet tried
+	take := func(r Release) {
+		switch r.Outcome {
+		case Woken:
+			require.True(t, r.To.Woken())
+			woken = append(woken, r.To)
+		case HandedOff:
+			require.True(t, r.To.Inside() || c.Limit() == 0)
+		}
+	}
+	drop := func(w *Thread) {
+		for i, x := range woken {
+			if x == w {
+				woken = append(woken[:i], woken[i+1:]...)
+				return
+			}
+		}
+		t.Fatalf("thread %p was not woken", w)
+	}
+	for step := range steps {
+		now += time.Duration(rng.IntN(3)) * ms
+		th := threads[rng.IntN(len(threads))]
+		before := c.Stats().Inside
+		what := ""
+		switch {
+		case th.Woken():
+			if rng.IntN(4) == 0 {
+				what = "cancel woken"
+				drop(th)
+				take(c.Cancel(th, now))
+			} else {
+				what = "retry"
+				drop(th)
+				d := c.Enter(th, now)
+				if d.Verdict == Admitted && c.Limit() != 0 {
+					require.Less(t, before, int64(c.Limit()), "step %d: retry admitted past the limit", step)
+				}
+			}
+		case th.Queued():
+			if rng.IntN(4) == 0 {
+				what = "cancel queued"
+				take(c.Cancel(th, now))
+			}
+		case th.Inside():
+			what = "exit"
+			take(c.ForceExit(th, now))
+		default:
+			switch rng.IntN(8) {
+			case 0:
+				what = "set limit"
+				served, err := c.SetLimit(rng.IntN(4), now)
+				require.NoError(t, err)
+				_ = served // handed seats: the threads are inside (or unchecked at 0)
+			default:
+				what = "enter"
+				if d := c.Enter(th, now); d.Verdict == Admitted && c.Limit() != 0 && th.Inside() {
+					require.Less(t, before, int64(c.Limit()), "step %d: newcomer admitted past the limit", step)
+				}
+			}
+		}
+		s := c.Stats()
+		checkBalance(t, s)
+		c.mu.Lock()
+		listed := c.listed()
+		c.mu.Unlock()
+		require.Equal(t, int64(listed+len(woken)), s.Waiting, "step %d (%s): waiter count", step, what)
+		if lim := c.Limit(); lim > 0 && listed > 0 {
+			require.GreaterOrEqual(t, s.Inside+int64(len(woken)), int64(lim),
+				"step %d (%s): %d seat(s) of %d taken, %d waiter(s) asleep, %d woken: a free seat nobody comes for",
+				step, what, s.Inside, lim, listed, len(woken))
+		}
+	}
+}
