@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/prio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -160,4 +161,26 @@ func TestBargingSetLimitServesQueuedWaitersOnly(t *testing.T) {
 	assert.Equal(t, int64(3), s.Inside)
 	assert.Equal(t, int64(0), s.Waiting)
 	checkBalance(t, s)
+}
+
+// TestBargingLoserKeepsItsKickedUpPlace: a low waiter moved to the high queue
+// by the kickup, woken and beaten by a barging thread, goes back to the head of
+// the high queue, where it was served from, not to the low queue, from where
+// the next kickup would put it behind the high waiters that queued meanwhile.
+func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
+	for _, mode := range []PriorityMode{ByHint, Auto} {
+		t.Run(mode.String(), func(t *testing.T) {
+			c, err := NewHandoffCore(Config{Limit: 1, Starvation: time.Second, Priority: mode, Kickup: 10 * ms})
+			require.NoError(t, err)
+			a, low, high, n := &Thread{}, &Thread{}, &Thread{Hint: prio.High}, &Thread{}
+			require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+			require.Equal(t, Queued, c.Enter(low, 0).Verdict)
+			require.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(a, 20*ms), "low is kicked up and woken")
+			require.Equal(t, Admitted, c.Enter(n, 20*ms).Verdict, "a newcomer barges")
+			require.Equal(t, Queued, c.Enter(high, 21*ms).Verdict)
+			require.Equal(t, Queued, c.Enter(low, 22*ms).Verdict, "low lost the seat")
+			assert.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(n, 30*ms),
+				"low was the head of the high queue when it lost")
+		})
+	}
 }

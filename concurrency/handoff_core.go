@@ -284,7 +284,9 @@ func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 				c.starving.Store(true)
 			}
 			t.phase = queued
-			if c.mode.high(t) {
+			// Back to the head of the queue it was served from: a low waiter
+			// past the kickup time had been moved to the high queue (see next).
+			if c.mode.high(t) || (c.mode != FIFO && now-t.since >= c.kickup) {
 				c.high.pushFront(t)
 			} else {
 				c.low.pushFront(t)
