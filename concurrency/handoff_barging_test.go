@@ -184,3 +184,33 @@ func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestBargingStarvingNewcomerTakesASeatNoWokenWaiterNeeds: in starvation mode
+// a newcomer queues behind the waiters, but when the only waiters are woken
+// ones on their way to seats and more seats are free than they need, queueing
+// would leave a seat free while the newcomer sleeps: it takes the spare seat.
+func TestBargingStarvingNewcomerTakesASeatNoWokenWaiterNeeds(t *testing.T) {
+	c := newBargingCore(t, 3)
+	a, b, d, w1, w2, n1, n2, q := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	for _, th := range []*Thread{a, b, d} {
+		require.Equal(t, Admitted, c.Enter(th, 0).Verdict)
+	}
+	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 20*ms))
+	require.Equal(t, Release{Outcome: Woken, To: w2}, c.ForceExit(b, 20*ms))
+	require.Equal(t, Admitted, c.Enter(n1, 20*ms).Verdict)
+	require.Equal(t, Admitted, c.Enter(n2, 20*ms).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 20*ms).Verdict, "w1 lost after 20 ms: starving")
+	require.Equal(t, Release{Outcome: Withdrawn}, c.Cancel(w1, 21*ms))
+	require.Equal(t, Release{Outcome: Freed}, c.ForceExit(d, 22*ms), "nobody queued: w2 is on its way")
+	require.Equal(t, Release{Outcome: Freed}, c.ForceExit(n1, 22*ms))
+	require.Equal(t, int64(1), c.Stats().Inside, "two seats free, one woken waiter")
+
+	assert.Equal(t, Admitted, c.Enter(q, 23*ms).Verdict, "a spare seat: no need to queue")
+	assert.Equal(t, Admitted, c.Enter(w2, 23*ms).Verdict, "w2 still finds its seat")
+	s := c.Stats()
+	assert.Equal(t, int64(3), s.Inside)
+	assert.Equal(t, int64(0), s.Waiting)
+	checkBalance(t, s)
+}

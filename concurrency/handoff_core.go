@@ -153,7 +153,10 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
 	}
 	for {
 		s := c.state.Load()
-		if insideOf(s) < lim && (waitersOf(s) == 0 || c.barging()) {
+		// Strict handoff queues t behind the waiters; but when none is queued
+		// and the woken ones (barging) leave a seat unclaimed, queueing would
+		// leave that seat free while t sleeps.
+		if insideOf(s) < lim && (waitersOf(s) == 0 || c.barging() || (c.listed() == 0 && c.seatUnclaimed(s))) {
 			if c.state.CompareAndSwap(s, s+1+oneEnter) {
 				c.carry(s + 1 + oneEnter)
 				t.inside = true
