@@ -22,7 +22,8 @@ type AIOBenchConfig struct {
 	// CPUs is the number of OS CPUs, and of Go Ps (GOMAXPROCS), 1..1024.
 	CPUs int
 	// Costs supplies Syscall, ContextSwitch, FutexWakeCall, FutexWake,
-	// ThreadHandoff and MutexHandoff; the other fields are not used. The zero value means OldKernel().
+	// ThreadHandoff, MutexHandoff and WakePreempt (which must be at most 1);
+	// the other fields are not used. The zero value means OldKernel().
 	Costs CostProfile
 	// Ops is how many requests to simulate, the benchmark's b.N: submitter j
 	// does Ops/Submitters of them (one more for j < Ops%Submitters), and the
@@ -47,10 +48,14 @@ type AIOBenchPrediction struct {
 	// HandoffsPerOp is how many times per request a woken thread found no P
 	// and had one handed to it by sysmon (ThreadHandoff each).
 	HandoffsPerOp float64
+	// RemoteWakesPerOp and LocalWakesPerOp are the threads woken onto another
+	// CPU (an interrupt to it) and onto the waker's own, per request;
+	// SwitchesPerOp the context switches.
+	RemoteWakesPerOp, LocalWakesPerOp, SwitchesPerOp float64
 }
 
 // aioCoreWork is the CPU of one aio.Core call (Reserve, Pick or Complete) with
-// the array mutex taken and released: a few hundred instructions over the
+// the segment's mutex taken and released: a few hundred instructions over the
 // segment's slot bitmap (aio's core_bench_test.go puts a Reserve+Pick+Complete
 // cycle at a few hundred ns on the 2-core build machine).
 const aioCoreWork = 100 * time.Nanosecond
@@ -62,39 +67,57 @@ const aioCoreWork = 100 * time.Nanosecond
 // does no I/O. Every thread is a locked OS thread. The machine has CPUs OS CPUs
 // and as many Go Ps (GOMAXPROCS = NumCPU, the benchmark's usual setting).
 //
-// What it charges, and why (two layers of scheduling, the kernel's and Go's):
+// What it charges, and why (two layers of scheduling, the kernel's and Go's).
+// innosim calibrate's probes found each behaviour on a 2-vCPU KVM guest, where
+// the figures that matter differ by an order of magnitude: a wake onto the
+// waker's own CPU costs about a context switch, a wake onto another CPU an
+// interrupt to it (a hypervisor exit) and tens of µs before the wakee runs.
 //
-//   - a FUTEX_WAIT (Wait on a reset event): Costs.Syscall on the caller's CPU
-//     before it sleeps. A FUTEX_WAKE (Set on an event someone waits on) that
-//     wakes a sleeping thread: Costs.FutexWakeCall on the caller's CPU; one
-//     that finds the waiter not yet asleep: Costs.Syscall. Set on an event
-//     already set costs nothing, as futex.Event.Set.
-//   - a thread woken by the kernel runs Costs.FutexWake later if an OS CPU is
-//     idle (an idle CPU's wake-up, half a futex round trip), else it waits for a
-//     thread to sleep and gets that CPU Costs.ContextSwitch later (FIFO; no
-//     preemption).
-//   - back in Go (exitsyscall, as runtime/proc.go in Go 1.26) it takes its old P
-//     if that P is still its own or its holder is in a system call, else an
-//     idle P; with neither it goes on the run queue and its thread sleeps again.
-//     A thread asleep in FUTEX_WAIT keeps its P "in a system call"; so does a
-//     thread inside a FUTEX_WAKE call, which on return goes through exitsyscall
-//     too: the thread it woke may have taken its P meanwhile.
+//   - a FUTEX_WAIT (Wait on a reset event): Costs.Syscall on the caller's CPU,
+//     then the CPU switches to the next thread ready on it, or to one ready on
+//     another CPU (the newly idle CPU's load balance), Costs.ContextSwitch
+//     later, or idles. Set on an event already set costs nothing, as
+//     futex.Event.Set; one whose waiter has not gone to sleep yet costs a
+//     Syscall (the kernel finds nobody to wake).
+//   - a FUTEX_WAKE that wakes a sleeping thread (wakeUp): if the wakee's last
+//     CPU is idle it goes there, a remote wake: Costs.FutexWakeCall on the
+//     waker's CPU, and the wakee runs Costs.FutexWake after the call began.
+//     Otherwise it goes on the waker's CPU (the kernel does not look for an
+//     idle CPU past the wakee's last one and the waker's while the CPUs are
+//     busy): the call costs a Syscall, and with probability
+//     Costs.WakePreempt the wakee preempts the waker as the call returns
+//     (wakeup preemption; the waker goes first in line on its CPU), else it
+//     waits in line. This is what lets a handler catch its next request
+//     before it sleeps: its completion Set wakes the submitter onto its CPU,
+//     the submitter preempts it, submits, and the handler's Wait then finds
+//     its event set.
+//   - back in Go (exitsyscall, as runtime/proc.go in Go 1.26) a thread takes its
+//     old P if that P is still its own or its holder is in a system call, else
+//     an idle P; with neither it goes on the run queue and its thread sleeps
+//     again. A thread asleep in FUTEX_WAIT keeps its P "in a system call"; so
+//     does a thread inside a FUTEX_WAKE call, which on return goes through
+//     exitsyscall too: the thread it woke may have taken its P meanwhile.
 //   - Go's sysmon, every 20 µs (doubling after 50 rounds that retook nothing,
 //     up to 10 ms), retakes a P that has sat in the same system call since its
 //     previous round when no P is idle, and hands it to the first queued thread,
 //     which runs Costs.ThreadHandoff later (an M is started that hands the P to
-//     the locked thread: Go's locked-thread handoff).
-//   - the array mutex (sync.Mutex) is held for each core call (aioCoreWork);
-//     a thread that finds it held spins on its CPU until it is handed over,
-//     then pays Costs.MutexHandoff.
+//     the locked thread: Go's locked-thread handoff), woken onto an idle CPU if
+//     there is one. Its own thread runs on an idle CPU, which on going idle
+//     again pulls a thread ready on a busy one.
+//   - each segment's mutex (sync.Mutex, as aio.Array since it has one per
+//     segment) is held for each core call (aioCoreWork): a submitter takes the
+//     one of the segment its request lands in, a handler its own; a thread that
+//     finds it held spins on its CPU until it is handed over, then pays
+//     Costs.MutexHandoff.
 //
 // The handler loop is aio.Array.handle's: lock, Pick; if work, unlock, deliver
 // the last batch's completions, do the I/O, lock, Complete, Pick again; if none,
 // reset the event, unlock, deliver, wait. The submitter loop is the benchmark's:
-// lock, Reserve, unlock, Set the events of the wake set, wait for completion.
-// No randomness is involved: the same config gives the same prediction. It
-// returns an error wrapping ErrInvalidConfig for a field out of range, or
-// aio.NewCore's error.
+// lock the request's segment, ReserveIn, unlock, Set the events of the wake
+// set, wait for completion. Costs are drawn in [0.5, 1.5) × their value and the
+// preemptions at random, from a fixed seed: the same config gives the same
+// prediction. It returns an error wrapping ErrInvalidConfig for a field out of
+// range, or aio.NewCore's error.
 func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	if cfg.Submitters == 0 {
 		cfg.Submitters = 4
@@ -117,6 +140,9 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	}
 	if err := cfg.Costs.Validate(); err != nil {
 		return AIOBenchPrediction{}, err
+	}
+	if p := cfg.Costs.WakePreempt; p > 1 {
+		return AIOBenchPrediction{}, fmt.Errorf("sim: cost profile wake_preempt = %v, want 0..1: %w", p, ErrInvalidConfig)
 	}
 	acfg := aio.DefaultConfig()
 	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
@@ -197,10 +223,14 @@ type benchThread struct {
 	j, i    int // submitter: its number and its next request's index
 	stage   int
 	gen     uint32
-	blocked bool // asleep in FUTEX_WAIT
-	p       int  // the P it runs on, -1 if none
-	handed  bool // a P was handed to it while it slept on the run queue
-	lastP   int  // the P it entered its last system call on (its oldp), -1 if none
+	blocked bool            // asleep in FUTEX_WAIT
+	p       int             // the P it runs on, -1 if none
+	cpu     int             // the OS CPU it runs on, is queued on, or last ran on
+	preempt int32           // a thread woken onto this one's CPU, which takes it when this one's system call returns; -1 if none
+	lockSeg int             // submitter: the segment its request lands in, whose mutex it takes
+	req     aio.SlotRequest // submitter: its next request
+	handed  bool            // a P was handed to it while it slept on the run queue
+	lastP   int             // the P it entered its last system call on (its oldp), -1 if none
 
 	woken   bool
 	sigSeen uint32
@@ -220,21 +250,21 @@ type aioBench struct {
 	sev     []benchEvent // submitter completion events
 	slotSub []int        // submitter of the request in each slot
 
-	ps                      []benchP
-	cpus                    int     // free OS CPUs
-	osq                     []int32 // threads woken by the kernel waiting for an OS CPU, FIFO
-	runq                    []int32 // threads back from FUTEX_WAIT with no P: Go's global run queue, FIFO
-	kExit, kSysmon, kHanded Kind
-	sysmonIdle              int   // sysmon rounds in succession that retook nothing
-	sysmonDelay             int64 // ns until sysmon's next round
+	ps                               []benchP
+	cpu                              []benchCPU
+	runq                             []int32 // threads back from FUTEX_WAIT with no P: Go's global run queue, FIFO
+	kExit, kSysRet, kSysmon, kHanded Kind
+	sysmonIdle                       int   // sysmon rounds in succession that retook nothing
+	sysmonDelay                      int64 // ns until sysmon's next round
 
-	muHeld    bool
-	muWaiters []int32
+	mu []benchMutex // by global segment
 
 	ops, finished int
 	tEnd, tLast   int64 // when the last submitter finished; when a request last completed
 	hFutex, sFutx uint64
 	handoffs      uint64
+	remote, local uint64 // wakes onto another CPU, and onto the waker's
+	switches      uint64 // context switches
 	err           error
 }
 
@@ -242,20 +272,26 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core) *aioBench {
 	b := &aioBench{cfg: cfg, core: core, e: NewEngine(1), ps: make([]benchP, cfg.CPUs)}
 	b.kStep = b.e.On(b.onStep)
 	b.kExit = b.e.On(b.onExit)
+	b.kSysRet = b.e.On(b.onSysRet)
 	b.kSysmon = b.e.On(b.onSysmon)
 	b.kHanded = b.e.On(b.onHanded)
-	b.cpus = cfg.CPUs
+	b.cpu = make([]benchCPU, cfg.CPUs)
+	for c := range b.cpu {
+		b.cpu[c].cur = -1
+	}
 	b.hev = make([]benchEvent, core.Segments())
+	b.mu = make([]benchMutex, core.Segments())
 	b.sev = make([]benchEvent, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
 	for s := range core.Segments() {
-		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhLock, p: -1, lastP: -1})
+		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhLock, p: -1, lastP: -1, preempt: -1})
 	}
 	for j := range cfg.Submitters {
-		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1})
+		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1, preempt: -1})
 	}
 	for id := range b.threads {
-		b.wakeUp(int32(id))
+		b.threads[id].cpu = id % cfg.CPUs
+		b.wakeUp(int32(id), -1)
 	}
 	b.sysmonDelay = int64(sysmonMin)
 	b.e.At(b.sysmonDelay, b.kSysmon, 0, 0)
@@ -281,34 +317,107 @@ func (b *aioBench) run() (AIOBenchPrediction, error) {
 		FutexPerOp:          float64(b.hFutex) / n,
 		SubmitterFutexPerOp: float64(b.sFutx) / n,
 		HandoffsPerOp:       float64(b.handoffs) / n,
+		RemoteWakesPerOp:    float64(b.remote) / n,
+		LocalWakesPerOp:     float64(b.local) / n,
+		SwitchesPerOp:       float64(b.switches) / n,
 	}, nil
 }
 
-// wakeUp is the kernel waking thread id: it runs on a free OS CPU after
-// FutexWake (an idle CPU's wake-up), or waits for one to be given up. Once
-// running it is back in Go code (exitsyscall), or, if a P was handed to it, goes
-// on with its program.
-func (b *aioBench) wakeUp(id int32) {
-	b.threads[id].blocked = false
-	if b.cpus > 0 {
-		b.cpus--
-		b.e.After(b.jit(b.cfg.Costs.FutexWake), b.kExit, id, b.threads[id].gen)
-		return
-	}
-	b.osq = append(b.osq, id)
+// benchCPU is an OS CPU: the thread on it and the threads ready to run on it.
+type benchCPU struct {
+	cur  int32   // the thread running, or on its way (a remote wake in flight); -1 if idle
+	runq []int32 // threads ready to run here, in order (a preempted thread goes first)
 }
 
-// sleep gives up thread id's OS CPU: the first thread waiting for one gets it
-// after a context switch.
+// wakeUp is the kernel waking thread id (try_to_wake_up), from thread waker's
+// FUTEX_WAKE, or from the runtime's (waker -1). It returns the waker's time in
+// the call.
+//
+// Where the wakee goes, as calibrate's probes see this kernel do: to the CPU it
+// last ran on if that CPU is idle (Linux's select_idle_sibling prefers it), a
+// remote wake, which costs the waker FutexWakeCall (the interrupt to that CPU:
+// a hypervisor exit on a VM) and runs the wakee FutexWake after the call
+// began; otherwise to the waker's CPU (the wake-affine choice; with the CPUs
+// busy the kernel does not look further for an idle one), where it preempts
+// the waker as the call returns with probability WakePreempt (the call then
+// costs a bare Syscall), else waits behind it. A thread woken by the runtime
+// goes to an idle CPU if there is one, else waits on its last CPU.
+func (b *aioBench) wakeUp(id, waker int32) int64 {
+	t := &b.threads[id]
+	t.blocked = false
+	c := -1
+	if b.cpu[t.cpu].cur < 0 {
+		c = t.cpu
+	} else if waker < 0 {
+		c = b.idleCPU()
+	}
+	if c >= 0 {
+		b.remote++
+		t.cpu = c
+		b.cpu[c].cur = id
+		b.e.After(b.jit(b.cfg.Costs.FutexWake), b.kExit, id, t.gen)
+		return b.jit(b.cfg.Costs.FutexWakeCall)
+	}
+	if waker < 0 {
+		b.cpu[t.cpu].runq = append(b.cpu[t.cpu].runq, id)
+		return 0
+	}
+	b.local++
+	w := &b.threads[waker]
+	t.cpu = w.cpu
+	if b.e.Rand().Float64() < b.cfg.Costs.WakePreempt {
+		w.preempt = id
+	} else {
+		b.cpu[w.cpu].runq = append(b.cpu[w.cpu].runq, id)
+	}
+	return int64(b.cfg.Costs.Syscall)
+}
+
+// idleCPU returns the first idle CPU, or -1.
+func (b *aioBench) idleCPU() int {
+	for c := range b.cpu {
+		if b.cpu[c].cur < 0 {
+			return c
+		}
+	}
+	return -1
+}
+
+// sleep gives up thread id's OS CPU (it blocks): see dispatch.
 func (b *aioBench) sleep(id int32) {
 	t := &b.threads[id]
 	t.gen++
-	if len(b.osq) == 0 {
-		b.cpus++
-		return
+	b.cpu[t.cpu].cur = -1
+	b.dispatch(t.cpu)
+}
+
+// dispatch gives the idle CPU c to the first thread ready on it, or, with none,
+// pulls the last one ready on another CPU (the newly idle CPU's load balance);
+// the thread runs ContextSwitch later. With nothing ready anywhere c stays idle.
+func (b *aioBench) dispatch(c int) {
+	from := c
+	if len(b.cpu[c].runq) == 0 {
+		from = -1
+		for o := range b.cpu {
+			if len(b.cpu[o].runq) > 0 {
+				from = o
+				break
+			}
+		}
+		if from < 0 {
+			return
+		}
 	}
-	next := b.osq[0]
-	b.osq = b.osq[1:]
+	q := b.cpu[from].runq
+	var next int32
+	if from == c {
+		next, b.cpu[c].runq = q[0], q[1:]
+	} else {
+		next, b.cpu[from].runq = q[len(q)-1], q[:len(q)-1]
+	}
+	b.cpu[c].cur = next
+	b.threads[next].cpu = c
+	b.switches++
 	b.e.After(b.jit(b.cfg.Costs.ContextSwitch), b.kExit, next, b.threads[next].gen)
 }
 
@@ -343,22 +452,45 @@ func (b *aioBench) onExit(_ int64, id int32, gen uint32) {
 
 // syscall is thread id making a system call of d ns that does not block (a
 // FUTEX_WAKE): its P sits "in a system call" meanwhile, where a woken thread
-// whose old P it is may take it, and on return the thread goes through
-// exitsyscall like a woken one (onExit), keeping its OS CPU.
+// whose old P it is may take it, and on return (onSysRet) the thread goes
+// through exitsyscall like a woken one (onExit), keeping its OS CPU.
 func (b *aioBench) syscall(id int32, d int64) {
 	t := &b.threads[id]
 	t.lastP = t.p
 	b.ps[t.p] = benchP{state: pSyscall, thread: id, since: b.e.Now()}
 	t.p = -1
 	t.gen++
-	b.e.After(d, b.kExit, id, t.gen)
+	b.e.After(d, b.kSysRet, id, t.gen)
+}
+
+// onSysRet is thread id's system call returning. If the call woke a thread
+// onto this CPU, that thread preempts it here (the kernel reschedules on the
+// way back to user space): id waits first in line on its CPU, still in its
+// system call as Go sees it, and the wakee runs ContextSwitch later.
+// Otherwise id goes on to exitsyscall.
+func (b *aioBench) onSysRet(now int64, id int32, gen uint32) {
+	t := &b.threads[id]
+	if t.gen != gen {
+		return
+	}
+	next := t.preempt
+	if next < 0 {
+		b.onExit(now, id, gen)
+		return
+	}
+	t.preempt = -1
+	c := &b.cpu[t.cpu]
+	c.runq = append([]int32{id}, c.runq...)
+	c.cur = next
+	b.switches++
+	b.e.After(b.jit(b.cfg.Costs.ContextSwitch), b.kExit, next, b.threads[next].gen)
 }
 
 // onHanded is the locked thread of a queued goroutine woken with a P handed to
 // it.
 func (b *aioBench) onHanded(_ int64, id int32, _ uint32) {
 	b.threads[id].handed = true
-	b.wakeUp(id)
+	b.wakeUp(id, -1)
 }
 
 // onP gives P p to thread id, which continues its program after delay.
@@ -408,6 +540,22 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 		b.sysmonIdle++
 		if b.sysmonIdle > 50 {
 			b.sysmonDelay = min(2*b.sysmonDelay, int64(sysmonMax))
+		}
+	}
+	// sysmon's thread ran on an idle CPU (its timer woke it) and goes back to
+	// sleep: that CPU, newly idle again, pulls a ready thread from a busy one.
+	for c := range b.cpu {
+		if b.cpu[c].cur < 0 {
+			b.dispatch(c)
+			break
+		}
+	}
+	// sysmon's thread ran on an idle CPU (its timer woke it) and goes back to
+	// sleep: that CPU, newly idle again, pulls a ready thread from a busy one.
+	for c := range b.cpu {
+		if b.cpu[c].cur < 0 {
+			b.dispatch(c)
+			break
 		}
 	}
 	b.e.After(b.sysmonDelay, b.kSysmon, 0, 0)
@@ -468,46 +616,56 @@ func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 	b.step(id)
 }
 
-// lock takes the array mutex for id; it reports false if id must spin until
-// unlock hands the mutex over (and continues it).
-func (b *aioBench) lock(id int32) bool {
-	if !b.muHeld {
-		b.muHeld = true
+// benchMutex is one segment's sync.Mutex: held or not, and the threads
+// spinning for it in arrival order.
+type benchMutex struct {
+	held    bool
+	waiters []int32
+}
+
+// lock takes segment seg's mutex for id, as aio.Array does (a submitter locks
+// the segment its request lands in, a handler its own); it reports false if id
+// must spin until unlock hands the mutex over (and continues it).
+func (b *aioBench) lock(id int32, seg int) bool {
+	m := &b.mu[seg]
+	if !m.held {
+		m.held = true
 		return true
 	}
-	b.muWaiters = append(b.muWaiters, id)
+	m.waiters = append(m.waiters, id)
 	return false
 }
 
-func (b *aioBench) unlock() {
-	if len(b.muWaiters) == 0 {
-		b.muHeld = false
+func (b *aioBench) unlock(seg int) {
+	m := &b.mu[seg]
+	if len(m.waiters) == 0 {
+		m.held = false
 		return
 	}
-	next := b.muWaiters[0]
-	b.muWaiters = b.muWaiters[1:]
+	next := m.waiters[0]
+	m.waiters = m.waiters[1:]
 	b.after(next, int64(b.cfg.Costs.MutexHandoff))
 }
 
-// setEvent is futex.Event.Set on ev. It returns how long the caller spends in
-// it: 0 if it made no FUTEX_WAKE call (the event was set already, or nobody
-// waits), FutexWakeCall if the call woke the event's sleeping thread, Syscall if
-// the waiter had not gone to sleep yet (the kernel finds nobody to wake).
-func (b *aioBench) setEvent(ev *benchEvent, owner int32) int64 {
+// setEvent is futex.Event.Set on ev by thread caller. It reports whether the
+// caller makes a FUTEX_WAKE call and how long it spends in it: no call if the
+// event was set already or nobody waits; wakeUp's time if the call wakes the
+// event's sleeping thread; Syscall if the waiter has not gone to sleep yet (the
+// kernel finds nobody to wake).
+func (b *aioBench) setEvent(ev *benchEvent, owner, caller int32) (int64, bool) {
 	if ev.set {
-		return 0
+		return 0, false
 	}
 	ev.set = true
 	ev.signals++
 	if !ev.waiting {
-		return 0
+		return 0, false
 	}
 	if b.threads[owner].blocked {
 		ev.waiting = false
-		b.wakeUp(owner)
-		return b.jit(b.cfg.Costs.FutexWakeCall)
+		return b.wakeUp(owner, caller), true
 	}
-	return int64(b.cfg.Costs.Syscall)
+	return int64(b.cfg.Costs.Syscall), true
 }
 
 // step runs thread id from its stage until it takes time, spins or blocks.
@@ -519,17 +677,23 @@ func (b *aioBench) step(id int32) {
 		switch t.stage {
 		// ---- submitter: the benchmark's loop body ----
 		case bsLock:
-			t.stage = bsReserve
-			if !b.lock(id) {
-				return
-			}
-		case bsReserve:
 			h := b.cfg.Handlers
 			seg := (t.j + b.cfg.Submitters*t.i) % h
 			off := int64(seg)*64*b.core.Config().PageSize + int64(2*t.j)*b.core.Config().PageSize
-			res, err := b.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: b.core.Config().PageSize}, time.Duration(b.e.Now()))
-			if err != nil { // one request per submitter: the array is never full
+			t.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: b.core.Config().PageSize}
+			var err error
+			if t.lockSeg, err = b.core.Route(t.req); err != nil {
+				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+				b.e.Stop()
+				return
+			}
+			t.stage = bsReserve
+			if !b.lock(id, t.lockSeg) {
+				return
+			}
+		case bsReserve:
+			res, err := b.core.ReserveIn(t.lockSeg, t.req, time.Duration(b.e.Now()))
+			if err != nil { // one request per submitter: the segment is never full
 				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
 				b.e.Stop()
 				return
@@ -543,7 +707,7 @@ func (b *aioBench) step(id int32) {
 			b.after(id, work)
 			return
 		case bsUnlock:
-			b.unlock()
+			b.unlock(t.lockSeg)
 			t.stage = bsWake
 		case bsWake:
 			s := t.wake.Next(0)
@@ -552,7 +716,7 @@ func (b *aioBench) step(id int32) {
 				continue
 			}
 			t.wake = withoutSeg(t.wake, s)
-			if d := b.setEvent(&b.hev[s], int32(s)); d > 0 {
+			if d, ok := b.setEvent(&b.hev[s], int32(s), id); ok {
 				b.hFutex++
 				b.syscall(id, d)
 				return
@@ -588,7 +752,7 @@ func (b *aioBench) step(id int32) {
 		// ---- handler: aio.Array.handle ----
 		case bhLock:
 			t.stage = bhPick
-			if !b.lock(id) {
+			if !b.lock(id, t.seg) {
 				return
 			}
 		case bhPick:
@@ -609,13 +773,13 @@ func (b *aioBench) step(id int32) {
 			b.after(id, work)
 			return
 		case bhUnlockDo, bhUnlockSleep:
-			b.unlock()
+			b.unlock(t.seg)
 			t.stage++ // to the matching deliver stage
 		case bhDeliverDo, bhDeliverSleep:
 			if len(t.pending) > 0 {
 				j := t.pending[0]
 				t.pending = t.pending[1:]
-				if d := b.setEvent(&b.sev[j], int32(len(b.hev)+j)); d > 0 {
+				if d, ok := b.setEvent(&b.sev[j], int32(len(b.hev)+j), id); ok {
 					b.sFutx++
 					b.syscall(id, d)
 					return
@@ -631,7 +795,7 @@ func (b *aioBench) step(id int32) {
 			}
 		case bhLock2:
 			t.stage = bhComplete
-			if !b.lock(id) {
+			if !b.lock(id, t.seg) {
 				return
 			}
 		case bhComplete:

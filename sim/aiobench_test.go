@@ -15,17 +15,23 @@ import (
 func benchCosts() CostProfile {
 	p := OldKernel()
 	p.Syscall = 200 * time.Nanosecond
-	p.ContextSwitch = 3 * time.Microsecond
-	p.FutexWakeCall = 3 * time.Microsecond
-	p.FutexWake = 4 * time.Microsecond
+	p.ContextSwitch = 3500 * time.Nanosecond
+	p.FutexWakeCall = 9 * time.Microsecond
+	p.FutexWake = 20 * time.Microsecond
 	p.ThreadHandoff = 20 * time.Microsecond
 	p.MutexHandoff = 10 * time.Nanosecond
+	p.WakePreempt = 0.75
 	return p
 }
 
 func predict(t *testing.T, wake aio.WakePolicy, handlers int, c CostProfile) AIOBenchPrediction {
 	t.Helper()
-	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: 2, Costs: c, Ops: 4000})
+	return predictOn(t, wake, handlers, 2, c)
+}
+
+func predictOn(t *testing.T, wake aio.WakePolicy, handlers, cpus int, c CostProfile) AIOBenchPrediction {
+	t.Helper()
+	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: cpus, Costs: c, Ops: 4000})
 	require.NoError(t, err)
 	return p
 }
@@ -42,6 +48,7 @@ func TestPredictAIOWakeRejectsBadConfig(t *testing.T) {
 		{"negative submitters", AIOBenchConfig{Handlers: 4, CPUs: 2, Submitters: -1}, "Submitters = -1, want 1..64"},
 		{"too many ops", AIOBenchConfig{Handlers: 4, CPUs: 2, Ops: 20_000_000}, "Ops = 20000000, want 1..10000000"},
 		{"negative futex wake", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
+		{"preempt share over 1", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, WakePreempt: 1.5}}, "wake_preempt = 1.5, want 0..1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +130,76 @@ func TestCostProfileWriteToRoundTrip(t *testing.T) {
 			got, err := ParseProfile(&buf, "x")
 			require.NoError(t, err)
 			assert.Equal(t, p, got)
+		})
+	}
+}
+
+// Each cost moves the prediction the way it should: dearer is never faster
+// where the cost is paid, and strictly slower in a case that pays it often. On
+// one CPU every wake is local; on two, wake-all at 32 handlers wakes many
+// threads onto the other CPU.
+func TestPredictAIOWakeMovesWithEachCost(t *testing.T) {
+	tests := []struct {
+		name     string
+		dearer   func(*CostProfile)
+		wake     aio.WakePolicy
+		handlers int
+		cpus     int
+	}{
+		{"context switch, targeted on one CPU", func(c *CostProfile) { c.ContextSwitch *= 3 }, aio.WakeTargeted, 4, 1},
+		{"context switch, wake-all on one CPU", func(c *CostProfile) { c.ContextSwitch *= 3 }, aio.WakeAll, 32, 1},
+		{"system call, wake-all on one CPU", func(c *CostProfile) { c.Syscall *= 10 }, aio.WakeAll, 32, 1},
+		{"remote wake call, wake-all on two CPUs", func(c *CostProfile) { c.FutexWakeCall *= 3 }, aio.WakeAll, 32, 2},
+		{"remote wake latency, wake-all on two CPUs", func(c *CostProfile) { c.FutexWake *= 3 }, aio.WakeAll, 32, 2},
+		{"thread handoff, wake-all on two CPUs", func(c *CostProfile) { c.ThreadHandoff *= 5 }, aio.WakeAll, 32, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := benchCosts()
+			dear := base
+			tt.dearer(&dear)
+			p0 := predictOn(t, tt.wake, tt.handlers, tt.cpus, base)
+			p1 := predictOn(t, tt.wake, tt.handlers, tt.cpus, dear)
+			assert.Greater(t, p1.NsPerOp, p0.NsPerOp)
+		})
+	}
+}
+
+// A wake onto an idle CPU needs one: on one CPU, which a running waker keeps
+// busy, it happens only when every thread sleeps and the runtime hands a P to
+// a queued one; on two, wake-all wakes handlers onto the other CPU on every
+// request.
+func TestPredictAIOWakeRemoteWakesNeedAnIdleCPU(t *testing.T) {
+	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
+		p := predictOn(t, wake, 4, 1, benchCosts())
+		assert.Less(t, p.RemoteWakesPerOp, 0.01, "%s", wake)
+		assert.Greater(t, p.LocalWakesPerOp, 1.0, "%s", wake)
+	}
+	assert.Greater(t, predictOn(t, aio.WakeAll, 32, 2, benchCosts()).RemoteWakesPerOp, 1.0)
+}
+
+// The mechanism behind targeted's futex/op at 4 handlers: submitter j's
+// requests all go to handler j, and when the submitter, woken onto the
+// handler's CPU by the completion, preempts the handler before it sleeps, it
+// finds the handler still awake: its Set needs no FUTEX_WAKE and the handler's
+// Wait no FUTEX_WAIT. Without wakeup preemption the handler always sleeps
+// first: a FUTEX_WAIT and a FUTEX_WAKE per request.
+func TestPredictAIOWakePreemptionLetsTheHandlerCatchTheNextRequest(t *testing.T) {
+	tests := []struct {
+		name     string
+		preempt  float64
+		min, max float64
+	}{
+		{"never preempts: the handler always sleeps", 0, 1.95, 2.05},
+		{"calibrated share", 0.75, 0.5, 1.6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := benchCosts()
+			c.WakePreempt = tt.preempt
+			p := predictOn(t, aio.WakeTargeted, 4, 1, c)
+			assert.GreaterOrEqual(t, p.FutexPerOp, tt.min)
+			assert.LessOrEqual(t, p.FutexPerOp, tt.max)
 		})
 	}
 }

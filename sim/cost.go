@@ -46,16 +46,18 @@ type CostProfile struct {
 	// IOService is the device time of one 16 KiB page read or write.
 	IOService time.Duration
 
-	// The four costs below are used only by the model of BenchmarkAIOWake
+	// The five fields below are used only by the model of BenchmarkAIOWake
 	// (PredictAIOWake), which runs Go code on locked OS threads; the study
 	// machine ignores them. innosim calibrate measures them.
 
 	// FutexWakeCall is the waker's time inside a FUTEX_WAKE that wakes a
-	// sleeping thread (finding it, queueing it to a CPU, the interrupt that
-	// wakes an idle CPU: a hypervisor exit on a VM).
+	// thread onto another, idle CPU (finding it, queueing it there, the
+	// interrupt that wakes that CPU: a hypervisor exit on a VM). A wake onto
+	// the waker's own CPU costs a Syscall.
 	FutexWakeCall time.Duration
-	// FutexWake is the time from that call to the woken thread running on an
-	// idle CPU (one that has halted: on a VM, the hypervisor must run it again).
+	// FutexWake is the time from the start of that call to the woken thread
+	// running on the other CPU (on a VM, the hypervisor must run the halted
+	// virtual CPU again).
 	FutexWake time.Duration
 	// ThreadHandoff is the core time it takes to hand a core to a locked OS
 	// thread that was queued for one (Go's startlockedm/stoplockedm: the giving
@@ -64,6 +66,10 @@ type CostProfile struct {
 	// MutexHandoff is the price of one contended sync.Mutex acquisition beyond
 	// the critical section (the lock word's cache line moving between cores).
 	MutexHandoff time.Duration
+	// WakePreempt is the share (0..1) of wakes onto the waker's own CPU in
+	// which the woken thread preempts the waker as the FUTEX_WAKE returns,
+	// rather than waiting for it to sleep (the scheduler's wakeup preemption).
+	WakePreempt float64
 }
 
 // OldKernel is a profile for a Linux kernel before the 2018 CPU-vulnerability
@@ -81,11 +87,13 @@ func OldKernel() CostProfile {
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
 		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
 		// thread running on a halted CPU, locked-thread handoff ~20 µs,
-		// contended sync.Mutex ~10 ns.
+		// contended sync.Mutex ~10 ns; a woken thread preempts its waker in
+		// about 3 of 4 same-CPU wakes (calibrate's one-CPU futex ping-pong).
 		FutexWakeCall: 3 * time.Microsecond,
 		FutexWake:     4 * time.Microsecond,
 		ThreadHandoff: 20 * time.Microsecond,
 		MutexHandoff:  10 * time.Nanosecond,
+		WakePreempt:   0.7,
 	}
 }
 
@@ -136,6 +144,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "futex_wake", d: &p.FutexWake},
 		{key: "thread_handoff", d: &p.ThreadHandoff},
 		{key: "mutex_handoff", d: &p.MutexHandoff},
+		{key: "wake_preempt", g: &p.WakePreempt},
 	}
 }
 

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -11,23 +12,28 @@ import (
 type Costs struct {
 	GoroutineHandoff    Measurement // one handoff between goroutines over an unbuffered channel
 	LockedThreadHandoff Measurement // one handoff between goroutines locked to OS threads
-	FutexRoundTrip      Measurement // wake a locked thread on a futex.Event and be woken back
-	FutexWakeCall       Measurement // time inside one futex.Event.Set that wakes a sleeping thread
-	FutexIdleWake       Measurement // from a Set to the woken thread running, its CPU idle 500 µs before
+	FutexRoundTrip      Measurement // wake a locked thread on a futex.Event and be woken back, both on one CPU
+	WakePreempt         Share       // share of those wakes in which the woken thread preempts the waker
+	FutexLoadedHandoff  Measurement // one futex handoff on a CPU shared by four such ping-pongs
+	FutexWakeCall       Measurement // time inside a futex.Event.Set that wakes a thread on another, idle CPU
+	FutexRemoteWake     Measurement // from that Set's start to the woken thread running
 	Syscall             Measurement // one getppid(2)
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
 }
 
-// probe runs rounds operations and returns the cost of one in nanoseconds.
+// probe runs rounds operations and returns the cost of one in nanoseconds (or,
+// for a share, the share), or errSkipped.
 type probe func(rounds int) (float64, error)
 
 // Measure calibrates this machine. It runs the probes one after another, each
 // taking one warm-up and opts.Repeats measurements of opts.Rounds operations; a
-// full run with the defaults takes about a second on an idle machine. It returns
-// an error wrapping ErrInvalidConfig for bad options, ctx.Err() when ctx ends
-// between measurements, or the system call error of a probe (pipe creation, a
-// failed read or write).
+// full run with the defaults takes a few seconds on an idle machine. A probe
+// that cannot run here (the pinned futex probes off Linux, or the remote wake
+// on one CPU) leaves its figure zero. It returns an error wrapping
+// ErrInvalidConfig for bad options, ctx.Err() when ctx ends between
+// measurements, or the system call error of a probe (pipe creation, a failed
+// read or write).
 func Measure(ctx context.Context, opts Options) (Costs, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -35,34 +41,45 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}
 	var c Costs
 	probes := []struct {
-		name string
-		run  probe
-		dst  *Measurement
+		name  string
+		run   probe
+		dst   *Measurement
+		share *Share
 	}{
-		{"goroutine handoff", func(n int) (float64, error) { return channelHandoff(n, false) }, &c.GoroutineHandoff},
-		{"locked-thread handoff", func(n int) (float64, error) { return channelHandoff(n, true) }, &c.LockedThreadHandoff},
-		{"futex round trip", func(n int) (float64, error) { return futexRoundTrip(n, false) }, &c.FutexRoundTrip},
-		{"futex wake call", func(n int) (float64, error) { return futexRoundTrip(n, true) }, &c.FutexWakeCall},
-		{"futex idle wake", futexIdleWake, &c.FutexIdleWake},
-		{"system call", syscallCost, &c.Syscall},
-		{"context switch", pipeSwitch, &c.ContextSwitch},
-		{"mutex handoff", mutexHandoff, &c.MutexHandoff},
+		{name: "goroutine handoff", run: func(n int) (float64, error) { return channelHandoff(n, false) }, dst: &c.GoroutineHandoff},
+		{name: "locked-thread handoff", run: func(n int) (float64, error) { return channelHandoff(n, true) }, dst: &c.LockedThreadHandoff},
+		{name: "futex round trip", run: futexRoundTrip, dst: &c.FutexRoundTrip},
+		{name: "wake preempt", run: wakePreempt, share: &c.WakePreempt},
+		{name: "futex loaded handoff", run: futexLoadedHandoff, dst: &c.FutexLoadedHandoff},
+		{name: "futex wake call", run: func(n int) (float64, error) { return futexRemoteWake(n, true) }, dst: &c.FutexWakeCall},
+		{name: "futex remote wake", run: func(n int) (float64, error) { return futexRemoteWake(n, false) }, dst: &c.FutexRemoteWake},
+		{name: "system call", run: syscallCost, dst: &c.Syscall},
+		{name: "context switch", run: pipeSwitch, dst: &c.ContextSwitch},
+		{name: "mutex handoff", run: mutexHandoff, dst: &c.MutexHandoff},
 	}
+probes:
 	for _, p := range probes {
-		ns := make([]float64, 0, opts.Repeats)
+		vs := make([]float64, 0, opts.Repeats)
 		for i := -1; i < opts.Repeats; i++ { // i = -1 is the warm-up
 			if err := ctx.Err(); err != nil {
 				return Costs{}, fmt.Errorf("calibrate: %s: %w", p.name, err)
 			}
 			v, err := p.run(opts.Rounds)
+			if errors.Is(err, errSkipped) {
+				continue probes
+			}
 			if err != nil {
 				return Costs{}, fmt.Errorf("calibrate: %s: %w", p.name, err)
 			}
 			if i >= 0 {
-				ns = append(ns, v)
+				vs = append(vs, v)
 			}
 		}
-		*p.dst = summarize(ns)
+		if p.share != nil {
+			*p.share = summarizeShare(vs)
+		} else {
+			*p.dst = summarize(vs)
+		}
 	}
 	return c, nil
 }

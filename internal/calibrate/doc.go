@@ -1,7 +1,8 @@
 // Package calibrate measures what this machine charges for the operations the
 // simulator's cost model prices: handing control from one goroutine to another,
-// from one locked OS thread to another, a futex wake-to-wait round trip, a system
-// call, a context switch, and a contended mutex handoff.
+// from one locked OS thread to another, a futex wake onto the waker's own CPU and
+// onto another one, how often a woken thread preempts its waker, a system call, a
+// context switch, and a contended mutex handoff.
 //
 // The simulator (package sim) predicts how long a mechanism takes by charging each
 // lock, wake, context switch and system call from a cost model; `innosim
@@ -26,14 +27,21 @@
 //	LockedThreadHandoff  the same with both goroutines locked to OS threads, so each
 //	                     handoff parks one thread and wakes the other through futexes
 //	FutexRoundTrip       a full round trip on two internal/futex.Events between two
-//	                     locked threads: set, wake, set back, wake (FUTEX_WAKE and
-//	                     FUTEX_WAIT on each side), as an AIO handler is woken
-//	FutexWakeCall        in the same exchange, the time inside the Set that wakes
-//	                     the sleeping partner (the FUTEX_WAKE call): the waker's
-//	                     share of the round trip
-//	FutexIdleWake        from a Set to the sleeper running when its CPU has been
-//	                     idle 500 µs (long enough to halt, not just poll): at most
-//	                     40 wakes per measurement, whatever Rounds says
+//	                     locked threads pinned to one CPU: set, wake, set back, wake,
+//	                     as an AIO handler is woken and answers; every wake is local
+//	WakePreempt          in the same ping-pong, the share of wakes in which the woken
+//	                     thread preempts its waker as the FUTEX_WAKE returns, from the
+//	                     futex calls per round trip: 2 if every wake preempts (the
+//	                     woken side answers before the waker sleeps), 4 if none does,
+//	                     4/(1+p) for a share p
+//	FutexLoadedHandoff   half a round trip of four such ping-pongs pinned to one CPU
+//	                     at once: with other threads ready, a woken thread waits its
+//	                     turn, so a handoff is a FUTEX_WAKE, a FUTEX_WAIT and a switch
+//	FutexWakeCall        the waker's time inside a Set that wakes a thread sleeping
+//	                     on another CPU, idle for 30 µs (both pinned; the waker runs):
+//	                     the interrupt to that CPU, a hypervisor exit on a VM
+//	FutexRemoteWake      in the same exchange, from the Set's start to the sleeper
+//	                     running (at most 200 wakes per measurement)
 //	Syscall              getppid(2) through golang.org/x/sys/unix, a system call
 //	                     that does no work, so the figure is entry and exit
 //	ContextSwitch        half a round trip of one byte over two blocking pipes
@@ -43,9 +51,22 @@
 //	                     goroutines with an empty critical section, per acquisition
 //	                     (100× Rounds acquisitions each, so that they overlap)
 //
+// The futex probes pin their threads (sched_setaffinity) because where the
+// kernel puts a woken thread decides what the wake costs, and on a VM the two
+// places differ by an order of magnitude: on a 2-vCPU KVM guest a wake onto the
+// waker's CPU is a context switch of a few µs, one onto the other CPU costs the
+// waker ~9 µs in the call and the wakee runs ~20 µs after it. Unpinned, a
+// ping-pong settles on one CPU or on two for thousands of round trips at a
+// time, and the figure is whichever it settled on. The pinned threads are
+// never unlocked, so they exit with their goroutines rather than go back to
+// the runtime with their affinity cut down. Where threads cannot be pinned
+// (not Linux) or there is one CPU (the remote probes), the probe is skipped:
+// its figure stays zero with n = 0.
+//
 // Physics orders some of them on any machine: a system call is cheaper than a pipe
 // round trip, which is at least two system calls and a wake-up; the tests check
-// such orderings, never absolute numbers.
+// such orderings, never absolute numbers. WakePreempt is a Share (0..1), not a
+// duration, summarized the same way.
 //
 // Costs.Profile turns the figures into the simulator's sim.CostProfile (its doc
 // says which measurement feeds which field and why; what no probe measures keeps

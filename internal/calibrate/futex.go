@@ -1,110 +1,245 @@
 package calibrate
 
 import (
+	"errors"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/innosim/innosim/internal/futex"
 )
 
-// futexRoundTrip measures one round trip between two locked OS threads on two
-// futex.Events: the caller sets ping and waits on pong; the partner waits on ping,
-// resets it and sets pong. Each side sleeps in FUTEX_WAIT and is woken by the
-// other's FUTEX_WAKE, the path of an AIO handler thread woken for a request
-// (os_event_set / os_event_wait in InnoDB). Each side resets its event before
-// setting the other's, so no Set is lost and no Wait returns early.
-//
-// With wakeCall set it returns instead the time the caller spends inside its
-// Set, the FUTEX_WAKE that wakes the sleeping partner: the waker's share of the
-// round trip (on a VM, where waking another CPU exits to the hypervisor, about
-// half of it).
-func futexRoundTrip(rounds int, wakeCall bool) (float64, error) {
-	var ping, pong futex.Event
-	done := make(chan struct{})
-	started := make(chan uint32)
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		c := ping.Reset()
-		started <- c
-		for i := 0; i <= rounds; i++ {
-			ping.Wait(c)
-			c = ping.Reset()
-			pong.Set()
-		}
-	}()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	<-started
-	var inSet time.Duration
-	exchange := func(timeSet bool) {
-		c := pong.Reset()
-		if timeSet {
-			t0 := time.Now()
-			ping.Set()
-			inSet += time.Since(t0)
-		} else {
-			ping.Set()
-		}
-		pong.Wait(c)
+// errSkipped is returned by a probe that cannot run here (threads cannot be
+// pinned, or there is one CPU for a probe that needs two): Measure leaves its
+// figure zero, and Profile keeps sim.OldKernel's value for what it feeds.
+var errSkipped = errors.New("calibrate: probe cannot run on this machine")
+
+// pinnedCPUs returns the first n CPUs this process may run on, or errSkipped.
+func pinnedCPUs(n int) ([]int, error) {
+	if !futex.Supported() {
+		return nil, errSkipped
 	}
-	exchange(false) // warm-up
-	start := time.Now()
-	for i := 0; i < rounds; i++ {
-		exchange(wakeCall)
+	cpus, err := cpusAllowed()
+	if err != nil || len(cpus) < n {
+		return nil, errSkipped
 	}
-	elapsed := time.Since(start)
-	<-done
-	if wakeCall {
-		return perOp(inSet, rounds), nil
-	}
-	return perOp(elapsed, rounds), nil
+	return cpus[:n], nil
 }
 
-// idleGap is how long the woken thread's CPU is left idle before each wake in
-// futexIdleWake: long enough for an idle CPU to stop polling and halt (KVM's
-// default halt-polling window is 200 µs), as the CPUs of a latency-bound
-// benchmark do between requests.
-const idleGap = 500 * time.Microsecond
+// pingPong runs pairs ping-pongs of rounds round trips each, every one between
+// two locked OS threads on two futex.Events, the "ping" side pinned to CPU a
+// and the "pong" side to CPU b: the ping side resets pong, sets ping and waits
+// on pong; the pong side waits on ping, resets it and sets pong (as an AIO
+// handler is woken and answers, os_event_set / os_event_wait in InnoDB). Each
+// side resets its event before setting the other's, so no Set is lost and no
+// Wait returns early. It returns the wall time of all pairs' round trips from
+// a common start, and the FUTEX_WAIT + FUTEX_WAKE calls they made. One
+// exchange per pair before the start brings the threads into existence.
+// The pinned threads exit with their goroutines (they are never unlocked). If
+// a thread cannot be pinned the ping-pongs still run to the end, and pingPong
+// returns errSkipped.
+func pingPong(rounds, pairs, a, b int) (time.Duration, uint64, error) {
+	type pair struct{ ping, pong futex.Event }
+	ps := make([]pair, pairs)
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, 2*pairs)
+	for i := range ps {
+		p := &ps[i]
+		reset := make(chan struct{}) // the pong side has reset ping: ping may be set
+		ready.Add(1)
+		done.Add(2)
+		go func() { // pong side
+			defer done.Done()
+			runtime.LockOSThread()
+			if err := pinThread(b); err != nil {
+				errs <- err
+			}
+			c := p.ping.Reset()
+			close(reset)
+			for j := 0; j <= rounds; j++ {
+				p.ping.Wait(c)
+				c = p.ping.Reset()
+				p.pong.Set()
+			}
+		}()
+		go func() { // ping side
+			defer done.Done()
+			runtime.LockOSThread()
+			if err := pinThread(a); err != nil {
+				errs <- err
+			}
+			exchange := func() {
+				c := p.pong.Reset()
+				p.ping.Set()
+				p.pong.Wait(c)
+			}
+			<-reset
+			exchange() // warm-up
+			ready.Done()
+			<-start
+			for j := 0; j < rounds; j++ {
+				exchange()
+			}
+		}()
+	}
+	ready.Wait()
+	var calls0 uint64
+	for i := range ps {
+		calls0 += ps[i].ping.Syscalls() + ps[i].pong.Syscalls()
+	}
+	t0 := time.Now()
+	close(start)
+	done.Wait()
+	elapsed := time.Since(t0)
+	if len(errs) > 0 {
+		return 0, 0, errSkipped
+	}
+	var calls uint64
+	for i := range ps {
+		calls += ps[i].ping.Syscalls() + ps[i].pong.Syscalls()
+	}
+	return elapsed, calls - calls0, nil
+}
 
-// idleWakeRounds caps futexIdleWake's wakes per measurement: each costs an
-// idleGap.
-const idleWakeRounds = 40
+// futexRoundTrip measures one round trip of pingPong with both threads pinned
+// to one CPU: each wake puts the woken thread on the waker's CPU, as the
+// kernel does when the woken thread's CPU is busy, so the figure is the local
+// wake path (no interrupt to another CPU).
+func futexRoundTrip(rounds int) (float64, error) {
+	cpus, err := pinnedCPUs(1)
+	if err != nil {
+		return 0, err
+	}
+	elapsed, _, err := pingPong(rounds, 1, cpus[0], cpus[0])
+	return perOp(elapsed, rounds), err
+}
 
-// futexIdleWake measures the time from a Set on a futex.Event to the thread
-// sleeping on it running again, when that thread's CPU has been idle for
-// idleGap: the waker sleeps idleGap, stamps the clock and sets the event; the
-// sleeper stamps the clock when its Wait returns. On a VM this is the wake-up of
-// a halted virtual CPU, several times the wake of a polling one.
-func futexIdleWake(rounds int) (float64, error) {
-	rounds = min(rounds, idleWakeRounds)
-	var ev futex.Event
-	var sent, woke [idleWakeRounds + 1]time.Time
-	ready := make(chan uint32)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+// wakePreempt measures, in the same one-CPU ping-pong, the share of wakes in
+// which the woken thread preempts the waker as its FUTEX_WAKE returns, from the
+// futex calls per round trip: when the woken side preempts, it answers before
+// the waker has gone to sleep, so the round trip is one FUTEX_WAKE and one
+// FUTEX_WAIT; when it does not, the waker sleeps first and must be woken back:
+// two of each. A wake preempts with probability p, so a wake covers a whole
+// round trip with probability p and half of one otherwise: 2/(1+p) wakes and as
+// many waits per round trip, 4/(1+p) calls, p = 4/calls − 1 (clamped to 0..1).
+func wakePreempt(rounds int) (float64, error) {
+	cpus, err := pinnedCPUs(1)
+	if err != nil {
+		return 0, err
+	}
+	_, calls, err := pingPong(rounds, 1, cpus[0], cpus[0])
+	if err != nil || calls == 0 {
+		return 0, err
+	}
+	p := 4*float64(rounds)/float64(calls) - 1
+	return min(max(p, 0), 1), nil
+}
+
+// loadedPairs is how many ping-pongs futexLoadedHandoff runs on one CPU at
+// once: enough that a thread that wakes another finds the CPU's run queue
+// occupied, as on a CPU shared by several busy threads.
+const loadedPairs = 4
+
+// futexLoadedHandoff measures one handoff (half a round trip) of pingPong with
+// loadedPairs ping-pongs pinned to one CPU at once, sharing rounds round trips
+// between them: with other threads runnable, a woken thread waits its turn
+// rather than preempting its waker, so each handoff is a FUTEX_WAKE, the
+// waker's FUTEX_WAIT and a switch to the next thread.
+func futexLoadedHandoff(rounds int) (float64, error) {
+	cpus, err := pinnedCPUs(1)
+	if err != nil {
+		return 0, err
+	}
+	each := max(rounds/loadedPairs, 1)
+	elapsed, _, err := pingPong(each, loadedPairs, cpus[0], cpus[0])
+	return perOp(elapsed, 2*each*loadedPairs), err
+}
+
+// remoteGap is how long the woken thread's CPU has been idle when
+// futexRemoteWake wakes it: tens of µs, as between the requests of a busy
+// benchmark, and short of the few hundred µs after which a hypervisor may
+// deschedule an idle virtual CPU (KVM's default halt_poll_ns is 200 µs), whose
+// wake-up is slower still.
+const remoteGap = 30 * time.Microsecond
+
+// remoteRounds caps futexRemoteWake's wakes per measurement: each costs a
+// remoteGap and a cross-CPU wake.
+const remoteRounds = 200
+
+// futexRemoteWake measures a wake onto another CPU: a sleeper locked to the
+// second CPU waits on a futex.Event; the waker, locked to the first and running
+// (it spins), waits until the sleeper has been in Wait for remoteGap, then sets
+// the event. With wakeCall set it returns the waker's time inside that Set (the
+// FUTEX_WAKE call, which sends the other CPU an interrupt: a hypervisor exit on
+// a VM); otherwise the time from the Set's start to the sleeper running again.
+// It needs two CPUs (errSkipped otherwise), and takes at most remoteRounds
+// wakes whatever rounds says.
+func futexRemoteWake(rounds int, wakeCall bool) (float64, error) {
+	cpus, err := pinnedCPUs(2)
+	if err != nil {
+		return 0, err
+	}
+	rounds = min(rounds, remoteRounds)
+	var (
+		ev     futex.Event
+		asleep atomic.Int64 // ns since origin when the sleeper last entered Wait, 0 once seen
+		woke   atomic.Int64 // ns since origin when the sleeper last left Wait
+		total  time.Duration
+		errs   = make(chan error, 2)
+		wg     sync.WaitGroup
+	)
+	origin := time.Now()
+	since := func() int64 { return int64(time.Since(origin)) + 1 }
+	wg.Add(2)
+	go func() { // sleeper
+		defer wg.Done()
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if err := pinThread(cpus[1]); err != nil {
+			errs <- err
+		}
 		c := ev.Reset()
 		for i := 0; i <= rounds; i++ {
-			ready <- c
+			asleep.Store(since())
 			ev.Wait(c)
-			woke[i] = time.Now()
+			woke.Store(since())
 			c = ev.Reset()
 		}
 	}()
-	var total time.Duration
-	for i := 0; i <= rounds; i++ {
-		<-ready
-		time.Sleep(idleGap)
-		sent[i] = time.Now()
-		ev.Set()
-	}
-	<-done
-	for i := 1; i <= rounds; i++ { // round 0 is a warm-up
-		total += woke[i].Sub(sent[i])
+	go func() { // waker
+		defer wg.Done()
+		runtime.LockOSThread()
+		if err := pinThread(cpus[0]); err != nil {
+			errs <- err
+		}
+		for i := 0; i <= rounds; i++ {
+			var at int64
+			for at = asleep.Load(); at == 0; at = asleep.Load() {
+			}
+			asleep.Store(0)
+			woke.Store(0)
+			for since() < at+int64(remoteGap) {
+			}
+			t0 := since()
+			ev.Set()
+			t1 := since()
+			var w int64
+			for w = woke.Load(); w == 0; w = woke.Load() {
+			}
+			if i == 0 { // warm-up
+				continue
+			}
+			if wakeCall {
+				total += time.Duration(t1 - t0)
+			} else {
+				total += time.Duration(w - t0)
+			}
+		}
+	}()
+	wg.Wait()
+	if len(errs) > 0 {
+		return 0, errSkipped
 	}
 	return perOp(total, rounds), nil
 }

@@ -39,3 +39,26 @@ func summarize(ns []float64) Measurement {
 		Repeats: len(x),
 	}
 }
+
+// Share is a calibrated proportion in 0..1 (such as Costs.WakePreempt), summarized
+// as a Measurement is: the median of Repeats measurements and their spread.
+type Share struct {
+	Median  float64 // the figure to use
+	Q1, Q3  float64 // first and third quartiles of the measurements
+	Min     float64 // lowest measurement
+	Max     float64 // highest measurement
+	Repeats int     // measurements behind the figure
+}
+
+// String formats s as "0.72 (IQR 0.70..0.75, n=15)".
+func (s Share) String() string {
+	return fmt.Sprintf("%.2f (IQR %.2f..%.2f, n=%d)", s.Median, s.Q1, s.Q3, s.Repeats)
+}
+
+// summarizeShare turns measured shares into a Share.
+func summarizeShare(v []float64) Share {
+	x := append([]float64(nil), v...)
+	sort.Float64s(x)
+	q := func(p float64) float64 { return stat.Quantile(p, stat.LinInterp, x, nil) }
+	return Share{Median: q(0.5), Q1: q(0.25), Q3: q(0.75), Min: x[0], Max: x[len(x)-1], Repeats: len(x)}
+}

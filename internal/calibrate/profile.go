@@ -3,46 +3,56 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/innosim/innosim/internal/benchenv"
 	"github.com/innosim/innosim/sim"
 )
 
 // Profile converts the measured costs into the simulator's cost profile, named
-// name. Each measured figure's median feeds one field:
+// name. Each figure's median feeds one field:
 //
 //	syscall         Syscall: getppid(2) is kernel entry and exit and nothing else,
 //	                which is what the profile charges per system call
-//	context_switch  ContextSwitch − FutexWakeCall − Syscall: half a pipe round
-//	                trip is a write that wakes the sleeping reader (the kernel's
-//	                wake-up path, priced as futex_wake_call), the switch to the
-//	                reader, and its read's return (a system call); what is left is
-//	                the switch (0 if the difference is negative)
-//	futex_wake_call FutexWakeCall: the waker's time in a FUTEX_WAKE that wakes
-//	                a sleeping thread
-//	futex_wake      FutexIdleWake − FutexWakeCall: the woken thread's way back
-//	                to running on an idle CPU after the waker's call, which the
-//	                simulator charges when it wakes a thread onto an idle CPU (0
-//	                if the difference is negative). Not FutexRoundTrip/2 −
-//	                FutexWakeCall: in a ping-pong the CPUs never get to halt, and
-//	                that difference is about 0 on a VM.
+//	context_switch  FutexLoadedHandoff − 2 × Syscall: a handoff on a CPU shared
+//	                by other runnable threads is the waker's FUTEX_WAKE, its
+//	                FUTEX_WAIT and the switch to the next thread; what is left
+//	                after the two calls is the switch (0 if negative)
+//	wake_preempt    WakePreempt: the share of same-CPU wakes in which the woken
+//	                thread preempts the waker
+//	futex_wake_call FutexWakeCall: the waker's time in a FUTEX_WAKE that wakes a
+//	                thread on another, idle CPU (the interrupt to that CPU)
+//	futex_wake      FutexRemoteWake: from that call's start to the woken thread
+//	                running on its CPU
 //	thread_handoff  LockedThreadHandoff: a goroutine locked to its OS thread made
 //	                runnable by another is run by handing a core to its thread,
 //	                the path of a locked thread that wakes to find no core (P) free
 //	mutex_handoff   MutexHandoff: a contended sync.Mutex acquisition
 //
-// The fields no probe measures keep OldKernel's values: futex_hold and
-// futex_growth (a kernel spinlock's hold time cannot be seen from user space),
-// spin_round (InnoDB's ut_delay loop, not Go code) and io_service (a device).
+// A figure whose probe could not run here (Repeats 0: the pinned futex probes
+// off Linux, the remote wake on one CPU) keeps OldKernel's value, as do the
+// fields no probe measures: futex_hold and futex_growth (a kernel spinlock's
+// hold time cannot be seen from user space), spin_round (InnoDB's ut_delay
+// loop, not Go code) and io_service (a device). GoroutineHandoff,
+// FutexRoundTrip and ContextSwitch (lmbench's pipe measure) feed nothing: they
+// are there to compare.
 func (c Costs) Profile(name string) sim.CostProfile {
 	p := sim.OldKernel()
 	p.Name = name
-	p.Syscall = c.Syscall.Median
-	p.ContextSwitch = max(c.ContextSwitch.Median-c.FutexWakeCall.Median-c.Syscall.Median, 0)
-	p.FutexWakeCall = c.FutexWakeCall.Median
-	p.FutexWake = max(c.FutexIdleWake.Median-c.FutexWakeCall.Median, 0)
-	p.ThreadHandoff = c.LockedThreadHandoff.Median
-	p.MutexHandoff = c.MutexHandoff.Median
+	set := func(dst *time.Duration, m Measurement, v time.Duration) {
+		if m.Repeats > 0 {
+			*dst = max(v, 0)
+		}
+	}
+	set(&p.Syscall, c.Syscall, c.Syscall.Median)
+	set(&p.ContextSwitch, c.FutexLoadedHandoff, c.FutexLoadedHandoff.Median-2*p.Syscall)
+	set(&p.FutexWakeCall, c.FutexWakeCall, c.FutexWakeCall.Median)
+	set(&p.FutexWake, c.FutexRemoteWake, c.FutexRemoteWake.Median)
+	set(&p.ThreadHandoff, c.LockedThreadHandoff, c.LockedThreadHandoff.Median)
+	set(&p.MutexHandoff, c.MutexHandoff, c.MutexHandoff.Median)
+	if c.WakePreempt.Repeats > 0 {
+		p.WakePreempt = c.WakePreempt.Median
+	}
 	return p
 }
 
@@ -62,7 +72,7 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 		printf("# %s\n", l)
 	}
 	for _, r := range c.rows() {
-		printf("# measured %s: %v\n", r.name, r.m)
+		printf("# measured %s: %v\n", r.name, r)
 	}
 	if err != nil {
 		return fmt.Errorf("calibrate: write profile: %w", err)

@@ -11,36 +11,46 @@ import (
 // Turn measured costs into the simulator's cost profile and write the file that
 // innosim run --costs reads.
 func ExampleCosts_WriteProfile() {
-	var c calibrate.Costs
-	c.Syscall.Median = 200 * time.Nanosecond
-	c.ContextSwitch.Median = 3 * time.Microsecond
-	c.FutexRoundTrip.Median = 6 * time.Microsecond
-	c.FutexWakeCall.Median = 2500 * time.Nanosecond
-	c.FutexIdleWake.Median = 7 * time.Microsecond
-	c.LockedThreadHandoff.Median = 20 * time.Microsecond
-	c.MutexHandoff.Median = 10 * time.Nanosecond
+	// One measurement of each (innosim calibrate takes 15 and keeps the spread).
+	m := func(d time.Duration) calibrate.Measurement {
+		return calibrate.Measurement{Median: d, Q1: d, Q3: d, Min: d, Max: d, Repeats: 1}
+	}
+	c := calibrate.Costs{
+		LockedThreadHandoff: m(20 * time.Microsecond),
+		FutexRoundTrip:      m(5500 * time.Nanosecond),
+		WakePreempt:         calibrate.Share{Median: 0.75, Q1: 0.75, Q3: 0.75, Min: 0.75, Max: 0.75, Repeats: 1},
+		FutexLoadedHandoff:  m(4 * time.Microsecond),
+		FutexWakeCall:       m(9 * time.Microsecond),
+		FutexRemoteWake:     m(20 * time.Microsecond),
+		Syscall:             m(200 * time.Nanosecond),
+		ContextSwitch:       m(3500 * time.Nanosecond),
+		MutexHandoff:        m(10 * time.Nanosecond),
+	}
 	if err := c.WriteProfile(os.Stdout, "here", nil); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
 	// # cost profile measured by innosim calibrate
 	// # measured goroutine handoff: 0s (IQR 0s..0s, n=0)
-	// # measured locked-thread handoff: 20µs (IQR 0s..0s, n=0)
-	// # measured futex round trip: 6µs (IQR 0s..0s, n=0)
-	// # measured futex wake call: 2.5µs (IQR 0s..0s, n=0)
-	// # measured futex idle wake: 7µs (IQR 0s..0s, n=0)
-	// # measured system call: 200ns (IQR 0s..0s, n=0)
-	// # measured context switch: 3µs (IQR 0s..0s, n=0)
-	// # measured mutex handoff: 10ns (IQR 0s..0s, n=0)
+	// # measured locked-thread handoff: 20µs (IQR 20µs..20µs, n=1)
+	// # measured futex round trip: 5.5µs (IQR 5.5µs..5.5µs, n=1)
+	// # measured wake preempt: 0.75 (IQR 0.75..0.75, n=1)
+	// # measured futex loaded handoff: 4µs (IQR 4µs..4µs, n=1)
+	// # measured futex wake call: 9µs (IQR 9µs..9µs, n=1)
+	// # measured futex remote wake: 20µs (IQR 20µs..20µs, n=1)
+	// # measured system call: 200ns (IQR 200ns..200ns, n=1)
+	// # measured context switch: 3.5µs (IQR 3.5µs..3.5µs, n=1)
+	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// name = here
-	// context_switch = 300ns
+	// context_switch = 3.6µs
 	// syscall = 200ns
 	// futex_hold = 200ns
 	// futex_growth = 10
 	// spin_round = 500ns
 	// io_service = 100µs
-	// futex_wake_call = 2.5µs
-	// futex_wake = 4.5µs
+	// futex_wake_call = 9µs
+	// futex_wake = 20µs
 	// thread_handoff = 20µs
 	// mutex_handoff = 10ns
+	// wake_preempt = 0.75
 }

@@ -23,8 +23,10 @@ func fixedCosts() Costs {
 		GoroutineHandoff:    m(150 * time.Nanosecond),
 		LockedThreadHandoff: m(21 * time.Microsecond),
 		FutexRoundTrip:      m(6 * time.Microsecond),
-		FutexWakeCall:       m(2 * time.Microsecond),
-		FutexIdleWake:       m(7 * time.Microsecond),
+		WakePreempt:         Share{Median: 0.75, Q1: 0.74, Q3: 0.76, Min: 0.7, Max: 0.8, Repeats: 15},
+		FutexLoadedHandoff:  m(4 * time.Microsecond),
+		FutexWakeCall:       m(9 * time.Microsecond),
+		FutexRemoteWake:     m(20 * time.Microsecond),
 		Syscall:             m(200 * time.Nanosecond),
 		ContextSwitch:       m(3500 * time.Nanosecond),
 		MutexHandoff:        m(12 * time.Nanosecond),
@@ -39,9 +41,9 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 		got, want time.Duration
 	}{
 		{"syscall is getppid", p.Syscall, 200 * time.Nanosecond},
-		{"context switch is half a pipe round trip less the wake and the read", p.ContextSwitch, 1300 * time.Nanosecond},
-		{"futex wake call is the time inside the waking Set", p.FutexWakeCall, 2 * time.Microsecond},
-		{"futex wake is the idle wake less the call", p.FutexWake, 5 * time.Microsecond},
+		{"context switch is the loaded handoff less its wake and wait calls", p.ContextSwitch, 3600 * time.Nanosecond},
+		{"futex wake call is the time inside a Set that wakes another CPU", p.FutexWakeCall, 9 * time.Microsecond},
+		{"futex wake is the remote wake from the Set's start", p.FutexWake, 20 * time.Microsecond},
 		{"thread handoff is the locked-thread handoff", p.ThreadHandoff, 21 * time.Microsecond},
 		{"mutex handoff is the contended sync.Mutex", p.MutexHandoff, 12 * time.Nanosecond},
 		{"futex hold is not measured", p.FutexHold, def.FutexHold},
@@ -52,15 +54,28 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
 	}
 	assert.Equal(t, "here", p.Name)
+	assert.Equal(t, 0.75, p.WakePreempt, "wake preempt is the measured share")
 	assert.Equal(t, def.FutexGrowth, p.FutexGrowth)
 }
 
 func TestProfileContextSwitchNeverNegative(t *testing.T) {
 	c := fixedCosts()
-	c.ContextSwitch.Median = 2 * time.Microsecond // less than the wake call and a system call
+	c.FutexLoadedHandoff.Median = 300 * time.Nanosecond // less than its two system calls
 	assert.Equal(t, time.Duration(0), c.Profile("x").ContextSwitch)
-	c.FutexWakeCall.Median = 8 * time.Microsecond // more than the idle wake
-	assert.Equal(t, time.Duration(0), c.Profile("x").FutexWake)
+}
+
+// A probe that could not run here (Repeats 0) leaves its field at OldKernel's
+// value rather than writing a zero cost.
+func TestProfileKeepsDefaultsForSkippedProbes(t *testing.T) {
+	c := fixedCosts()
+	c.FutexWakeCall, c.FutexRemoteWake, c.FutexLoadedHandoff = Measurement{}, Measurement{}, Measurement{}
+	c.WakePreempt = Share{}
+	p, def := c.Profile("x"), sim.OldKernel()
+	assert.Equal(t, def.FutexWakeCall, p.FutexWakeCall)
+	assert.Equal(t, def.FutexWake, p.FutexWake)
+	assert.Equal(t, def.ContextSwitch, p.ContextSwitch)
+	assert.Equal(t, def.WakePreempt, p.WakePreempt)
+	assert.Equal(t, 200*time.Nanosecond, p.Syscall, "the others are still taken")
 }
 
 func TestWriteProfileRoundTrip(t *testing.T) {

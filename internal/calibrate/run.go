@@ -105,13 +105,18 @@ func writeProfileFile(path string, c Costs) (err error) {
 }
 
 // WriteTable writes c as a table: one row per cost with its median, quartiles and
-// extremes.
+// extremes (a figure whose probe could not run here has n = 0).
 func (c Costs) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cost\tmedian\tq1\tq3\tmin\tmax\tn\t")
-	for _, row := range c.rows() {
-		m := row.m
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t%d\t\n", row.name, m.Median, m.Q1, m.Q3, m.Min, m.Max, m.Repeats)
+	for _, r := range c.rows() {
+		if r.share != nil {
+			s := r.share
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t\n", r.name, s.Median, s.Q1, s.Q3, s.Min, s.Max, s.Repeats)
+			continue
+		}
+		m := r.m
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t%d\t\n", r.name, m.Median, m.Q1, m.Q3, m.Min, m.Max, m.Repeats)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("calibrate: write table: %w", err)
@@ -119,20 +124,31 @@ func (c Costs) WriteTable(w io.Writer) error {
 	return nil
 }
 
+// row is one figure of Costs: a Measurement, or a Share if share is not nil.
 type row struct {
-	name string
-	m    Measurement
+	name  string
+	m     Measurement
+	share *Share
+}
+
+func (r row) String() string {
+	if r.share != nil {
+		return r.share.String()
+	}
+	return r.m.String()
 }
 
 func (c Costs) rows() []row {
 	return []row{
-		{"goroutine handoff", c.GoroutineHandoff},
-		{"locked-thread handoff", c.LockedThreadHandoff},
-		{"futex round trip", c.FutexRoundTrip},
-		{"futex wake call", c.FutexWakeCall},
-		{"futex idle wake", c.FutexIdleWake},
-		{"system call", c.Syscall},
-		{"context switch", c.ContextSwitch},
-		{"mutex handoff", c.MutexHandoff},
+		{name: "goroutine handoff", m: c.GoroutineHandoff},
+		{name: "locked-thread handoff", m: c.LockedThreadHandoff},
+		{name: "futex round trip", m: c.FutexRoundTrip},
+		{name: "wake preempt", share: &c.WakePreempt},
+		{name: "futex loaded handoff", m: c.FutexLoadedHandoff},
+		{name: "futex wake call", m: c.FutexWakeCall},
+		{name: "futex remote wake", m: c.FutexRemoteWake},
+		{name: "system call", m: c.Syscall},
+		{name: "context switch", m: c.ContextSwitch},
+		{name: "mutex handoff", m: c.MutexHandoff},
 	}
 }
