@@ -11,29 +11,31 @@ import (
 )
 
 // TestBargingModelNoSeatFreeWhileWaitersSleep drives a barging HandoffCore
-// single-threaded through random steps — newcomers entering, threads inside
-// exiting, woken waiters trying again or canceling, queued waiters canceling,
+// single-threaded through random steps — newcomers entering or forced in,
+// threads inside entering on tickets and exiting, woken waiters trying again or canceling, queued waiters canceling,
 // the limit changing — as a driver would, and checks after every step:
 //
 //   - no lost wakeup: while waiters sleep in the queue, every free seat has a
 //     woken waiter on its way to it (inside + woken ≥ limit);
-//   - nobody is admitted past the limit;
+//   - nobody is admitted past the limit (ForceEnter aside);
 //   - the counters balance, and the state word's waiter count is the queued
 //     plus the woken threads.
 func TestBargingModelNoSeatFreeWhileWaitersSleep(t *testing.T) {
-	for _, mode := range []PriorityMode{FIFO, ByHint, Auto} {
-		for seed := range uint64(40) {
-			t.Run(fmt.Sprintf("%s/seed=%d", mode, seed), func(t *testing.T) {
-				runBargingModel(t, mode, seed, 400)
-			})
+	for _, starvation := range []time.Duration{0, 5 * ms} { // 0: strict handoff, as a reference
+		for _, mode := range []PriorityMode{FIFO, ByHint, Auto} {
+			for seed := range uint64(40) {
+				t.Run(fmt.Sprintf("starvation=%v/%s/seed=%d", starvation, mode, seed), func(t *testing.T) {
+					runBargingModel(t, starvation, mode, seed, 400)
+				})
+			}
 		}
 	}
 }
 
-func runBargingModel(t *testing.T, mode PriorityMode, seed uint64, steps int) {
+func runBargingModel(t *testing.T, starvation time.Duration, mode PriorityMode, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	limit := 1 + rng.IntN(3)
-	c, err := NewHandoffCore(Config{Limit: limit, Tickets: 1, Starvation: 5 * ms, Priority: mode, Kickup: 3 * ms})
+	c, err := NewHandoffCore(Config{Limit: limit, Tickets: 2, Starvation: starvation, Priority: mode, Kickup: 3 * ms})
 	require.NoError(t, err)
 	threads := make([]*Thread, 8)
 	for i := range threads {
@@ -84,10 +86,23 @@ func runBargingModel(t *testing.T, mode PriorityMode, seed uint64, steps int) {
 				take(c.Cancel(th, now))
 			}
 		case th.Inside():
-			what = "exit"
-			take(c.ForceExit(th, now))
+			switch rng.IntN(3) {
+			case 0:
+				what = "force exit"
+				take(c.ForceExit(th, now))
+			case 1:
+				what = "exit" // kept while tickets last
+				take(c.Exit(th, now))
+			default:
+				what = "enter inside" // a ticket, or admitted again unchanged
+				require.Equal(t, Admitted, c.Enter(th, now).Verdict)
+				require.Equal(t, before, c.Stats().Inside)
+			}
 		default:
-			switch rng.IntN(8) {
+			switch rng.IntN(10) {
+			case 1:
+				what = "force enter"
+				c.ForceEnter(th, now)
 			case 0:
 				what = "set limit"
 				served, err := c.SetLimit(rng.IntN(4), now)
