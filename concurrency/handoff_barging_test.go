@@ -214,3 +214,27 @@ func TestBargingStarvingNewcomerTakesASeatNoWokenWaiterNeeds(t *testing.T) {
 	assert.Equal(t, int64(0), s.Waiting)
 	checkBalance(t, s)
 }
+
+// TestBargingSetLimitLeavesTheWokenWaiterItsSeat: raising the limit while a
+// woken waiter is on its way to a free seat hands out only the seats beyond
+// that one; handing that seat too to a queued waiter behind it would make the
+// head of the queue lose it (and, after a long wait, turn starvation mode on).
+func TestBargingSetLimitLeavesTheWokenWaiterItsSeat(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w1, w2, w3 := &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w3, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 0))
+
+	served, err := c.SetLimit(2, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []*Thread{w2}, served, "one new seat; the freed one is w1's")
+	assert.Equal(t, Admitted, c.Enter(w1, 0).Verdict)
+	assert.True(t, w3.Queued())
+	s := c.Stats()
+	assert.Equal(t, int64(2), s.Inside)
+	assert.Equal(t, int64(1), s.Waiting)
+	checkBalance(t, s)
+}

@@ -446,8 +446,9 @@ func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 }
 
 // SetLimit sets the limit (0..1000) and returns the waiters it admits: every
-// waiter that now fits (all of them, unchecked, for 0). Lowering the limit
-// evicts nobody.
+// waiter that now fits (all of them, unchecked, for 0), leaving the free seats
+// that woken waiters (barging) are on their way to for them. Lowering the
+// limit evicts nobody.
 func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 	if err := checkLimit(n); err != nil {
 		return nil, err
@@ -466,7 +467,8 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 			if c.state.CompareAndSwap(s, s-oneWaiter) {
 				served = append(served, c.grant(now, false))
 			}
-		case insideOf(s) < lim:
+		case int64(insideOf(s))+c.pending.Load() < int64(lim):
+			// A seat that a woken waiter (barging) is on its way to is its.
 			if c.state.CompareAndSwap(s, s-oneWaiter+1+oneEnter) {
 				c.carry(s - oneWaiter + 1 + oneEnter)
 				served = append(served, c.grant(now, true))
