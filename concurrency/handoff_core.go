@@ -55,9 +55,9 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // that finds waiters frees its seat and wakes one of them to compete (Release
 // outcome Woken; at most one per free seat: while the woken waiters that have
 // not tried yet are as many as the free seats, exits wake nobody else), and a
-// woken waiter that loses goes back to the head of its queue. A loser that has waited Starvation or longer turns barging off: seats
-// are handed over in queue order until a waiter is served in less, or none is
-// left queued.
+// woken waiter that loses goes back to the head of its queue. A loser that has
+// waited Starvation or longer turns barging off: seats are handed over in queue
+// order until a waiter is served in less, or none is left queued.
 //
 // HandoffCore is safe for concurrent use. The queue and the decisions that move
 // the waiter count are guarded by an internal mutex taken only on slow paths
