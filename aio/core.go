@@ -26,7 +26,7 @@ var ErrInvalidRequest = errors.New("invalid request")
 // counters. It has no goroutines, no clock, no I/O and never blocks: every call
 // that needs time takes now, a monotonic offset from any origin the driver
 // chooses (virtual time in the simulator, time.Since(start) in the real driver),
-// which must not go backwards.
+// which must not go backwards (Pick's one exception is in its doc).
 //
 // A driver runs it in this cycle (the real driver is Array; the simulator in
 // package sim is the other):

@@ -40,6 +40,10 @@ type Batch struct {
 // shipped a merge test that never matched). The batch's slots are marked in
 // progress; each request beyond the first counts as a merge.
 //
+// Pick keeps nothing of now, and with fewer than two requests waiting its choice
+// does not depend on it (the one request is picked however old it is), so a
+// driver may skip the clock read then and pass 0: Array does.
+//
 // woken says that the handler has just returned from waiting on its event: it
 // counts a wakeup, and a wasted wakeup if the segment has nothing waiting. Pick
 // returns ok = false when nothing waits, or when the segment already has a batch
