@@ -30,6 +30,16 @@ type AIOBenchConfig struct {
 	// time is that of the last to finish, as the benchmark's. 0 means 20000;
 	// at most 10000000.
 	Ops int
+	// Runs is how many runs of Ops requests the prediction averages, each
+	// with its own seed, 1..64; 0 means 16. The placement of threads on CPUs is
+	// bistable: once a handler and its submitter share a CPU each wake keeps
+	// them there, and once they are apart each wake onto the other's idle CPU
+	// keeps them apart. A simulated run settles in one state for its whole
+	// length; the real benchmark moves between them (so does calibrate's
+	// unpinned ping-pong, from run to run), so one run is a draw, not a
+	// prediction; the mean of 16 puts the share of runs in each state within
+	// about ±12% (one standard error at an even split).
+	Runs int
 }
 
 // AIOBenchPrediction is what PredictAIOWake predicts for one case, per request
@@ -115,8 +125,8 @@ const aioCoreWork = 100 * time.Nanosecond
 // reset the event, unlock, deliver, wait. The submitter loop is the benchmark's:
 // lock the request's segment, ReserveIn, unlock, Set the events of the wake
 // set, wait for completion. Costs are drawn in [0.5, 1.5) × their value and the
-// preemptions at random, from a fixed seed: the same config gives the same
-// prediction. It returns an error wrapping ErrInvalidConfig for a field out of
+// preemptions at random, from fixed seeds (run r uses seed r+1): the same
+// config gives the same prediction, the mean of Runs runs. It returns an error wrapping ErrInvalidConfig for a field out of
 // range, or aio.NewCore's error.
 func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	if cfg.Submitters == 0 {
@@ -124,6 +134,9 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	}
 	if cfg.Ops == 0 {
 		cfg.Ops = 20000
+	}
+	if cfg.Runs == 0 {
+		cfg.Runs = 16
 	}
 	if cfg.Costs == (CostProfile{}) {
 		cfg.Costs = OldKernel()
@@ -137,6 +150,8 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.CPUs = %d, want 1..1024: %w", cfg.CPUs, ErrInvalidConfig)
 	case cfg.Ops < 1 || cfg.Ops > 10_000_000:
 		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, ErrInvalidConfig)
+	case cfg.Runs < 1 || cfg.Runs > 64:
+		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Runs = %d, want 1..64 (0 for 16): %w", cfg.Runs, ErrInvalidConfig)
 	}
 	if err := cfg.Costs.Validate(); err != nil {
 		return AIOBenchPrediction{}, err
@@ -148,11 +163,49 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
 	acfg.Wake = cfg.Wake
 	acfg.Handlers = aio.HandlerFutex
-	core, err := aio.NewCore(acfg)
-	if err != nil {
-		return AIOBenchPrediction{}, err
+	var sum AIOBenchPrediction
+	for r := range cfg.Runs {
+		core, err := aio.NewCore(acfg)
+		if err != nil {
+			return AIOBenchPrediction{}, err
+		}
+		p, err := newAIOBench(cfg, core, uint64(r+1)).run()
+		if err != nil {
+			return AIOBenchPrediction{}, err
+		}
+		sum = sum.add(p)
 	}
-	return newAIOBench(cfg, core).run()
+	return sum.scale(1 / float64(cfg.Runs)), nil
+}
+
+// add returns the field-by-field sum of p and q.
+func (p AIOBenchPrediction) add(q AIOBenchPrediction) AIOBenchPrediction {
+	return AIOBenchPrediction{
+		NsPerOp:             p.NsPerOp + q.NsPerOp,
+		WakeupsPerOp:        p.WakeupsPerOp + q.WakeupsPerOp,
+		WastedPerOp:         p.WastedPerOp + q.WastedPerOp,
+		FutexPerOp:          p.FutexPerOp + q.FutexPerOp,
+		SubmitterFutexPerOp: p.SubmitterFutexPerOp + q.SubmitterFutexPerOp,
+		HandoffsPerOp:       p.HandoffsPerOp + q.HandoffsPerOp,
+		RemoteWakesPerOp:    p.RemoteWakesPerOp + q.RemoteWakesPerOp,
+		LocalWakesPerOp:     p.LocalWakesPerOp + q.LocalWakesPerOp,
+		SwitchesPerOp:       p.SwitchesPerOp + q.SwitchesPerOp,
+	}
+}
+
+// scale returns p with every field multiplied by f.
+func (p AIOBenchPrediction) scale(f float64) AIOBenchPrediction {
+	return AIOBenchPrediction{
+		NsPerOp:             p.NsPerOp * f,
+		WakeupsPerOp:        p.WakeupsPerOp * f,
+		WastedPerOp:         p.WastedPerOp * f,
+		FutexPerOp:          p.FutexPerOp * f,
+		SubmitterFutexPerOp: p.SubmitterFutexPerOp * f,
+		HandoffsPerOp:       p.HandoffsPerOp * f,
+		RemoteWakesPerOp:    p.RemoteWakesPerOp * f,
+		LocalWakesPerOp:     p.LocalWakesPerOp * f,
+		SwitchesPerOp:       p.SwitchesPerOp * f,
+	}
 }
 
 // benchP is one of Go's Ps (a right to run Go code; GOMAXPROCS of them).
@@ -268,8 +321,8 @@ type aioBench struct {
 	err           error
 }
 
-func newAIOBench(cfg AIOBenchConfig, core *aio.Core) *aioBench {
-	b := &aioBench{cfg: cfg, core: core, e: NewEngine(1), ps: make([]benchP, cfg.CPUs)}
+func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
+	b := &aioBench{cfg: cfg, core: core, e: NewEngine(seed), ps: make([]benchP, cfg.CPUs)}
 	b.kStep = b.e.On(b.onStep)
 	b.kExit = b.e.On(b.onExit)
 	b.kSysRet = b.e.On(b.onSysRet)

@@ -17,7 +17,7 @@ func ExamplePredictAIOWake() {
 	costs.FutexWakeCall = 9 * time.Microsecond // a wake onto another CPU, as innosim calibrate measures on a 2-core VM
 	costs.FutexWake = 20 * time.Microsecond
 	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
-		p, err := sim.PredictAIOWake(sim.AIOBenchConfig{Wake: wake, Handlers: 4, CPUs: 2, Costs: costs, Ops: 4000})
+		p, err := sim.PredictAIOWake(sim.AIOBenchConfig{Wake: wake, Handlers: 4, CPUs: 2, Costs: costs, Ops: 4000, Runs: 4})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -31,7 +31,7 @@ func predict(t *testing.T, wake aio.WakePolicy, handlers int, c CostProfile) AIO
 
 func predictOn(t *testing.T, wake aio.WakePolicy, handlers, cpus int, c CostProfile) AIOBenchPrediction {
 	t.Helper()
-	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: cpus, Costs: c, Ops: 4000})
+	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: cpus, Costs: c, Ops: 2000, Runs: 4})
 	require.NoError(t, err)
 	return p
 }
@@ -47,6 +47,7 @@ func TestPredictAIOWakeRejectsBadConfig(t *testing.T) {
 		{"no cpus", AIOBenchConfig{Handlers: 4}, "CPUs = 0, want 1..1024"},
 		{"negative submitters", AIOBenchConfig{Handlers: 4, CPUs: 2, Submitters: -1}, "Submitters = -1, want 1..64"},
 		{"too many ops", AIOBenchConfig{Handlers: 4, CPUs: 2, Ops: 20_000_000}, "Ops = 20000000, want 1..10000000"},
+		{"negative runs", AIOBenchConfig{Handlers: 4, CPUs: 2, Runs: -1}, "Runs = -1, want 1..64 (0 for 16)"},
 		{"negative futex wake", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
 		{"preempt share over 1", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, WakePreempt: 1.5}}, "wake_preempt = 1.5, want 0..1"},
 	}
