@@ -35,9 +35,11 @@ type CheckCase struct {
 	Wake     aio.WakePolicy
 	Handlers int
 	// Predicted and Measured are ns/op; PredictedWakeups and MeasuredWakeups
-	// are handler wakeups per op.
+	// are handler wakeups per op, PredictedFutex and MeasuredFutex the
+	// FUTEX_WAIT + FUTEX_WAKE calls on the handlers' events per op.
 	Predicted, Measured               float64
 	PredictedWakeups, MeasuredWakeups float64
+	PredictedFutex, MeasuredFutex     float64
 }
 
 // Name is the case's sub-benchmark name, "policy=all/handlers=4".
@@ -130,18 +132,18 @@ func (r CheckReport) Verdict() string {
 }
 
 // WriteTo writes the report: one row per case (predicted, measured, their ratio,
-// the wakeups per op of each), one per ratio, and the verdict.
+// the wakeups and futex calls per op of each), one per ratio, and the verdict.
 func (r CheckReport) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	tw := tabwriter.NewWriter(cw, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\tpred/meas\twakeups/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
+	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\tpred/meas\twakeups/op pred\tmeas\tfutex/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
 	for _, c := range r.Cases {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
-			c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, mark(c.Pass()))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
+			c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, c.PredictedFutex, c.MeasuredFutex, mark(c.Pass()))
 	}
-	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\tpred/meas\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
+	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\tpred/meas\t\t\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
 	for _, q := range r.Ratios {
-		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t%.2f\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
+		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t%.2f\t\t\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
 	}
 	if err := tw.Flush(); err != nil {
 		return cw.n, fmt.Errorf("calibrate: write check: %w", err)
@@ -235,13 +237,13 @@ func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
 			if err != nil {
 				return CheckReport{}, fmt.Errorf("calibrate: predict %s: %w", c.Name(), err)
 			}
-			c.Predicted, c.PredictedWakeups = p.NsPerOp, p.WakeupsPerOp
+			c.Predicted, c.PredictedWakeups, c.PredictedFutex = p.NsPerOp, p.WakeupsPerOp, p.FutexPerOp
 			res := testing.Benchmark(func(b *testing.B) { aiobench.Wake(b, aio.HandlerFutex, wake, h, nil) })
 			if res.N == 0 {
 				return CheckReport{}, fmt.Errorf("calibrate: benchmark %s failed", c.Name())
 			}
 			c.Measured = float64(res.T.Nanoseconds()) / float64(res.N)
-			c.MeasuredWakeups = res.Extra["wakeups/op"]
+			c.MeasuredWakeups, c.MeasuredFutex = res.Extra["wakeups/op"], res.Extra["futex/op"]
 			cases = append(cases, c)
 		}
 	}
