@@ -145,3 +145,23 @@ func TestRunJSON(t *testing.T) {
 	require.Positive(t, c.Syscall.Median)
 	require.Equal(t, 3, c.ContextSwitch.Repeats)
 }
+
+func TestPreemptShare(t *testing.T) {
+	tests := []struct {
+		name  string
+		calls uint64 // over 1000 round trips
+		want  float64
+	}{
+		{"every wake preempts: a wake and a wait per round trip", 2000, 1},
+		{"no wake preempts: two of each", 4000, 0},
+		{"half of them", 2667, 0.5},
+		{"more calls than the model allows (spurious wakes) clamp to 0", 5000, 0},
+		{"fewer clamp to 1", 1500, 1},
+		{"no call at all", 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.InDelta(t, tt.want, preemptShare(1000, tt.calls), 0.001)
+		})
+	}
+}

@@ -130,11 +130,20 @@ func wakePreempt(rounds int) (float64, error) {
 		return 0, err
 	}
 	_, calls, err := pingPong(rounds, 1, cpus[0], cpus[0])
-	if err != nil || calls == 0 {
+	if err != nil {
 		return 0, err
 	}
+	return preemptShare(rounds, calls), nil
+}
+
+// preemptShare is wakePreempt's p = 4/c − 1 for c futex calls per round trip
+// over rounds round trips, clamped to 0..1 (1 if no call was made).
+func preemptShare(rounds int, calls uint64) float64 {
+	if calls == 0 {
+		return 1
+	}
 	p := 4*float64(rounds)/float64(calls) - 1
-	return min(max(p, 0), 1), nil
+	return min(max(p, 0), 1)
 }
 
 // loadedPairs is how many ping-pongs futexLoadedHandoff runs on one CPU at
