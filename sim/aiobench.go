@@ -214,6 +214,15 @@ type benchP struct {
 	thread int32 // the thread running on it or sleeping in a system call with it
 	seen   bool  // pSyscall: sysmon has seen this system call in a previous round
 	since  int64 // pSyscall: when the system call began
+	// sched is when the scheduler last gave the P a goroutine (its
+	// schedtick moved); a P passed from thread to thread by exitsyscall keeps
+	// it.
+	sched int64
+}
+
+// setP puts P p in state with thread, keeping its sched time.
+func (b *aioBench) setP(p, state int, thread int32) {
+	b.ps[p] = benchP{state: state, thread: thread, since: b.e.Now(), sched: b.ps[p].sched}
 }
 
 // P states.
@@ -224,14 +233,18 @@ const (
 )
 
 // sysmonMin and sysmonMax bound the interval of Go's sysmon thread (20 µs,
-// doubling after 50 rounds in succession that retook nothing, up to 10 ms), and
+// doubling after 50 rounds in succession that retook nothing, up to 10 ms),
 // syscallRetake is how long a P may sit in a system call while another P is idle
-// before sysmon retakes it anyway: the constants of runtime/proc.go's sysmon and
-// retake (Go 1.14-1.26).
+// before sysmon retakes it anyway, and forcePreempt how long a P may go without
+// the scheduler giving it a goroutine before sysmon takes it from whatever
+// system call its thread is in (threads that pass a P to each other in
+// exitsyscall never go through the scheduler): the constants of
+// runtime/proc.go's sysmon and retake (Go 1.14-1.26).
 const (
 	sysmonMin     = 20 * time.Microsecond
 	sysmonMax     = 10 * time.Millisecond
 	syscallRetake = 10 * time.Millisecond
+	forcePreempt  = 10 * time.Millisecond // forcePreemptNS: a P's schedtick unchanged this long
 )
 
 // stallLimit is the virtual time without a completed request after which
@@ -510,7 +523,7 @@ func (b *aioBench) onExit(_ int64, id int32, gen uint32) {
 func (b *aioBench) syscall(id int32, d int64) {
 	t := &b.threads[id]
 	t.lastP = t.p
-	b.ps[t.p] = benchP{state: pSyscall, thread: id, since: b.e.Now()}
+	b.setP(t.p, pSyscall, id)
 	t.p = -1
 	t.gen++
 	b.e.After(d, b.kSysRet, id, t.gen)
@@ -548,7 +561,7 @@ func (b *aioBench) onHanded(_ int64, id int32, _ uint32) {
 
 // onP gives P p to thread id, which continues its program after delay.
 func (b *aioBench) onP(id int32, p int, delay int64) {
-	b.ps[p] = benchP{state: pRunning, thread: id}
+	b.setP(p, pRunning, id)
 	b.threads[id].p = p
 	b.after(id, delay)
 }
@@ -559,7 +572,7 @@ func (b *aioBench) release(id int32) {
 	t := &b.threads[id]
 	t.blocked = true
 	t.lastP = t.p
-	b.ps[t.p] = benchP{state: pSyscall, thread: id, since: b.e.Now()}
+	b.setP(t.p, pSyscall, id)
 	t.p = -1
 	b.sleep(id)
 }
@@ -576,7 +589,11 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 		if bp.state != pSyscall {
 			continue
 		}
-		if !bp.seen {
+		// A P that no goroutine switch has touched for forcePreempt is taken
+		// from its system call even if this is a new one: sysmon would preempt
+		// a goroutine that long on it, and cannot preempt one in a system call.
+		force := now-bp.sched >= int64(forcePreempt)
+		if !bp.seen && !force {
 			bp.seen = true
 			continue
 		}
@@ -603,14 +620,6 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 			break
 		}
 	}
-	// sysmon's thread ran on an idle CPU (its timer woke it) and goes back to
-	// sleep: that CPU, newly idle again, pulls a ready thread from a busy one.
-	for c := range b.cpu {
-		if b.cpu[c].cur < 0 {
-			b.dispatch(c)
-			break
-		}
-	}
 	b.e.After(b.sysmonDelay, b.kSysmon, 0, 0)
 }
 
@@ -625,7 +634,7 @@ func (b *aioBench) handoff(p int) {
 	next := b.runq[0]
 	b.runq = b.runq[1:]
 	b.handoffs++
-	b.ps[p] = benchP{state: pRunning, thread: next}
+	b.ps[p] = benchP{state: pRunning, thread: next, sched: b.e.Now()}
 	b.threads[next].p = p
 	b.e.After(b.jit(b.cfg.Costs.ThreadHandoff), b.kHanded, next, 0)
 }

@@ -168,12 +168,12 @@ func TestPredictAIOWakeMovesWithEachCost(t *testing.T) {
 
 // A wake onto an idle CPU needs one: on one CPU, which a running waker keeps
 // busy, it happens only when every thread sleeps and the runtime hands a P to
-// a queued one; on two, wake-all wakes handlers onto the other CPU on every
-// request.
+// a queued one (and as the threads start); on two, wake-all wakes handlers
+// onto the other CPU on every request.
 func TestPredictAIOWakeRemoteWakesNeedAnIdleCPU(t *testing.T) {
 	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
 		p := predictOn(t, wake, 4, 1, benchCosts())
-		assert.Less(t, p.RemoteWakesPerOp, 0.01, "%s", wake)
+		assert.Less(t, p.RemoteWakesPerOp, 0.05*p.LocalWakesPerOp, "%s", wake)
 		assert.Greater(t, p.LocalWakesPerOp, 1.0, "%s", wake)
 	}
 	assert.Greater(t, predictOn(t, aio.WakeAll, 32, 2, benchCosts()).RemoteWakesPerOp, 1.0)
@@ -202,5 +202,30 @@ func TestPredictAIOWakePreemptionLetsTheHandlerCatchTheNextRequest(t *testing.T)
 			assert.GreaterOrEqual(t, p.FutexPerOp, tt.min)
 			assert.LessOrEqual(t, p.FutexPerOp, tt.max)
 		})
+	}
+}
+
+// Threads that pass Ps to each other in exitsyscall never go through Go's
+// scheduler, so without sysmon's forced retake (a P whose schedtick has not
+// moved for 10 ms is taken from whatever system call holds it) two submitters
+// could keep both Ps and starve the other two until they finish. With it a
+// starved submitter waits about 10 ms at most: by 30 ms of simulated time
+// every submitter has done some of its requests.
+func TestPredictAIOWakeNoSubmitterStarves(t *testing.T) {
+	cfg := AIOBenchConfig{Wake: aio.WakeTargeted, Handlers: 4, CPUs: 2, Costs: benchCosts(), Ops: 1_000_000, Submitters: 4, Runs: 1}
+	acfg := aio.DefaultConfig()
+	acfg.ReadSegments, acfg.WriteSegments = 4, 4
+	acfg.Wake, acfg.Handlers = aio.WakeTargeted, aio.HandlerFutex
+	for seed := uint64(1); seed <= 8; seed++ {
+		core, err := aio.NewCore(acfg)
+		require.NoError(t, err)
+		b := newAIOBench(cfg, core, seed)
+		for b.e.Now() < int64(30*time.Millisecond) && b.e.Step() {
+		}
+		for id := range b.threads {
+			if th := b.threads[id]; !th.handler {
+				assert.Positive(t, th.i, "seed %d: submitter %d did %d requests of %d", seed, th.j, th.i, b.ops)
+			}
+		}
 	}
 }
