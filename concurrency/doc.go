@@ -86,10 +86,22 @@
 // costs a trip through the global run queue, more than the park it saves), and
 // polling the wake channel 20 times changed nothing measurable; at limit 8
 // neither moved the figure. The seat holders need the two CPUs more than the
-// spinners do. At limit 8 Handoff stays about 1.2× Unlimited, as
-// the channel does, against 1.05–1.09× for Queue, whose refused threads
+// spinners do. At limit 8 Handoff stays 1.2–1.4× Unlimited, as
+// the channel does, against 1.05–1.12× for Queue, whose refused threads
 // sleep out of the way for a whole sleep delay; but the 99th percentile wait is
 // 8–32 µs for Handoff against 32–131 ms for Queue.
+//
+// Barging (Config.Starvation, 1 ms in BenchmarkAdmissionBarging) is the other
+// side of that trade. An exit frees its seat and the exiting thread, entering
+// again, takes it back without parking; the woken waiter runs when the
+// scheduler gets to it, finds the seat taken and parks again, so the park and
+// wake per enter are gone. On the same machine (-count 5 medians, one run):
+// limit 8, 16 goroutines, 503 ns/op against Unlimited's 493 (strict Handoff
+// 704, Queue 550); limit 2, 508 ns/op against x/sync/semaphore's 1022 and the
+// channel's 680 (strict Handoff 838). The price is the wait: a parked thread
+// waits for its goroutine to be scheduled, up to a time slice, so the 99th
+// percentile wait is 33–131 ms, Queue's, and starvation mode turns strict
+// handoff on whenever a waiter that lost had waited 1 ms.
 //
 // # Cores and drivers
 //
