@@ -23,21 +23,12 @@ func (m Measurement) String() string {
 	return fmt.Sprintf("%v (IQR %v..%v, n=%d)", m.Median, m.Q1, m.Q3, m.Repeats)
 }
 
-// summarize turns per-operation costs in nanoseconds into a Measurement.
+// summarize turns per-operation costs in nanoseconds into a Measurement: the
+// same quantiles as summarizeShare, rounded to whole nanoseconds.
 func summarize(ns []float64) Measurement {
-	x := append([]float64(nil), ns...)
-	sort.Float64s(x)
-	q := func(p float64) time.Duration {
-		return time.Duration(stat.Quantile(p, stat.LinInterp, x, nil) + 0.5)
-	}
-	return Measurement{
-		Median:  q(0.5),
-		Q1:      q(0.25),
-		Q3:      q(0.75),
-		Min:     time.Duration(x[0] + 0.5),
-		Max:     time.Duration(x[len(x)-1] + 0.5),
-		Repeats: len(x),
-	}
+	s := summarizeShare(ns)
+	d := func(v float64) time.Duration { return time.Duration(v + 0.5) }
+	return Measurement{Median: d(s.Median), Q1: d(s.Q1), Q3: d(s.Q3), Min: d(s.Min), Max: d(s.Max), Repeats: s.Repeats}
 }
 
 // Share is a calibrated proportion in 0..1 (such as Costs.WakePreempt), summarized
