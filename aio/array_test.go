@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -410,4 +411,26 @@ func TestAlignedBuffer(t *testing.T) {
 		require.Zero(t, uintptrOf(b)%uintptr(align))
 	}
 	require.Nil(t, aio.AlignedBuffer(0, 4096))
+}
+
+// TestDeferredRequestWaitsForFlushEvenBeforeHandlersRun: under WakeDeferred a
+// request waits for Flush, also one reserved before its handler goroutine has
+// first run. With one P the handlers New starts cannot run before Submit; a
+// handler that looked at its segment before waiting for its first wake served
+// such a request unflushed (and a merge test flaked when it caught the first of
+// three requests alone).
+func TestDeferredRequestWaitsForFlushEvenBeforeHandlersRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred })
+	done := make(chan error, 1)
+	r := &aio.Request{Buf: make([]byte, 8), Done: func(_ *aio.Request, err error) { done <- err }}
+	require.NoError(t, a.Submit(context.Background(), r))
+	time.Sleep(20 * time.Millisecond) // the handlers run and park
+	select {
+	case <-done:
+		t.Fatal("a deferred request was served before Flush")
+	default:
+	}
+	a.Flush()
+	require.NoError(t, <-done)
 }

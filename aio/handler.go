@@ -58,7 +58,13 @@ func (a *Array) handle(seg int) {
 	mu := &a.segMu[seg].Mutex
 	ev := a.events[seg]
 	h := &a.work[seg]
-	woken := false
+	// Wait for the first wake before looking at the segment, as between
+	// batches: a request reserved before this goroutine ran has set the event
+	// already (a new event is reset with signal count 0, so the Set is kept),
+	// or, under WakeDeferred, waits for Flush like any other. Looking first
+	// served such a request unwoken, depending on when the goroutine started.
+	ev.Wait(0)
+	woken := true
 	mu.Lock()
 	for {
 		// Read the clock only when Pick has a choice to make: with one
