@@ -157,7 +157,7 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		return fmt.Errorf("aio: submit: %w", err)
 	}
 	start := a.core.route(sr)
-	id := a.core.ArrayOf(r.Op, r.Kind)
+	id := a.core.ArrayOfSegment(start)
 	first, n := a.core.ArraySegments(id)
 	for {
 		// The scan of Reserve, one segment lock at a time.

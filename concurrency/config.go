@@ -86,6 +86,13 @@ func DefaultConfig(limit int) Config {
 	}
 }
 
+// Validate reports the first field out of its range, as every constructor
+// would: the error wraps ErrInvalidConfig and names the field and the range.
+func (c Config) Validate() error {
+	_, err := c.validate()
+	return err
+}
+
 // validate checks every field against its range and returns the config with
 // defaults filled in. The error wraps ErrInvalidConfig and names the field.
 func (c Config) validate() (Config, error) {

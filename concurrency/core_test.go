@@ -418,3 +418,12 @@ func TestHandoffCoreEnterCountCarries(t *testing.T) {
 	assert.Equal(t, s.Enters, s.Exits)
 	assert.Equal(t, int64(0), s.Inside)
 }
+
+func TestConfigValidateMatchesTheConstructors(t *testing.T) {
+	bad := Config{Starvation: 2 * time.Second}
+	err := bad.Validate()
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	_, cerr := NewHandoffCore(bad)
+	assert.Equal(t, cerr.Error(), err.Error())
+	assert.NoError(t, DefaultConfig(8).Validate())
+}

@@ -66,7 +66,7 @@ func run(args []string, out io.Writer) error {
 		c.Starvation = *starvation
 		return c
 	}
-	if _, err := concurrency.NewHandoff(cfg(cols[0])); err != nil {
+	if err := cfg(cols[0]).Validate(); err != nil {
 		return fmt.Errorf("-starvation: %w", err) // refused before anything is measured
 	}
 	var ps []concurrency.Policy
