@@ -158,11 +158,11 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 	}
 	start := a.core.route(sr)
 	id := a.core.ArrayOfSegment(start)
-	first, n := a.core.ArraySegments(id)
+	arr := &a.core.arrays[id]
 	for {
 		// The scan of Reserve, one segment lock at a time.
-		for k := range n {
-			seg := first + (start-first+k)%n
+		for k := range arr.n {
+			seg := arr.wrap(start + k)
 			mu := &a.segMu[seg].Mutex
 			mu.Lock()
 			wake, done, err := a.reserveIn(seg, id, r, sr)
@@ -175,8 +175,8 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		// Every segment looked full. Look again holding all of them, so that
 		// no Complete can slip between the last look and the wait.
 		a.lockArray(id)
-		for k := range n {
-			seg := first + (start-first+k)%n
+		for k := range arr.n {
+			seg := arr.wrap(start + k)
 			if wake, done, err := a.reserveIn(seg, id, r, sr); done {
 				a.unlockArray(id)
 				a.wake(wake)

@@ -97,6 +97,15 @@ type array struct {
 	flushSignals atomic.Uint64 // segments returned by Flush
 }
 
+// wrap returns global segment g of the array's scan, for g in first..first+2n-2:
+// the scan from a segment that passes the array's last goes on at its first.
+func (a *array) wrap(g int) int {
+	if g >= a.first+a.n {
+		g -= a.n
+	}
+	return g
+}
+
 // segState is what the core keeps per global segment: its slots' occupancy, its
 // handler's batch and its counters, so that calls about different segments
 // share nothing.

@@ -34,6 +34,28 @@ func TestReserveInTriesOneSegment(t *testing.T) {
 	require.Equal(t, 4, res.Segment)
 }
 
+// TestRouteAndScanWrapForAnySegmentCount holds Route to InnoDB's local
+// segment, (offset >> (page shift + 6)) mod segments, for power-of-two and
+// other segment counts, and the scan from the array's last segment, when it is
+// full, to the array's first.
+func TestRouteAndScanWrapForAnySegmentCount(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 63, 64} {
+		c := newCore(t, func(c *aio.Config) { c.ReadSegments = n; c.SlotsPerSegment = 1 })
+		first, got := c.ArraySegments(aio.ArrayRead)
+		require.Equal(t, n, got)
+		for _, stripes := range []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65, 1<<20 + 3, 1<<40 + 11} {
+			seg, err := c.Route(read(stripes*stripe + page))
+			require.NoError(t, err)
+			require.Equal(t, first+int(stripes%int64(n)), seg, "%d segments, stripe %d", n, stripes)
+		}
+		last := read(int64(n-1) * stripe)
+		require.Equal(t, first+n-1, reserve(t, c, last, 0).Segment)
+		if n > 1 {
+			require.Equal(t, first, reserve(t, c, last, 0).Segment, "%d segments: the scan wraps to the first", n)
+		}
+	}
+}
+
 func TestReserveInRefusesAnotherArraysSegment(t *testing.T) {
 	c := newCore(t, nil)
 	wr, _ := c.ArraySegments(aio.ArrayWrite)

@@ -60,7 +60,7 @@ func (c *Core) Reserve(r SlotRequest, now time.Duration) (Reservation, error) {
 	id := c.segArray[start]
 	a := &c.arrays[id]
 	for k := range a.n {
-		if res, ok := c.reserveIn(a.first+(start-a.first+k)%a.n, id, r, now); ok {
+		if res, ok := c.reserveIn(a.wrap(start+k), id, r, now); ok {
 			return res, nil
 		}
 	}
@@ -81,7 +81,11 @@ func (c *Core) Route(r SlotRequest) (seg int, err error) {
 // route is Route for a request already checked.
 func (c *Core) route(r SlotRequest) int {
 	a := &c.arrays[c.ArrayOf(r.Op, r.Kind)]
-	return a.first + int((r.Offset>>(c.pageShift+6))%int64(a.n))
+	stripe := uint64(r.Offset) >> (c.pageShift + 6) // r is checked: Offset >= 0
+	if n := uint64(a.n); n&(n-1) == 0 {
+		return a.first + int(stripe&(n-1)) // a power of two, as the defaults: no division
+	}
+	return a.first + int(stripe%uint64(a.n))
 }
 
 // ReserveIn reserves the first free slot of global segment seg for r at time
