@@ -68,12 +68,20 @@ func (a *Array) handle(seg int) {
 	mu.Lock()
 	for {
 		// Read the clock only when Pick has a choice to make: with one
-		// request waiting, it is picked however old it is.
-		var now time.Duration
-		if a.core.Waiting(seg) > 1 {
-			now = a.now()
+		// request waiting, it is picked however old it is. With none waiting
+		// and no wake to count, Pick would return nothing and change nothing:
+		// the loop skips the call, the common case right after Complete.
+		var (
+			b  Batch
+			ok bool
+		)
+		if waiting := a.core.Waiting(seg); waiting > 0 || woken {
+			var now time.Duration
+			if waiting > 1 {
+				now = a.now()
+			}
+			b, ok = a.core.Pick(seg, now, woken && !a.closed[id])
 		}
-		b, ok := a.core.Pick(seg, now, woken && !a.closed[id])
 		woken = false
 		if !ok {
 			if a.closed[id] && a.core.Waiting(seg) == 0 {
