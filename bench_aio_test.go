@@ -12,6 +12,7 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/internal/aiobench"
 	"github.com/innosim/innosim/internal/futex"
+	"github.com/innosim/innosim/internal/futexfloor"
 )
 
 const (
@@ -56,6 +57,38 @@ func BenchmarkAIOWake(b *testing.B) {
 			b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) { benchAIOWakeBaseline(b, h) })
 		}
 	})
+}
+
+// BenchmarkAIOWakeFloor is BenchmarkAIOWake's futex-mode targeted load with no
+// Go and no aio: C threads on raw futex words (internal/futexfloor), submitter j's
+// i-th request to handler (j + 4i) mod handlers, each handler on its own futex.
+// It is the kernel's part of mode=futex/policy=targeted on this machine, and
+// shows how much cheaper the 4-handler case is before any Go code runs (there
+// each submitter only ever talks to one handler). futex/op counts the calls on
+// the handlers' futexes, as BenchmarkAIOWake's. Skipped without Linux and cgo.
+func BenchmarkAIOWakeFloor(b *testing.B) {
+	if !futexfloor.Supported() {
+		b.Skip("needs Linux and cgo")
+	}
+	for _, h := range aioWakeHandlers {
+		b.Run(fmt.Sprintf("handlers=%d", h), func(b *testing.B) {
+			p, err := futexfloor.Start(aiobench.Submitters, h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			b.ResetTimer()
+			r, err := p.Run(b.N)
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.Completed != uint64(b.N) {
+				b.Fatalf("served %d requests, want %d", r.Completed, b.N)
+			}
+			b.ReportMetric(float64(r.HandlerFutexCalls)/float64(b.N), "futex/op")
+		})
+	}
 }
 
 // benchAIOWakeBaseline is the same load on a plain worker pool: one goroutine
