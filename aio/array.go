@@ -159,16 +159,17 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 	start := a.core.route(sr)
 	id := a.core.ArrayOfSegment(start)
 	arr := &a.core.arrays[id]
+	var res Reservation
 	for {
 		// The scan of Reserve, one segment lock at a time.
 		for k := range arr.n {
 			seg := arr.wrap(start + k)
 			mu := &a.segMu[seg].Mutex
 			mu.Lock()
-			wake, done, err := a.reserveIn(seg, id, r, sr)
+			done, err := a.reserveIn(&res, seg, id, r, sr)
 			mu.Unlock()
 			if done {
-				a.wake(wake)
+				a.wake(res.Wake)
 				return err
 			}
 		}
@@ -177,16 +178,16 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		a.lockArray(id)
 		for k := range arr.n {
 			seg := arr.wrap(start + k)
-			if wake, done, err := a.reserveIn(seg, id, r, sr); done {
+			if done, err := a.reserveIn(&res, seg, id, r, sr); done {
 				a.unlockArray(id)
-				a.wake(wake)
+				a.wake(res.Wake)
 				return err
 			}
 		}
-		res := a.core.ArrayFull(id)
+		full := a.core.ArrayFull(id)
 		notFull := a.full[id].wait()
 		a.unlockArray(id)
-		a.wake(res.Wake)
+		a.wake(full.Wake)
 		select {
 		case <-notFull:
 		case <-ctx.Done():
@@ -198,19 +199,19 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 
 // reserveIn tries to reserve r (as sr, checked) in segment seg of array id,
 // whose lock the caller holds. done is false if seg is full; otherwise err is
-// Submit's result and wake the segments to wake once the lock is released.
-func (a *Array) reserveIn(seg int, id ArrayID, r *Request, sr SlotRequest) (wake SegmentSet, done bool, err error) {
+// Submit's result and, if nil, res.Wake the segments to wake once the lock is
+// released. res is an out parameter, as in Core.reserveIn.
+func (a *Array) reserveIn(res *Reservation, seg int, id ArrayID, r *Request, sr SlotRequest) (done bool, err error) {
 	if a.closed[id] {
-		return wake, true, ErrClosed
+		return true, ErrClosed
 	}
 	sr.File = a.holdFile(seg, r.File)
-	res, ok := a.core.reserveIn(seg, id, sr, a.now())
-	if !ok {
+	if !a.core.reserveIn(res, seg, id, sr, a.now()) {
 		a.dropFile(seg, r.File)
-		return wake, false, nil
+		return false, nil
 	}
 	a.reqs[res.Slot] = r
-	return res.Wake, true, nil
+	return true, nil
 }
 
 // lockArray takes every segment lock of array id, in segment order (the only

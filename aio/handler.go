@@ -80,7 +80,7 @@ func (a *Array) handle(seg int) {
 			if waiting > 1 {
 				now = a.now()
 			}
-			b, ok = a.core.Pick(seg, now, woken && !a.closed[id])
+			ok = a.core.pick(&b, seg, now, woken && !a.closed[id])
 		}
 		woken = false
 		if !ok {

@@ -54,18 +54,26 @@ type Batch struct {
 // per call; here Complete frees a whole batch at once, so there is never a done
 // slot left to return.
 func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
+	ok = c.pick(&b, seg, now, woken)
+	return b, ok
+}
+
+// pick is Pick with an out parameter, for the driver's handler loop (see
+// reserveIn for why): it fills *b and returns true, or returns false and leaves
+// *b as it was.
+func (c *Core) pick(b *Batch, seg int, now time.Duration, woken bool) bool {
 	sg := &c.segs[seg]
 	if woken {
 		sg.st.wakeups++
 	}
 	if sg.busy {
-		return Batch{}, false
+		return false
 	}
 	if sg.waiting == 0 {
 		if woken {
 			sg.st.wasted++
 		}
-		return Batch{}, false
+		return false
 	}
 	per := c.cfg.SlotsPerSegment
 	base := seg * per // global number of the segment's first slot
@@ -108,7 +116,8 @@ func (c *Core) Pick(seg int, now time.Duration, woken bool) (b Batch, ok bool) {
 	sg.waiting -= len(batch)
 	sg.st.batches++
 	sg.st.merges += uint64(len(batch) - 1)
-	return Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}, true
+	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}
+	return true
 }
 
 // merge extends batch (holding f) with the consecutive requests among slots,

@@ -60,7 +60,8 @@ func (c *Core) Reserve(r SlotRequest, now time.Duration) (Reservation, error) {
 	id := c.segArray[start]
 	a := &c.arrays[id]
 	for k := range a.n {
-		if res, ok := c.reserveIn(a.wrap(start+k), id, r, now); ok {
+		var res Reservation
+		if c.reserveIn(&res, a.wrap(start+k), id, r, now) {
 			return res, nil
 		}
 	}
@@ -106,19 +107,23 @@ func (c *Core) ReserveIn(seg int, r SlotRequest, now time.Duration) (Reservation
 			fmt.Errorf("aio: segment %d is in the %s array, not the %s array of this request: %w",
 				seg, c.segArray[seg], id, ErrInvalidRequest)
 	}
-	if res, ok := c.reserveIn(seg, id, r, now); ok {
+	var res Reservation
+	if c.reserveIn(&res, seg, id, r, now) {
 		return res, nil
 	}
 	return Reservation{Slot: -1, Segment: -1, Array: id}, ErrSegmentFull
 }
 
 // reserveIn is ReserveIn for a checked request r of array id, whose segment
-// seg is; ok is false if seg is full.
-func (c *Core) reserveIn(seg int, id ArrayID, r SlotRequest, now time.Duration) (res Reservation, ok bool) {
+// seg is. It returns false, leaving *res as it was, if seg is full; else it
+// fills *res. (An out parameter, not a result: the driver's Submit calls it per
+// request, and copying a returned Reservation right after the callee wrote it
+// field by field stalled on store forwarding.)
+func (c *Core) reserveIn(res *Reservation, seg int, id ArrayID, r SlotRequest, now time.Duration) bool {
 	sg := &c.segs[seg]
 	i := sg.findFree()
 	if i < 0 {
-		return res, false
+		return false
 	}
 	sg.used[i>>6] |= 1 << (uint(i) & 63)
 	g := seg*c.cfg.SlotsPerSegment + i
@@ -136,6 +141,7 @@ func (c *Core) reserveIn(seg int, id ArrayID, r SlotRequest, now time.Duration) 
 	sg.maxReserved = max(sg.maxReserved, sg.reserved)
 	sg.st.reserved++
 	res.Slot, res.Segment, res.Array = g, seg, id
+	res.Wake = SegmentSet{}
 	switch c.cfg.Wake {
 	case WakeAll:
 		res.Wake = c.all
@@ -149,7 +155,7 @@ func (c *Core) reserveIn(seg int, id ArrayID, r SlotRequest, now time.Duration) 
 			w.Or(bit)
 		}
 	}
-	return res, true
+	return true
 }
 
 // ArrayFull is the array-full path of Reserve, for a driver that found every
