@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"sync"
@@ -289,9 +290,12 @@ func (a *Array) Flush() {
 	a.wake(set)
 }
 
+// wake sets the events of set's segments, in segment order.
 func (a *Array) wake(set SegmentSet) {
-	for s := set.Next(0); s >= 0; s = set.Next(s + 1) {
-		a.events[s].Set()
+	for i, w := range set.w {
+		for ; w != 0; w &= w - 1 { // one pass per set bit, lowest first
+			a.events[i<<6+bits.TrailingZeros64(w)].Set()
+		}
 	}
 }
 

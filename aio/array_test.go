@@ -404,6 +404,20 @@ func TestWakeAllWastesWakeupsAndTargetedDoesNot(t *testing.T) {
 	}
 }
 
+// TestWakeAllReachesEveryHandler: with 64 read and 64 write segments the
+// array has 130 handlers, past two words of a SegmentSet; one request under
+// WakeAll must wake every one of them.
+func TestWakeAllReachesEveryHandler(t *testing.T) {
+	a := newArray(t, func(c *aio.Config) { c.ReadSegments, c.WriteSegments, c.Wake = 64, 64, aio.WakeAll })
+	done := make(chan struct{}, 1)
+	require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8),
+		Done: func(*aio.Request, error) { done <- struct{}{} }}))
+	<-done
+	require.Equal(t, uint64(130), a.Stats().Signals)
+	require.Eventually(t, func() bool { return a.Stats().Wakeups == 130 }, 10*time.Second, time.Millisecond,
+		"every handler wakes once")
+}
+
 func TestAlignedBuffer(t *testing.T) {
 	for _, align := range []int{1, 512, 4096, 16384} {
 		b := aio.AlignedBuffer(1000, align)
