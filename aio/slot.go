@@ -83,10 +83,11 @@ func (c *Core) Route(r SlotRequest) (seg int, err error) {
 func (c *Core) route(r SlotRequest) int {
 	a := &c.arrays[c.ArrayOf(r.Op, r.Kind)]
 	stripe := uint64(r.Offset) >> (c.pageShift + 6) // r is checked: Offset >= 0
-	if n := uint64(a.n); n&(n-1) == 0 {
+	n := uint64(a.n)
+	if n&(n-1) == 0 {
 		return a.first + int(stripe&(n-1)) // a power of two, as the defaults: no division
 	}
-	return a.first + int(stripe%uint64(a.n))
+	return a.first + int(stripe%n)
 }
 
 // ReserveIn reserves the first free slot of global segment seg for r at time
