@@ -21,6 +21,7 @@ func benchCosts() CostProfile {
 	p.ThreadHandoff = 20 * time.Microsecond
 	p.MutexHandoff = 10 * time.Nanosecond
 	p.WakePreempt = 0.75
+	p.SysmonTick = 110 * time.Microsecond
 	return p
 }
 
@@ -50,6 +51,8 @@ func TestPredictAIOWakeRejectsBadConfig(t *testing.T) {
 		{"negative runs", AIOBenchConfig{Handlers: 4, CPUs: 2, Runs: -1}, "Runs = -1, want 1..64 (0 for 16)"},
 		{"negative futex wake", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
 		{"preempt share over 1", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, WakePreempt: 1.5}}, "wake_preempt = 1.5, want 0..1"},
+		{"sysmon tick shorter than its request", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, SysmonTick: 10 * time.Microsecond}}, "sysmon_tick = 10µs, want 20µs..10ms"},
+		{"sysmon tick past sysmon's longest sleep", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, SysmonTick: 20 * time.Millisecond}}, "sysmon_tick = 20ms, want 20µs..10ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,9 +156,11 @@ func TestPredictAIOWakeMovesWithEachCost(t *testing.T) {
 		{"remote wake call, wake-all on two CPUs", func(c *CostProfile) { c.FutexWakeCall *= 3 }, aio.WakeAll, 32, 2},
 		{"remote wake latency, wake-all on two CPUs", func(c *CostProfile) { c.FutexWake *= 3 }, aio.WakeAll, 32, 2},
 		{"thread handoff, wake-all on two CPUs", func(c *CostProfile) { c.ThreadHandoff *= 5 }, aio.WakeAll, 32, 2},
+		{"sysmon tick, targeted at 32 handlers on two CPUs", func(c *CostProfile) { c.SysmonTick *= 5 }, aio.WakeTargeted, 32, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each case is two predictions of seconds under -race
 			base := benchCosts()
 			dear := base
 			tt.dearer(&dear)
@@ -228,4 +233,124 @@ func TestPredictAIOWakeNoSubmitterStarves(t *testing.T) {
 			}
 		}
 	}
+}
+
+// newIdleBench returns the model of targeted at 4 handlers on two CPUs with
+// every thread asleep on CPU 0 and both CPUs idle, for wakeUp and dispatch to
+// be held to their placement rules one wake at a time.
+func newIdleBench(t *testing.T, preempt float64) *aioBench {
+	t.Helper()
+	c := benchCosts()
+	c.WakePreempt = preempt
+	cfg := AIOBenchConfig{Wake: aio.WakeTargeted, Handlers: 4, Submitters: 4, CPUs: 2, Costs: c, Ops: 100, Runs: 1}
+	acfg := aio.DefaultConfig()
+	acfg.ReadSegments, acfg.WriteSegments = 4, 4
+	acfg.Wake, acfg.Handlers = aio.WakeTargeted, aio.HandlerFutex
+	core, err := aio.NewCore(acfg)
+	require.NoError(t, err)
+	b := newAIOBench(cfg, core, 1)
+	for c := range b.cpu {
+		b.cpu[c] = benchCPU{cur: -1}
+	}
+	for id := range b.threads {
+		th := &b.threads[id]
+		th.blocked, th.cpu, th.preempt, th.inCall = true, 0, -1, false
+	}
+	return b
+}
+
+// A woken thread goes to the CPU it last ran on, as this kernel places wakes:
+// there if that CPU is idle (an interrupt to it), in line there if it is busy
+// with another thread (preempting that thread with the wakeup-preemption
+// share), beside the waker if that is where it last ran. Only a thread the
+// runtime wakes looks for an idle CPU.
+func TestWakeUpKeepsTheWakeeOnItsLastCPU(t *testing.T) {
+	const wakee, waker, other = 0, 1, 2
+	tests := []struct {
+		name      string
+		preempt   float64
+		setup     func(b *aioBench)
+		byRuntime bool
+		wantCPU   int
+		wantCur   bool    // the wakee is the CPU's current thread (on its way)
+		wantQueue []int32 // the wakee's CPU's run queue after the wake
+		wantPre   int32   // the thread that the wakee preempts at its call's return, or -1
+		remote    bool    // the waker paid an interrupt (FutexWakeCall)
+	}{
+		{name: "last CPU idle: a remote wake there", preempt: 1,
+			setup:   func(b *aioBench) { b.threads[wakee].cpu = 1; b.cpu[0].cur = waker },
+			wantCPU: 1, wantCur: true, wantPre: -1, remote: true},
+		{name: "last CPU busy, no preemption: in line there", preempt: 0,
+			setup: func(b *aioBench) {
+				b.threads[wakee].cpu = 1
+				b.cpu[0].cur, b.cpu[1].cur = waker, other
+				b.threads[other].cpu = 1
+			},
+			wantCPU: 1, wantQueue: []int32{wakee}, wantPre: -1},
+		{name: "last CPU busy with a thread in a call: preempts it as the call returns", preempt: 1,
+			setup: func(b *aioBench) {
+				b.threads[wakee].cpu = 1
+				b.cpu[0].cur, b.cpu[1].cur = waker, other
+				b.threads[other].cpu, b.threads[other].inCall = 1, true
+			},
+			wantCPU: 1, wantPre: other, remote: true},
+		{name: "last CPU busy with a thread in Go code: first in line there", preempt: 1,
+			setup: func(b *aioBench) {
+				b.threads[wakee].cpu = 1
+				b.cpu[0].cur, b.cpu[1].cur = waker, other
+				b.cpu[1].runq = []int32{3}
+				b.threads[other].cpu = 1
+			},
+			wantCPU: 1, wantQueue: []int32{wakee, 3}, wantPre: -1, remote: true},
+		{name: "last CPU is the waker's: preempts the waker", preempt: 1,
+			setup:   func(b *aioBench) { b.cpu[0].cur = waker },
+			wantCPU: 0, wantPre: waker},
+		{name: "woken by the runtime, last CPU busy, another idle: moves there", preempt: 1, byRuntime: true,
+			setup:   func(b *aioBench) { b.cpu[0].cur = other },
+			wantCPU: 1, wantCur: true, wantPre: -1, remote: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newIdleBench(t, tt.preempt)
+			b.threads[waker].blocked, b.threads[other].blocked = false, false
+			tt.setup(b)
+			from := int32(waker)
+			if tt.byRuntime {
+				from = -1
+			}
+			d := b.wakeUp(wakee, from)
+			th := b.threads[wakee]
+			assert.False(t, th.blocked)
+			assert.Equal(t, tt.wantCPU, th.cpu, "CPU")
+			assert.Equal(t, tt.wantCur, b.cpu[tt.wantCPU].cur == wakee, "current thread of its CPU")
+			assert.Equal(t, tt.wantQueue, b.cpu[tt.wantCPU].runq, "run queue of its CPU")
+			pre := int32(-1)
+			for id := range b.threads {
+				if b.threads[id].preempt == wakee {
+					pre = int32(id)
+				}
+			}
+			assert.Equal(t, tt.wantPre, pre, "preempted thread")
+			if tt.remote && !tt.byRuntime {
+				assert.GreaterOrEqual(t, d, int64(b.cfg.Costs.FutexWakeCall)/2, "an interrupt's cost")
+			} else if !tt.byRuntime {
+				assert.Equal(t, int64(b.cfg.Costs.Syscall), d, "a bare system call")
+			}
+		})
+	}
+}
+
+// A CPU going idle runs the next thread ready on it, and with none stays idle
+// even while another CPU has threads waiting: this kernel's newly idle CPUs do
+// not pull.
+func TestDispatchDoesNotPullFromABusyCPU(t *testing.T) {
+	b := newIdleBench(t, 0)
+	b.cpu[1].cur, b.cpu[1].runq = 2, []int32{3, 4}
+	b.dispatch(0)
+	assert.Equal(t, int32(-1), b.cpu[0].cur)
+	assert.Equal(t, []int32{3, 4}, b.cpu[1].runq)
+	b.cpu[0].runq = []int32{5}
+	b.dispatch(0)
+	assert.Equal(t, int32(5), b.cpu[0].cur)
+	assert.Empty(t, b.cpu[0].runq)
 }

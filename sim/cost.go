@@ -46,7 +46,7 @@ type CostProfile struct {
 	// IOService is the device time of one 16 KiB page read or write.
 	IOService time.Duration
 
-	// The five fields below are used only by the model of BenchmarkAIOWake
+	// The six fields below are used only by the model of BenchmarkAIOWake
 	// (PredictAIOWake), which runs Go code on locked OS threads; the study
 	// machine ignores them. innosim calibrate measures them.
 
@@ -70,6 +70,13 @@ type CostProfile struct {
 	// which the woken thread preempts the waker as the FUTEX_WAKE returns,
 	// rather than waiting for it to sleep (the scheduler's wakeup preemption).
 	WakePreempt float64
+	// SysmonTick is how long Go's sysmon thread actually sleeps when it asks
+	// for its shortest interval, usleep(20) (runtime/proc.go's sysmon): the
+	// 20 µs plus the kernel's timer slack (50 µs by default) and the timer's
+	// latency (on a VM, the hypervisor's). It sets how soon sysmon retakes a
+	// P from a thread in a system call; its doubling when idle is relative to
+	// it.
+	SysmonTick time.Duration
 }
 
 // OldKernel is a profile for a Linux kernel before the 2018 CPU-vulnerability
@@ -94,6 +101,8 @@ func OldKernel() CostProfile {
 		ThreadHandoff: 20 * time.Microsecond,
 		MutexHandoff:  10 * time.Nanosecond,
 		WakePreempt:   0.7,
+		// sysmon's usleep(20) as runtime/proc.go asks it, before slack.
+		SysmonTick: 20 * time.Microsecond,
 	}
 }
 
@@ -145,6 +154,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "thread_handoff", d: &p.ThreadHandoff},
 		{key: "mutex_handoff", d: &p.MutexHandoff},
 		{key: "wake_preempt", g: &p.WakePreempt},
+		{key: "sysmon_tick", d: &p.SysmonTick},
 	}
 }
 
@@ -165,9 +175,8 @@ func (p CostProfile) Validate() error {
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, futex_hold, futex_growth, spin_round,
-// io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, name);
-// durations use
-// time.ParseDuration syntax ("1.5us"). Keys not given keep OldKernel's values.
+// io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
+// wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax ("1.5us"). Keys not given keep OldKernel's values.
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
 func LoadProfile(path string) (CostProfile, error) {

@@ -20,6 +20,7 @@ type Costs struct {
 	Syscall             Measurement // one getppid(2)
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
+	SysmonTick          Measurement // one nanosleep(2) of 20 µs on a locked thread, as Go's sysmon sleeps
 }
 
 // probe runs rounds operations and returns the cost of one in nanoseconds (or,
@@ -56,6 +57,7 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 		{name: "system call", run: syscallCost, dst: &c.Syscall},
 		{name: "context switch", run: pipeSwitch, dst: &c.ContextSwitch},
 		{name: "mutex handoff", run: mutexHandoff, dst: &c.MutexHandoff},
+		{name: "sysmon tick", run: sysmonTick, dst: &c.SysmonTick},
 	}
 probes:
 	for _, p := range probes {

@@ -2,7 +2,8 @@
 // simulator's cost model prices: handing control from one goroutine to another,
 // from one locked OS thread to another, a futex wake onto the waker's own CPU and
 // onto another one, how often a woken thread preempts its waker, a system call, a
-// context switch, and a contended mutex handoff.
+// context switch, a contended mutex handoff, and how long Go's sysmon sleeps
+// between rounds.
 //
 // The simulator (package sim) predicts how long a mechanism takes by charging each
 // lock, wake, context switch and system call from a cost model; `innosim
@@ -50,6 +51,11 @@
 //	MutexHandoff         one Lock/Unlock of a sync.Mutex shared by 2×GOMAXPROCS
 //	                     goroutines with an empty critical section, per acquisition
 //	                     (100× Rounds acquisitions each, so that they overlap)
+//	SysmonTick           a nanosleep(2) of 20 µs on a locked thread, the sleep Go's
+//	                     sysmon takes between rounds (runtime/proc.go's usleep(20)):
+//	                     the kernel's timer slack (50 µs by default) and a VM's
+//	                     timer latency make it last about 110 µs on a 2-vCPU KVM
+//	                     guest (at most 200 sleeps per measurement)
 //
 // The futex probes pin their threads (sched_setaffinity) because where the
 // kernel puts a woken thread decides what the wake costs, and on a VM the two

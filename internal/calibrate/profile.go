@@ -28,6 +28,9 @@ import (
 //	                runnable by another is run by handing a core to its thread,
 //	                the path of a locked thread that wakes to find no core (P) free
 //	mutex_handoff   MutexHandoff: a contended sync.Mutex acquisition
+//	sysmon_tick     SysmonTick: how long the 20 µs sleep between two rounds of
+//	                Go's sysmon really lasts (timer slack and, on a VM, the
+//	                hypervisor's timer latency come on top of the request)
 //
 // A figure whose probe could not run here (Repeats 0: the pinned futex probes
 // off Linux, the remote wake on one CPU) keeps OldKernel's value, as do the
@@ -50,6 +53,7 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	set(&p.FutexWake, c.FutexRemoteWake, c.FutexRemoteWake.Median)
 	set(&p.ThreadHandoff, c.LockedThreadHandoff, c.LockedThreadHandoff.Median)
 	set(&p.MutexHandoff, c.MutexHandoff, c.MutexHandoff.Median)
+	set(&p.SysmonTick, c.SysmonTick, c.SysmonTick.Median)
 	if c.WakePreempt.Repeats > 0 {
 		p.WakePreempt = c.WakePreempt.Median
 	}

@@ -25,6 +25,7 @@ func ExampleCosts_WriteProfile() {
 		Syscall:             m(200 * time.Nanosecond),
 		ContextSwitch:       m(3500 * time.Nanosecond),
 		MutexHandoff:        m(10 * time.Nanosecond),
+		SysmonTick:          m(110 * time.Microsecond),
 	}
 	if err := c.WriteProfile(os.Stdout, "here", nil); err != nil {
 		fmt.Println(err)
@@ -41,6 +42,7 @@ func ExampleCosts_WriteProfile() {
 	// # measured system call: 200ns (IQR 200ns..200ns, n=1)
 	// # measured context switch: 3.5µs (IQR 3.5µs..3.5µs, n=1)
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
+	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
@@ -53,4 +55,5 @@ func ExampleCosts_WriteProfile() {
 	// thread_handoff = 20µs
 	// mutex_handoff = 10ns
 	// wake_preempt = 0.75
+	// sysmon_tick = 110µs
 }

@@ -30,6 +30,7 @@ func fixedCosts() Costs {
 		Syscall:             m(200 * time.Nanosecond),
 		ContextSwitch:       m(3500 * time.Nanosecond),
 		MutexHandoff:        m(12 * time.Nanosecond),
+		SysmonTick:          m(110 * time.Microsecond),
 	}
 }
 
@@ -46,6 +47,7 @@ func TestProfileTakesEachFieldFromItsMeasurement(t *testing.T) {
 		{"futex wake is the remote wake from the Set's start", p.FutexWake, 20 * time.Microsecond},
 		{"thread handoff is the locked-thread handoff", p.ThreadHandoff, 21 * time.Microsecond},
 		{"mutex handoff is the contended sync.Mutex", p.MutexHandoff, 12 * time.Nanosecond},
+		{"sysmon tick is the 20 µs nanosleep as it really lasts", p.SysmonTick, 110 * time.Microsecond},
 		{"futex hold is not measured", p.FutexHold, def.FutexHold},
 		{"spin round is not measured", p.SpinRound, def.SpinRound},
 		{"io service is not measured", p.IOService, def.IOService},
@@ -70,11 +72,13 @@ func TestProfileKeepsDefaultsForSkippedProbes(t *testing.T) {
 	c := fixedCosts()
 	c.FutexWakeCall, c.FutexRemoteWake, c.FutexLoadedHandoff = Measurement{}, Measurement{}, Measurement{}
 	c.WakePreempt = Share{}
+	c.SysmonTick = Measurement{}
 	p, def := c.Profile("x"), sim.OldKernel()
 	assert.Equal(t, def.FutexWakeCall, p.FutexWakeCall)
 	assert.Equal(t, def.FutexWake, p.FutexWake)
 	assert.Equal(t, def.ContextSwitch, p.ContextSwitch)
 	assert.Equal(t, def.WakePreempt, p.WakePreempt)
+	assert.Equal(t, def.SysmonTick, p.SysmonTick)
 	assert.Equal(t, 200*time.Nanosecond, p.Syscall, "the others are still taken")
 }
 

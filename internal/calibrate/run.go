@@ -37,7 +37,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (as go test -benchtime)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D]]")
-		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch and mutex costs.")
+		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -150,5 +150,6 @@ func (c Costs) rows() []row {
 		{name: "system call", m: c.Syscall},
 		{name: "context switch", m: c.ContextSwitch},
 		{name: "mutex handoff", m: c.MutexHandoff},
+		{name: "sysmon tick", m: c.SysmonTick},
 	}
 }
