@@ -54,7 +54,9 @@ func TestMeasureGivesSaneFigures(t *testing.T) {
 	}
 	// nanosleep(2) never returns before the time asked, so sysmon's sleep is
 	// at least the 20 µs it asks for.
-	require.GreaterOrEqual(t, c.SysmonTick.Median, sysmonRequest, "sysmon tick %v", c.SysmonTick)
+	if c.SysmonTick.Repeats > 0 {
+		require.GreaterOrEqual(t, c.SysmonTick.Median, sysmonRequest, "sysmon tick %v", c.SysmonTick)
+	}
 }
 
 func TestMeasureRejectsBadOptions(t *testing.T) {

@@ -14,5 +14,3 @@ var errNoProbe = errors.New("calibrate: the pipe and system-call probes need a U
 func pipeSwitch(int) (float64, error) { return 0, errNoProbe }
 
 func syscallCost(int) (float64, error) { return 0, errNoProbe }
-
-func sysmonTick(int) (float64, error) { return 0, errNoProbe }

@@ -1,13 +1,8 @@
-//go:build unix
-
 package calibrate
 
 import (
-	"fmt"
 	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // sysmonRequest is the shortest sleep Go's sysmon thread asks for between its
@@ -24,22 +19,16 @@ const sysmonRounds = 200
 // on a locked OS thread, as sysmon's usleep does: the interval at which the
 // runtime looks for Ps to retake from system calls. It takes min(rounds,
 // sysmonRounds) sleeps and returns the mean one in nanoseconds. The thread is
-// unlocked after, with its timer slack untouched.
+// unlocked after, with its timer slack untouched. Where there is no
+// nanosleep(2) to call as the runtime does (not Linux) it returns errSkipped.
 func sysmonTick(rounds int) (float64, error) {
 	rounds = min(rounds, sysmonRounds)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	req := unix.NsecToTimespec(sysmonRequest.Nanoseconds())
 	start := time.Now()
 	for range rounds {
-		for ts := req; ; {
-			err := unix.Nanosleep(&ts, &ts)
-			if err == nil {
-				break
-			}
-			if err != unix.EINTR { // a signal (the runtime's preemption) cuts it short: sleep the rest
-				return 0, fmt.Errorf("nanosleep: %w", err)
-			}
+		if err := nanosleep(sysmonRequest); err != nil {
+			return 0, err
 		}
 	}
 	return perOp(time.Since(start), rounds), nil
