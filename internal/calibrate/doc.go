@@ -67,7 +67,8 @@
 // never unlocked, so they exit with their goroutines rather than go back to
 // the runtime with their affinity cut down. Where threads cannot be pinned
 // (not Linux) or there is one CPU (the remote probes), the probe is skipped:
-// its figure stays zero with n = 0.
+// its figure stays zero with n = 0. So is the sysmon tick off Linux, where the
+// runtime does not sleep with nanosleep(2).
 //
 // Physics orders some of them on any machine: a system call is cheaper than a pipe
 // round trip, which is at least two system calls and a wake-up; the tests check
