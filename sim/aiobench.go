@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/innosim/innosim/aio"
 )
@@ -193,16 +196,27 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
 	acfg.Wake = cfg.Wake
 	acfg.Handlers = aio.HandlerFutex
+	// The runs are independent machines with their own seeds: they run in
+	// parallel, at most GOMAXPROCS at a time, and are summed in run order, so
+	// the prediction does not depend on the parallelism.
+	runs := make([]AIOBenchPrediction, cfg.Runs)
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for r := range runs {
+		g.Go(func() error {
+			core, err := aio.NewCore(acfg)
+			if err != nil {
+				return err
+			}
+			runs[r], err = newAIOBench(cfg, core, uint64(r+1)).run()
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return AIOBenchPrediction{}, err
+	}
 	var sum AIOBenchPrediction
-	for r := range cfg.Runs {
-		core, err := aio.NewCore(acfg)
-		if err != nil {
-			return AIOBenchPrediction{}, err
-		}
-		p, err := newAIOBench(cfg, core, uint64(r+1)).run()
-		if err != nil {
-			return AIOBenchPrediction{}, err
-		}
+	for _, p := range runs {
 		sum = sum.add(p)
 	}
 	return sum.scale(1 / float64(cfg.Runs)), nil

@@ -126,6 +126,8 @@ func TestRun(t *testing.T) {
 		{"bad repeats", []string{"-repeats", "-1"}, ErrInvalidConfig, ""},
 		{"stray argument", []string{"now"}, ErrUsage, ""},
 		{"unknown flag", []string{"-frobnicate"}, ErrUsage, ""},
+		{"count 0", []string{"-check", "-count", "0"}, ErrUsage, ""},
+		{"count 21", []string{"-check", "-count", "21"}, ErrUsage, ""},
 		{"help", []string{"-h"}, flag.ErrHelp, ""},
 	}
 	for _, tt := range tests {

@@ -36,10 +36,15 @@ type CheckCase struct {
 	Handlers int
 	// Predicted and Measured are ns/op; PredictedWakeups and MeasuredWakeups
 	// are handler wakeups per op, PredictedFutex and MeasuredFutex the
-	// FUTEX_WAIT + FUTEX_WAKE calls on the handlers' events per op.
+	// FUTEX_WAIT + FUTEX_WAKE calls on the handlers' events per op. Each
+	// measured figure is the median of the case's runs.
 	Predicted, Measured               float64
 	PredictedWakeups, MeasuredWakeups float64
 	PredictedFutex, MeasuredFutex     float64
+	// MeasuredMin and MeasuredMax are the fastest and slowest run's ns/op, and
+	// Runs the number of runs behind the medians.
+	MeasuredMin, MeasuredMax float64
+	Runs                     int
 }
 
 // Name is the case's sub-benchmark name, "policy=all/handlers=4".
@@ -136,14 +141,14 @@ func (r CheckReport) Verdict() string {
 func (r CheckReport) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	tw := tabwriter.NewWriter(cw, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\tpred/meas\twakeups/op pred\tmeas\tfutex/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
+	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\t(min..max, n)\tpred/meas\twakeups/op pred\tmeas\tfutex/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
 	for _, c := range r.Cases {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
-			c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, c.PredictedFutex, c.MeasuredFutex, mark(c.Pass()))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t(%.0f..%.0f, %d)\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
+			c.MeasuredMin, c.MeasuredMax, c.Runs, c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, c.PredictedFutex, c.MeasuredFutex, mark(c.Pass()))
 	}
-	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\tpred/meas\t\t\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
+	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\t\tpred/meas\t\t\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
 	for _, q := range r.Ratios {
-		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t%.2f\t\t\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
+		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t\t%.2f\t\t\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
 	}
 	if err := tw.Flush(); err != nil {
 		return cw.n, fmt.Errorf("calibrate: write check: %w", err)
@@ -181,6 +186,13 @@ func ratio(a, b float64) float64 {
 // is in (1e-9 absorbs the rounding of 1.35 − 1).
 func within(r, tol float64) bool { return math.Abs(r-1) <= tol+1e-9 }
 
+// predictRuns is how many seeded runs each of Check's predictions averages: the
+// most PredictAIOWake takes. Each run's thread placement is one draw of a
+// bistable state, so the default 16 left the prediction itself ±10% apart from
+// one calibration to the next at 4 handlers (targeted/4 from five profiles of
+// one quiet morning: 7.2 to 9.2 µs with 16 runs, 7.8 and 8.0 µs with 64).
+const predictRuns = 64
+
 // CheckOptions says what Check runs.
 type CheckOptions struct {
 	// Costs is the calibration the prediction uses.
@@ -190,14 +202,23 @@ type CheckOptions struct {
 	// Benchtime is each benchmark case's run time; 0 means 1s, go test's
 	// default. At most 1m.
 	Benchtime time.Duration
-	// Progress, if not nil, is told each case before it runs.
+	// Count is how many times each case runs, as go test -count: the rounds
+	// are interleaved (every case once per round, so that a drift of the
+	// machine touches each case alike) and the report uses each case's
+	// median. 0 means 5; at most 20. One run is a draw: BenchmarkAIOWake's
+	// wake-all/4 took 16 to 26 µs/op in eight one-run checks of one quiet
+	// morning, as the handler threads happened to coalesce wakes or not.
+	Count int
+	// Progress, if not nil, is told each case before it runs, with its
+	// round: "policy=all/handlers=4 (run 1 of 5)".
 	Progress func(name string)
 }
 
 // Check predicts BenchmarkAIOWake in futex mode (wake-all and targeted at each
 // handler count) with sim.PredictAIOWake on GOMAXPROCS cores and Costs' profile,
-// runs the same cases for real through testing.Benchmark (the benchmark's own
-// body, internal/aiobench.Wake), and returns the report. It returns ErrNoFutex off
+// runs the same cases for real Count times each through testing.Benchmark (the
+// benchmark's own body, internal/aiobench.Wake), and returns the report against
+// the medians. It returns ErrNoFutex off
 // Linux, ErrInvalidConfig for bad options, ctx.Err() if ctx ends between cases,
 // and a case's failure.
 func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
@@ -218,6 +239,12 @@ func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
 	case o.Benchtime < 0 || o.Benchtime > time.Minute:
 		return CheckReport{}, fmt.Errorf("calibrate: CheckOptions.Benchtime = %v, want 0..1m (0 for 1s): %w", o.Benchtime, ErrInvalidConfig)
 	}
+	switch {
+	case o.Count == 0:
+		o.Count = 5
+	case o.Count < 0 || o.Count > 20:
+		return CheckReport{}, fmt.Errorf("calibrate: CheckOptions.Count = %d, want 0..20 (0 for 5): %w", o.Count, ErrInvalidConfig)
+	}
 	if err := setBenchtime(o.Benchtime); err != nil {
 		return CheckReport{}, err
 	}
@@ -225,27 +252,41 @@ func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
 	var cases []CheckCase
 	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
 		for _, h := range o.Handlers {
-			if err := ctx.Err(); err != nil {
-				return CheckReport{}, err
-			}
-			c := CheckCase{Wake: wake, Handlers: h}
-			if o.Progress != nil {
-				o.Progress(c.Name())
-			}
+			c := CheckCase{Wake: wake, Handlers: h, Runs: o.Count}
 			p, err := sim.PredictAIOWake(sim.AIOBenchConfig{Wake: wake, Handlers: h,
-				CPUs: runtime.GOMAXPROCS(0), Costs: prof})
+				CPUs: runtime.GOMAXPROCS(0), Costs: prof, Runs: predictRuns})
 			if err != nil {
 				return CheckReport{}, fmt.Errorf("calibrate: predict %s: %w", c.Name(), err)
 			}
 			c.Predicted, c.PredictedWakeups, c.PredictedFutex = p.NsPerOp, p.WakeupsPerOp, p.FutexPerOp
-			res := testing.Benchmark(func(b *testing.B) { aiobench.Wake(b, aio.HandlerFutex, wake, h, nil) })
+			cases = append(cases, c)
+		}
+	}
+	ns := make([][]float64, len(cases))
+	wakeups := make([][]float64, len(cases))
+	futexes := make([][]float64, len(cases))
+	for run := range o.Count {
+		for i, c := range cases {
+			if err := ctx.Err(); err != nil {
+				return CheckReport{}, err
+			}
+			if o.Progress != nil {
+				o.Progress(fmt.Sprintf("%s (run %d of %d)", c.Name(), run+1, o.Count))
+			}
+			res := testing.Benchmark(func(b *testing.B) { aiobench.Wake(b, aio.HandlerFutex, c.Wake, c.Handlers, nil) })
 			if res.N == 0 {
 				return CheckReport{}, fmt.Errorf("calibrate: benchmark %s failed", c.Name())
 			}
-			c.Measured = float64(res.T.Nanoseconds()) / float64(res.N)
-			c.MeasuredWakeups, c.MeasuredFutex = res.Extra["wakeups/op"], res.Extra["futex/op"]
-			cases = append(cases, c)
+			ns[i] = append(ns[i], float64(res.T.Nanoseconds())/float64(res.N))
+			wakeups[i] = append(wakeups[i], res.Extra["wakeups/op"])
+			futexes[i] = append(futexes[i], res.Extra["futex/op"])
 		}
+	}
+	for i := range cases {
+		m := summarizeShare(ns[i])
+		cases[i].Measured, cases[i].MeasuredMin, cases[i].MeasuredMax = m.Median, m.Min, m.Max
+		cases[i].MeasuredWakeups = summarizeShare(wakeups[i]).Median
+		cases[i].MeasuredFutex = summarizeShare(futexes[i]).Median
 	}
 	return NewCheckReport(cases), nil
 }

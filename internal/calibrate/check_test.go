@@ -96,6 +96,8 @@ func TestCheckRejectsBadOptions(t *testing.T) {
 	}{
 		{"handler count 0", CheckOptions{Handlers: []int{0}}, "Handlers 0, want 1..64"},
 		{"negative benchtime", CheckOptions{Benchtime: -time.Second}, "Benchtime = -1s, want 0..1m"},
+		{"count 21", CheckOptions{Count: 21}, "Count = 21, want 0..20"},
+		{"negative count", CheckOptions{Count: -1}, "Count = -1, want 0..20"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -86,6 +86,9 @@
 // benchmark's own body (internal/aiobench.Wake, the code bench_aio_test.go runs),
 // and the report gives predicted, measured and their ratio for each case and for
 // the wake-all / targeted ratio, against issue 6's bounds (±35% per case, ±25% on
-// the ratio). Check is never run by the tests: it takes seconds and its verdict
-// depends on the machine being quiet.
+// the ratio). Both sides are averages over draws, because one run of this
+// benchmark is a draw: the prediction is the mean of 64 seeded runs (each with
+// its own placement of threads on CPUs), the measurement the median of Count
+// runs of each case (5 by default, interleaved). Check is never run by the
+// tests: it takes a minute and its verdict depends on the machine being quiet.
 package calibrate

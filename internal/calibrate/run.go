@@ -19,7 +19,7 @@ import (
 var ErrUsage = errors.New("calibrate: usage")
 
 // Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
-// [-check [-benchtime D]]` command: it measures this machine and writes the Costs
+// [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
 // to stdout as a table, or with -json as one JSON object whose fields are Costs'
 // with durations in nanoseconds. With -out it also writes the cost profile file
 // (WriteProfile) that `innosim run --costs FILE` and `innosim reproduce --costs
@@ -35,8 +35,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "also write the cost profile to this file (for run/reproduce --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (as go test -benchtime)")
+	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D]]")
+		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
 		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 		fs.PrintDefaults()
 	}
@@ -46,6 +47,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	if *count < 1 || *count > 20 {
+		fs.Usage()
+		return fmt.Errorf("%w: -count %d, want 1..20", ErrUsage, *count)
 	}
 	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
 	if err != nil {
@@ -69,7 +74,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !*check {
 		return nil
 	}
-	rep, err := Check(ctx, CheckOptions{Costs: c, Benchtime: *benchtime,
+	rep, err := Check(ctx, CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
 		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }})
 	if err != nil {
 		return err
