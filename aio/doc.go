@@ -97,6 +97,25 @@
 // handler thread after the slots are freed, and just before the handler
 // sleeps, so a submitter woken by Done does not find its handler still busy.
 //
+// # HandlerFutex and GOMAXPROCS
+//
+// A futex-mode handler is a locked OS thread, and after its FUTEX_WAIT returns
+// it needs one of Go's GOMAXPROCS Ps to run the pick. A thread asleep in the
+// system call keeps its P (Go lends it to a thread leaving a system call, and
+// sysmon retakes it); a woken thread whose P is busy and that finds none idle
+// waits on Go's run queue until sysmon hands it one, and sysmon, having found
+// little to retake, has backed off to rounds of a millisecond or more. With
+// 130 handler threads on 2 Ps that is rare per request but long
+// (runtime.exitsyscallNoP, counted with uprobes on BenchmarkAIOWake: 0.004 per
+// request at targeted/4, 0.016 at targeted/32, waits of 1 to 3.5 ms), and it
+// is most of what targeted wake costs at many handlers on the 2-vCPU build
+// machine: targeted/64 took 24.3 µs a request against 7.3 µs at targeted/4 at
+// GOMAXPROCS=2, and 9.3 against 6.0 µs at GOMAXPROCS=140 (-cpu 140, every
+// locked thread with a P of its own), where the kernel alone schedules the
+// threads, as it does InnoDB's. A program that runs futex mode for InnoDB's
+// behaviour should set GOMAXPROCS to at least Config.Segments() plus its own
+// locked threads; goroutine mode needs nothing of the kind.
+//
 // Sources: os0file.cc (os_aio_array_reserve_slot, os_aio_simulated_handle,
 // os_aio_simulated_wake_handler_thread(s), os_aio_array_free_slot) and
 // srv0start.cc of MySQL 5.5–5.7; MySQL bugs 67973 (a merge condition that

@@ -51,7 +51,9 @@ const (
 	// HandlerFutex runs each handler on its own locked OS thread
 	// (runtime.LockOSThread) sleeping on a raw futex word (internal/futex), as
 	// InnoDB's handler threads sleep on os_event_t. Linux only: elsewhere New
-	// returns an error wrapping ErrInvalidConfig.
+	// returns an error wrapping ErrInvalidConfig. Each woken handler needs a Go
+	// P to run: with fewer Ps (GOMAXPROCS) than locked threads it can wait for
+	// Go's sysmon, up to milliseconds (see the package doc).
 	HandlerFutex
 )
 
