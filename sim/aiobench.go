@@ -92,7 +92,8 @@ const aioCoreWork = 100 * time.Nanosecond
 //   - a FUTEX_WAIT (Wait on a reset event): Costs.Syscall on the caller's CPU,
 //     then the CPU switches to the next thread ready on it,
 //     Costs.ContextSwitch later, or idles: a CPU going idle does not pull a
-//     thread ready on another (traced: about 0.001 such pulls per request). Set on an event already set costs nothing, as
+//     thread ready on another (traced: about 0.001 such pulls per
+//     request). Set on an event already set costs nothing, as
 //     futex.Event.Set; one whose waiter has not gone to sleep yet costs a
 //     Syscall (the kernel finds nobody to wake).
 //   - a FUTEX_WAKE that wakes a sleeping thread (wakeUp): the wakee goes to
@@ -103,9 +104,14 @@ const aioCoreWork = 100 * time.Nanosecond
 //     began. If it is busy, with probability Costs.WakePreempt the wakee
 //     preempts the thread there (wakeup preemption; the preempted thread
 //     goes first in line): the waker itself as its call returns, for a
-//     Syscall; a thread on another CPU as its own system call returns, or
-//     first when it next leaves the CPU, for a reschedule interrupt
-//     (FutexWakeCall). Else it waits in line, for a Syscall. Preemption is
+//     Syscall; a thread on another CPU, for a reschedule interrupt
+//     (FutexWakeCall), as its own system call returns, or at once if it is
+//     in user mode (Go code, or the CPU time before its next call: Linux
+//     preempts user mode as the interrupt returns). A thread preempted in
+//     Go code keeps its P, which Go still sees running: until it is back on
+//     a CPU, a woken thread whose old P that is cannot take it, and with no
+//     P idle goes on Go's run queue (below). Else it waits in line, for a
+//     Syscall. Preemption is
 //     what lets a handler catch its next request before it sleeps: its
 //     completion Set wakes the submitter on its CPU, the submitter preempts
 //     it, submits, and the handler's Wait then finds its event set.
@@ -122,7 +128,14 @@ const aioCoreWork = 100 * time.Nanosecond
 //     the same system call since its previous round when no P is idle, and
 //     hands it to the first queued thread, which runs Costs.ThreadHandoff
 //     later (an M is started that hands the P to the locked thread: Go's
-//     locked-thread handoff), woken onto an idle CPU if there is one.
+//     locked-thread handoff), woken onto an idle CPU if there is one; with
+//     nobody queued the P goes idle, its schedtick unmoved. This is where
+//     wake-all's Sets coalesce at 2 CPUs: a handler on the run queue waits
+//     for a retake, milliseconds when the Ps pass from thread to thread in
+//     exitsyscall and neither sits in one call for a whole round (then only
+//     the 10 ms forced retake frees one), and every Set of its event
+//     meanwhile finds it set. A runtime/trace of wake-all at 4 handlers
+//     (2 wakeups per request) has each handler queued 51-67% of the time.
 //   - each segment's mutex (sync.Mutex, as aio.Array since it has one per
 //     segment) is held for each core call (aioCoreWork): a submitter takes the
 //     one of the segment its request lands in, a handler its own; a thread that
@@ -136,12 +149,14 @@ const aioCoreWork = 100 * time.Nanosecond
 // whose last CPU is the waker's to the other, idle CPU in about 6%
 // (select_idle_sibling's limited scan); the model does neither, so a handler
 // and its submitter stay on the CPUs where each run's seed first put them. A
-// thread in Go code that a wake on another CPU preempts keeps running until
-// it next leaves the CPU. Where placement decides, one run differs from the
+// thread spinning for a segment mutex, or holding one, is not preempted (see
+// benchMutex). Where placement decides, one run differs from the
 // next (see AIOBenchConfig.Runs), and so does the real benchmark. Two gaps
 // remain. Wake-all at 4 handlers really runs in one of two regimes, one per
-// run: about 2 wakeups per request at 20-30 µs, or 4.3-4.9 at 53-66 µs; the
-// model sits between, at about 3 (it has only the first regime's speed).
+// run: about 2 wakeups per request at 18-30 µs, or 4.3-4.9 at 53-66 µs; the
+// model has the first regime with about 2.7 (its handlers sit on Go's run
+// queue about 46% of the time where the trace has 51-67%: it frees them
+// sooner, so more of the Sets wake one).
 // Targeted at 32 handlers: a traced run made 90% of its wakes onto the waker's
 // CPU, where the model, whose pairs never merge, makes about half; the model's
 // time matches the benchmark's anyway, so something the real run spends at 32
@@ -150,7 +165,10 @@ const aioCoreWork = 100 * time.Nanosecond
 //
 // The handler loop is aio.Array.handle's: wait for the first wake, then lock,
 // Pick; if work, unlock, deliver the last batch's completions, do the I/O,
-// lock, Complete, Pick again; if none, reset the event, unlock, deliver, wait.
+// lock, Complete, and Pick again only if a request waits (aio.Array.handle
+// skips the call, and the model its aioCoreWork, when none does and no wake
+// is to be counted: Pick would return nothing and change nothing); if none,
+// reset the event, unlock, deliver, wait.
 // The submitter loop is the benchmark's: lock the request's segment,
 // ReserveIn, unlock, Set the events of the wake set, wait for completion.
 // Costs are drawn in [0.5, 1.5) × their value, and the preemptions and each
@@ -347,9 +365,14 @@ type benchThread struct {
 
 	woken   bool
 	sigSeen uint32
-	wake    aio.SegmentSet // submitter: events still to set
-	pending []int          // handler: submitters of the last batch, to deliver
-	batch   []int          // handler: submitters of the batch in progress
+	// stepping is set while the thread runs on its CPU in user mode until
+	// due (a pending step); a preemption there (preemptUser) keeps the
+	// remain of it and sets resume.
+	stepping, resume bool
+	due, remain      int64
+	wake             aio.SegmentSet // submitter: events still to set
+	pending          []int          // handler: submitters of the last batch, to deliver
+	batch            []int          // handler: submitters of the batch in progress
 }
 
 type aioBench struct {
@@ -459,10 +482,11 @@ type benchCPU struct {
 // the wakee lands): if the waker is on that CPU, as the waker's call returns,
 // and the call costs a bare Syscall; on another CPU the waker sends it a
 // reschedule interrupt, FutexWakeCall like a remote wake, and the wakee takes
-// the CPU when the thread there returns from its system call, or first when
-// it next leaves the CPU. Otherwise the wakee waits in line and the call costs
-// a Syscall. A thread woken by the runtime goes to an idle CPU if there is
-// one, else waits on its last CPU.
+// the CPU when the thread there returns from its system call, at once if that
+// thread is in user mode (preemptUser), or first when it next leaves the CPU
+// (it spins for a mutex or holds one). Otherwise the wakee waits in line and
+// the call costs a Syscall. A thread woken by the runtime goes to an idle CPU
+// if there is one, else waits on its last CPU.
 func (b *aioBench) wakeUp(id, waker int32) int64 {
 	t := &b.threads[id]
 	t.blocked = false
@@ -491,9 +515,12 @@ func (b *aioBench) wakeUp(id, waker int32) int64 {
 			oc.runq = append(oc.runq, id)
 			return int64(b.cfg.Costs.Syscall)
 		}
-		if x := &b.threads[oc.cur]; x.inCall && x.preempt < 0 {
+		switch x := &b.threads[oc.cur]; {
+		case x.inCall && x.preempt < 0:
 			x.preempt = id
-		} else {
+		case x.stepping && !b.holdsMutex(oc.cur):
+			b.preemptUser(t.cpu, id)
+		default:
 			oc.runq = append([]int32{id}, oc.runq...)
 		}
 		return b.jit(b.cfg.Costs.FutexWakeCall)
@@ -505,6 +532,26 @@ func (b *aioBench) wakeUp(id, waker int32) int64 {
 		b.cpu[w.cpu].runq = append(b.cpu[w.cpu].runq, id)
 	}
 	return int64(b.cfg.Costs.Syscall)
+}
+
+// preemptUser is the reschedule interrupt taking CPU c from the thread running
+// in user mode there (Go code, or the CPU time before its next call) for
+// thread id: the interrupted thread keeps its P, which stays running as Go
+// sees it, and waits first in line with what was left of its work; id runs
+// ContextSwitch later. Linux preempts user mode on the interrupt's return, as
+// soon as the wakee is chosen to run. A thread holding a segment mutex is left
+// running (see benchMutex).
+func (b *aioBench) preemptUser(c int, id int32) {
+	oc := &b.cpu[c]
+	x := &b.threads[oc.cur]
+	x.gen++
+	x.stepping = false
+	x.remain = x.due - b.e.Now()
+	x.resume = true
+	oc.runq = append([]int32{oc.cur}, oc.runq...)
+	oc.cur = id
+	b.switches++
+	b.e.After(b.jit(b.cfg.Costs.ContextSwitch), b.kExit, id, b.threads[id].gen)
 }
 
 // idleCPU returns the first idle CPU, or -1.
@@ -550,6 +597,13 @@ func (b *aioBench) dispatch(c int) {
 func (b *aioBench) onExit(_ int64, id int32, gen uint32) {
 	t := &b.threads[id]
 	if t.gen != gen {
+		return
+	}
+	if t.resume {
+		// preempted in user mode: back on a CPU, it finishes its work on
+		// the P it kept
+		t.resume = false
+		b.after(id, t.remain)
 		return
 	}
 	if t.handed {
@@ -678,7 +732,7 @@ func (b *aioBench) onSysmon(now int64, _ int32, _ uint32) {
 // P to the goroutine's locked thread), or is left idle.
 func (b *aioBench) handoff(p int) {
 	if len(b.runq) == 0 {
-		b.ps[p] = benchP{state: pIdle}
+		b.ps[p] = benchP{state: pIdle, sched: b.ps[p].sched}
 		return
 	}
 	next := b.runq[0]
@@ -718,19 +772,28 @@ func (b *aioBench) jit(d time.Duration) int64 {
 
 // after continues thread id's program d ns from now.
 func (b *aioBench) after(id int32, d int64) {
-	b.e.After(d, b.kStep, id, b.threads[id].gen)
+	t := &b.threads[id]
+	t.due = b.e.Now() + d
+	t.stepping = true
+	b.e.After(d, b.kStep, id, t.gen)
 }
 
 func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 	if b.threads[id].gen != gen {
 		return
 	}
+	b.threads[id].stepping = false
 	b.step(id)
 }
 
-// benchMutex is one segment's sync.Mutex: held or not, and the threads
-// spinning for it in arrival order.
+// benchMutex is one segment's sync.Mutex: held or not (by owner), and the
+// threads spinning for it in arrival order. A waiter spins until the mutex is
+// handed to it, where sync.Mutex parks after a few spins; so that a waiter
+// cannot spin forever on the CPU where the holder waits in line, a thread
+// holding a segment's mutex is not preempted in user mode (preemptUser). The
+// critical sections are one core call (aioCoreWork), so that is rare.
 type benchMutex struct {
+	owner   int32 // the thread holding it, if held
 	held    bool
 	waiters []int32
 }
@@ -742,9 +805,20 @@ func (b *aioBench) lock(id int32, seg int) bool {
 	m := &b.mu[seg]
 	if !m.held {
 		m.held = true
+		m.owner = id
 		return true
 	}
 	m.waiters = append(m.waiters, id)
+	return false
+}
+
+// holdsMutex reports whether thread id holds a segment's mutex.
+func (b *aioBench) holdsMutex(id int32) bool {
+	for i := range b.mu {
+		if b.mu[i].held && b.mu[i].owner == id {
+			return true
+		}
+	}
 	return false
 }
 
@@ -756,6 +830,7 @@ func (b *aioBench) unlock(seg int) {
 	}
 	next := m.waiters[0]
 	m.waiters = m.waiters[1:]
+	m.owner = next
 	b.after(next, int64(b.cfg.Costs.MutexHandoff))
 }
 
@@ -868,6 +943,16 @@ func (b *aioBench) step(id int32) {
 				return
 			}
 		case bhPick:
+			if !t.woken && b.core.Waiting(t.seg) == 0 {
+				// aio.Array.handle skips Pick with nothing waiting and no
+				// wake to count (it would return nothing and change
+				// nothing): no core work, straight to the reset.
+				ev := &b.hev[t.seg]
+				ev.set = false
+				t.sigSeen = ev.signals
+				t.stage = bhUnlockSleep
+				continue
+			}
 			bt, ok := b.core.Pick(t.seg, time.Duration(b.e.Now()), t.woken)
 			t.woken = false
 			if ok {

@@ -276,6 +276,9 @@ func TestWakeUpKeepsTheWakeeOnItsLastCPU(t *testing.T) {
 		wantQueue []int32 // the wakee's CPU's run queue after the wake
 		wantPre   int32   // the thread that the wakee preempts at its call's return, or -1
 		remote    bool    // the waker paid an interrupt (FutexWakeCall)
+		// wantResume is the work left to the thread preempted in Go code
+		// (preemptUser), 0 if none was
+		wantResume int64
 	}{
 		{name: "last CPU idle: a remote wake there", preempt: 1,
 			setup:   func(b *aioBench) { b.threads[wakee].cpu = 1; b.cpu[0].cur = waker },
@@ -294,12 +297,32 @@ func TestWakeUpKeepsTheWakeeOnItsLastCPU(t *testing.T) {
 				b.threads[other].cpu, b.threads[other].inCall = 1, true
 			},
 			wantCPU: 1, wantPre: other, remote: true},
-		{name: "last CPU busy with a thread in Go code: first in line there", preempt: 1,
+		{name: "last CPU busy with a thread spinning for a mutex: first in line there", preempt: 1,
 			setup: func(b *aioBench) {
 				b.threads[wakee].cpu = 1
 				b.cpu[0].cur, b.cpu[1].cur = waker, other
 				b.cpu[1].runq = []int32{3}
 				b.threads[other].cpu = 1
+				b.mu[0] = benchMutex{owner: 3, held: true, waiters: []int32{other}}
+			},
+			wantCPU: 1, wantQueue: []int32{wakee, 3}, wantPre: -1, remote: true},
+		{name: "last CPU busy with a thread in Go code: preempts it at once, it goes first in line", preempt: 1,
+			setup: func(b *aioBench) {
+				b.threads[wakee].cpu = 1
+				b.cpu[0].cur, b.cpu[1].cur = waker, other
+				b.cpu[1].runq = []int32{3}
+				b.threads[other].cpu = 1
+				b.after(other, 500)
+			},
+			wantCPU: 1, wantCur: true, wantQueue: []int32{other, 3}, wantPre: -1, remote: true, wantResume: 500},
+		{name: "last CPU busy with a thread in Go code holding a mutex: first in line there", preempt: 1,
+			setup: func(b *aioBench) {
+				b.threads[wakee].cpu = 1
+				b.cpu[0].cur, b.cpu[1].cur = waker, other
+				b.cpu[1].runq = []int32{3}
+				b.threads[other].cpu = 1
+				require.True(t, b.lock(other, 0))
+				b.after(other, 500)
 			},
 			wantCPU: 1, wantQueue: []int32{wakee, 3}, wantPre: -1, remote: true},
 		{name: "last CPU is the waker's: preempts the waker", preempt: 1,
@@ -331,6 +354,12 @@ func TestWakeUpKeepsTheWakeeOnItsLastCPU(t *testing.T) {
 				}
 			}
 			assert.Equal(t, tt.wantPre, pre, "preempted thread")
+			o := b.threads[other]
+			assert.Equal(t, tt.wantResume > 0, o.resume, "the thread there was preempted in Go code")
+			if tt.wantResume > 0 {
+				assert.Equal(t, tt.wantResume, o.remain, "its work left")
+				assert.False(t, o.stepping, "its pending step is void")
+			}
 			if tt.remote && !tt.byRuntime {
 				assert.GreaterOrEqual(t, d, int64(b.cfg.Costs.FutexWakeCall)/2, "an interrupt's cost")
 			} else if !tt.byRuntime {
@@ -353,4 +382,38 @@ func TestDispatchDoesNotPullFromABusyCPU(t *testing.T) {
 	b.dispatch(0)
 	assert.Equal(t, int32(5), b.cpu[0].cur)
 	assert.Empty(t, b.cpu[0].runq)
+}
+
+// A thread preempted in Go code keeps its P, which Go still sees running (a
+// woken thread whose old P it is cannot take it), and when its CPU comes back
+// it finishes the work it was doing, no more.
+func TestPreemptUserKeepsThePAndResumesTheWork(t *testing.T) {
+	const wakee, waker, other = 0, 1, 2
+	b := newIdleBench(t, 1)
+	b.threads[waker].blocked, b.threads[other].blocked = false, false
+	b.threads[wakee].cpu, b.threads[other].cpu = 1, 1
+	b.cpu[0].cur, b.cpu[1].cur = waker, other
+	b.onP(other, 0, 500)
+	b.wakeUp(wakee, waker)
+	require.True(t, b.threads[other].resume)
+	assert.Equal(t, pRunning, b.ps[0].state, "its P, as Go sees it")
+	assert.Equal(t, int32(other), b.ps[0].thread)
+	b.onExit(b.e.Now(), other, b.threads[other].gen)
+	o := b.threads[other]
+	assert.False(t, o.resume)
+	assert.True(t, o.stepping)
+	assert.Equal(t, b.e.Now()+500, o.due, "the rest of its work")
+	assert.Equal(t, 0, o.p, "on the P it kept")
+}
+
+// A P that sysmon retakes with nobody queued goes idle keeping the time the
+// scheduler last gave it a goroutine: handoffp and pidleput leave schedtick
+// alone, so a thread that takes it from the idle list in exitsyscall finds it
+// as old as it was, for forcePreempt.
+func TestHandoffToNobodyKeepsTheSchedTime(t *testing.T) {
+	b := newIdleBench(t, 0)
+	b.runq = nil
+	b.ps[0] = benchP{state: pSyscall, thread: 3, sched: 12345}
+	b.handoff(0)
+	assert.Equal(t, benchP{state: pIdle, sched: 12345}, b.ps[0])
 }
