@@ -154,9 +154,10 @@ const aioCoreWork = 100 * time.Nanosecond
 // next (see AIOBenchConfig.Runs), and so does the real benchmark. Two gaps
 // remain. Wake-all at 4 handlers really runs in one of two regimes, one per
 // run: about 2 wakeups per request at 18-30 µs, or 4.3-4.9 at 53-66 µs; the
-// model has the first regime with about 2.7 (its handlers sit on Go's run
-// queue about 46% of the time where the trace has 51-67%: it frees them
-// sooner, so more of the Sets wake one).
+// model has the first regime with about 2.7. Its handlers sit on Go's run
+// queue 59% of the time, as the trace's (51-67%), but its submitters 44%
+// where the trace has 28-31%; and its runs differ by placement from 18 to
+// 29 µs, where the benchmark's median lands near the fast end.
 // Targeted at 32 handlers: a traced run made 90% of its wakes onto the waker's
 // CPU, where the model, whose pairs never merge, makes about half; the model's
 // time matches the benchmark's anyway, so something the real run spends at 32
