@@ -152,17 +152,18 @@ const aioCoreWork = 100 * time.Nanosecond
 // thread spinning for a segment mutex, or holding one, is not preempted (see
 // benchMutex). Where placement decides, one run differs from the
 // next (see AIOBenchConfig.Runs), and so does the real benchmark. Two gaps
-// remain. Wake-all at 4 handlers really runs in one of two regimes, one per
-// run: about 2 wakeups per request at 18-30 µs, or 4.3-4.9 at 53-66 µs; the
-// model has the first regime with about 2.7. Its handlers sit on Go's run
-// queue 59% of the time, as the trace's (51-67%), but its submitters 44%
-// where the trace has 28-31%; and its runs differ by placement from 18 to
-// 29 µs, where the benchmark's median lands near the fast end.
+// remain. Wake-all at 4 handlers: on a quiet machine a run makes 1.9-2.4
+// wakeups per request at 16-31 µs (runs with 4.3-4.9 at 53-66 µs were seen
+// beside other work on the machine); the model makes about 2.7. Its handlers
+// sit on Go's run queue 59% of the time, as the trace's (51-67%), but its
+// submitters 44% where the trace has 28-31%; and its runs differ by placement
+// from 18 to 29 µs, where the benchmark's median lands near the fast end.
 // Targeted at 32 handlers: a traced run made 90% of its wakes onto the waker's
 // CPU, where the model, whose pairs never merge, makes about half; the model's
 // time matches the benchmark's anyway, so something the real run spends at 32
-// handlers is still not modelled (a C program with the same protocol, without
-// Go, takes 11.5 µs per request at 32 handlers and 4.5 µs at 4).
+// handlers is still not modelled (the same protocol on C threads, without Go,
+// BenchmarkAIOWakeFloor, took 6.8-9.2 µs per request at 32 handlers and
+// 5.1-5.8 µs at 4 in four quiet runs).
 //
 // The handler loop is aio.Array.handle's: wait for the first wake, then lock,
 // Pick; if work, unlock, deliver the last batch's completions, do the I/O,

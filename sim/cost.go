@@ -74,8 +74,9 @@ type CostProfile struct {
 	// for its shortest interval, usleep(20) (runtime/proc.go's sysmon): the
 	// 20 µs plus the kernel's timer slack (50 µs by default) and the timer's
 	// latency (on a VM, the hypervisor's). It sets how soon sysmon retakes a
-	// P from a thread in a system call; its doubling when idle is relative to
-	// it.
+	// P from a thread in a system call. When sysmon backs off (doubling what it
+	// asks for after 50 rounds that retook nothing) only the request doubles:
+	// each sleep still lasts SysmonTick − 20 µs beyond it.
 	SysmonTick time.Duration
 }
 
@@ -176,7 +177,8 @@ func (p CostProfile) Validate() error {
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, futex_hold, futex_growth, spin_round,
 // io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
-// wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax ("1.5us"). Keys not given keep OldKernel's values.
+// wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
+// ("1.5us"). Keys not given keep OldKernel's values.
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
 func LoadProfile(path string) (CostProfile, error) {
