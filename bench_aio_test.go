@@ -62,10 +62,10 @@ func BenchmarkAIOWake(b *testing.B) {
 // BenchmarkAIOWakeFloor is BenchmarkAIOWake's futex-mode targeted load with no
 // Go and no aio: C threads on raw futex words (internal/futexfloor), submitter j's
 // i-th request to handler (j + 4i) mod handlers, each handler on its own futex.
-// It is the kernel's part of mode=futex/policy=targeted on this machine, and
-// shows how much cheaper the 4-handler case is before any Go code runs (there
-// each submitter only ever talks to one handler). futex/op counts the calls on
-// the handlers' futexes, as BenchmarkAIOWake's. Skipped without Linux and cgo.
+// It is the kernel's part of mode=futex/policy=targeted on this machine, at
+// each handler count, before any Go code runs (at 4 handlers each submitter
+// only ever talks to one handler). futex/op counts the calls on the handlers'
+// futexes, as BenchmarkAIOWake's. Skipped without Linux and cgo.
 func BenchmarkAIOWakeFloor(b *testing.B) {
 	if !futexfloor.Supported() {
 		b.Skip("needs Linux and cgo")
