@@ -46,10 +46,14 @@ func (s Share) String() string {
 	return fmt.Sprintf("%.2f (IQR %.2f..%.2f, n=%d)", s.Median, s.Q1, s.Q3, s.Repeats)
 }
 
-// summarizeShare turns measured shares into a Share.
+// summarizeShare turns measured shares into a Share. The median is a measured
+// value, the middle one (the lower middle one of an even count): LinInterp at
+// 0.5 interpolates below it (the mean of the 2nd and 3rd of 5). The quartiles
+// interpolate.
 func summarizeShare(v []float64) Share {
 	x := append([]float64(nil), v...)
 	sort.Float64s(x)
 	q := func(p float64) float64 { return stat.Quantile(p, stat.LinInterp, x, nil) }
-	return Share{Median: q(0.5), Q1: q(0.25), Q3: q(0.75), Min: x[0], Max: x[len(x)-1], Repeats: len(x)}
+	return Share{Median: stat.Quantile(0.5, stat.Empirical, x, nil), Q1: q(0.25), Q3: q(0.75),
+		Min: x[0], Max: x[len(x)-1], Repeats: len(x)}
 }
