@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// ErrInvalidConfig is wrapped by Measure's error for Options out of range.
+// ErrInvalidConfig is wrapped by Measure's error for Options out of range, and
+// by Run's for a flag out of its range.
 var ErrInvalidConfig = errors.New("invalid config")
 
 // Defaults of Options, chosen so that a full calibration takes about a second on

@@ -25,7 +25,9 @@ var ErrUsage = errors.New("calibrate: usage")
 // (WriteProfile) that `innosim run --costs FILE` and `innosim reproduce --costs
 // FILE` load. With -check it then runs Check and prints its report; a check
 // outside the bounds returns ErrCheckFailed. args excludes the command name.
-// Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed.
+// Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed; a
+// flag outside its range gives ErrUsage wrapping ErrInvalidConfig, naming the
+// flag and the range, before anything is measured.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -34,7 +36,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
 	out := fs.String("out", "", "also write the cost profile to this file (for run/reproduce --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
-	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (as go test -benchtime)")
+	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (1ns..1m, as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
@@ -48,9 +50,24 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	if *count < 1 || *count > 20 {
-		fs.Usage()
-		return fmt.Errorf("%w: -count %d, want 1..20", ErrUsage, *count)
+	// Every range is checked here, by flag name, before the measurement:
+	// Options and CheckOptions read 0 as their defaults, which the flags'
+	// ranges leave out, and Check would refuse -benchtime only after Measure.
+	for _, r := range []struct {
+		bad  bool
+		name string
+		val  any
+		want string
+	}{
+		{*repeats < 1 || *repeats > 1000, "repeats", *repeats, "1..1000"},
+		{*rounds < 1 || *rounds > 1_000_000, "rounds", *rounds, "1..1000000"},
+		{*benchtime < 1 || *benchtime > time.Minute, "benchtime", *benchtime, "1ns..1m0s"},
+		{*count < 1 || *count > 20, "count", *count, "1..20"},
+	} {
+		if r.bad {
+			fs.Usage()
+			return fmt.Errorf("%w: -%s %v, want %s: %w", ErrUsage, r.name, r.val, r.want, ErrInvalidConfig)
+		}
 	}
 	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
 	if err != nil {

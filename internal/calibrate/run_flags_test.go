@@ -1,0 +1,44 @@
+package calibrate
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRunRefusesOutOfRangeFlagsBeforeMeasuring: each flag out of the range its
+// help gives is refused by its flag name and range, with the usage, before the
+// measurement runs (nothing on stdout): -benchtime was refused only after
+// Measure and the table, as "CheckOptions.Benchtime"; -repeats and -rounds by
+// their Options field names; and -repeats 0 or -rounds 0 silently meant the
+// defaults, though the help says 1..1000 and 1..1000000.
+func TestRunRefusesOutOfRangeFlagsBeforeMeasuring(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"repeats 0", []string{"-repeats", "0"}, "-repeats 0, want 1..1000"},
+		{"repeats -1", []string{"-repeats", "-1"}, "-repeats -1, want 1..1000"},
+		{"repeats 1001", []string{"-repeats", "1001"}, "-repeats 1001, want 1..1000"},
+		{"rounds 0", []string{"-rounds", "0"}, "-rounds 0, want 1..1000000"},
+		{"rounds 1000001", []string{"-rounds", "1000001"}, "-rounds 1000001, want 1..1000000"},
+		{"benchtime 0", []string{"-check", "-benchtime", "0s"}, "-benchtime 0s, want 1ns..1m0s"},
+		{"benchtime -1s", []string{"-check", "-benchtime", "-1s"}, "-benchtime -1s, want 1ns..1m0s"},
+		{"benchtime 2m", []string{"-check", "-benchtime", "2m"}, "-benchtime 2m0s, want 1ns..1m0s"},
+		{"count 0", []string{"-check", "-count", "0"}, "-count 0, want 1..20"},
+		{"count 21", []string{"-check", "-count", "21"}, "-count 21, want 1..20"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := Run(context.Background(), tc.args, &out, &errOut)
+			require.ErrorIs(t, err, ErrUsage)
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			require.ErrorContains(t, err, tc.want)
+			require.Empty(t, out.String(), "refused before measuring")
+			require.Contains(t, errOut.String(), "usage: innosim calibrate")
+		})
+	}
+}
