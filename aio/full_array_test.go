@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -232,5 +233,59 @@ func TestDeferredWaitsForFlushInEverySegment(t *testing.T) {
 			require.Equal(t, uint64(12), a.Stats().Signals, "a second Flush has nothing to wake")
 			requireBalanced(t, st)
 		})
+	}
+}
+
+// TestCloseRacesSubmittersOnAFullArray: Close while many submitters contend for
+// a tiny array (3 and 5 one-slot segments), many of them waiting on it full:
+// each Submit either is refused with ErrClosed or its request completes once,
+// and Close returns only after the last one.
+func TestCloseRacesSubmittersOnAFullArray(t *testing.T) {
+	for _, mode := range modes() {
+		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
+			t.Run(mode.String()+"/"+policy.String(), func(t *testing.T) {
+				for range 10 {
+					cfg := aio.DefaultConfig()
+					cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, &aio.Latency{}
+					cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = 3, 5, 1
+					a, err := aio.New(cfg)
+					require.NoError(t, err)
+					var (
+						wg                      sync.WaitGroup
+						accepted, refused, done atomic.Int64
+					)
+					for s := range 8 {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for i := range 40 {
+								r := &aio.Request{Op: aio.Op((s + i) % 2), Offset: int64(i) * stripe,
+									Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
+								switch err := a.Submit(context.Background(), r); {
+								case err == nil:
+									accepted.Add(1)
+								case errors.Is(err, aio.ErrClosed):
+									refused.Add(1)
+								default:
+									t.Errorf("Submit: %v", err)
+								}
+							}
+						}()
+					}
+					for range 20 {
+						runtime.Gosched()
+					}
+					require.NoError(t, a.Close())
+					drained := done.Load() // a submitter may not have counted its acceptance yet
+					wg.Wait()
+					require.Equal(t, int64(320), accepted.Load()+refused.Load())
+					require.Equal(t, accepted.Load(), done.Load(), "every accepted request completed once")
+					require.Equal(t, drained, done.Load(), "a request completed after Close returned")
+					st := a.Stats()
+					require.Equal(t, uint64(accepted.Load()), st.Completed)
+					requireBalanced(t, st)
+				}
+			})
+		}
 	}
 }
