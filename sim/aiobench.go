@@ -788,6 +788,16 @@ func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 	b.step(id)
 }
 
+// resetEvent is handler t finding nothing to pick: it resets its event under
+// its segment's lock (remembering the signal count for its Wait) and goes on
+// to unlock and sleep.
+func (b *aioBench) resetEvent(t *benchThread) {
+	ev := &b.hev[t.seg]
+	ev.set = false
+	t.sigSeen = ev.signals
+	t.stage = bhUnlockSleep
+}
+
 // benchMutex is one segment's sync.Mutex: held or not (by owner), and the
 // threads spinning for it in arrival order. A waiter spins until the mutex is
 // handed to it, where sync.Mutex parks after a few spins; so that a waiter
@@ -949,10 +959,7 @@ func (b *aioBench) step(id int32) {
 				// aio.Array.handle skips Pick with nothing waiting and no
 				// wake to count (it would return nothing and change
 				// nothing): no core work, straight to the reset.
-				ev := &b.hev[t.seg]
-				ev.set = false
-				t.sigSeen = ev.signals
-				t.stage = bhUnlockSleep
+				b.resetEvent(t)
 				continue
 			}
 			bt, ok := b.core.Pick(t.seg, time.Duration(b.e.Now()), t.woken)
@@ -964,10 +971,7 @@ func (b *aioBench) step(id int32) {
 				}
 				t.stage = bhUnlockDo
 			} else {
-				ev := &b.hev[t.seg]
-				ev.set = false
-				t.sigSeen = ev.signals
-				t.stage = bhUnlockSleep
+				b.resetEvent(t)
 			}
 			b.after(id, work)
 			return
