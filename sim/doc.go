@@ -58,53 +58,11 @@
 // costs; LoadProfile reads one from a "key = value" file. OldKernel and
 // NewKernel differ only in system-call and context-switch cost.
 //
-// # Studies and their mechanisms
-//
-// Studies returns the four reference studies; each runs its sweep from its own
-// configuration (study_a_my.cnf and study_d_my.cnf through package mycnf), one
-// parameter set per study and no per-cell tuning, and checks the issue's
-// criteria. Which modelled effect produces each result:
-//
-//   - A (priorities): with priorities on, each statement pays two priocntl calls
-//     (the few percent lost below the core count), and a thread back from its
-//     client waits at the Wait level behind every thread in a statement, so the
-//     statements in flight finish first. With priorities off the TS queue is
-//     FIFO among equals: more statements are in flight at once, read views copy
-//     more active transactions under kernel_mutex (read_view_open_now), and the
-//     mutex's waiters, all woken on each release, pile onto one futex bucket.
-//     The loss grows with threads and with cores. The study's machine (a 2008
-//     x86 server under Solaris) gets a spin round of 1 µs (ut_delay of 0..6
-//     units of 50 PAUSEs) and a futex growth of 8; a read view costs 250 ns per
-//     active transaction.
-//   - B (the gate): the Queue gate takes kernel_mutex on every enter and exit,
-//     the mutex the transaction start and commit also take; on 8 cores it
-//     saturates, so limits 4, 8 and 16 plateau together, while limit 0 skips
-//     the gate. The Atomic and Handoff cores take no mutex: no plateau.
-//     innodb_thread_sleep_delay is not given by the study; the model uses 0.
-//   - C (the environment): a connect cycle is 20 system calls and 5 context
-//     switches around 26 µs of user CPU; the new-kernel profile makes only those
-//     dearer, so once the cores are saturated connections/s fall by about a
-//     quarter, while a CPU-bound workload loses a few percent.
-//   - D (wake-all): each sibling prefetch wakes every handler (aio.WakeAll);
-//     the woken handlers take their array's pthread mutex at once, and its
-//     futex calls hold one bucket spinlock longer the more threads wait there,
-//     so 34 handlers spin where 10 barely meet, and the inserting threads wait
-//     on the read array's mutex behind them. aio.WakeTargeted wakes one handler
-//     per request and the herd never forms. The cores (96) are not given by the
-//     study.
-//
-// The convoys of A and the herd of D are bursty: each A cell runs two seeds of
-// 200 ms and each D cell 500 ms of virtual time. All four studies pass at the
-// default seed (1) and at seeds 2..5; at seed 6 A's 12- and 16-core ratios at 64
-// threads swap and D's spin share lands at 39.7%, just across their bounds.
-//
 // # Experiments
 //
 // Cell is one run (workload, threads, machine, gate, AIO); CellFromSettings
-// builds one from a my.cnf; RunCells sweeps cells in parallel. Table prints
-// aligned text and CSV, WriteChart draws SVG/PNG through gonum/plot, and FitUSL
-// fits the Universal Scalability Law with gonum/optimize (the codahale/usl
-// dataset fits to σ ≈ 0.02672, κ ≈ 7.691e-4, λ ≈ 995.6).
+// builds one from a my.cnf; RunCells sweeps cells in parallel. FitUSL fits the
+// Universal Scalability Law with gonum/optimize.
 //
 // # Adapters
 //

@@ -7,47 +7,6 @@ import (
 	"github.com/innosim/innosim/concurrency"
 )
 
-// GatePolicy selects which concurrency core the simulated server's
-// innodb_thread_concurrency gate runs.
-type GatePolicy uint8
-
-const (
-	// GateQueue is concurrency.QueueCore under one InnoDB mutex taken on every
-	// enter without tickets and every exit, as srv_conc_enter_innodb and
-	// srv_conc_force_exit_innodb in MySQL 5.0/5.1 (kernel_mutex, later
-	// srv_conc_mutex).
-	GateQueue GatePolicy = iota
-	// GateAtomic is concurrency.AtomicCore: a compare-and-swap on the inside
-	// counter, sleeping the adaptive sleep delay when full (MySQL 5.6+). No mutex.
-	GateAtomic
-	// GateHandoff is concurrency.HandoffCore: seats handed directly to FIFO
-	// waiters, with no shared mutex on the hot path.
-	GateHandoff
-)
-
-// String returns "queue", "atomic" or "handoff".
-func (g GatePolicy) String() string {
-	switch g {
-	case GateQueue:
-		return "queue"
-	case GateAtomic:
-		return "atomic"
-	case GateHandoff:
-		return "handoff"
-	}
-	return fmt.Sprintf("gate(%d)", uint8(g))
-}
-
-// ParseGatePolicy parses "queue", "atomic" or "handoff".
-func ParseGatePolicy(s string) (GatePolicy, error) {
-	for _, g := range []GatePolicy{GateQueue, GateAtomic, GateHandoff} {
-		if g.String() == s {
-			return g, nil
-		}
-	}
-	return 0, fmt.Errorf("sim: gate policy %q, want queue, atomic or handoff: %w", s, ErrInvalidConfig)
-}
-
 // casCost is the CPU of one contended compare-and-swap on a shared counter (a
 // cache-line transfer between cores).
 const casCost = 100 * time.Nanosecond
@@ -58,9 +17,9 @@ const casCost = 100 * time.Nanosecond
 const gateWork = 3 * time.Microsecond
 
 // gateDriver runs a concurrency.Core for the simulated threads: it charges the gate
-// mutex (GateQueue only), the sleeps and the wakes; the core decides who is in.
+// mutex (PolicyQueue only), the sleeps and the wakes; the core decides who is in.
 type gateDriver struct {
-	policy GatePolicy
+	policy concurrency.Policy
 	core   concurrency.Core
 	mutex  int32
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
@@ -69,25 +28,38 @@ type gateDriver struct {
 
 // SetGate installs an innodb_thread_concurrency gate run by policy's core with
 // cfg (see concurrency.Config); workloads enter it with OpGateEnter and leave it
-// with OpGateExit. Errors from the core's constructor are returned as they are.
-func (m *Machine) SetGate(policy GatePolicy, cfg concurrency.Config) error {
+// with OpGateExit. The policies simulated are:
+//
+//   - concurrency.PolicyQueue: concurrency.QueueCore under one InnoDB mutex
+//     ("kernel_mutex") taken on every enter without tickets and every exit, as
+//     srv_conc_enter_innodb and srv_conc_force_exit_innodb in MySQL 5.0/5.1
+//     (kernel_mutex, later srv_conc_mutex);
+//   - concurrency.PolicyAtomic: concurrency.AtomicCore, a compare-and-swap on
+//     the inside counter, sleeping the adaptive sleep delay when full (MySQL
+//     5.6+), no mutex;
+//   - concurrency.PolicyHandoff: concurrency.HandoffCore, seats handed directly
+//     to FIFO waiters, no shared mutex on the hot path.
+//
+// Any other policy is an error wrapping ErrInvalidConfig; errors from the
+// core's constructor are returned as they are.
+func (m *Machine) SetGate(policy concurrency.Policy, cfg concurrency.Config) error {
 	var core concurrency.Core
 	var err error
 	switch policy {
-	case GateQueue:
+	case concurrency.PolicyQueue:
 		core, err = concurrency.NewQueueCore(cfg)
-	case GateAtomic:
+	case concurrency.PolicyAtomic:
 		core, err = concurrency.NewAtomicCore(cfg)
-	case GateHandoff:
+	case concurrency.PolicyHandoff:
 		core, err = concurrency.NewHandoffCore(cfg)
 	default:
-		return fmt.Errorf("sim: gate policy %d, want queue, atomic or handoff: %w", policy, ErrInvalidConfig)
+		return fmt.Errorf("sim: gate policy %v, want queue, atomic or handoff: %w", policy, ErrInvalidConfig)
 	}
 	if err != nil {
 		return err
 	}
 	m.gate = &gateDriver{policy: policy, core: core, mutex: -1, owner: map[*concurrency.Thread]int32{}}
-	if policy == GateQueue {
+	if policy == concurrency.PolicyQueue {
 		m.gate.mutex = m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
 	}
 	return nil

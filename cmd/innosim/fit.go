@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -128,7 +129,7 @@ func runSeries(recs [][]string) (out []series, ok bool) {
 
 // fitSeries fits each series and prints one line per series.
 func fitSeries(w io.Writer, name string, all []series) error {
-	t := sim.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak N", "peak X"}}
+	t := report.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak N", "peak X"}}
 	for _, s := range all {
 		n, x, err := readPoints(s.rows, name, s.n, s.x)
 		if err != nil {
