@@ -23,7 +23,15 @@ type gateDriver struct {
 	core   concurrency.Core
 	mutex  int32
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
+	st     []gateThread          // by sim thread id, grown with ct
 	owner  map[*concurrency.Thread]int32
+}
+
+// gateThread is a simulated thread's progress through OpGateEnter or
+// OpGateExit: its stage and the core's decision it acts on.
+type gateThread struct {
+	stage   gateStage
+	verdict concurrency.Decision
 }
 
 // SetGate installs an innodb_thread_concurrency gate run by policy's core with
@@ -73,80 +81,85 @@ func (m *Machine) GateStats() concurrency.Stats {
 	return m.gate.core.Stats()
 }
 
-func (g *gateDriver) thread(id int32) *concurrency.Thread {
+// thread returns thread id's concurrency.Thread and its progress through the
+// gate, allocating both on first use.
+func (g *gateDriver) thread(id int32) (*concurrency.Thread, *gateThread) {
 	for int(id) >= len(g.ct) {
 		ct := new(concurrency.Thread)
 		g.owner[ct] = int32(len(g.ct))
 		g.ct = append(g.ct, ct)
+		g.st = append(g.st, gateThread{})
 	}
-	return g.ct[id]
+	return g.ct[id], &g.st[id]
 }
 
-// Stages of OpGateEnter / OpGateExit, kept in thread.gstage.
+// gateStage is how far a thread has got in OpGateEnter or OpGateExit.
+type gateStage uint8
+
 const (
-	gsStart   = iota
-	gsUnlock  // gate mutex held, decision taken: release it
-	gsVerdict // act on the decision
-	gsRetry   // back from the sleep the core asked for
-	gsParked  // handed a seat, or woken to compete for one, while queued
-	gsWoke    // exit: the seat was passed on
+	gsStart   gateStage = iota // not started: look at the tickets, take the gate mutex
+	gsUnlock                   // gate mutex held, decision taken: release it
+	gsVerdict                  // act on the decision
+	gsRetry                    // back from the sleep the core asked for
+	gsParked                   // handed a seat, or woken to compete for one, while queued
+	gsWoke                     // exit: the seat was passed on
 )
 
-// gateEnter runs OpGateEnter; it reports whether t must stop.
+// gateEnter runs OpGateEnter; it reports whether t is inside and goes on;
+// false means t stops (a burst, the gate mutex, a sleep, parked in the queue)
+// and gateEnter is called again when it runs.
 func (m *Machine) gateEnter(t *thread, id int32) bool {
 	g := m.gate
 	if g == nil {
-		return false
+		return true
 	}
-	ct := g.thread(id)
+	ct, gt := g.thread(id)
 	for {
-		switch t.gstage {
+		switch gt.stage {
 		case gsStart:
 			if g.core.Limit() == 0 || ct.Tickets() > 0 {
 				// no limit, or tickets left: the gate's shared state is not touched
 				g.core.Enter(ct, time.Duration(m.e.now))
-				return false
+				return true
 			}
 			if g.mutex < 0 {
-				t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
-				t.gstage = gsVerdict
+				gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+				gt.stage = gsVerdict
 				m.runBurst(t, id, int64(casCost), catUser)
-				return true
+				return false
 			}
-			if m.lock(t, id, g.mutex) {
-				return true
+			if !m.lock(t, id, g.mutex) {
+				return false
 			}
-			t.phase = 0
-			t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
-			t.gstage = gsUnlock
+			gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+			gt.stage = gsUnlock
 			m.runBurst(t, id, int64(gateWork), catUser)
-			return true
-		case gsUnlock:
-			if m.unlock(t, id, g.mutex) {
-				return true
-			}
-			t.phase = 0
-			t.gstage = gsVerdict
-		case gsVerdict:
-			switch t.gverdict.Verdict {
-			case concurrency.Sleep:
-				t.gstage = gsRetry
-				m.block(t)
-				m.e.At(m.e.now+max(int64(t.gverdict.Sleep), 1000), m.evWake, id, t.gen)
-				return true
-			case concurrency.Queued:
-				t.gstage = gsParked
-				m.futexOp(t, id, kWaitGate, id, m.threadBucket(id))
-				return true
-			}
-			t.gstage = gsStart
 			return false
+		case gsUnlock:
+			if !m.unlock(t, id, g.mutex) {
+				return false
+			}
+			gt.stage = gsVerdict
+		case gsVerdict:
+			switch gt.verdict.Verdict {
+			case concurrency.Sleep:
+				gt.stage = gsRetry
+				m.block(t)
+				m.e.At(m.e.now+max(int64(gt.verdict.Sleep), 1000), m.evWake, id, t.gen)
+				return false
+			case concurrency.Queued:
+				gt.stage = gsParked
+				m.startFutex(t, id, fxWaitGate, id, m.threadBucket(id))
+				return false
+			}
+			gt.stage = gsStart
+			return true
 		case gsRetry:
-			t.gstage = gsStart
+			gt.stage = gsStart
 		case gsParked:
-			t.gstage = gsStart
+			gt.stage = gsStart
 			if !ct.Woken() {
-				return false // handed a seat
+				return true // handed a seat
 			}
 			// woken to compete for a freed seat (Handoff barging): try again
 		}
@@ -154,51 +167,50 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 }
 
 // gateExit runs OpGateExit (srv_conc_force_exit_innodb at the end of a
-// statement); it reports whether t must stop.
+// statement); it reports whether the exit is done and t goes on; false means t
+// stops and gateExit is called again when it runs.
 func (m *Machine) gateExit(t *thread, id int32) bool {
 	g := m.gate
 	if g == nil {
-		return false
+		return true
 	}
-	ct := g.thread(id)
+	ct, gt := g.thread(id)
 	for {
-		switch t.gstage {
+		switch gt.stage {
 		case gsStart:
 			if !ct.Inside() {
-				return false
+				return true
 			}
 			if g.mutex >= 0 {
-				if m.lock(t, id, g.mutex) {
-					return true
+				if !m.lock(t, id, g.mutex) {
+					return false
 				}
-				t.phase = 0
 			}
 			r := g.core.ForceExit(ct, time.Duration(m.e.now))
-			t.gstage = gsWoke
+			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]
-				m.futexOp(t, id, kWakeThread, to, m.threadBucket(to))
-				return true
+				m.startFutex(t, id, fxWakeThread, to, m.threadBucket(to))
+				return false
 			}
 			if g.mutex < 0 {
 				m.runBurst(t, id, int64(casCost), catUser)
 			} else {
 				m.runBurst(t, id, int64(gateWork), catUser)
 			}
-			return true
+			return false
 		case gsWoke:
 			if g.mutex < 0 {
-				t.gstage = gsStart
-				return false
-			}
-			t.gstage = gsUnlock
-		case gsUnlock:
-			if m.unlock(t, id, g.mutex) {
+				gt.stage = gsStart
 				return true
 			}
-			t.phase = 0
-			t.gstage = gsStart
-			return false
+			gt.stage = gsUnlock
+		case gsUnlock:
+			if !m.unlock(t, id, g.mutex) {
+				return false
+			}
+			gt.stage = gsStart
+			return true
 		}
 	}
 }
