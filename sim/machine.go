@@ -124,10 +124,5 @@ func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
 // Mutexes returns a snapshot of the machine's mutexes with their counters.
 func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) }
 
-// jit draws a duration uniformly in [0.5, 1.5) × d.
-func (m *Machine) jit(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	return int64(d)/2 + m.e.rng.Int64N(int64(d))
-}
+// jit draws a duration uniformly in [0.5, 1.5) × d (Engine.Jitter).
+func (m *Machine) jit(d time.Duration) int64 { return m.e.Jitter(d) }

@@ -81,7 +81,7 @@
 // sim.LoadProfile reads, with the environment fingerprint in its header: the file
 // behind `innosim run --costs` and `innosim reproduce --costs`.
 //
-// Check holds the simulator against reality: sim.PredictAIOWake predicts
+// Check holds the simulator against reality: aiobench.Predict predicts
 // BenchmarkAIOWake in futex mode from the profile, testing.Benchmark runs the
 // benchmark's own body (internal/aiobench.Wake, the code bench_aio_test.go runs),
 // and the report gives predicted, measured and their ratio for each case and for

@@ -1,15 +1,16 @@
-package sim
+package aiobench
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/innosim/innosim/aio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/aio"
 )
 
-// TestPredictAIOWakeFigures pins PredictAIOWake's predictions for fixed
+// TestPredictAIOWakeFigures pins Predict's predictions for fixed
 // configurations and seeds, as recorded from the model before it was folded
 // into Machine: a change of the model's structure must not move a figure, and
 // a change of the model itself must update these and say why.
@@ -32,7 +33,7 @@ func TestPredictAIOWakeFigures(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(fmt.Sprintf("wake=%s/handlers=%d/cpus=%d", tt.wake, tt.handlers, tt.cpus), func(t *testing.T) {
-			p, err := PredictAIOWake(AIOBenchConfig{Wake: tt.wake, Handlers: tt.handlers, CPUs: tt.cpus,
+			p, err := Predict(Config{Wake: tt.wake, Handlers: tt.handlers, CPUs: tt.cpus,
 				Costs: benchCosts(), Ops: 2000, Runs: 3})
 			require.NoError(t, err)
 			got := fmt.Sprintf("%+v", p)

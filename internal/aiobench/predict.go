@@ -1,4 +1,4 @@
-package sim
+package aiobench
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/sim"
 )
 
-// AIOBenchConfig describes one case of BenchmarkAIOWake in futex mode (the root
-// package's bench_aio_test.go) for PredictAIOWake.
-type AIOBenchConfig struct {
+// Config describes one case of BenchmarkAIOWake in futex mode (the root
+// package's bench_aio_test.go) for Predict.
+type Config struct {
 	// Wake is the wake policy (WakeAll or WakeTargeted; WakeDeferred is
 	// accepted and behaves as the benchmark's Flush after every request).
 	Wake aio.WakePolicy
@@ -28,7 +29,7 @@ type AIOBenchConfig struct {
 	// ThreadHandoff, MutexHandoff, WakePreempt (which must be at most 1) and
 	// SysmonTick (20µs..10ms: sysmon cannot sleep less than it asks); the
 	// other fields are not used. The zero value means OldKernel().
-	Costs CostProfile
+	Costs sim.CostProfile
 	// Ops is how many requests to simulate, the benchmark's b.N: submitter j
 	// does Ops/Submitters of them (one more for j < Ops%Submitters), and the
 	// time is that of the last to finish, as the benchmark's. 0 means 20000;
@@ -47,9 +48,9 @@ type AIOBenchConfig struct {
 	Runs int
 }
 
-// AIOBenchPrediction is what PredictAIOWake predicts for one case, per request
+// Prediction is what Predict predicts for one case, per request
 // (one benchmark op).
-type AIOBenchPrediction struct {
+type Prediction struct {
 	// NsPerOp is the predicted wall time per request in nanoseconds, the
 	// benchmark's ns/op.
 	NsPerOp float64
@@ -76,7 +77,7 @@ type AIOBenchPrediction struct {
 // cycle at a few hundred ns on the 2-core build machine).
 const aioCoreWork = 100 * time.Nanosecond
 
-// PredictAIOWake simulates BenchmarkAIOWake in futex mode: Submitters threads
+// Predict simulates BenchmarkAIOWake in futex mode: Submitters threads
 // each submit one 16 KiB read at a time to an aio.Core (the real policy core,
 // MySQL 5.5's defaults with Handlers read and write segments and Wake) and sleep
 // on a futex event until its handler delivers the completion; the Latency backend
@@ -151,7 +152,7 @@ const aioCoreWork = 100 * time.Nanosecond
 // and its submitter stay on the CPUs where each run's seed first put them. A
 // thread spinning for a segment mutex, or holding one, is not preempted (see
 // benchMutex). Where placement decides, one run differs from the
-// next (see AIOBenchConfig.Runs), and so does the real benchmark. Two gaps
+// next (see Config.Runs), and so does the real benchmark. Two gaps
 // remain. Wake-all at 4 handlers: on a quiet machine a run makes 1.9-2.4
 // wakeups per request at 16-31 µs (runs with 4.3-4.9 at 53-66 µs were seen
 // beside other work on the machine); the model makes about 2.7. Its handlers
@@ -178,7 +179,7 @@ const aioCoreWork = 100 * time.Nanosecond
 // same config gives the same prediction, the mean of Runs runs. It returns an
 // error wrapping ErrInvalidConfig for a field out of range, or aio.NewCore's
 // error.
-func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
+func Predict(cfg Config) (Prediction, error) {
 	if cfg.Submitters == 0 {
 		cfg.Submitters = 4
 	}
@@ -188,29 +189,29 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	if cfg.Runs == 0 {
 		cfg.Runs = 16
 	}
-	if cfg.Costs == (CostProfile{}) {
-		cfg.Costs = OldKernel()
+	if cfg.Costs == (sim.CostProfile{}) {
+		cfg.Costs = sim.OldKernel()
 	}
 	switch {
 	case cfg.Handlers < 1 || cfg.Handlers > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Handlers = %d, want 1..64: %w", cfg.Handlers, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Handlers = %d, want 1..64: %w", cfg.Handlers, sim.ErrInvalidConfig)
 	case cfg.Submitters < 1 || cfg.Submitters > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Submitters = %d, want 1..64 (0 for 4): %w", cfg.Submitters, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Submitters = %d, want 1..64 (0 for 4): %w", cfg.Submitters, sim.ErrInvalidConfig)
 	case cfg.CPUs < 1 || cfg.CPUs > 1024:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.CPUs = %d, want 1..1024: %w", cfg.CPUs, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.CPUs = %d, want 1..1024: %w", cfg.CPUs, sim.ErrInvalidConfig)
 	case cfg.Ops < 1 || cfg.Ops > 10_000_000:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, sim.ErrInvalidConfig)
 	case cfg.Runs < 1 || cfg.Runs > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Runs = %d, want 1..64 (0 for 16): %w", cfg.Runs, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Runs = %d, want 1..64 (0 for 16): %w", cfg.Runs, sim.ErrInvalidConfig)
 	}
 	if err := cfg.Costs.Validate(); err != nil {
-		return AIOBenchPrediction{}, err
+		return Prediction{}, err
 	}
 	if p := cfg.Costs.WakePreempt; p > 1 {
-		return AIOBenchPrediction{}, fmt.Errorf("sim: cost profile wake_preempt = %v, want 0..1: %w", p, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: cost profile wake_preempt = %v, want 0..1: %w", p, sim.ErrInvalidConfig)
 	}
 	if d := cfg.Costs.SysmonTick; d < sysmonMin || d > sysmonMax {
-		return AIOBenchPrediction{}, fmt.Errorf("sim: cost profile sysmon_tick = %v, want %v..%v: %w", d, sysmonMin, sysmonMax, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: cost profile sysmon_tick = %v, want %v..%v: %w", d, sysmonMin, sysmonMax, sim.ErrInvalidConfig)
 	}
 	acfg := aio.DefaultConfig()
 	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
@@ -219,7 +220,7 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	// The runs are independent machines with their own seeds: they run in
 	// parallel, at most GOMAXPROCS at a time, and are summed in run order, so
 	// the prediction does not depend on the parallelism.
-	runs := make([]AIOBenchPrediction, cfg.Runs)
+	runs := make([]Prediction, cfg.Runs)
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for r := range runs {
@@ -233,9 +234,9 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return AIOBenchPrediction{}, err
+		return Prediction{}, err
 	}
-	var sum AIOBenchPrediction
+	var sum Prediction
 	for _, p := range runs {
 		sum = sum.add(p)
 	}
@@ -243,8 +244,8 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 }
 
 // add returns the field-by-field sum of p and q.
-func (p AIOBenchPrediction) add(q AIOBenchPrediction) AIOBenchPrediction {
-	return AIOBenchPrediction{
+func (p Prediction) add(q Prediction) Prediction {
+	return Prediction{
 		NsPerOp:             p.NsPerOp + q.NsPerOp,
 		WakeupsPerOp:        p.WakeupsPerOp + q.WakeupsPerOp,
 		WastedPerOp:         p.WastedPerOp + q.WastedPerOp,
@@ -258,8 +259,8 @@ func (p AIOBenchPrediction) add(q AIOBenchPrediction) AIOBenchPrediction {
 }
 
 // scale returns p with every field multiplied by f.
-func (p AIOBenchPrediction) scale(f float64) AIOBenchPrediction {
-	return AIOBenchPrediction{
+func (p Prediction) scale(f float64) Prediction {
+	return Prediction{
 		NsPerOp:             p.NsPerOp * f,
 		WakeupsPerOp:        p.WakeupsPerOp * f,
 		WastedPerOp:         p.WastedPerOp * f,
@@ -314,7 +315,7 @@ const (
 )
 
 // stallLimit is the virtual time without a completed request after which
-// PredictAIOWake gives up: far beyond any wait the model can produce (sysmon's
+// Predict gives up: far beyond any wait the model can produce (sysmon's
 // longest interval is 10 ms).
 const stallLimit = time.Second
 
@@ -378,10 +379,10 @@ type benchThread struct {
 }
 
 type aioBench struct {
-	cfg   AIOBenchConfig
+	cfg   Config
 	core  *aio.Core
-	e     *Engine
-	kStep Kind
+	e     *sim.Engine
+	kStep sim.Kind
 
 	threads []benchThread
 	hev     []benchEvent // handler events by segment
@@ -391,7 +392,7 @@ type aioBench struct {
 	ps                               []benchP
 	cpu                              []benchCPU
 	runq                             []int32 // threads back from FUTEX_WAIT with no P: Go's global run queue, FIFO
-	kExit, kSysRet, kSysmon, kHanded Kind
+	kExit, kSysRet, kSysmon, kHanded sim.Kind
 	sysmonIdle                       int   // sysmon rounds in succession that retook nothing
 	sysmonDelay                      int64 // ns sysmon asks to sleep until its next round
 	sysmonSlack                      int64 // ns its sleeps last beyond what it asks: Costs.SysmonTick − sysmonMin
@@ -407,8 +408,8 @@ type aioBench struct {
 	err           error
 }
 
-func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
-	b := &aioBench{cfg: cfg, core: core, e: NewEngine(seed), ps: make([]benchP, cfg.CPUs)}
+func newAIOBench(cfg Config, core *aio.Core, seed uint64) *aioBench {
+	b := &aioBench{cfg: cfg, core: core, e: sim.NewEngine(seed), ps: make([]benchP, cfg.CPUs)}
 	b.kStep = b.e.On(b.onStep)
 	b.kExit = b.e.On(b.onExit)
 	b.kSysRet = b.e.On(b.onSysRet)
@@ -438,19 +439,19 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
 	return b
 }
 
-func (b *aioBench) run() (AIOBenchPrediction, error) {
+func (b *aioBench) run() (Prediction, error) {
 	for b.finished < b.cfg.Submitters && b.err == nil && b.e.Step() {
 		if b.e.Now()-b.tLast > int64(stallLimit) {
-			return AIOBenchPrediction{}, fmt.Errorf("sim: aio bench: no request completed in %v of virtual time at %v (a model fault)",
+			return Prediction{}, fmt.Errorf("aiobench: no request completed in %v of virtual time at %v (a model fault)",
 				stallLimit, time.Duration(b.e.Now()))
 		}
 	}
 	if b.err != nil {
-		return AIOBenchPrediction{}, b.err
+		return Prediction{}, b.err
 	}
 	n := float64(b.ops)
 	st := b.core.Stats()
-	return AIOBenchPrediction{
+	return Prediction{
 		NsPerOp:             float64(b.tEnd) / n,
 		WakeupsPerOp:        float64(st.Wakeups) / n,
 		WastedPerOp:         float64(st.WastedWakeups) / n,
@@ -763,14 +764,9 @@ func (b *aioBench) done(id int32) {
 	b.sleep(id)
 }
 
-// jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does: real
-// costs vary, and without it the threads fall into a lockstep no machine keeps.
-func (b *aioBench) jit(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	return int64(d)/2 + b.e.Rand().Int64N(int64(d))
-}
+// jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does
+// (sim.Engine.Jitter).
+func (b *aioBench) jit(d time.Duration) int64 { return b.e.Jitter(d) }
 
 // after continues thread id's program d ns from now.
 func (b *aioBench) after(id int32, d int64) {
@@ -876,13 +872,11 @@ func (b *aioBench) step(id int32) {
 		switch t.stage {
 		// ---- submitter: the benchmark's loop body ----
 		case bsLock:
-			h := b.cfg.Handlers
-			seg := (t.j + b.cfg.Submitters*t.i) % h
-			off := int64(seg)*64*b.core.Config().PageSize + int64(2*t.j)*b.core.Config().PageSize
-			t.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: b.core.Config().PageSize}
+			off := offset(t.j, t.i, b.cfg.Handlers, b.cfg.Submitters)
+			t.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: Page}
 			var err error
 			if t.lockSeg, err = b.core.Route(t.req); err != nil {
-				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", t.j, err)
 				b.e.Stop()
 				return
 			}
@@ -893,7 +887,7 @@ func (b *aioBench) step(id int32) {
 		case bsReserve:
 			res, err := b.core.ReserveIn(t.lockSeg, t.req, time.Duration(b.e.Now()))
 			if err != nil { // one request per submitter: the segment is never full
-				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", t.j, err)
 				b.e.Stop()
 				return
 			}
@@ -1052,4 +1046,15 @@ func (b *aioBench) share(j int) int {
 		n++
 	}
 	return n
+}
+
+// withoutSeg returns set minus seg.
+func withoutSeg(set aio.SegmentSet, seg int) aio.SegmentSet {
+	var out aio.SegmentSet
+	for s := set.Next(0); s >= 0; s = set.Next(s + 1) {
+		if s != seg {
+			out.Add(s)
+		}
+	}
+	return out
 }
