@@ -1,10 +1,12 @@
 package aio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,6 +21,11 @@ type handlerScratch struct {
 	doneErrs []error
 	bufs     [][]byte // the requests' buffers, for a VectorBackend
 	buf      []byte   // combined buffer of a merged batch, page aligned
+	// g is the handler's goroutine id (0 until its first delivery), published
+	// in *deliverer while it runs Done callbacks, so that Close and Submit can
+	// tell a call from a Done.
+	g         uint64
+	deliverer *atomic.Uint64
 }
 
 func (h *handlerScratch) init(limit int) {
@@ -31,12 +38,20 @@ func (h *handlerScratch) init(limit int) {
 
 // deliver calls Done for the last completed batch, once each.
 func (h *handlerScratch) deliver() {
+	if len(h.done) == 0 {
+		return
+	}
+	if h.g == 0 {
+		h.g = goroutineID()
+	}
+	h.deliverer.Store(h.g)
 	for i, r := range h.done {
 		err := h.doneErrs[i]
 		h.done[i], h.doneErrs[i] = nil, nil
 		r.Done(r, err)
 	}
 	h.done = h.done[:0]
+	h.deliverer.Store(0)
 }
 
 // handle is the handler thread of global segment seg: the loop of
@@ -58,6 +73,7 @@ func (a *Array) handle(seg int) {
 	mu := &a.segMu[seg].Mutex
 	ev := a.events[seg]
 	h := &a.work[seg]
+	h.deliverer = &a.segMu[seg].deliverer
 	// Wait for the first wake before looking at the segment, as between
 	// batches: a request reserved before this goroutine ran has set the event
 	// already (a new event is reset with signal count 0, so the Set is kept),
@@ -197,6 +213,27 @@ func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*R
 		}
 	}
 	return failed
+}
+
+// goroutineID returns the calling goroutine's id, read from the first line of
+// its stack trace ("goroutine 18 [running]:"); ids are never reused. Go has no
+// API for it on purpose, and the driver uses it for one question only: is a
+// call to Close or Submit made from a Done? It costs a traceback of the caller
+// (microseconds), paid by a handler's first delivery, by Close, and by a Submit about
+// to wait on a full array while some Done is running; never on the path that
+// finds a slot.
+func goroutineID() uint64 {
+	var buf [64]byte
+	s := buf[:runtime.Stack(buf[:], false)]
+	s = bytes.TrimPrefix(s, []byte("goroutine "))
+	var id uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // failedDespiteCount reports whether a backend error fails the whole batch even
