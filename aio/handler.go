@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 )
@@ -161,15 +162,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 			}
 		}
 	}
-	var (
-		n   int
-		err error
-	)
-	if b.Op == Write {
-		n, err = a.backend.WriteAt(reqs[0].File, buf, b.Offset)
-	} else {
-		n, err = a.backend.ReadAt(reqs[0].File, buf, b.Offset)
-	}
+	n, err := a.transfer(b.Op, reqs[0].File, buf, b.Offset)
 	n = min(max(n, 0), len(buf))
 	off := 0
 	for i, r := range reqs {
@@ -193,15 +186,7 @@ func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*R
 	for _, r := range reqs {
 		bufs = append(bufs, r.Buf)
 	}
-	var (
-		n   int
-		err error
-	)
-	if b.Op == Write {
-		n, err = vb.WritevAt(reqs[0].File, bufs, b.Offset)
-	} else {
-		n, err = vb.ReadvAt(reqs[0].File, bufs, b.Offset)
-	}
+	n, err := transferv(vb, b.Op, reqs[0].File, bufs, b.Offset)
 	clear(bufs)
 	n = min(max(n, 0), int(b.Length))
 	off := 0
@@ -213,6 +198,33 @@ func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*R
 		}
 	}
 	return failed
+}
+
+// transfer is the one Backend call of do. A panic in it is the failure of that
+// call, not of the program: it returns n = 0 and a *PanicError, so that every
+// request of the call completes once (failed) and the handler goes on.
+func (a *Array) transfer(op Op, f File, buf []byte, off int64) (n int, err error) {
+	defer recoverBackend(&n, &err)
+	if op == Write {
+		return a.backend.WriteAt(f, buf, off)
+	}
+	return a.backend.ReadAt(f, buf, off)
+}
+
+// transferv is transfer for a VectorBackend.
+func transferv(vb VectorBackend, op Op, f File, bufs [][]byte, off int64) (n int, err error) {
+	defer recoverBackend(&n, &err)
+	if op == Write {
+		return vb.WritevAt(f, bufs, off)
+	}
+	return vb.ReadvAt(f, bufs, off)
+}
+
+// recoverBackend, deferred by transfer, turns a panic into a *PanicError.
+func recoverBackend(n *int, err *error) {
+	if p := recover(); p != nil {
+		*n, *err = 0, &PanicError{Value: p, Stack: debug.Stack()}
+	}
 }
 
 // goroutineID returns the calling goroutine's id, read from the first line of
@@ -241,6 +253,34 @@ func goroutineID() uint64 {
 // io.ReaderAt allows beside a full count at the end of the input.
 func failedDespiteCount(err error) bool {
 	return err != nil && !errors.Is(err, io.EOF)
+}
+
+// ErrBackendPanic is wrapped by the error of every request of a Backend call
+// that panicked (see PanicError).
+var ErrBackendPanic = errors.New("aio: backend panicked")
+
+// PanicError is what a panic in a Backend call becomes: every request of that
+// call fails with it (wrapped with the request's op, length and offset), is
+// counted as failed, and the handler goes on serving. errors.Is(err,
+// ErrBackendPanic) holds, and when the panic value is an error, errors.Is and
+// errors.As reach it too. A Done that wants the crash back can panic again.
+type PanicError struct {
+	// Value is the value the Backend panicked with.
+	Value any
+	// Stack is the handler thread's stack at the panic, as runtime/debug.Stack
+	// formats it: the Backend's frames are on it.
+	Stack []byte
+}
+
+// Error returns "backend panicked: " and the value.
+func (e *PanicError) Error() string { return fmt.Sprintf("backend panicked: %v", e.Value) }
+
+// Unwrap returns ErrBackendPanic and, if the value is an error, the value.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrBackendPanic, err}
+	}
+	return []error{ErrBackendPanic}
 }
 
 // ioError is the error of a request the I/O did not cover: the backend's

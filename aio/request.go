@@ -30,6 +30,7 @@ type Request struct {
 	// long: the handler serves nothing else meanwhile. Done may call Submit,
 	// which then never waits for a slot (a full array is an error wrapping
 	// ErrArrayFull), Flush and Stats; Close from a Done returns
-	// ErrCloseFromDone. Required.
+	// ErrCloseFromDone. A panic in Done is not recovered: it ends the program,
+	// as a panic on any goroutine does. Required.
 	Done func(r *Request, err error)
 }
