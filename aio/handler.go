@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // handlerScratch is one handler's memory, reused for every batch so the loop
@@ -141,13 +142,20 @@ func (a *Array) handle(seg int) {
 	}
 }
 
-// do performs batch b for reqs (in file order) with one Backend call and sets
-// h.errs[i] for each request. A merged read goes through the combined buffer
-// and is copied out; a merged write is copied in first, as InnoDB does with its
-// combined_buf. It returns the number of failed requests.
+// do performs batch b for reqs (in file order) and sets h.errs[i] for each
+// request. With a plain Backend it is one call: a merged read goes through the
+// combined buffer and is copied out; a merged write is copied in first, as
+// InnoDB does with its combined_buf. With a VectorBackend a merged batch is one
+// vectored call per run of equally aligned requests (see alignedRun). It
+// returns the number of failed requests.
 func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 	if vb, ok := a.backend.(VectorBackend); ok && len(reqs) > 1 {
-		return a.doVector(h, vb, b, reqs)
+		for i := 0; i < len(reqs); {
+			j := i + alignedRun(reqs[i:])
+			failed += doVector(h, vb, b.Op, reqs[i:j], h.errs[i:j])
+			i = j
+		}
+		return failed
 	}
 	buf := reqs[0].Buf
 	if len(reqs) > 1 {
@@ -179,25 +187,56 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 	return failed
 }
 
-// doVector performs a merged batch with one vectored call into (or from) the
-// requests' own buffers.
-func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*Request) (failed int) {
+// doVector performs consecutive requests reqs with one vectored call into (or
+// from) their own buffers and sets errs[i] for each.
+func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs []error) (failed int) {
 	bufs := h.bufs[:0]
+	length := 0
 	for _, r := range reqs {
 		bufs = append(bufs, r.Buf)
+		length += len(r.Buf)
 	}
-	n, err := transferv(vb, b.Op, reqs[0].File, bufs, b.Offset)
+	n, err := transferv(vb, op, reqs[0].File, bufs, reqs[0].Offset)
 	clear(bufs)
-	n = min(max(n, 0), int(b.Length))
+	n = min(max(n, 0), length)
 	off := 0
 	for i, r := range reqs {
 		off += len(r.Buf)
 		if off > n || failedDespiteCount(err) {
 			failed++
-			h.errs[i] = ioError(b.Op, r, err)
+			errs[i] = ioError(op, r, err)
 		}
 	}
 	return failed
+}
+
+// maxDirectAlign is the most alignment that O_DIRECT demands of a transfer's
+// buffer addresses, lengths and file offset: the device's logical block size,
+// 512 or 4096 bytes on Linux (statx's STATX_DIOALIGN reports it).
+const maxDirectAlign = 4096
+
+// alignment is the alignment of r's transfer: the largest power of two, up to
+// maxDirectAlign, that divides its buffer's address, its length and its offset.
+func alignment(r *Request) uint64 {
+	x := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.Buf)))) | uint64(len(r.Buf)) | uint64(r.Offset) | maxDirectAlign
+	return x & -x
+}
+
+// alignedRun returns how many of reqs, from the first, share its alignment:
+// the requests that go in one vectored call. With O_DIRECT a call fails whole
+// with EINVAL if one of its buffers is misaligned, so a merged batch that
+// mixed a misaligned request with aligned neighbours failed them all; issued
+// by runs, each request succeeds or fails as it would alone (a run succeeds
+// exactly when its shared alignment meets the device's), and a batch of
+// requests that all share one alignment, the usual case, is still one call.
+// The split is the driver's: the Core and Stats count the merged batch once.
+func alignedRun(reqs []*Request) int {
+	first := alignment(reqs[0])
+	n := 1
+	for n < len(reqs) && alignment(reqs[n]) == first {
+		n++
+	}
+	return n
 }
 
 // transfer is the one Backend call of do. A panic in it is the failure of that
