@@ -31,10 +31,12 @@ type aioDriver struct {
 	Prefetch uint64
 }
 
-// aioHandler is the state of segment's handler thread between its steps.
+// aioHandler is the state of a segment's handler thread between its steps:
+// where it is in the driver's blocking (stage) and the cycle's decisions
+// (aio.HandlerCycle, the real driver's too).
 type aioHandler struct {
 	stage   handlerStage
-	woken   bool   // woken by its event: the next Pick counts a wakeup
+	cycle   *aio.HandlerCycle
 	sigSeen uint64 // the event's signal count at the last reset
 }
 
@@ -74,7 +76,7 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 	for s := range core.Segments() {
 		d.ev = append(d.ev, segEvent{bucket: m.addBucket()})
 		d.handler = append(d.handler, int32(len(m.threads)))
-		d.hs = append(d.hs, aioHandler{})
+		d.hs = append(d.hs, aioHandler{cycle: aio.NewHandlerCycle(core, s)})
 		if err := m.AddThread([]Op{{Kind: OpAIOHandler, Arg: int32(s)}}, -2); err != nil {
 			return err
 		}
@@ -122,21 +124,21 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			m.startFutex(t, id, fxWaitEvent, int32(seg), ev.bucket)
 			return
 		case hsWoken:
-			h.woken = true
+			h.cycle.Woken()
 			h.stage = hsLock
 		case hsLock:
 			if !m.lock(t, id, mu) {
 				return
 			}
-			_, ok := d.core.Pick(seg, time.Duration(m.e.now), h.woken)
-			h.woken = false
-			if !ok {
+			if h.cycle.Next(m.clock, false).Action == aio.HandlerIssue {
+				h.stage = hsUnlockIO
+			} else {
 				ev.set = false // os_event_reset under the array mutex
 				h.sigSeen = ev.signals
 				h.stage = hsUnlockWait
-			} else {
-				h.stage = hsUnlockIO
 			}
+			// os_aio_simulated_handle scans every slot of the segment whether
+			// or not the core's Pick had anything to look at
 			m.runBurst(t, id, int64(pickWork), catUser)
 			return
 		case hsUnlockWait, hsUnlockIO:
@@ -162,7 +164,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			if !m.lock(t, id, mu) {
 				return
 			}
-			d.core.Complete(seg, 0)
+			h.cycle.Complete(0)
 			h.stage = hsUnlock2
 		case hsUnlock2:
 			if !m.unlock(t, id, mu) {

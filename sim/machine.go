@@ -124,5 +124,9 @@ func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
 // Mutexes returns a snapshot of the machine's mutexes with their counters.
 func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) }
 
+// clock returns the virtual time as a time.Duration since the start: the
+// clock the policy cores are given.
+func (m *Machine) clock() time.Duration { return time.Duration(m.e.now) }
+
 // jit draws a duration uniformly in [0.5, 1.5) × d (Engine.Jitter).
 func (m *Machine) jit(d time.Duration) int64 { return m.e.Jitter(d) }

@@ -166,11 +166,11 @@ const aioCoreWork = 100 * time.Nanosecond
 // BenchmarkAIOWakeFloor, took 6.8-9.2 µs per request at 32 handlers and
 // 5.1-5.8 µs at 4 in four quiet runs).
 //
-// The handler loop is aio.Array.handle's: wait for the first wake, then lock,
-// Pick; if work, unlock, deliver the last batch's completions, do the I/O,
-// lock, Complete, and Pick again only if a request waits (aio.Array.handle
-// skips the call, and the model its aioCoreWork, when none does and no wake
-// is to be counted: Pick would return nothing and change nothing); if none,
+// The handler loop's decisions are aio.HandlerCycle's, the ones aio.Array's
+// handlers step: wait for the first wake, then lock, Pick; if work, unlock,
+// deliver the last batch's completions, do the I/O, lock, Complete, and Pick
+// again without sleeping (the cycle skips the call, and the model its
+// aioCoreWork, when nothing waits and no wake is to be counted); if none,
 // reset the event, unlock, deliver, wait.
 // The submitter loop is the benchmark's: lock the request's segment,
 // ReserveIn, unlock, Set the events of the wake set, wait for completion.
@@ -366,7 +366,7 @@ type benchThread struct {
 	handed  bool            // a P was handed to it while it slept on the run queue
 	lastP   int             // the P it entered its last system call on (its oldp), -1 if none
 
-	woken   bool
+	cycle   *aio.HandlerCycle // handler: its cycle's decisions, as aio.Array's
 	sigSeen uint32
 	// stepping is set while the thread runs on its CPU in user mode until
 	// due (a pending step); a preemption there (preemptUser) keeps the
@@ -424,7 +424,7 @@ func newAIOBench(cfg Config, core *aio.Core, seed uint64) *aioBench {
 	b.sev = make([]benchEvent, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
 	for s := range core.Segments() {
-		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhWait, p: -1, lastP: -1, preempt: -1})
+		b.threads = append(b.threads, benchThread{handler: true, seg: s, cycle: aio.NewHandlerCycle(core, s), stage: bhWait, p: -1, lastP: -1, preempt: -1})
 	}
 	for j := range cfg.Submitters {
 		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1, preempt: -1})
@@ -764,6 +764,9 @@ func (b *aioBench) done(id int32) {
 	b.sleep(id)
 }
 
+// clock is the virtual time, the clock the policy core is given.
+func (b *aioBench) clock() time.Duration { return time.Duration(b.e.Now()) }
+
 // jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does
 // (sim.Engine.Jitter).
 func (b *aioBench) jit(d time.Duration) int64 { return b.e.Jitter(d) }
@@ -949,23 +952,20 @@ func (b *aioBench) step(id int32) {
 				return
 			}
 		case bhPick:
-			if !t.woken && b.core.Waiting(t.seg) == 0 {
-				// aio.Array.handle skips Pick with nothing waiting and no
-				// wake to count (it would return nothing and change
-				// nothing): no core work, straight to the reset.
-				b.resetEvent(t)
-				continue
-			}
-			bt, ok := b.core.Pick(t.seg, time.Duration(b.e.Now()), t.woken)
-			t.woken = false
-			if ok {
+			// aio.Array.handle's decisions: Pick skipped with nothing waiting
+			// and no wake to count (no core work then), reset on nothing found
+			step := t.cycle.Next(b.clock, false)
+			if step.Action == aio.HandlerIssue {
 				t.batch = t.batch[:0]
-				for _, s := range bt.Slots {
+				for _, s := range t.cycle.Batch().Slots {
 					t.batch = append(t.batch, b.slotSub[s])
 				}
 				t.stage = bhUnlockDo
 			} else {
 				b.resetEvent(t)
+			}
+			if !step.Picked {
+				continue
 			}
 			b.after(id, work)
 			return
@@ -996,14 +996,14 @@ func (b *aioBench) step(id int32) {
 				return
 			}
 		case bhComplete:
-			b.core.Complete(t.seg, 0)
+			t.cycle.Complete(0)
 			t.stage = bhPick
 			b.after(id, work)
 			return
 		case bhWait:
 			ev := &b.hev[t.seg]
 			if ev.set || ev.signals != t.sigSeen {
-				t.woken = true
+				t.cycle.Woken()
 				t.stage = bhLock
 				continue
 			}
