@@ -327,55 +327,77 @@ type benchEvent struct {
 	waiting bool
 }
 
-// Thread stages of the benchmark model.
+// submitterStage is how far a submitter has got in the benchmark's loop body.
+type submitterStage uint8
+
 const (
-	// submitter
-	bsLock = iota
-	bsReserve
-	bsUnlock
-	bsWake
-	bsWait
-	bsWaitCheck
-	bsDone
-	// handler
-	bhLock
-	bhPick
-	bhUnlockDo
-	bhDeliverDo
-	bhLock2
-	bhComplete
-	bhUnlockSleep
-	bhDeliverSleep
-	bhWait
-	bhWaitCheck
+	bsLock      submitterStage = iota // route the next request and take its segment's mutex
+	bsReserve                         // ReserveIn, with the mutex held
+	bsUnlock                          // release the mutex
+	bsWake                            // Set the events of the wake set, one FUTEX_WAKE at a time
+	bsWait                            // wait for the completion: its event set, or a FUTEX_WAIT
+	bsWaitCheck                       // in FUTEX_WAIT's entry: sleep unless the event was set meanwhile
+	bsDone                            // its share done: asleep for good
 )
 
-type benchThread struct {
-	handler bool
-	seg     int // handler: its segment
-	j, i    int // submitter: its number and its next request's index
-	stage   int
-	gen     uint32
-	blocked bool            // asleep in FUTEX_WAIT
-	p       int             // the P it runs on, -1 if none
-	cpu     int             // the OS CPU it runs on, is queued on, or last ran on
-	preempt int32           // a thread woken onto this one's CPU, which takes it when this one's system call returns; -1 if none
-	inCall  bool            // inside a system call that returns (a FUTEX_WAKE): onSysRet is due
-	lockSeg int             // submitter: the segment its request lands in, whose mutex it takes
-	req     aio.SlotRequest // submitter: its next request
-	handed  bool            // a P was handed to it while it slept on the run queue
-	lastP   int             // the P it entered its last system call on (its oldp), -1 if none
+// handlerStage is how far a handler has got in its cycle (aio.HandlerCycle's
+// decisions, this model's blocking).
+type handlerStage uint8
 
-	cycle   *aio.HandlerCycle // handler: its cycle's decisions, as aio.Array's
-	sigSeen uint32
+const (
+	bhLock         handlerStage = iota // take the segment's mutex
+	bhPick                             // the cycle's Next, with the mutex held
+	bhUnlockDo                         // release the mutex before the I/O
+	bhDeliverDo                        // deliver the last batch's completions, then the I/O
+	bhLock2                            // retake the mutex after the I/O
+	bhComplete                         // the cycle's Complete, with the mutex held
+	bhUnlockSleep                      // release the mutex before sleeping
+	bhDeliverSleep                     // deliver the last batch's completions, then wait
+	bhWait                             // wait for a wake: the event set, or a FUTEX_WAIT
+	bhWaitCheck                        // in FUTEX_WAIT's entry: sleep unless the event was set meanwhile
+)
+
+// benchThread is what the OS and Go's scheduler keep for one locked OS thread
+// of the benchmark; its driver's own state is sub (a submitter) or hdl (a
+// handler), exactly one of them set.
+type benchThread struct {
+	sub *submitter
+	hdl *handler
+
+	gen     uint32
+	blocked bool  // asleep in FUTEX_WAIT
+	p       int   // the P it runs on, -1 if none
+	cpu     int   // the OS CPU it runs on, is queued on, or last ran on
+	preempt int32 // a thread woken onto this one's CPU, which takes it when this one's system call returns; -1 if none
+	inCall  bool  // inside a system call that returns (a FUTEX_WAKE): onSysRet is due
+	handed  bool  // a P was handed to it while it slept on the run queue
+	lastP   int   // the P it entered its last system call on (its oldp), -1 if none
+
 	// stepping is set while the thread runs on its CPU in user mode until
 	// due (a pending step); a preemption there (preemptUser) keeps the
 	// remain of it and sets resume.
 	stepping, resume bool
 	due, remain      int64
-	wake             aio.SegmentSet // submitter: events still to set
-	pending          []int          // handler: submitters of the last batch, to deliver
-	batch            []int          // handler: submitters of the batch in progress
+}
+
+// submitter is a submitting thread's state: the benchmark's loop body.
+type submitter struct {
+	stage   submitterStage
+	j, i    int             // its number and its next request's index
+	lockSeg int             // the segment its request lands in, whose mutex it takes
+	req     aio.SlotRequest // its next request
+	wake    aio.SegmentSet  // events still to set
+}
+
+// handler is a handler thread's state: its segment's cycle and the batches
+// whose completions it delivers.
+type handler struct {
+	stage   handlerStage
+	seg     int
+	cycle   *aio.HandlerCycle // the decisions, as aio.Array's handlers make them
+	sigSeen uint32            // its event's signal count at the last reset
+	pending []int             // submitters of the last batch, to deliver
+	batch   []int             // submitters of the batch in progress
 }
 
 type aioBench struct {
@@ -424,10 +446,11 @@ func newAIOBench(cfg Config, core *aio.Core, seed uint64) *aioBench {
 	b.sev = make([]benchEvent, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
 	for s := range core.Segments() {
-		b.threads = append(b.threads, benchThread{handler: true, seg: s, cycle: aio.NewHandlerCycle(core, s), stage: bhWait, p: -1, lastP: -1, preempt: -1})
+		h := &handler{stage: bhWait, seg: s, cycle: aio.NewHandlerCycle(core, s)}
+		b.threads = append(b.threads, benchThread{hdl: h, p: -1, lastP: -1, preempt: -1})
 	}
 	for j := range cfg.Submitters {
-		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1, preempt: -1})
+		b.threads = append(b.threads, benchThread{sub: &submitter{j: j, stage: bsLock}, p: -1, lastP: -1, preempt: -1})
 	}
 	for id := range b.threads {
 		b.threads[id].cpu = b.e.Rand().IntN(cfg.CPUs)
@@ -758,7 +781,7 @@ func (b *aioBench) idleP() bool {
 // done retires submitter id: its thread leaves the CPU and its P for good.
 func (b *aioBench) done(id int32) {
 	t := &b.threads[id]
-	t.stage = bsDone
+	t.sub.stage = bsDone
 	b.handoff(t.p) // the goroutine exits: its P goes to the run queue's head
 	t.p = -1
 	b.sleep(id)
@@ -787,14 +810,14 @@ func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 	b.step(id)
 }
 
-// resetEvent is handler t finding nothing to pick: it resets its event under
+// resetEvent is handler h finding nothing to pick: it resets its event under
 // its segment's lock (remembering the signal count for its Wait) and goes on
 // to unlock and sleep.
-func (b *aioBench) resetEvent(t *benchThread) {
-	ev := &b.hev[t.seg]
+func (b *aioBench) resetEvent(h *handler) {
+	ev := &b.hev[h.seg]
 	ev.set = false
-	t.sigSeen = ev.signals
-	t.stage = bhUnlockSleep
+	h.sigSeen = ev.signals
+	h.stage = bhUnlockSleep
 }
 
 // benchMutex is one segment's sync.Mutex: held or not (by owner), and the
@@ -869,60 +892,70 @@ func (b *aioBench) setEvent(ev *benchEvent, owner, caller int32) (int64, bool) {
 // step runs thread id from its stage until it takes time, spins or blocks.
 func (b *aioBench) step(id int32) {
 	t := &b.threads[id]
-	sys := int64(b.cfg.Costs.Syscall)
+	// drawn at every step, used or not, so that the draws follow the events
 	work := b.jit(aioCoreWork)
+	if t.hdl != nil {
+		b.stepHandler(id, t.hdl, work)
+		return
+	}
+	b.stepSubmitter(id, t.sub, work)
+}
+
+// stepSubmitter runs the benchmark's loop body for submitter s (thread id);
+// work is the CPU of a core call with its segment's mutex, this step's draw.
+func (b *aioBench) stepSubmitter(id int32, s *submitter, work int64) {
+	sys := int64(b.cfg.Costs.Syscall)
 	for {
-		switch t.stage {
-		// ---- submitter: the benchmark's loop body ----
+		switch s.stage {
 		case bsLock:
-			off := offset(t.j, t.i, b.cfg.Handlers, b.cfg.Submitters)
-			t.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: Page}
+			off := offset(s.j, s.i, b.cfg.Handlers, b.cfg.Submitters)
+			s.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: Page}
 			var err error
-			if t.lockSeg, err = b.core.Route(t.req); err != nil {
-				b.err = fmt.Errorf("aiobench: submitter %d: %w", t.j, err)
+			if s.lockSeg, err = b.core.Route(s.req); err != nil {
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", s.j, err)
 				b.e.Stop()
 				return
 			}
-			t.stage = bsReserve
-			if !b.lock(id, t.lockSeg) {
+			s.stage = bsReserve
+			if !b.lock(id, s.lockSeg) {
 				return
 			}
 		case bsReserve:
-			res, err := b.core.ReserveIn(t.lockSeg, t.req, time.Duration(b.e.Now()))
+			res, err := b.core.ReserveIn(s.lockSeg, s.req, time.Duration(b.e.Now()))
 			if err != nil { // one request per submitter: the segment is never full
-				b.err = fmt.Errorf("aiobench: submitter %d: %w", t.j, err)
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", s.j, err)
 				b.e.Stop()
 				return
 			}
-			b.slotSub[res.Slot] = t.j
-			t.wake = res.Wake
+			b.slotSub[res.Slot] = s.j
+			s.wake = res.Wake
 			if b.cfg.Wake == aio.WakeDeferred {
-				t.wake = t.wake.Union(b.core.FlushAll())
+				s.wake = s.wake.Union(b.core.FlushAll())
 			}
-			t.stage = bsUnlock
+			s.stage = bsUnlock
 			b.after(id, work)
 			return
 		case bsUnlock:
-			b.unlock(t.lockSeg)
-			t.stage = bsWake
+			b.unlock(s.lockSeg)
+			s.stage = bsWake
 		case bsWake:
-			s := t.wake.Next(0)
-			if s < 0 {
-				t.stage = bsWait
+			seg := s.wake.Next(0)
+			if seg < 0 {
+				s.stage = bsWait
 				continue
 			}
-			t.wake = withoutSeg(t.wake, s)
-			if d, ok := b.setEvent(&b.hev[s], int32(s), id); ok {
+			s.wake = withoutSeg(s.wake, seg)
+			if d, ok := b.setEvent(&b.hev[seg], int32(seg), id); ok {
 				b.hFutex++
 				b.syscall(id, d)
 				return
 			}
 		case bsWait:
-			ev := &b.sev[t.j]
+			ev := &b.sev[s.j]
 			if ev.set {
 				ev.set = false
-				t.stage = bsLock
-				if b.opDone(t) {
+				s.stage = bsLock
+				if b.opDone(s) {
 					b.done(id)
 					return
 				}
@@ -930,14 +963,14 @@ func (b *aioBench) step(id int32) {
 			}
 			ev.waiting = true
 			b.sFutx++
-			t.stage = bsWaitCheck
+			s.stage = bsWaitCheck
 			b.after(id, sys)
 			return
 		case bsDone:
 			return
 		case bsWaitCheck:
-			ev := &b.sev[t.j]
-			t.stage = bsWait
+			ev := &b.sev[s.j]
+			s.stage = bsWait
 			if ev.set {
 				ev.waiting = false
 				continue
@@ -945,24 +978,33 @@ func (b *aioBench) step(id int32) {
 			b.release(id)
 			return
 
-		// ---- handler: aio.Array.handle ----
+		}
+	}
+}
+
+// stepHandler runs handler h's cycle (thread id): aio.HandlerCycle's
+// decisions, aio.Array's blocking; work is as for stepSubmitter.
+func (b *aioBench) stepHandler(id int32, h *handler, work int64) {
+	sys := int64(b.cfg.Costs.Syscall)
+	for {
+		switch h.stage {
 		case bhLock:
-			t.stage = bhPick
-			if !b.lock(id, t.seg) {
+			h.stage = bhPick
+			if !b.lock(id, h.seg) {
 				return
 			}
 		case bhPick:
 			// aio.Array.handle's decisions: Pick skipped with nothing waiting
 			// and no wake to count (no core work then), reset on nothing found
-			step := t.cycle.Next(b.clock, false)
+			step := h.cycle.Next(b.clock, false)
 			if step.Action == aio.HandlerIssue {
-				t.batch = t.batch[:0]
-				for _, s := range t.cycle.Batch().Slots {
-					t.batch = append(t.batch, b.slotSub[s])
+				h.batch = h.batch[:0]
+				for _, s := range h.cycle.Batch().Slots {
+					h.batch = append(h.batch, b.slotSub[s])
 				}
-				t.stage = bhUnlockDo
+				h.stage = bhUnlockDo
 			} else {
-				b.resetEvent(t)
+				b.resetEvent(h)
 			}
 			if !step.Picked {
 				continue
@@ -970,12 +1012,12 @@ func (b *aioBench) step(id int32) {
 			b.after(id, work)
 			return
 		case bhUnlockDo, bhUnlockSleep:
-			b.unlock(t.seg)
-			t.stage++ // to the matching deliver stage
+			b.unlock(h.seg)
+			h.stage++ // to the matching deliver stage
 		case bhDeliverDo, bhDeliverSleep:
-			if len(t.pending) > 0 {
-				j := t.pending[0]
-				t.pending = t.pending[1:]
+			if len(h.pending) > 0 {
+				j := h.pending[0]
+				h.pending = h.pending[1:]
 				if d, ok := b.setEvent(&b.sev[j], int32(len(b.hev)+j), id); ok {
 					b.sFutx++
 					b.syscall(id, d)
@@ -983,39 +1025,39 @@ func (b *aioBench) step(id int32) {
 				}
 				continue
 			}
-			if t.stage == bhDeliverDo {
+			if h.stage == bhDeliverDo {
 				// the Latency backend at zero service time: no I/O
-				t.pending = append(t.pending[:0], t.batch...)
-				t.stage = bhLock2
+				h.pending = append(h.pending[:0], h.batch...)
+				h.stage = bhLock2
 			} else {
-				t.stage = bhWait
+				h.stage = bhWait
 			}
 		case bhLock2:
-			t.stage = bhComplete
-			if !b.lock(id, t.seg) {
+			h.stage = bhComplete
+			if !b.lock(id, h.seg) {
 				return
 			}
 		case bhComplete:
-			t.cycle.Complete(0)
-			t.stage = bhPick
+			h.cycle.Complete(0)
+			h.stage = bhPick
 			b.after(id, work)
 			return
 		case bhWait:
-			ev := &b.hev[t.seg]
-			if ev.set || ev.signals != t.sigSeen {
-				t.cycle.Woken()
-				t.stage = bhLock
+			ev := &b.hev[h.seg]
+			if ev.set || ev.signals != h.sigSeen {
+				h.cycle.Woken()
+				h.stage = bhLock
 				continue
 			}
 			ev.waiting = true
 			b.hFutex++
-			t.stage = bhWaitCheck
+			h.stage = bhWaitCheck
 			b.after(id, sys)
 			return
 		case bhWaitCheck:
-			ev := &b.hev[t.seg]
-			t.stage = bhWait
-			if ev.set || ev.signals != t.sigSeen {
+			ev := &b.hev[h.seg]
+			h.stage = bhWait
+			if ev.set || ev.signals != h.sigSeen {
 				ev.waiting = false
 				continue
 			}
@@ -1027,7 +1069,7 @@ func (b *aioBench) step(id int32) {
 
 // opDone counts a completed request of submitter t; a submitter that has done
 // its share stops (it never submits again and sleeps for good).
-func (b *aioBench) opDone(t *benchThread) bool {
+func (b *aioBench) opDone(t *submitter) bool {
 	t.i++
 	b.ops++
 	b.tLast = b.e.Now()

@@ -216,7 +216,7 @@ func TestPredictAIOWakeNoSubmitterStarves(t *testing.T) {
 		for b.e.Now() < int64(30*time.Millisecond) && b.e.Step() {
 		}
 		for id := range b.threads {
-			if th := b.threads[id]; !th.handler {
+			if th := b.threads[id].sub; th != nil {
 				assert.Positive(t, th.i, "seed %d: submitter %d did %d requests of %d", seed, th.j, th.i, b.ops)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/innosim/innosim/internal/futex"
 )
 
-// The bounds of the check, from issue 6: each predicted ns/op within ±35% of the
+// The bounds of the check: each predicted ns/op within ±35% of the
 // measured one, and the predicted wake-all / targeted ratio within ±25% of the
 // measured ratio.
 const (
@@ -196,7 +196,7 @@ const predictRuns = 64
 type CheckOptions struct {
 	// Costs is the calibration the prediction uses.
 	Costs Costs
-	// Handlers are the handler counts to run; nil means 4 and 32 (issue 6).
+	// Handlers are the handler counts to run; nil means 4 and 32.
 	Handlers []int
 	// Benchtime is each benchmark case's run time; 0 means 1s, go test's
 	// default. At most 1m.
