@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 )
@@ -51,6 +52,10 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 	}
 	rc, err := open()
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = quoteUnsafe(pe.Path) // the name may come from an !include line
+		}
 		return nil, &Error{at, err}
 	}
 	defer rc.Close()
@@ -86,6 +91,7 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	group := ""
+	options := 0 // in this file
 	for n := 1; len(data) > 0; n++ {
 		raw := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -107,7 +113,13 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 			group = l.name
 		case lineOption:
 			if group == "" {
-				return &Error{at, fmt.Errorf("option %s before any [group]: %w", l.name, ErrSyntax)}
+				return &Error{at, fmt.Errorf("option %s before any [group]: %w", quoteUnsafe(l.name), ErrSyntax)}
+			}
+			if options++; options > p.lim.MaxFileOptions {
+				return &Error{at, fmt.Errorf("more than %d options in one file (Reader.MaxFileOptions): %w", p.lim.MaxFileOptions, ErrLimit)}
+			}
+			if len(p.out.Options) >= p.lim.MaxOptions {
+				return &Error{at, fmt.Errorf("more than %d options in all files read (Reader.MaxOptions): %w", p.lim.MaxOptions, ErrLimit)}
 			}
 			p.out.Options = append(p.out.Options, Option{Group: group, Key: l.name, Value: l.value, HasValue: l.hasValue, Pos: at})
 		case lineInclude, lineIncludeDir:
@@ -121,9 +133,9 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 
 // include follows one !include or !includedir line.
 func (p *parser) include(at Pos, l line, depth int) error {
-	directive := "!include " + l.name
+	directive := "!include " + quoteUnsafe(l.name)
 	if l.kind == lineIncludeDir {
-		directive = "!includedir " + l.name
+		directive = "!includedir " + quoteUnsafe(l.name)
 	}
 	if p.src == nil {
 		return &Error{at, fmt.Errorf("%s: input read from an io.Reader cannot include files (use ParseFS or ParseFile): %w", directive, ErrInclude)}
@@ -143,7 +155,11 @@ func (p *parser) include(at Pos, l line, depth int) error {
 	}
 	for _, f := range files {
 		if i := p.indexInChain(f); i >= 0 {
-			cycle := strings.Join(append(p.names[i:len(p.names):len(p.names)], f), " -> ")
+			var names []string
+			for _, n := range append(p.names[i:len(p.names):len(p.names)], f) {
+				names = append(names, quoteUnsafe(n))
+			}
+			cycle := strings.Join(names, " -> ")
 			return &Error{at, fmt.Errorf("%s: include cycle %s: %w", directive, cycle, ErrInclude)}
 		}
 		data, err := p.read(f, func() (io.ReadCloser, error) { return p.src.open(f) })
