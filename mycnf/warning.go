@@ -19,9 +19,18 @@ type Warning struct {
 	// for an option in an unread group.
 	Nearest string
 
+	// Unread reports a modelled key in a group srv does not read; false for a
+	// key innosim does not model.
+	Unread bool
+
 	// Message says why the option has no effect, without the position.
 	Message string
 }
+
+// Likely reports whether the option is probably a mistake rather than an
+// option innosim merely does not model: a modelled key in a group the server
+// does not read, or an unmodelled key near a modelled one.
+func (w Warning) Likely() bool { return w.Unread || w.Nearest != "" }
 
 // String returns "file:line: message".
 func (w Warning) String() string { return w.Option.Pos.String() + ": " + w.Message }
@@ -51,7 +60,7 @@ func (f *File) Warnings(srv Server) []Warning {
 			}
 			out = append(out, w)
 		case k != nil && isServerGroup(o.Group):
-			out = append(out, Warning{Option: o, Message: fmt.Sprintf(
+			out = append(out, Warning{Option: o, Unread: true, Message: fmt.Sprintf(
 				"[%s] %s: %s does not read group [%s] (it reads [%s]); the option has no effect",
 				quoteUnsafe(o.Group), o.Key, srv, quoteUnsafe(o.Group), strings.Join(groups, "], ["))})
 		}

@@ -41,6 +41,11 @@ max_connections = 10
 	assert.Equal(t, "wsrep_on", ws[3].Option.Key)
 	assert.Equal(t, "innodb_thread_concurrency", ws[0].Nearest)
 	assert.Equal(t, "", ws[2].Nearest, "datadir is near no modelled key")
+	var likely []bool
+	for _, w := range f.Warnings(Server{Product: MySQL, Version: "8.0"}) {
+		likely = append(likely, w.Likely())
+	}
+	assert.Equal(t, []bool{true, true, false, true, true}, likely, "misspellings and unread groups are likely mistakes; datadir is not")
 }
 
 func TestEditDistance(t *testing.T) {

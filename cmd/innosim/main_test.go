@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,4 +120,43 @@ func TestCompareSameFileIsNoRegression(t *testing.T) {
 	code, out, stderr := runCmd("compare", "-fail", path, path)
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, out, "environments differ")
+}
+
+// run says which options of a my.cnf do nothing, reads the groups of the
+// server it models, and can print what it actually used. A misspelt key and a
+// [mariadb] group used to run the defaults without a word.
+func TestRunWarnsAboutOptionsThatDoNothing(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thred_concurrency=8\ndatadir=/var/lib/mysql\n"+
+		"[mariadb]\ninnodb_read_io_threads=2\n"), 0o644))
+	args := []string{"run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "10ms", "--cnf", cnf}
+
+	code, out, stderr := runCmd(args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "warning: "+cnf+":2: [mysqld] innodb_thred_concurrency: not an option innosim models; it has no effect (did you mean innodb_thread_concurrency?)")
+	assert.Contains(t, stderr, "warning: "+cnf+":5: [mariadb] innodb_read_io_threads: mysql does not read group [mariadb]")
+	assert.Contains(t, stderr, cnf+": 1 options innosim does not model have no effect (datadir)")
+	assert.NotContains(t, out, "settings (server")
+
+	code, out, stderr = runCmd(append(args, "--server", "mariadb-10.5", "--show-settings")...)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "[mariadb] innodb_read_io_threads")
+	assert.Contains(t, stderr, cnf+":3: [mysqld] datadir: not an option innosim models", "-show-settings lists every option")
+	assert.Regexp(t, `settings \(server mariadb-10.5\):\n`, out)
+	assert.Regexp(t, `innodb_read_io_threads +2 +`+regexp.QuoteMeta(cnf)+`:5\n`, out)
+	assert.Regexp(t, `innodb_thread_concurrency +0 +default\n`, out)
+	assert.Regexp(t, `innodb_thread_sleep_delay +10000 microseconds +default\n`, out)
+
+	code, _, stderr = runCmd(append(args, "--server", "postgres")...)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "innosim run: -server: mycnf: server postgres, want mysql or mariadb")
+}
+
+// A value the simulator refuses is refused at its file and line.
+func TestRunRefusesASpinLoopCountTheSimulatorCannotRun(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\n\ninnodb_sync_spin_loops=10001\n"), 0o644))
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "10ms", "--cnf", cnf)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, cnf+":3: innodb_sync_spin_loops = 10001, want 0..10000")
 }
