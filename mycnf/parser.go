@@ -55,6 +55,9 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			pe.Path = quoteUnsafe(pe.Path) // the name may come from an !include line
+			if pe.Path == at.String() {
+				err = pathError{pe} // the position names the file already
+			}
 		}
 		return nil, &Error{at, err}
 	}
@@ -165,7 +168,10 @@ func (p *parser) include(at Pos, l line, depth int) error {
 		data, err := p.read(f, func() (io.ReadCloser, error) { return p.src.open(f) })
 		if err != nil {
 			if e, ok := err.(*Error); ok && e.Pos.Line == 0 {
-				err = e.Err // report it at the !include line instead
+				err = e.Err // report it at the !include line instead, naming the file
+				if pe, ok := err.(pathError); ok {
+					err = pe.pe
+				}
 			}
 			return &Error{at, fmt.Errorf("%s: %w", directive, wrapInclude(err))}
 		}
@@ -201,3 +207,17 @@ func (p *parser) indexInChain(name string) int {
 	}
 	return -1
 }
+
+// pathError is an *fs.PathError shown without its path, for an Error whose
+// position names the same file ("mycnf: my.cnf: open: no such file or
+// directory", not "mycnf: my.cnf: open my.cnf: ..."). errors.As still finds
+// the *fs.PathError.
+type pathError struct{ pe *fs.PathError }
+
+func (e pathError) Error() string {
+	if errors.Is(e.pe.Err, errNotRegular) {
+		return e.pe.Err.Error()
+	}
+	return e.pe.Op + ": " + e.pe.Err.Error()
+}
+func (e pathError) Unwrap() error { return e.pe }

@@ -87,7 +87,7 @@ func regular(name string, fi fs.FileInfo) error {
 	case m&fs.ModeDevice != 0:
 		kind = "device"
 	}
-	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w (a %s)", errNotRegular, kind)}
+	return &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (a %s)", errNotRegular, kind)}
 }
 
 func (s fsSource) resolve(from, arg string) (string, error) {

@@ -97,11 +97,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		case errors.Is(err, errUsage):
 			if msg := err.Error(); msg != errUsage.Error() {
-				fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(msg, errUsage.Error()+": "))
+				msg = strings.TrimPrefix(strings.TrimPrefix(msg, errUsage.Error()+": "), name+": ")
+				fmt.Fprintf(stderr, "innosim %s: %s\n", name, msg)
 			}
 			return 2
 		default:
-			fmt.Fprintf(stderr, "innosim %s: %v\n", name, err)
+			// a package's own prefix ("calibrate: ...") repeats the command's
+			fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
 			return 1
 		}
 	}

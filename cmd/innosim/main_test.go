@@ -160,3 +160,33 @@ func TestRunRefusesASpinLoopCountTheSimulatorCannotRun(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, cnf+":3: innodb_sync_spin_loops = 10001, want 0..10000")
 }
+
+// An error is prefixed once with its command: "innosim compare: compare: open
+// ..." and "innosim compare: benchcmp: usage: ..." said it twice, and a bad
+// flag was printed twice (by the flag package, then in the error).
+func TestErrorsArePrefixedOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "a"}, {"compare", "/no/a", "/no/b"}, {"compare", "-bogus"},
+		{"profile"}, {"profile", "/no/p"}, {"profile", "-bogus"},
+		{"calibrate", "now"}, {"calibrate", "-repeats", "0"},
+		{"fit"}, {"fit", "/no/x"}, {"run"}, {"run", "--workload", "connect", "--cnf", "/no/x.cnf"}, {"reproduce", "e"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := runCmd(args...)
+			assert.NotEqual(t, 0, code)
+			assert.LessOrEqual(t, strings.Count(stderr, "flag provided but not defined"), 1, "a bad flag is reported once")
+			for _, l := range strings.Split(stderr, "\n") {
+				rest, ok := strings.CutPrefix(l, "innosim "+args[0]+": ")
+				if !ok {
+					continue
+				}
+				for _, p := range []string{args[0] + ":", "benchcmp:", "contention:", "calibrate:", "usage:"} {
+					assert.False(t, strings.HasPrefix(rest, p), "doubled prefix: %s", l)
+				}
+				if filepath.IsAbs(args[len(args)-1]) {
+					assert.LessOrEqual(t, strings.Count(l, args[len(args)-1]), 1, "the file is named once: %s", l)
+				}
+			}
+		})
+	}
+}

@@ -11,8 +11,9 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage has been written to
-// stderr.
+// ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
+// with a flag, has been written to stderr, and the rest of the error's message
+// says what else was wrong. Run returns flag.ErrHelp for -h.
 var ErrUsage = errors.New("contention: usage")
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
@@ -30,7 +31,10 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		if errors.Is(err, flag.ErrHelp) {
+			return err // -h: the usage is printed, and that is all
+		}
+		return ErrUsage // the flag package has printed what was wrong
 	}
 	if fs.NArg() != 1 || *top < 0 {
 		fs.Usage()
@@ -39,12 +43,12 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	name := fs.Arg(0)
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("profile: %w", err)
+		return err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return fmt.Errorf("profile: %s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return Report(stdout, name, p, *top)
 }
