@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -189,4 +190,16 @@ func TestErrorsArePrefixedOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCmd("--version")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out, "innosim "), out)
+
+	bi := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: "github.com/innosim/innosim", Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "c70c3ad0"}, {Key: "vcs.time", Value: "2026-12-01T19:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "innosim (devel) (commit c70c3ad0, modified, 2026-12-01T19:00:00Z) go1.26.1", version(bi))
+	assert.Equal(t, "innosim v0.3.0 go1.26.1", version(&debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Version: "v0.3.0"}}))
+	assert.Equal(t, "innosim (no build information)", version(nil))
 }
