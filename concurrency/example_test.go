@@ -145,13 +145,13 @@ func ExampleQueueCore() {
 	fmt.Println(c.Enter(w, 11*time.Millisecond).Verdict) // still full: queue
 	r := c.ForceExit(a, 15*time.Millisecond)
 	fmt.Println(r.Outcome, r.To == w, w.Inside())
-	fmt.Println(c.Stats().WaitTime.Quantile(0.5)) // 14 ms waited, in the [8.192, 16.384) ms bucket
+	fmt.Println(c.Stats().WaitTime.Quantile(0.5)) // 14 ms waited, in the [12.288, 14.336) ms bucket
 	// Output:
 	// admitted
 	// sleep 10ms
 	// queued
 	// handed-off true true
-	// 16.384ms
+	// 14.336ms
 }
 
 // The MySQL 5.6+ core never queues: it tells the thread to sleep and retry, and

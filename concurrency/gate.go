@@ -121,6 +121,14 @@ func wake(t *Thread) {
 	}
 }
 
+// wakeFor wakes the thread a release names, if the release asks for a wake
+// (HandedOff, Woken); a Reserved thread already has one on its way.
+func wakeFor(r Release) {
+	if r.Outcome == HandedOff || r.Outcome == Woken {
+		wake(r.To)
+	}
+}
+
 // sleepCtx sleeps d, or returns ctx.Err() if ctx ends first. d ≤ 0 only checks ctx.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

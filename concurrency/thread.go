@@ -41,6 +41,7 @@ type Thread struct {
 	list       *waitList
 
 	wake chan struct{} // the real driver's parking place, made on first wait
+	busy uint32        // 1 while a Gate call uses the thread (checkThreads builds)
 }
 
 // phase is where a thread stands in its current enter.
@@ -69,7 +70,7 @@ func (t *Thread) Tickets() uint32 { return t.tickets }
 func (t *Thread) HasSlept() bool { return t.hasSlept }
 
 // Queued reports whether the thread is parked in a wait queue.
-func (t *Thread) Queued() bool { return t.list != nil }
+func (t *Thread) Queued() bool { return t.phase == queued }
 
 // Woken reports whether the thread was taken off a wait queue to compete for a
 // freed seat (Release outcome Woken) and has not yet called Enter again.
