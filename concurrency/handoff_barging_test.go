@@ -213,11 +213,12 @@ func TestBargingSetLimitServesQueuedWaitersOnly(t *testing.T) {
 	checkBalance(t, s)
 }
 
-// TestBargingLoserKeepsItsKickedUpPlace: a low waiter moved to the high queue
-// by the kickup, woken and beaten by a barging thread, goes back to the head of
-// the high queue, where it was served from, not to the low queue, from where
-// the next kickup would put it behind the high waiters that queued meanwhile.
-func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
+// TestBargingKickedUpWaiterIsServedStrictly: with priority classes, a low
+// waiter that has waited the kickup time is served as a starving one, strictly,
+// even when the kickup time is shorter than the Starvation time; a woken low
+// waiter that loses after the kickup time goes back to the high queue, where it
+// was served from, ahead of the high waiters that queued after it.
+func TestBargingKickedUpWaiterIsServedStrictly(t *testing.T) {
 	for _, mode := range []PriorityMode{ByHint, Auto} {
 		t.Run(mode.String(), func(t *testing.T) {
 			c, err := NewHandoffCore(Config{Limit: 1, Starvation: time.Second, Priority: mode, Kickup: 10 * ms})
@@ -225,12 +226,15 @@ func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
 			a, low, high, n := &Thread{}, &Thread{}, &Thread{Hint: prio.High}, &Thread{}
 			require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
 			require.Equal(t, Queued, c.Enter(low, 0).Verdict)
-			require.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(a, 20*ms), "low is kicked up and woken")
-			require.Equal(t, Admitted, c.Enter(n, 20*ms).Verdict, "a newcomer barges")
-			require.Equal(t, Queued, c.Enter(high, 21*ms).Verdict)
-			require.Equal(t, Queued, c.Enter(low, 22*ms).Verdict, "low lost the seat")
-			assert.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(n, 30*ms),
-				"low was the head of the high queue when it lost")
+			require.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(a, 5*ms), "before the kickup time: barging")
+			require.Equal(t, Admitted, c.Enter(n, 5*ms).Verdict, "a newcomer barges")
+			require.Equal(t, Queued, c.Enter(high, 11*ms).Verdict)
+			require.Equal(t, Queued, c.Enter(low, 12*ms).Verdict, "low lost the seat, after the kickup time")
+			assert.Equal(t, low, c.high.head, "back in the high queue, ahead of the later high waiter")
+			assert.Equal(t, Release{Outcome: HandedOff, To: low}, c.ForceExit(n, 13*ms), "served strictly")
+			s := c.Stats()
+			assert.Equal(t, uint64(1), s.StarvationHandoffs)
+			checkBalance(t, s)
 		})
 	}
 }

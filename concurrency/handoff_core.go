@@ -100,6 +100,7 @@ type HandoffCore struct {
 	pending    atomic.Int64
 	deadline   atomic.Int64
 	starvation time.Duration
+	bound      time.Duration // wait after which a waiter is served strictly: starvation, or kickup if shorter (priority modes)
 
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
 	stats      counters      // all but Enters and Exits
@@ -124,6 +125,10 @@ func NewHandoffCore(cfg Config) (*HandoffCore, error) {
 	}
 	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup,
 		starvation: cfg.Starvation, allowance: uint64(cfg.LockHolderAllowance)}
+	c.bound = c.starvation
+	if c.mode != FIFO && c.kickup < c.bound {
+		c.bound = c.kickup // a kicked-up waiter is served as one starving
+	}
 	c.limit.Store(int64(cfg.Limit))
 	c.deadline.Store(math.MaxInt64)
 	return c, nil
@@ -323,7 +328,7 @@ func (c *HandoffCore) serveDue(t *Thread, now time.Duration) Release {
 		c.kickupLocked(now)
 	}
 	w := c.longest()
-	if w == nil || now-w.since < c.starvation || c.limit.Load() == 0 {
+	if w == nil || now-w.since < c.bound || c.limit.Load() == 0 {
 		c.rearm()
 		return c.freeLocked(t, now)
 	}
@@ -410,7 +415,7 @@ func (c *HandoffCore) rearm() {
 	}
 	d := int64(math.MaxInt64)
 	if w := c.longest(); w != nil {
-		d = int64(w.since + c.starvation)
+		d = int64(w.since + c.bound)
 	}
 	if c.mode != FIFO && c.high.n > 0 && c.low.head != nil {
 		d = min(d, int64(c.low.head.since+c.kickup))
