@@ -62,6 +62,9 @@ type Config struct {
 	// Kickup is how long a low-class waiter waits before it moves to the high
 	// queue (Handoff with Priority ByHint or Auto), as MariaDB's
 	// thread_pool_prio_kickup_timer: 0..2^32-1 ms; 0 selects DefaultKickup.
+	// It moves at the first enter or exit that finds it so, to its place by
+	// waiting time (ahead of high waiters that queued after it); with
+	// Starvation > 0 it is then served strictly, as a starving waiter is.
 	Kickup time.Duration
 	// Starvation turns on bounded barging in Handoff: 0..1 s; 0 (the default)
 	// keeps the strict handoff, in which every seat freed while threads wait

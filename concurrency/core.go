@@ -22,7 +22,7 @@ import "time"
 //	}
 //
 // and for an exit: r := core.Exit(t, now); if r.Outcome is HandedOff or Woken,
-// wake r.To.
+// wake r.To (Reserved names a thread already woken: no second wake).
 //
 // The methods in detail:
 //

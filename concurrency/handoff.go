@@ -14,7 +14,8 @@ type Handoff struct {
 
 var _ Gate = (*Handoff)(nil)
 
-// NewHandoff returns a handoff gate for cfg (Limit, Tickets, Priority, Kickup).
+// NewHandoff returns a handoff gate for cfg (Limit, Tickets, Priority, Kickup,
+// Starvation, LockHolderAllowance).
 // The error wraps ErrInvalidConfig and names the field out of range.
 func NewHandoff(cfg Config) (*Handoff, error) {
 	core, err := NewHandoffCore(cfg)

@@ -62,12 +62,13 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // else); a woken waiter that loses goes back to its place in its queue. The
 // bound is kept where the seat changes hands, not where the loser notices: an
 // exit that finds waiters reads the clock and compares it with the time at
-// which the longest waiter — the head of the queue, or a woken waiter whose
-// goroutine has not run yet — reaches Starvation (one atomic load); from then
-// on that exit hands its seat strictly to that waiter (HandedOff, or Reserved
-// for a woken one, whose wake is already on its way) instead of freeing it. So
-// an admitted wait exceeds Starvation by at most the time to the next exit, and
-// a woken goroutine the scheduler leaves runnable for a whole time slice finds
+// which the longest waiter — the head of the serving order, or a woken waiter
+// whose goroutine has not run yet — reaches Starvation (with priority classes,
+// Kickup if that is shorter), one atomic load; from then on that exit hands its
+// seat strictly to that waiter (HandedOff, or Reserved for a woken one, whose
+// wake is already on its way) instead of freeing it. So an admitted wait
+// exceeds the bound by at most the time to the next exit, and a woken
+// goroutine the scheduler leaves runnable for a whole time slice finds
 // its seat kept for it rather than taken by a barging thread.
 //
 // Config.LockHolderAllowance > 0 lets a thread that holds locks in past a full
