@@ -38,8 +38,8 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // block on that lock, two inside and four queued; then the holder enters to
 // commit. If the holder gets in, it commits (unlocks) and everyone finishes.
 // aroundWait is how a blocked connection waits for the lock while inside.
-// It returns the holder's Enter error (with a 300 ms context) and the gate.
-func inversion(t *testing.T, cfg Config, aroundWait func(g Gate, th *Thread, wait func() error) error) (error, *Handoff) {
+// It returns the gate and the holder's Enter error (with a 300 ms context).
+func inversion(t *testing.T, cfg Config, aroundWait func(g Gate, th *Thread, wait func() error) error) (*Handoff, error) {
 	t.Helper()
 	cfg.Limit = 2
 	g, err := NewHandoff(cfg)
@@ -81,7 +81,7 @@ func inversion(t *testing.T, cfg Config, aroundWait func(g Gate, th *Thread, wai
 	}
 	wg.Wait()
 	require.Zero(t, g.Stats().Inside)
-	return holderErr, g
+	return g, holderErr
 }
 
 // TestLockHolderIsNeverKeptOutByItsWaiters: the holder of a lock that the
@@ -100,19 +100,19 @@ func TestLockHolderIsNeverKeptOutByItsWaiters(t *testing.T) {
 			t.Run(name+"/allowance", func(t *testing.T) {
 				c := cfg
 				c.LockHolderAllowance = 1
-				err, g := inversion(t, c, inside)
+				g, err := inversion(t, c, inside)
 				require.NoError(t, err, "the holder was kept out")
 				assert.Equal(t, uint64(1), g.Stats().LockHolderBypasses)
 			})
 			t.Run(name+"/WaitOutside", func(t *testing.T) {
-				err, g := inversion(t, cfg, WaitOutside)
+				g, err := inversion(t, cfg, WaitOutside)
 				require.NoError(t, err, "the holder was kept out")
 				s := g.Stats()
 				assert.Zero(t, s.LockHolderBypasses)
 				assert.NotZero(t, s.ForceEnters, "the blocked threads came back with ForceEnter")
 			})
 			t.Run(name+"/neither", func(t *testing.T) {
-				err, _ := inversion(t, cfg, inside)
+				_, err := inversion(t, cfg, inside)
 				require.ErrorIs(t, err, context.DeadlineExceeded, "kept out, as documented")
 			})
 		}
