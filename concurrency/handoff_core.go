@@ -160,6 +160,11 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 	if lim == 0 || t.inside {
 		return true
 	}
+	if t.phase != outside {
+		// Waiting in another goroutine's Enter (a shared Thread): the slow
+		// path refuses it under the mutex rather than seat it twice.
+		return false
+	}
 	for {
 		s := c.state.Load()
 		if insideOf(s) >= lim || s>>enterShift == enterWrap-1 || (waitersOf(s) != 0 && c.starvation == 0) {

@@ -55,6 +55,27 @@ func TestSharedThreadEnterWhileAnotherGoroutineWaitsFails(t *testing.T) {
 	}
 }
 
+// TestSharedThreadWokenInBargingIsNotSeatedTwice: with barging, a Thread
+// woken to compete for a freed seat is still in its goroutine's Enter; a
+// second goroutine's Enter with it must be refused, not seated on the free
+// seat by the lock-free path while the first goroutine takes another.
+func TestSharedThreadWokenInBargingIsNotSeatedTwice(t *testing.T) {
+	c, err := NewHandoffCore(Config{Limit: 2, Starvation: time.Second})
+	require.NoError(t, err)
+	a, b, shared := &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Admitted, c.Enter(b, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(shared, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: shared}, c.ForceExit(a, 0))
+	assert.False(t, c.tryEnter(shared), "the lock-free path leaves a waiting Thread to the slow path")
+	_, ok := c.enterSlow(shared, 0)
+	assert.False(t, ok, "which refuses it")
+	assert.Equal(t, Admitted, c.Enter(shared, 0).Verdict, "its own goroutine still gets the seat")
+	s := c.Stats()
+	assert.Equal(t, int64(2), s.Inside)
+	checkBalance(t, s)
+}
+
 // TestSharedThreadEveryCallIsChecked (built with -race or -tags
 // innosim_checkthreads): while goroutine A is inside a Gate call with Thread
 // t, goroutine B's Enter with t fails with ErrThreadShared and B's Exit,
