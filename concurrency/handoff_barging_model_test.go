@@ -136,6 +136,21 @@ func runBargingModel(t *testing.T, starvation time.Duration, mode PriorityMode, 
 		checkBalance(t, s)
 		c.mu.Lock()
 		listed := c.listed()
+		if starvation > 0 {
+			// The bound: every waiter, queued or woken, is due no later than
+			// the deadline an exit compares its clock with, so the first exit
+			// after that serves the longest of them.
+			for _, l := range []*waitList{&c.low, &c.high, &c.woken} {
+				for w := l.head; w != nil; w = w.next {
+					if l == &c.low && mode != FIFO && c.high.n > 0 {
+						// A low waiter behind high ones is due at its kickup.
+						require.LessOrEqual(t, c.deadline.Load(), int64(w.since+c.kickup), "step %d (%s): kickup deadline", step, what)
+						continue
+					}
+					require.LessOrEqual(t, c.deadline.Load(), int64(w.since+c.bound), "step %d (%s): deadline past a waiter's bound", step, what)
+				}
+			}
+		}
 		c.mu.Unlock()
 		require.Equal(t, int64(listed+len(woken)), s.Waiting, "step %d (%s): waiter count", step, what)
 		if lim := c.Limit(); lim > 0 && listed > 0 {
