@@ -42,6 +42,9 @@ func TestSharedThreadEnterWhileAnotherGoroutineWaitsFails(t *testing.T) {
 			err = g.Enter(ctx, shared) // B, misusing A's Thread
 			require.ErrorIs(t, err, ErrThreadShared)
 			assert.Contains(t, err.Error(), "concurrency: Enter: ")
+			// The same call past the per-call check of -race builds: the
+			// check every build makes, under the gate's mutex.
+			require.ErrorIs(t, enterUnchecked(ctx, g, shared), ErrThreadShared)
 
 			g.ForceExit(holder)
 			require.NoError(t, <-aDone, "A is admitted as if B had not called")
@@ -122,4 +125,18 @@ func TestSharedThreadEveryCallIsChecked(t *testing.T) {
 			g.ForceExit(shared)
 		})
 	}
+}
+
+// enterUnchecked is g.Enter without the per-call Thread check of -race and
+// innosim_checkthreads builds.
+func enterUnchecked(ctx context.Context, g Gate, t *Thread) error {
+	switch g := g.(type) {
+	case *Queue:
+		return g.enter(ctx, t)
+	case *Handoff:
+		return g.enter(ctx, t)
+	case *Adaptive:
+		return g.h.enter(ctx, t)
+	}
+	return g.Enter(ctx, t)
 }
