@@ -36,12 +36,16 @@ func (l *waitList) pushFront(t *Thread) {
 	l.n++
 }
 
-// insertBySince puts t before the first thread that began waiting after it,
-// searching from the tail: the lists stay ordered by Thread.since, so the head
-// is the longest waiter. A thread that began waiting last (the common case)
-// costs one comparison; a kicked-up or re-queued one walks past the younger
-// threads behind its place.
+// insertBySince puts t before the first thread that began waiting after it:
+// the lists stay ordered by Thread.since, so the head is the longest waiter. A
+// thread that began waiting last (a newcomer) or first (a woken waiter that
+// lost its seat, the usual re-queue) costs one or two comparisons; any other
+// walks from the tail past the younger threads behind its place.
 func (l *waitList) insertBySince(t *Thread) {
+	if l.head != nil && t.since < l.head.since {
+		l.pushFront(t)
+		return
+	}
 	at := l.tail
 	for at != nil && at.since > t.since {
 		at = at.prev
