@@ -67,7 +67,7 @@
 //	Adaptive   Handoff with its limit found online by an AIMD controller from
 //	           the time threads spend inside (Netflix concurrency-limits' idea).
 //
-// Study B (../shared/reference) is the reason for the last one: with a short
+// Study B (innosim reproduce b) is the reason for Handoff: with a short
 // burst inside the engine, the 5.5 gate's mutex — taken on every enter and exit —
 // became the bottleneck, and turning the check off was fastest. Atomic removed
 // the mutex but replaced the handoff by sleeping and polling, which wastes a seat
