@@ -43,6 +43,8 @@ func TestConfigValidation(t *testing.T) {
 		{"negative kickup", Config{Kickup: -1}, "Kickup = -1ns"},
 		{"starvation above 1s", Config{Starvation: 2 * time.Second}, "Starvation = 2s, want 0..1s"},
 		{"negative starvation", Config{Starvation: -time.Millisecond}, "Starvation = -1ms"},
+		{"lock-holder allowance above 1000", Config{LockHolderAllowance: 1001}, "LockHolderAllowance = 1001, want 0..1000"},
+		{"negative lock-holder allowance", Config{LockHolderAllowance: -1}, "LockHolderAllowance = -1"},
 	}
 	for _, tt := range tests {
 		for _, m := range coreMakers {
