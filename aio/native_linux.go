@@ -1,0 +1,440 @@
+//go:build linux
+
+package aio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The native driver (Config.IO = IONative), after InnoDB's Linux native AIO
+// (os0file.cc: os_aio_linux_dispatch submits a reserved slot's iocb with
+// io_submit on its segment's io_context; os_aio_linux_handle waits in
+// io_getevents for that context's completions and frees the slots), with
+// io_uring for the io_context:
+//
+//	submitter:  reserve a slot under the segment lock (Submit, as simulated)
+//	            issue: under the lock, pick and merge the segment's waiting
+//	                   requests (Core.issue), push one SQE per batch
+//	            io_uring_enter(to_submit): the kernel starts the I/O
+//	handler s:  io_uring_enter(GETEVENTS, min_complete 1) on s's ring
+//	            for each CQE: the batch's result, per request
+//	            under the lock: Core.completeSlots, wake full-array waiters
+//	            Done for each request, on this thread
+//
+// A batch's user_data is its first slot's global number plus one; the batch's
+// requests are linked slot to slot from there. user_data 0 is the close mark,
+// a NOP pushed once the array is closed and its segment has nothing waiting:
+// the handler exits when it has seen the mark and reaped every SQE pushed.
+//
+// Ordering. A batch's bookkeeping (nativeSlot) is written by the submitter
+// under the segment lock before pushed.Add; the handler reads it after reaping
+// the CQE and loading pushed, so the atomic carries the order that the kernel
+// already guarantees (the CQE cannot exist before its SQE was pushed), in a
+// form the race detector sees. The handler writes a slot's bookkeeping only
+// before completeSlots frees the slot under the lock, and a submitter writes it
+// only after reserving the slot again under the same lock.
+//
+// Submission. Every issue pushes k SQEs under the lock and then calls
+// io_uring_enter(k) once, outside it, unless it pushed a vectored batch: the
+// iovec array is the segment's scratch, which the kernel has read by the time
+// it consumed the SQE (IORING_FEAT_SUBMIT_STABLE), so that enter stays under
+// the lock. Enters may consume each other's SQEs: each enter comes after its
+// own pushes, and the enters before it consumed no more than the pushes before
+// them, so each finds at least its k entries and they all get consumed.
+
+// native is an Array's native state.
+type native struct {
+	segs   []nativeSeg
+	slots  []nativeSlot // by global slot
+	enters atomic.Uint64
+	// faults, if set (tests), is called on the handler thread for each
+	// completed batch with the kernel's result; a non-nil error fails the
+	// batch as a device error would.
+	faults atomic.Pointer[func(res int32) error]
+}
+
+// nativeSeg is one segment's ring and scratch.
+type nativeSeg struct {
+	ring *ring
+	// Under the segment lock:
+	pushed    atomic.Uint64 // SQEs pushed (written under the lock, read by the handler)
+	closeSent bool          // the close mark is pushed
+	gone      bool          // the handler has exited and closed the ring
+	iov       []unix.Iovec  // the vectored SQEs' iovecs, cap SlotsPerSegment
+	batch     []int         // Core.issue's slots, cap MergeLimit
+	// The handler's own:
+	cqes  []uringCQE
+	reqs  []*Request // one round's requests, in batch order
+	errs  []error
+	slots []int // their global slots
+	_     [64]byte
+}
+
+// nativeSlot is what the driver keeps of a slot's request while the kernel
+// has it. next links the batch's requests; the batch's own fields are on its
+// first slot.
+type nativeSlot struct {
+	req    *Request
+	next   int32 // next slot of the batch, -1 at its end
+	n      int32 // requests in the batch (first slot)
+	op     Op
+	offset int64
+	length int64
+	err    error // the batch failed before reaching the kernel (first slot)
+}
+
+const nativeCloseMark = 0 // user_data of the close mark
+
+func (a *Array) startNative() error {
+	nseg := a.core.Segments()
+	per := a.cfg.SlotsPerSegment
+	n := &native{segs: make([]nativeSeg, nseg), slots: make([]nativeSlot, a.core.Slots())}
+	for s := range n.segs {
+		// One SQ entry per slot, and one for the close mark: a segment never
+		// has more SQEs pushed and not consumed, nor more CQEs pending (the
+		// CQ has twice the entries), so neither ring can overflow.
+		r, err := newRing(uint32(per + 1))
+		if err != nil {
+			for i := range s {
+				n.segs[i].ring.close()
+			}
+			return err
+		}
+		sg := &n.segs[s]
+		sg.ring = r
+		sg.iov = make([]unix.Iovec, 0, per)
+		sg.batch = make([]int, 0, a.cfg.MergeLimit)
+		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
+		sg.reqs = make([]*Request, 0, per)
+		sg.errs = make([]error, per)
+		sg.slots = make([]int, 0, per)
+	}
+	a.native = n
+	a.handlers.Add(nseg)
+	for s := range nseg {
+		go a.nativeHandle(s)
+	}
+	return nil
+}
+
+// issueSet issues the waiting requests of every segment in set: what waking a
+// handler is in simulated AIO.
+func (a *Array) issueSet(set SegmentSet) {
+	for i, w := range set.w {
+		for ; w != 0; w &= w - 1 {
+			a.issue(i<<6 + bits.TrailingZeros64(w))
+		}
+	}
+}
+
+// closeNative issues whatever every segment still has waiting and pushes the
+// close marks; the caller has marked every array closed.
+func (a *Array) closeNative() {
+	for s := range a.native.segs {
+		a.issue(s)
+	}
+}
+
+// issue pushes segment seg's waiting requests to its ring, merged into
+// batches, and submits them; once the array is closed it also pushes the close
+// mark. See native for the protocol.
+func (a *Array) issue(seg int) {
+	n := a.native
+	sg := &n.segs[seg]
+	mu := &a.segMu[seg].Mutex
+	mu.Lock()
+	if sg.gone {
+		mu.Unlock()
+		return
+	}
+	r := sg.ring
+	var now time.Duration // read only when the pick has a choice, as the simulated handler
+	if a.core.Waiting(seg) > 1 {
+		now = a.now()
+	}
+	pushed, vectored := 0, false
+	iov := sg.iov[:0]
+	var b Batch
+	for a.core.issue(&b, seg, now, sg.batch) {
+		first := b.Slots[0]
+		fs := &n.slots[first]
+		fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(b.Slots)), b.Op, b.Offset, b.Length, nil
+		var file File
+		for i, g := range b.Slots {
+			req := a.reqs[g]
+			a.reqs[g] = nil
+			a.dropFile(seg, req.File) // picked: it no longer waits to be merged
+			ns := &n.slots[g]
+			ns.req, ns.next = req, -1
+			if i > 0 {
+				n.slots[b.Slots[i-1]].next = int32(g)
+			}
+			file = req.File
+		}
+		e := uringSQE{userData: uint64(first) + 1}
+		fd, err := fdOf(file)
+		switch {
+		case err != nil:
+			// Completed by the handler with this error, as every other
+			// request: the NOP's CQE carries the batch to it.
+			fs.err = err
+			e.opcode = uringOpNop
+		case len(b.Slots) == 1:
+			buf := n.slots[first].req.Buf
+			e.opcode, e.fd, e.off = uringOpRead, int32(fd), uint64(b.Offset)
+			if b.Op == Write {
+				e.opcode = uringOpWrite
+			}
+			e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint32(min(len(buf), uringMaxLen))
+		default:
+			start := len(iov)
+			for _, g := range b.Slots {
+				var v unix.Iovec
+				v.Base = unsafe.SliceData(n.slots[g].req.Buf)
+				v.SetLen(len(n.slots[g].req.Buf))
+				iov = append(iov, v) // within cap SlotsPerSegment: the scratch never moves
+			}
+			e.opcode, e.fd, e.off = uringOpReadv, int32(fd), uint64(b.Offset)
+			if b.Op == Write {
+				e.opcode = uringOpWritev
+			}
+			e.addr, e.len = uint64(uintptr(unsafe.Pointer(&iov[start]))), uint32(len(b.Slots))
+			vectored = true
+		}
+		a.pushSQE(r, &e, pushed)
+		pushed++
+	}
+	if a.closed[a.core.ArrayOfSegment(seg)] && !sg.closeSent {
+		sg.closeSent = true
+		a.pushSQE(r, &uringSQE{opcode: uringOpNop, userData: nativeCloseMark}, pushed)
+		pushed++
+	}
+	if pushed == 0 {
+		mu.Unlock()
+		return
+	}
+	sg.pushed.Add(uint64(pushed)) // after the bookkeeping: see native
+	if vectored {
+		a.submit(r, pushed)
+		mu.Unlock()
+		return
+	}
+	mu.Unlock()
+	a.submit(r, pushed)
+}
+
+// pushSQE pushes e, first submitting the SQEs this issue pushed already if the
+// SQ is full (which the ring's size rules out; the check keeps a mistake there
+// from overwriting an SQE the kernel has not read).
+func (a *Array) pushSQE(r *ring, e *uringSQE, pending int) {
+	for !r.push(e) {
+		if pending == 0 {
+			panic("aio: io_uring submission queue full with nothing to submit")
+		}
+		a.submit(r, pending)
+		pending = 0
+	}
+}
+
+// submit has the kernel consume k SQEs. EINTR, EAGAIN and EBUSY (no memory
+// for requests now, or completions backed up) are retried.
+func (a *Array) submit(r *ring, k int) {
+	for k > 0 {
+		got, errno := r.enter(uint32(k), 0, 0)
+		a.native.enters.Add(1)
+		switch errno {
+		case 0:
+		case unix.EINTR, unix.EAGAIN, unix.EBUSY:
+			runtime.Gosched()
+			continue
+		default:
+			// Only a broken ring gives anything else (EBADF, EFAULT): the
+			// requests could never complete, so fail loudly.
+			panic(fmt.Sprintf("aio: io_uring_enter to submit %d: %v", k, errno))
+		}
+		if got <= 0 {
+			return // another enter consumed them
+		}
+		k -= got
+	}
+}
+
+// nativeHandle is the handler thread of global segment seg in native mode:
+// os_aio_linux_handle's loop on its own ring. It runs on its own locked OS
+// thread and never unlocks it, so the thread exits with the goroutine.
+func (a *Array) nativeHandle(seg int) {
+	defer a.handlers.Done()
+	runtime.LockOSThread()
+	n := a.native
+	sg := &n.segs[seg]
+	r := sg.ring
+	id := a.core.ArrayOfSegment(seg)
+	mu := &a.segMu[seg].Mutex
+	var reaped uint64
+	closing, woken := false, false
+	for {
+		k := r.reap(sg.cqes)
+		pushed := sg.pushed.Load() // orders the batches' bookkeeping before this read of it
+		if k == 0 {
+			if woken {
+				mu.Lock()
+				a.core.woken(seg, false)
+				mu.Unlock()
+			}
+			if closing && reaped == pushed {
+				break
+			}
+			_, errno := r.enter(0, 1, uringEnterGetEvents)
+			n.enters.Add(1)
+			if errno != 0 && errno != unix.EINTR && errno != unix.EAGAIN && errno != unix.EBUSY {
+				panic(fmt.Sprintf("aio: io_uring_enter to wait: %v", errno))
+			}
+			woken = true
+			continue
+		}
+		reaped += uint64(k)
+		// Results first, without the lock: a failed or short batch may need
+		// a synchronous rest, and a test's fault hook may block.
+		reqs, slots := sg.reqs[:0], sg.slots[:0]
+		type done struct{ start, end, failed int }
+		var batches [64]done // most rounds; more spill to the heap
+		bs := batches[:0]
+		for _, c := range sg.cqes[:k] {
+			if c.userData == nativeCloseMark {
+				closing = true
+				continue
+			}
+			start := len(reqs)
+			first := int(c.userData - 1)
+			fs := &n.slots[first]
+			for g := int32(first); g >= 0; g = n.slots[g].next {
+				ns := &n.slots[g]
+				reqs = append(reqs, ns.req)
+				slots = append(slots, int(g))
+				ns.req = nil
+			}
+			failed := n.result(fs, c.res, reqs[start:], sg.errs[start:len(reqs)])
+			bs = append(bs, done{start, len(reqs), failed})
+		}
+		mu.Lock()
+		if woken {
+			a.core.woken(seg, true)
+		}
+		for _, d := range bs {
+			a.core.completeSlots(seg, slots[d.start:d.end], d.failed)
+		}
+		a.full[id].signal() // os_event_set(array->not_full), as the simulated handler
+		mu.Unlock()
+		woken = false
+		for i, req := range reqs {
+			err := sg.errs[i]
+			sg.errs[i] = nil
+			req.Done(req, err)
+		}
+		clear(reqs)
+		sg.reqs, sg.slots = reqs[:0], slots[:0]
+	}
+	mu.Lock()
+	sg.gone = true
+	mu.Unlock()
+	r.close()
+}
+
+// result sets errs[i] for each request of the batch whose first slot is fs and
+// whose CQE result is res (bytes, or a negated errno), and returns the number
+// that failed. A short transfer that is not the end of the file (res > 0), and
+// a request the kernel canceled or interrupted, are finished synchronously,
+// as FileBackend would do them whole; a read that ends at the end of the file
+// fails with io.ErrUnexpectedEOF, a write with io.ErrShortWrite.
+func (n *native) result(fs *nativeSlot, res int32, reqs []*Request, errs []error) (failed int) {
+	var err error
+	done := int64(0)
+	switch {
+	case fs.err != nil:
+		err = fs.err
+	case res >= 0:
+		done = int64(res)
+	default:
+		switch errno := unix.Errno(-res); errno {
+		case unix.EINTR, unix.EAGAIN, unix.ECANCELED:
+			// The kernel gave the request back (its submitting thread
+			// exited, say): do it here.
+		default:
+			err = errno
+		}
+	}
+	if f := n.faults.Load(); f != nil && err == nil {
+		if ferr := (*f)(res); ferr != nil {
+			err, done = ferr, 0
+		}
+	}
+	if err == nil && done < fs.length && (done > 0 || res < 0) {
+		more, rerr := finishSync(fs.op, reqs, fs.offset, done)
+		done += int64(more)
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			err = rerr
+		}
+	}
+	off := int64(0)
+	for i, r := range reqs {
+		off += int64(len(r.Buf))
+		if err != nil || off > done {
+			failed++
+			errs[i] = ioError(fs.op, r, err)
+		}
+	}
+	return failed
+}
+
+// finishSync transfers the part of a batch past its first done bytes with
+// pread/pwrite (preadv/pwritev for several buffers), looping until the end or
+// an error, and returns the bytes it moved.
+func finishSync(op Op, reqs []*Request, off, done int64) (int, error) {
+	bufs := make([][]byte, 0, len(reqs))
+	skip := done
+	for _, r := range reqs {
+		b := r.Buf
+		if skip >= int64(len(b)) {
+			skip -= int64(len(b))
+			continue
+		}
+		bufs = append(bufs, b[skip:])
+		skip = 0
+	}
+	if len(bufs) == 0 {
+		return 0, nil
+	}
+	f := reqs[0].File
+	if op == Write {
+		return FileBackend{}.WritevAt(f, bufs, off+done)
+	}
+	return FileBackend{}.ReadvAt(f, bufs, off+done)
+}
+
+// fder is a File with a descriptor, as *os.File.
+type fder interface{ Fd() uintptr }
+
+// fdOf returns f's descriptor for the kernel. The request keeps f reachable
+// until its Done.
+func fdOf(f File) (int, error) {
+	if f == nil {
+		return -1, ErrNoFile
+	}
+	x, ok := f.(fder)
+	if !ok {
+		return -1, fmt.Errorf("aio: IO = native needs a File with an Fd method (such as *os.File), not %T: %w", f, ErrInvalidRequest)
+	}
+	return int(x.Fd()), nil
+}
+
+// ringSyscalls returns the io_uring_enter calls made so far.
+func (n *native) ringSyscalls() uint64 { return n.enters.Load() }
