@@ -103,8 +103,8 @@ type nativeFaulter interface {
 	nativeFault(res int32) error
 }
 
-func (g gate) nativeFault(int32) error             { <-g.open; return nil }
-func (b failing) nativeFault(int32) error          { return b.err }
+func (g gate) nativeFault(int32) error               { <-g.open; return nil }
+func (b failing) nativeFault(int32) error            { return b.err }
 func (b *faultyBackend) nativeFault(res int32) error { _, err := b.serve(int(res)); return err }
 
 // New builds cfg's Array for this driver: Handlers set, or IO = native with
