@@ -43,13 +43,18 @@ import (
 // before completeSlots frees the slot under the lock, and a submitter writes it
 // only after reserving the slot again under the same lock.
 //
-// Submission. Every issue pushes k SQEs under the lock and then calls
-// io_uring_enter(k) once, outside it, unless it pushed a vectored batch: the
-// iovec array is the segment's scratch, which the kernel has read by the time
-// it consumed the SQE (IORING_FEAT_SUBMIT_STABLE), so that enter stays under
-// the lock. Enters may consume each other's SQEs: each enter comes after its
-// own pushes, and the enters before it consumed no more than the pushes before
-// them, so each finds at least its k entries and they all get consumed.
+// Submission. An issue pushes k SQEs under the lock, then calls
+// io_uring_enter(k) outside it; if another issue of the segment is in its
+// io_uring_enter meanwhile, it leaves its k to that one instead, which enters
+// once more for everything left to it before it returns (so under load most
+// submissions cost no system call, and none waits more than one extra enter).
+// Enters may consume each other's SQEs, but every SQE is asked for by exactly
+// one enter that comes after its push, so each enter finds at least what it
+// asks for, they all get consumed, and no enter comes after the last SQE (the
+// close mark) is consumed: the handler may then close the ring. A vectored
+// batch's iovecs belong to the batch until it completes (the kernel reads them
+// by the time it consumes the SQE, IORING_FEAT_SUBMIT_STABLE, but which enter
+// does that is not known).
 
 // native is an Array's native state.
 type native struct {
@@ -66,11 +71,13 @@ type native struct {
 type nativeSeg struct {
 	ring *ring
 	// Under the segment lock:
-	pushed    atomic.Uint64 // SQEs pushed (written under the lock, read by the handler)
-	closeSent bool          // the close mark is pushed
-	gone      bool          // the handler has exited and closed the ring
-	iov       []unix.Iovec  // the vectored SQEs' iovecs, cap SlotsPerSegment
-	batch     []int         // Core.issue's slots, cap MergeLimit
+	pushed    atomic.Uint64  // SQEs pushed (written under the lock, read by the handler)
+	closeSent bool           // the close mark is pushed
+	gone      bool           // the handler has exited and closed the ring
+	entering  bool           // an issue is in io_uring_enter and takes left
+	left      int            // SQEs pushed for that issue to submit
+	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
+	batch     []int          // Core.issue's slots, cap MergeLimit
 	// The handler's own:
 	cqes  []uringCQE
 	reqs  []*Request // one round's requests, in batch order
@@ -89,7 +96,8 @@ type nativeSlot struct {
 	op     Op
 	offset int64
 	length int64
-	err    error // the batch failed before reaching the kernel (first slot)
+	err    error        // the batch failed before reaching the kernel (first slot)
+	iov    []unix.Iovec // a merged batch's iovecs, until it completes (first slot)
 }
 
 const nativeCloseMark = 0 // user_data of the close mark
@@ -111,7 +119,6 @@ func (a *Array) startNative() error {
 		}
 		sg := &n.segs[s]
 		sg.ring = r
-		sg.iov = make([]unix.Iovec, 0, per)
 		sg.batch = make([]int, 0, a.cfg.MergeLimit)
 		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
 		sg.reqs = make([]*Request, 0, per)
@@ -161,8 +168,7 @@ func (a *Array) issue(seg int) {
 	if a.core.Waiting(seg) > 1 {
 		now = a.now()
 	}
-	pushed, vectored := 0, false
-	iov := sg.iov[:0]
+	pushed := 0
 	var b Batch
 	for a.core.issue(&b, seg, now, sg.batch) {
 		first := b.Slots[0]
@@ -196,26 +202,31 @@ func (a *Array) issue(seg int) {
 			}
 			e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint32(min(len(buf), uringMaxLen))
 		default:
-			start := len(iov)
+			var iov []unix.Iovec
+			if k := len(sg.iovFree); k > 0 {
+				iov, sg.iovFree = sg.iovFree[k-1][:0], sg.iovFree[:k-1]
+			} else {
+				iov = make([]unix.Iovec, 0, a.cfg.MergeLimit)
+			}
 			for _, g := range b.Slots {
 				var v unix.Iovec
 				v.Base = unsafe.SliceData(n.slots[g].req.Buf)
 				v.SetLen(len(n.slots[g].req.Buf))
-				iov = append(iov, v) // within cap SlotsPerSegment: the scratch never moves
+				iov = append(iov, v)
 			}
+			fs.iov = iov
 			e.opcode, e.fd, e.off = uringOpReadv, int32(fd), uint64(b.Offset)
 			if b.Op == Write {
 				e.opcode = uringOpWritev
 			}
-			e.addr, e.len = uint64(uintptr(unsafe.Pointer(&iov[start]))), uint32(len(b.Slots))
-			vectored = true
+			e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(iov)))), uint32(len(iov))
 		}
-		a.pushSQE(r, &e, pushed)
+		a.pushSQE(r, &e)
 		pushed++
 	}
 	if a.closed[a.core.ArrayOfSegment(seg)] && !sg.closeSent {
 		sg.closeSent = true
-		a.pushSQE(r, &uringSQE{opcode: uringOpNop, userData: nativeCloseMark}, pushed)
+		a.pushSQE(r, &uringSQE{opcode: uringOpNop, userData: nativeCloseMark})
 		pushed++
 	}
 	if pushed == 0 {
@@ -223,25 +234,29 @@ func (a *Array) issue(seg int) {
 		return
 	}
 	sg.pushed.Add(uint64(pushed)) // after the bookkeeping: see native
-	if vectored {
-		a.submit(r, pushed)
+	if sg.entering {
+		sg.left += pushed // the issue in io_uring_enter submits them next
 		mu.Unlock()
 		return
 	}
+	sg.entering = true
 	mu.Unlock()
 	a.submit(r, pushed)
+	mu.Lock()
+	pushed, sg.left, sg.entering = sg.left, 0, false
+	mu.Unlock()
+	if pushed > 0 {
+		a.submit(r, pushed)
+	}
 }
 
-// pushSQE pushes e, first submitting the SQEs this issue pushed already if the
-// SQ is full (which the ring's size rules out; the check keeps a mistake there
-// from overwriting an SQE the kernel has not read).
-func (a *Array) pushSQE(r *ring, e *uringSQE, pending int) {
-	for !r.push(e) {
-		if pending == 0 {
-			panic("aio: io_uring submission queue full with nothing to submit")
-		}
-		a.submit(r, pending)
-		pending = 0
+// pushSQE pushes e. The SQ has an entry per slot and one for the close mark,
+// and only a slot's batch or the mark is ever pushed, so it cannot be full:
+// if it were, the driver would be broken, and overwriting an SQE the kernel
+// has not read would lose a request silently.
+func (a *Array) pushSQE(r *ring, e *uringSQE) {
+	if !r.push(e) {
+		panic("aio: io_uring submission queue full: more SQEs than slots")
 	}
 }
 
@@ -330,6 +345,11 @@ func (a *Array) nativeHandle(seg int) {
 			a.core.woken(seg, true)
 		}
 		for _, d := range bs {
+			if fs := &n.slots[slots[d.start]]; fs.iov != nil {
+				clear(fs.iov) // the buffers' pointers: let them go
+				sg.iovFree = append(sg.iovFree, fs.iov)
+				fs.iov = nil
+			}
 			a.core.completeSlots(seg, slots[d.start:d.end], d.failed)
 		}
 		a.full[id].signal() // os_event_set(array->not_full), as the simulated handler
