@@ -90,6 +90,9 @@ type Config struct {
 	//     which needs an Fd method (*os.File has one); a request whose File
 	//     is nil fails with ErrNoFile, one without Fd with ErrInvalidRequest,
 	//     both through Done.
+	//   - Hints and OldAge order the pick among a segment's waiting requests
+	//     (under WakeDeferred there can be several); the kernel is given no
+	//     priority.
 	IO IOMode
 }
 
