@@ -17,6 +17,12 @@ import (
 // ErrClosed is returned by Submit after Close has begun.
 var ErrClosed = errors.New("aio: array closed")
 
+// ErrCloseFromDone is returned by Close called from a Request's Done: Close
+// waits for every handler thread to exit, and a Done runs on one of them, so
+// the call would wait for itself. Nothing is closed; call Close from another
+// goroutine.
+var ErrCloseFromDone = errors.New("aio: Close called from a Done callback, which runs on the handler thread Close waits for")
+
 // ErrUnsupported is wrapped by errors for a feature this platform lacks (raw
 // futexes, O_DIRECT).
 var ErrUnsupported = errors.New("unsupported on this platform")
@@ -142,6 +148,11 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 // When the array is full Submit wakes handlers and blocks until a slot frees,
 // ctx ends or the Array closes. Under WakeDeferred nothing is woken until
 // Flush. Submit does not allocate.
+//
+// Submit may be called from a Done (to chain a request), but there it never
+// waits: a full array gives an error wrapping ErrArrayFull at once (counted as
+// an array-full wait, not as submitted), because the slot it would wait for
+// may be one that only the handler running that Done can free.
 func (a *Array) Submit(ctx context.Context, r *Request) error {
 	switch {
 	case r == nil:
@@ -168,7 +179,10 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 	start := a.core.route(sr)
 	id := a.core.ArrayOfSegment(start)
 	arr := &a.core.arrays[id]
-	var res Reservation
+	var (
+		res               Reservation
+		fromDone, checked bool
+	)
 	for {
 		// The scan of Reserve, one segment lock at a time.
 		for k := range arr.n {
@@ -184,6 +198,9 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		}
 		// Every segment looked full. Look again holding all of them, so that
 		// no Complete can slip between the last look and the wait.
+		if !checked { // once per Submit, and never on the path that finds a slot
+			fromDone, checked = a.calledFromDone(), true
+		}
 		a.lockArray(id)
 		for k := range arr.n {
 			seg := arr.wrap(start + k)
@@ -194,6 +211,12 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 			}
 		}
 		full := a.core.ArrayFull(id)
+		if fromDone {
+			a.unlockArray(id)
+			a.wake(full.Wake)
+			return fmt.Errorf("aio: the %s array is full, and Submit called from a Done does not wait for a slot "+
+				"(the handler running that Done may be the one to free it): %w", id, ErrArrayFull)
+		}
 		notFull := a.full[id].wait()
 		a.unlockArray(id)
 		a.wake(full.Wake)
@@ -223,6 +246,27 @@ func (a *Array) reserveIn(res *Reservation, seg int, id ArrayID, r *Request, sr 
 	return true, nil
 }
 
+// calledFromDone reports whether the caller is a Done that one of a's
+// handlers is running. While no handler is delivering completions it costs a
+// load per segment; otherwise one goroutineID, which is why Submit asks only
+// before it would wait.
+func (a *Array) calledFromDone() bool {
+	var g uint64
+	for i := range a.segMu {
+		d := a.segMu[i].deliverer.Load()
+		if d == 0 {
+			continue
+		}
+		if g == 0 {
+			g = goroutineID()
+		}
+		if d == g {
+			return true
+		}
+	}
+	return false
+}
+
 // lockArray takes every segment lock of array id, in segment order (the only
 // order anyone takes more than one in).
 func (a *Array) lockArray(id ArrayID) {
@@ -240,10 +284,14 @@ func (a *Array) unlockArray(id ArrayID) {
 }
 
 // segLock is one segment's mutex, alone on its cache line so that handlers of
-// neighbouring segments do not slow each other down.
+// neighbouring segments do not slow each other down. The line also holds
+// deliverer: the goroutine id of the segment's handler while it runs Done
+// callbacks, else 0 (see calledFromDone). The handler writes it right after
+// releasing the mutex, when the line is in its cache.
 type segLock struct {
 	sync.Mutex
-	_ [64 - 8]byte
+	deliverer atomic.Uint64
+	_         [64 - 16]byte
 }
 
 // fullWait is how submitters that found an array full wait for a slot, as
@@ -390,7 +438,15 @@ func (a *Array) Stats() Stats {
 // (their Done is called), then stops the handler threads and waits for them to
 // exit; with HandlerFutex their OS threads exit too. Close returns nil; calling
 // it again waits for the same and returns nil.
+//
+// Close called from a Done returns ErrCloseFromDone at once and changes
+// nothing: it would wait for the handler thread it runs on. A Done that must
+// end the Array hands the Close to another goroutine, which the program then
+// waits for.
 func (a *Array) Close() error {
+	if a.calledFromDone() {
+		return ErrCloseFromDone
+	}
 	a.closeOnce.Do(func() {
 		for id := range numArrays {
 			a.lockArray(id)

@@ -19,8 +19,9 @@ type File interface {
 // Backend performs a handler's I/O: one call per batch, with no lock held, on the handler thread. ReadAt must fill p or return an error; the
 // driver turns a short read or write that returns no error (or io.EOF) into
 // io.ErrUnexpectedEOF (io.ErrShortWrite) for the requests it failed to cover.
-// Any other error fails every request of the call, whatever n says. A Backend
-// must be safe for concurrent use by every handler.
+// Any other error fails every request of the call, whatever n says. A panic in
+// a call fails every request of the call with a *PanicError and the handler
+// goes on. A Backend must be safe for concurrent use by every handler.
 type Backend interface {
 	ReadAt(f File, p []byte, off int64) (n int, err error)
 	WriteAt(f File, p []byte, off int64) (n int, err error)

@@ -1,11 +1,15 @@
 package aio
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // handlerScratch is one handler's memory, reused for every batch so the loop
@@ -19,6 +23,11 @@ type handlerScratch struct {
 	doneErrs []error
 	bufs     [][]byte // the requests' buffers, for a VectorBackend
 	buf      []byte   // combined buffer of a merged batch, page aligned
+	// g is the handler's goroutine id (0 until its first delivery), published
+	// in *deliverer while it runs Done callbacks, so that Close and Submit can
+	// tell a call from a Done.
+	g         uint64
+	deliverer *atomic.Uint64
 }
 
 func (h *handlerScratch) init(limit int) {
@@ -31,12 +40,20 @@ func (h *handlerScratch) init(limit int) {
 
 // deliver calls Done for the last completed batch, once each.
 func (h *handlerScratch) deliver() {
+	if len(h.done) == 0 {
+		return
+	}
+	if h.g == 0 {
+		h.g = goroutineID()
+	}
+	h.deliverer.Store(h.g)
 	for i, r := range h.done {
 		err := h.doneErrs[i]
 		h.done[i], h.doneErrs[i] = nil, nil
 		r.Done(r, err)
 	}
 	h.done = h.done[:0]
+	h.deliverer.Store(0)
 }
 
 // handle is the handler thread of global segment seg: the loop of
@@ -58,6 +75,7 @@ func (a *Array) handle(seg int) {
 	mu := &a.segMu[seg].Mutex
 	ev := a.events[seg]
 	h := &a.work[seg]
+	h.deliverer = &a.segMu[seg].deliverer
 	// Wait for the first wake before looking at the segment, as between
 	// batches: a request reserved before this goroutine ran has set the event
 	// already (a new event is reset with signal count 0, so the Set is kept),
@@ -124,13 +142,20 @@ func (a *Array) handle(seg int) {
 	}
 }
 
-// do performs batch b for reqs (in file order) with one Backend call and sets
-// h.errs[i] for each request. A merged read goes through the combined buffer
-// and is copied out; a merged write is copied in first, as InnoDB does with its
-// combined_buf. It returns the number of failed requests.
+// do performs batch b for reqs (in file order) and sets h.errs[i] for each
+// request. With a plain Backend it is one call: a merged read goes through the
+// combined buffer and is copied out; a merged write is copied in first, as
+// InnoDB does with its combined_buf. With a VectorBackend a merged batch is one
+// vectored call per run of equally aligned requests (see alignedRun). It
+// returns the number of failed requests.
 func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 	if vb, ok := a.backend.(VectorBackend); ok && len(reqs) > 1 {
-		return a.doVector(h, vb, b, reqs)
+		for i := 0; i < len(reqs); {
+			j := i + alignedRun(reqs[i:])
+			failed += doVector(h, vb, b.Op, reqs[i:j], h.errs[i:j])
+			i = j
+		}
+		return failed
 	}
 	buf := reqs[0].Buf
 	if len(reqs) > 1 {
@@ -145,15 +170,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 			}
 		}
 	}
-	var (
-		n   int
-		err error
-	)
-	if b.Op == Write {
-		n, err = a.backend.WriteAt(reqs[0].File, buf, b.Offset)
-	} else {
-		n, err = a.backend.ReadAt(reqs[0].File, buf, b.Offset)
-	}
+	n, err := a.transfer(b.Op, reqs[0].File, buf, b.Offset)
 	n = min(max(n, 0), len(buf))
 	off := 0
 	for i, r := range reqs {
@@ -170,33 +187,104 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 	return failed
 }
 
-// doVector performs a merged batch with one vectored call into (or from) the
-// requests' own buffers.
-func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*Request) (failed int) {
+// doVector performs consecutive requests reqs with one vectored call into (or
+// from) their own buffers and sets errs[i] for each.
+func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs []error) (failed int) {
 	bufs := h.bufs[:0]
+	length := 0
 	for _, r := range reqs {
 		bufs = append(bufs, r.Buf)
+		length += len(r.Buf)
 	}
-	var (
-		n   int
-		err error
-	)
-	if b.Op == Write {
-		n, err = vb.WritevAt(reqs[0].File, bufs, b.Offset)
-	} else {
-		n, err = vb.ReadvAt(reqs[0].File, bufs, b.Offset)
-	}
+	n, err := transferv(vb, op, reqs[0].File, bufs, reqs[0].Offset)
 	clear(bufs)
-	n = min(max(n, 0), int(b.Length))
+	n = min(max(n, 0), length)
 	off := 0
 	for i, r := range reqs {
 		off += len(r.Buf)
 		if off > n || failedDespiteCount(err) {
 			failed++
-			h.errs[i] = ioError(b.Op, r, err)
+			errs[i] = ioError(op, r, err)
 		}
 	}
 	return failed
+}
+
+// maxDirectAlign is the most alignment that O_DIRECT demands of a transfer's
+// buffer addresses, lengths and file offset: the device's logical block size,
+// 512 or 4096 bytes on Linux (statx's STATX_DIOALIGN reports it).
+const maxDirectAlign = 4096
+
+// alignment is the alignment of r's transfer: the largest power of two, up to
+// maxDirectAlign, that divides its buffer's address, its length and its offset.
+func alignment(r *Request) uint64 {
+	x := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(r.Buf)))) | uint64(len(r.Buf)) | uint64(r.Offset) | maxDirectAlign
+	return x & -x
+}
+
+// alignedRun returns how many of reqs, from the first, share its alignment:
+// the requests that go in one vectored call. With O_DIRECT a call fails whole
+// with EINVAL if one of its buffers is misaligned, so a merged batch that
+// mixed a misaligned request with aligned neighbours failed them all; issued
+// by runs, each request succeeds or fails as it would alone (a run succeeds
+// exactly when its shared alignment meets the device's), and a batch of
+// requests that all share one alignment, the usual case, is still one call.
+// The split is the driver's: the Core and Stats count the merged batch once.
+func alignedRun(reqs []*Request) int {
+	first := alignment(reqs[0])
+	n := 1
+	for n < len(reqs) && alignment(reqs[n]) == first {
+		n++
+	}
+	return n
+}
+
+// transfer is the one Backend call of do. A panic in it is the failure of that
+// call, not of the program: it returns n = 0 and a *PanicError, so that every
+// request of the call completes once (failed) and the handler goes on.
+func (a *Array) transfer(op Op, f File, buf []byte, off int64) (n int, err error) {
+	defer recoverBackend(&n, &err)
+	if op == Write {
+		return a.backend.WriteAt(f, buf, off)
+	}
+	return a.backend.ReadAt(f, buf, off)
+}
+
+// transferv is transfer for a VectorBackend.
+func transferv(vb VectorBackend, op Op, f File, bufs [][]byte, off int64) (n int, err error) {
+	defer recoverBackend(&n, &err)
+	if op == Write {
+		return vb.WritevAt(f, bufs, off)
+	}
+	return vb.ReadvAt(f, bufs, off)
+}
+
+// recoverBackend, deferred by transfer, turns a panic into a *PanicError.
+func recoverBackend(n *int, err *error) {
+	if p := recover(); p != nil {
+		*n, *err = 0, &PanicError{Value: p, Stack: debug.Stack()}
+	}
+}
+
+// goroutineID returns the calling goroutine's id, read from the first line of
+// its stack trace ("goroutine 18 [running]:"); ids are never reused. Go has no
+// API for it on purpose, and the driver uses it for one question only: is a
+// call to Close or Submit made from a Done? It costs a traceback of the caller
+// (microseconds), paid by a handler's first delivery, by Close, and by a Submit about
+// to wait on a full array while some Done is running; never on the path that
+// finds a slot.
+func goroutineID() uint64 {
+	var buf [64]byte
+	s := buf[:runtime.Stack(buf[:], false)]
+	s = bytes.TrimPrefix(s, []byte("goroutine "))
+	var id uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // failedDespiteCount reports whether a backend error fails the whole batch even
@@ -204,6 +292,34 @@ func (a *Array) doVector(h *handlerScratch, vb VectorBackend, b Batch, reqs []*R
 // io.ReaderAt allows beside a full count at the end of the input.
 func failedDespiteCount(err error) bool {
 	return err != nil && !errors.Is(err, io.EOF)
+}
+
+// ErrBackendPanic is wrapped by the error of every request of a Backend call
+// that panicked (see PanicError).
+var ErrBackendPanic = errors.New("aio: backend panicked")
+
+// PanicError is what a panic in a Backend call becomes: every request of that
+// call fails with it (wrapped with the request's op, length and offset), is
+// counted as failed, and the handler goes on serving. errors.Is(err,
+// ErrBackendPanic) holds, and when the panic value is an error, errors.Is and
+// errors.As reach it too. A Done that wants the crash back can panic again.
+type PanicError struct {
+	// Value is the value the Backend panicked with.
+	Value any
+	// Stack is the handler thread's stack at the panic, as runtime/debug.Stack
+	// formats it: the Backend's frames are on it.
+	Stack []byte
+}
+
+// Error returns "backend panicked: " and the value.
+func (e *PanicError) Error() string { return fmt.Sprintf("backend panicked: %v", e.Value) }
+
+// Unwrap returns ErrBackendPanic and, if the value is an error, the value.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrBackendPanic, err}
+	}
+	return []error{ErrBackendPanic}
 }
 
 // ioError is the error of a request the I/O did not cover: the backend's

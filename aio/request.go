@@ -27,6 +27,10 @@ type Request struct {
 	// thread that served it, after its slot was freed (as fil_aio_wait calls
 	// buf_page_io_complete). A read that returned fewer bytes than len(Buf)
 	// fails with an error wrapping io.ErrUnexpectedEOF. Done must not block for
-	// long: the handler serves nothing else meanwhile. Required.
+	// long: the handler serves nothing else meanwhile. Done may call Submit,
+	// which then never waits for a slot (a full array is an error wrapping
+	// ErrArrayFull), Flush and Stats; Close from a Done returns
+	// ErrCloseFromDone. A panic in Done is not recovered: it ends the program,
+	// as a panic on any goroutine does. Required.
 	Done func(r *Request, err error)
 }

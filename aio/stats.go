@@ -20,7 +20,11 @@ type Stats struct {
 	// handler or in progress.
 	InFlight uint64
 	// Signals counts segments named in wake sets (Reserve, Flush and the
-	// array-full path): the events the driver sets.
+	// array-full path): the events the driver sets. A wake set is counted as
+	// it is decided, before the call returns it (Reserve and ArrayFull under
+	// the segment's lock, Flush atomically), and the driver sets the events
+	// after: a snapshot taken meanwhile may count signals whose events are
+	// still being set, but never misses a set a caller has already received.
 	Signals uint64
 	// Wakeups counts handler returns from waiting on their event.
 	Wakeups uint64

@@ -6,6 +6,12 @@ package aio
 // where InnoDB copies through a combined buffer; a plain Backend still gets the
 // combined buffer. The contract is Backend's: fill every buffer or return an
 // error, with n the bytes transferred.
+//
+// The driver passes one call only buffers that share an alignment (of address,
+// length and file offset, counted up to 4096 bytes): a merged batch that mixes
+// alignments is issued as one call per run of equally aligned requests, so
+// that with O_DIRECT a misaligned buffer fails alone with EINVAL instead of
+// failing its aligned neighbours.
 type VectorBackend interface {
 	Backend
 	ReadvAt(f File, bufs [][]byte, off int64) (n int, err error)
@@ -16,7 +22,8 @@ var _ VectorBackend = FileBackend{}
 
 // ReadvAt reads into bufs, in order, from off: one preadv(2) per call on Linux
 // when f is an *os.File (repeated after a partial transfer), else a ReadAt per
-// buffer.
+// buffer. An error but io.EOF is an *os.PathError naming the file, as
+// os.File's ReadAt gives.
 func (FileBackend) ReadvAt(f File, bufs [][]byte, off int64) (int, error) {
 	if f == nil {
 		return 0, ErrNoFile

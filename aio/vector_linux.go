@@ -50,10 +50,19 @@ func vectorIO(f File, bufs [][]byte, off int64, write bool) (int, error) {
 			}
 		}
 	})
-	if err != nil {
-		return total, err
+	if err == nil {
+		err = ioErr
 	}
-	return total, ioErr
+	if err != nil && err != io.EOF {
+		// As os.File's ReadAt and WriteAt do: the error names the call and
+		// the file (io.EOF stays bare, as there).
+		op := "preadv"
+		if write {
+			op = "pwritev"
+		}
+		err = &os.PathError{Op: op, Path: file.Name(), Err: err}
+	}
+	return total, err
 }
 
 // advance drops n bytes from the front of bufs, slicing into the first
