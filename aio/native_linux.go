@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,7 @@ type nativeSeg struct {
 	left      int            // SQEs pushed for that issue to submit
 	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
 	batch     []int          // Core.issue's slots, cap MergeLimit
+	picked    []*Request     // their requests, cap MergeLimit
 	// The handler's own:
 	cqes  []uringCQE
 	reqs  []*Request // one round's requests, in batch order
@@ -120,6 +122,7 @@ func (a *Array) startNative() error {
 		sg := &n.segs[s]
 		sg.ring = r
 		sg.batch = make([]int, 0, a.cfg.MergeLimit)
+		sg.picked = make([]*Request, 0, a.cfg.MergeLimit)
 		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
 		sg.reqs = make([]*Request, 0, per)
 		sg.errs = make([]error, per)
@@ -171,58 +174,23 @@ func (a *Array) issue(seg int) {
 	pushed := 0
 	var b Batch
 	for a.core.issue(&b, seg, now, sg.batch) {
-		first := b.Slots[0]
-		fs := &n.slots[first]
-		fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(b.Slots)), b.Op, b.Offset, b.Length, nil
-		var file File
-		for i, g := range b.Slots {
+		reqs := sg.picked[:0]
+		for _, g := range b.Slots {
 			req := a.reqs[g]
 			a.reqs[g] = nil
 			a.dropFile(seg, req.File) // picked: it no longer waits to be merged
-			ns := &n.slots[g]
-			ns.req, ns.next = req, -1
-			if i > 0 {
-				n.slots[b.Slots[i-1]].next = int32(g)
-			}
-			file = req.File
+			reqs = append(reqs, req)
 		}
-		e := uringSQE{userData: uint64(first) + 1}
-		fd, err := fdOf(file)
-		switch {
-		case err != nil:
-			// Completed by the handler with this error, as every other
-			// request: the NOP's CQE carries the batch to it.
-			fs.err = err
-			e.opcode = uringOpNop
-		case len(b.Slots) == 1:
-			buf := n.slots[first].req.Buf
-			e.opcode, e.fd, e.off = uringOpRead, int32(fd), uint64(b.Offset)
-			if b.Op == Write {
-				e.opcode = uringOpWrite
-			}
-			e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint32(min(len(buf), uringMaxLen))
-		default:
-			var iov []unix.Iovec
-			if k := len(sg.iovFree); k > 0 {
-				iov, sg.iovFree = sg.iovFree[k-1][:0], sg.iovFree[:k-1]
-			} else {
-				iov = make([]unix.Iovec, 0, a.cfg.MergeLimit)
-			}
-			for _, g := range b.Slots {
-				var v unix.Iovec
-				v.Base = unsafe.SliceData(n.slots[g].req.Buf)
-				v.SetLen(len(n.slots[g].req.Buf))
-				iov = append(iov, v)
-			}
-			fs.iov = iov
-			e.opcode, e.fd, e.off = uringOpReadv, int32(fd), uint64(b.Offset)
-			if b.Op == Write {
-				e.opcode = uringOpWritev
-			}
-			e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(iov)))), uint32(len(iov))
+		// One SQE per run of equally aligned requests, as the simulated
+		// handler's vectored calls (alignedRun): with O_DIRECT one misaligned
+		// buffer fails a whole READV with EINVAL.
+		for i := 0; i < len(reqs); {
+			j := i + alignedRun(reqs[i:])
+			a.pushBatch(sg, b.Op, b.Slots[i:j], reqs[i:j])
+			pushed++
+			i = j
 		}
-		a.pushSQE(r, &e)
-		pushed++
+		clear(reqs)
 	}
 	if a.closed[a.core.ArrayOfSegment(seg)] && !sg.closeSent {
 		sg.closeSent = true
@@ -248,6 +216,62 @@ func (a *Array) issue(seg int) {
 	if pushed > 0 {
 		a.submit(r, pushed)
 	}
+}
+
+// pushBatch records the consecutive requests reqs (in slots, file order) as
+// one batch of the kernel's and pushes its SQE: a read or write for one
+// request, a READV or WRITEV for several, a NOP for requests whose File gives
+// no descriptor (the handler fails them). The caller holds the segment lock.
+func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
+	n := a.native
+	first := slots[0]
+	fs := &n.slots[first]
+	length := int64(0)
+	for i, g := range slots {
+		ns := &n.slots[g]
+		ns.req, ns.next = reqs[i], -1
+		if i > 0 {
+			n.slots[slots[i-1]].next = int32(g)
+		}
+		length += int64(len(reqs[i].Buf))
+	}
+	fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(slots)), op, reqs[0].Offset, length, nil
+	e := uringSQE{userData: uint64(first) + 1}
+	fd, err := fdOf(reqs[0].File)
+	switch {
+	case err != nil:
+		// Completed by the handler with this error, as every other request:
+		// the NOP's CQE carries the batch to it.
+		fs.err = err
+		e.opcode = uringOpNop
+	case len(slots) == 1:
+		buf := reqs[0].Buf
+		e.opcode, e.fd, e.off = uringOpRead, int32(fd), uint64(fs.offset)
+		if op == Write {
+			e.opcode = uringOpWrite
+		}
+		e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint32(min(len(buf), uringMaxLen))
+	default:
+		var iov []unix.Iovec
+		if k := len(sg.iovFree); k > 0 {
+			iov, sg.iovFree = sg.iovFree[k-1][:0], sg.iovFree[:k-1]
+		} else {
+			iov = make([]unix.Iovec, 0, a.cfg.MergeLimit)
+		}
+		for _, r := range reqs {
+			var v unix.Iovec
+			v.Base = unsafe.SliceData(r.Buf)
+			v.SetLen(len(r.Buf))
+			iov = append(iov, v)
+		}
+		fs.iov = iov
+		e.opcode, e.fd, e.off = uringOpReadv, int32(fd), uint64(fs.offset)
+		if op == Write {
+			e.opcode = uringOpWritev
+		}
+		e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(iov)))), uint32(len(iov))
+	}
+	a.pushSQE(sg.ring, &e)
 }
 
 // pushSQE pushes e. The SQ has an entry per slot and one for the close mark,
@@ -294,7 +318,8 @@ func (a *Array) nativeHandle(seg int) {
 	r := sg.ring
 	id := a.core.ArrayOfSegment(seg)
 	mu := &a.segMu[seg].Mutex
-	var reaped uint64
+	deliverer := &a.segMu[seg].deliverer
+	var reaped, g uint64
 	closing, woken := false, false
 	for {
 		k := r.reap(sg.cqes)
@@ -355,11 +380,18 @@ func (a *Array) nativeHandle(seg int) {
 		a.full[id].signal() // os_event_set(array->not_full), as the simulated handler
 		mu.Unlock()
 		woken = false
+		if len(reqs) > 0 {
+			if g == 0 {
+				g = goroutineID()
+			}
+			deliverer.Store(g) // Close and Submit tell a call from a Done by it (calledFromDone)
+		}
 		for i, req := range reqs {
 			err := sg.errs[i]
 			sg.errs[i] = nil
 			req.Done(req, err)
 		}
+		deliverer.Store(0)
 		clear(reqs)
 		sg.reqs, sg.slots = reqs[:0], slots[:0]
 	}
@@ -390,6 +422,9 @@ func (n *native) result(fs *nativeSlot, res int32, reqs []*Request, errs []error
 			// exited, say): do it here.
 		default:
 			err = errno
+			if f, ok := reqs[0].File.(interface{ Name() string }); ok {
+				err = &os.PathError{Op: fs.op.String(), Path: f.Name(), Err: errno} // as os.File's errors
+			}
 		}
 	}
 	if f := n.faults.Load(); f != nil && err == nil {
