@@ -26,7 +26,8 @@ import (
 //	            issue: under the lock, pick and merge the segment's waiting
 //	                   requests (Core.issue), push one SQE per batch
 //	            io_uring_enter(to_submit): the kernel starts the I/O
-//	handler s:  io_uring_enter(GETEVENTS, min_complete 1) on s's ring
+//	handler s:  io_uring_enter(to_submit: what was left to it,
+//	                           GETEVENTS, min_complete 1) on s's ring
 //	            for each CQE: the batch's result, per request
 //	            under the lock: Core.completeSlots, wake full-array waiters
 //	            Done for each request, on this thread
@@ -45,10 +46,16 @@ import (
 // only after reserving the slot again under the same lock.
 //
 // Submission. An issue pushes k SQEs under the lock, then calls
-// io_uring_enter(k) outside it; if another issue of the segment is in its
-// io_uring_enter meanwhile, it leaves its k to that one instead, which enters
-// once more for everything left to it before it returns (so under load most
-// submissions cost no system call, and none waits more than one extra enter).
+// io_uring_enter(k) outside it, unless someone is about to enter anyway: then
+// it leaves its k to them and makes no system call. That is another issue of
+// the segment in its io_uring_enter, which enters once more for everything
+// left to it before it returns; or the segment's handler while it is awake
+// (between its waits: a Done that submits the next request, say), which
+// submits what was left to it in the same io_uring_enter that waits for the
+// next completion. The kernel then also runs the completion's task work on
+// the handler, which is waiting for it, rather than interrupting the thread
+// that submitted. The price is that a Done that blocks holds back its
+// segment's submissions too, as it holds back its completions.
 // Enters may consume each other's SQEs, but every SQE is asked for by exactly
 // one enter that comes after its push, so each enter finds at least what it
 // asks for, they all get consumed, and no enter comes after the last SQE (the
@@ -75,8 +82,9 @@ type nativeSeg struct {
 	pushed    atomic.Uint64  // SQEs pushed (written under the lock, read by the handler)
 	closeSent bool           // the close mark is pushed
 	gone      bool           // the handler has exited and closed the ring
-	entering  bool           // an issue is in io_uring_enter and takes left
-	left      int            // SQEs pushed for that issue to submit
+	entering  bool           // an issue is in io_uring_enter and takes left after it
+	awake     bool           // the handler is running, and takes left before it waits
+	left      int            // SQEs pushed for one of those two to submit
 	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
 	batch     []int          // Core.issue's slots, cap MergeLimit
 	picked    []*Request     // their requests, cap MergeLimit
@@ -202,8 +210,8 @@ func (a *Array) issue(seg int) {
 		return
 	}
 	sg.pushed.Add(uint64(pushed)) // after the bookkeeping: see native
-	if sg.entering {
-		sg.left += pushed // the issue in io_uring_enter submits them next
+	if sg.entering || sg.awake {
+		sg.left += pushed // the issue in io_uring_enter or the handler submits them next
 		mu.Unlock()
 		return
 	}
@@ -325,19 +333,17 @@ func (a *Array) nativeHandle(seg int) {
 		k := r.reap(sg.cqes)
 		pushed := sg.pushed.Load() // orders the batches' bookkeeping before this read of it
 		if k == 0 {
+			mu.Lock()
 			if woken {
-				mu.Lock()
 				a.core.woken(seg, false)
-				mu.Unlock()
 			}
-			if closing && reaped == pushed {
+			left := sg.left
+			sg.left, sg.awake = 0, false
+			mu.Unlock()
+			if closing && reaped == pushed && left == 0 {
 				break
 			}
-			_, errno := r.enter(0, 1, uringEnterGetEvents)
-			n.enters.Add(1)
-			if errno != 0 && errno != unix.EINTR && errno != unix.EAGAIN && errno != unix.EBUSY {
-				panic(fmt.Sprintf("aio: io_uring_enter to wait: %v", errno))
-			}
+			a.wait(r, left)
 			woken = true
 			continue
 		}
@@ -369,6 +375,7 @@ func (a *Array) nativeHandle(seg int) {
 		if woken {
 			a.core.woken(seg, true)
 		}
+		sg.awake = true // until it waits again, submissions are left to it
 		for _, d := range bs {
 			if fs := &n.slots[slots[d.start]]; fs.iov != nil {
 				clear(fs.iov) // the buffers' pointers: let them go
@@ -399,6 +406,31 @@ func (a *Array) nativeHandle(seg int) {
 	sg.gone = true
 	mu.Unlock()
 	r.close()
+}
+
+// wait is the handler's io_uring_enter: it submits the k SQEs left to it
+// and waits for at least one completion, in one call. The SQEs are consumed
+// before the wait, so an interrupted wait (EINTR) has consumed them, and the
+// call's count says so; EAGAIN and EBUSY consume nothing.
+func (a *Array) wait(r *ring, k int) {
+	for {
+		got, errno := r.enter(uint32(k), 1, uringEnterGetEvents)
+		a.native.enters.Add(1)
+		switch errno {
+		case 0:
+			if k -= min(max(got, 0), k); k == 0 || got <= 0 {
+				return
+			}
+		case unix.EINTR:
+			if k == 0 {
+				return
+			}
+		case unix.EAGAIN, unix.EBUSY:
+			runtime.Gosched()
+		default:
+			panic(fmt.Sprintf("aio: io_uring_enter to submit %d and wait: %v", k, errno))
+		}
+	}
 }
 
 // result sets errs[i] for each request of the batch whose first slot is fs and

@@ -226,3 +226,46 @@ func TestNativeFaultHookFailsOnlyItsBatch(t *testing.T) {
 	}
 	require.Equal(t, 1, failures)
 }
+
+// A request submitted from a Done (a chain of O_DIRECT reads, each started by
+// the previous one's completion) is left to the handler, which submits it in
+// the io_uring_enter that waits for it: about one system call per link, where
+// a submitter's own enter plus the handler's wait would be two. (A read from
+// the page cache completes inside the enter that submits it, so the file is
+// O_DIRECT: skipped where the file system refuses it.)
+func TestNativeChainedSubmitRidesOnTheHandlersWait(t *testing.T) {
+	requireNative(t)
+	const links = 200
+	path, _ := writeFile(t, (links+1)*page)
+	f, err := aio.OpenDirect(path, os.O_RDONLY, 0)
+	if err != nil {
+		t.Skipf("O_DIRECT not available here: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(aio.AlignedBuffer(page, page), 0); err != nil {
+		t.Skipf("this file system refuses O_DIRECT reads: %v", err)
+	}
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
+	finished := make(chan error, 1)
+	var chain func(k int) func(*aio.Request, error)
+	chain = func(k int) func(*aio.Request, error) {
+		return func(_ *aio.Request, err error) {
+			if err != nil || k == links {
+				finished <- err
+				return
+			}
+			if err := a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(k) * page,
+				Buf: aio.AlignedBuffer(page, page), Done: chain(k + 1)}); err != nil {
+				finished <- err
+			}
+		}
+	}
+	before := a.Stats()
+	require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Buf: aio.AlignedBuffer(page, page), Done: chain(1)}))
+	require.NoError(t, <-finished)
+	st := a.Stats()
+	calls := st.RingSyscalls - before.RingSyscalls
+	require.Equal(t, uint64(links), st.Completed)
+	require.Less(t, calls, uint64(links*3/2), "io_uring_enter calls for %d chained requests", links)
+	t.Logf("%d io_uring_enter calls for %d chained requests", calls, links)
+}
