@@ -376,6 +376,11 @@ func (a *Array) nativeHandle(seg int) {
 			a.core.woken(seg, true)
 		}
 		sg.awake = true // until it waits again, submissions are left to it
+		// What was left to it during the last round: submitted after this
+		// round's Done calls, so that a stream of completions that never
+		// lets the CQ empty does not hold it back.
+		carry := sg.left
+		sg.left = 0
 		for _, d := range bs {
 			if fs := &n.slots[slots[d.start]]; fs.iov != nil {
 				clear(fs.iov) // the buffers' pointers: let them go
@@ -399,6 +404,9 @@ func (a *Array) nativeHandle(seg int) {
 			req.Done(req, err)
 		}
 		deliverer.Store(0)
+		if carry > 0 {
+			a.submit(r, carry)
+		}
 		clear(reqs)
 		sg.reqs, sg.slots = reqs[:0], slots[:0]
 	}
