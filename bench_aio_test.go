@@ -326,9 +326,11 @@ func benchAIONativeRandom(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("io=pread/goroutines=%d", aioNativeDepth), func(b *testing.B) {
 		start := time.Now()
-		runDepth(b, func(rng *rand.Rand, buf []byte) error {
-			_, err := f.ReadAt(buf, randomPage(rng))
-			return err
+		runDepth(b, func() func(*rand.Rand, []byte) error {
+			return func(rng *rand.Rand, buf []byte) error {
+				_, err := f.ReadAt(buf, randomPage(rng))
+				return err
+			}
 		})
 		reportReads(b, start)
 		b.ReportMetric(1, "syscalls/op")
@@ -338,9 +340,10 @@ func benchAIONativeRandom(b *testing.B) {
 // randomPage returns the offset of a random page of the 256 MiB file.
 func randomPage(rng *rand.Rand) int64 { return rng.Int64N(aioFileSize/aioPage) * aioPage }
 
-// runDepth runs b.N calls of read, aioNativeDepth at a time, one per goroutine
-// with its own aligned page buffer, and fails b on an error.
-func runDepth(b *testing.B, read func(rng *rand.Rand, buf []byte) error) {
+// runDepth runs b.N reads, aioNativeDepth at a time: each of aioNativeDepth
+// goroutines gets its own read function from newRead and an aligned page
+// buffer, and calls it until b.N are done. It fails b on an error.
+func runDepth(b *testing.B, newRead func() func(rng *rand.Rand, buf []byte) error) {
 	var (
 		next sync.WaitGroup
 		left atomic.Int64
@@ -353,6 +356,7 @@ func runDepth(b *testing.B, read func(rng *rand.Rand, buf []byte) error) {
 			defer next.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 0x5eed))
 			buf := aio.AlignedBuffer(aioPage, aioPage)
+			read := newRead()
 			for left.Add(-1) >= 0 {
 				if err := read(rng, buf); err != nil {
 					b.Error(err)
@@ -381,13 +385,16 @@ func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config) {
 	}()
 	before := a.Stats()
 	start := time.Now()
-	runDepth(b, func(rng *rand.Rand, buf []byte) error {
+	runDepth(b, func() func(*rand.Rand, []byte) error {
 		done := make(chan error, 1)
-		r := &aio.Request{File: f, Offset: randomPage(rng), Buf: buf, Done: func(_ *aio.Request, err error) { done <- err }}
-		if err := a.Submit(context.Background(), r); err != nil {
-			return err
+		r := &aio.Request{File: f, Done: func(_ *aio.Request, err error) { done <- err }}
+		return func(rng *rand.Rand, buf []byte) error {
+			r.Offset, r.Buf = randomPage(rng), buf
+			if err := a.Submit(context.Background(), r); err != nil {
+				return err
+			}
+			return <-done
 		}
-		return <-done
 	})
 	reportReads(b, start)
 	reportAIOStats(b, a.Stats(), before)
