@@ -93,6 +93,9 @@ type Config struct {
 	//   - Hints and OldAge order the pick among a segment's waiting requests
 	//     (under WakeDeferred there can be several); the kernel is given no
 	//     priority.
+	//   - In Stats, Wakeups counts the handlers' returns from waiting in
+	//     io_uring_enter (wasted: with no completion), Signals the segments
+	//     a submission or Flush went to, RingSyscalls every io_uring_enter.
 	IO IOMode
 }
 
