@@ -362,10 +362,10 @@ func (a *Array) nativeHandle(seg int) {
 			start := len(reqs)
 			first := int(c.userData - 1)
 			fs := &n.slots[first]
-			for g := int32(first); g >= 0; g = n.slots[g].next {
-				ns := &n.slots[g]
+			for sl := int32(first); sl >= 0; sl = n.slots[sl].next {
+				ns := &n.slots[sl]
 				reqs = append(reqs, ns.req)
-				slots = append(slots, int(g))
+				slots = append(slots, int(sl))
 				ns.req = nil
 			}
 			failed := n.result(fs, c.res, reqs[start:], sg.errs[start:len(reqs)])
