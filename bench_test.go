@@ -29,8 +29,18 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
+		if cpuProfiled() {
+			// said once here, not by each of the hundred benchmarks
+			fmt.Fprintln(os.Stderr, "futex-share not reported: go test -cpuprofile holds the CPU profiler, which the metric needs")
+		}
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// cpuProfiled reports whether go test -cpuprofile profiles this run.
+func cpuProfiled() bool {
+	f := flag.Lookup("test.cpuprofile")
+	return f != nil && f.Value.String() != ""
 }
 
 // writeHeader writes what precedes the results: the fingerprint lines, then the
@@ -55,7 +65,8 @@ const futexShareUnit = "futex-share"
 // profiler and reports the futex-share metric. Starting and stopping the profiler
 // is kept out of the timed region. When the process is already being profiled
 // (go test -cpuprofile), the profiler cannot be shared: body still runs and the
-// metric is left out, with a log line saying why. With no samples at all (a run
+// metric is left out, with one line on stderr saying why for the whole run
+// (-cpuprofile) or a log line per benchmark (another profiler). With no samples at all (a run
 // shorter than the 10 ms sampling period) the metric is 0.
 func reportFutexShare(b *testing.B, body func()) {
 	b.Helper()
@@ -66,7 +77,9 @@ func reportFutexShare(b *testing.B, body func()) {
 		b.StopTimer()
 	})
 	if errors.Is(err, contention.ErrProfilerBusy) {
-		b.Logf("futex-share not reported: %v", err)
+		if !cpuProfiled() { // under -cpuprofile TestMain has said so once
+			b.Logf("futex-share not reported: %v", err)
+		}
 		b.StartTimer()
 		body()
 		return

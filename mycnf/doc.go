@@ -11,7 +11,19 @@
 // the fifteen or so variables that decide scheduling behaviour, applies MySQL's
 // option prefixes and defaults, checks ranges, and lists everything else as
 // unknown. Keeping the two apart means an unknown key is never an error, while a
-// known key with a bad value always is.
+// known key with a bad value always is. An unknown key is never silent either:
+// File.Warnings lists every option that has no effect, with its file and line
+// and the modelled key it is nearest to (innodb_thred_concurrency: did you mean
+// innodb_thread_concurrency?).
+//
+// # Which groups apply
+//
+// A server reads only some groups of a file, and MySQL and MariaDB read
+// different ones: Server names the product and release, Server.Groups gives its
+// groups ([mysqld], [server], [mysqld-8.0] for mysql-8.0; MariaDB adds
+// [mariadb], [mariadbd], their -X.Y forms, [client-server] and [galera]), and
+// File.ServerSettings reads them. A modelled key in a group another server
+// reads ([mariadb] when the server is MySQL) is a Warning.
 //
 // # The format, as mysys/my_default.cc reads it
 //
@@ -51,8 +63,10 @@
 //
 // A Reader bounds what one call may read: the include depth (10, MySQL's own
 // limit), the line length (4096 bytes, MySQL's line buffer, which silently
-// splits longer lines), the size of each file and of all files together, and the
-// number of files. A file that includes itself, directly or through others, is
+// splits longer lines), the size of each file and of all files together, the
+// number of options in each file and in all files, and the number of files.
+// Only regular files are read: a named pipe, device, socket or directory named
+// as an option file is an error naming it, never a read that blocks forever. A file that includes itself, directly or through others, is
 // an include cycle and an error; the same file included twice side by side is
 // not (MySQL reads it twice, and so does mycnf, within the limits). Errors say
 // which limit was hit and wrap ErrLimit. Input from an io.Reader (Parse) may not
@@ -63,6 +77,9 @@
 //
 //	f, err := mycnf.ParseFile("/etc/mysql/my.cnf")
 //	s, err := f.Settings()                        // [mysqld] and [server]
+//	srv := mycnf.Server{Product: mycnf.MariaDB, Version: "10.5"}
+//	s, err = f.ServerSettings(srv)                // its groups, [mariadb] among them
+//	for _, w := range f.Warnings(srv) { log.Print(w) } // options that do nothing
 //	err = s.Set("innodb_thread_concurrency", "8") // vary one option, as a command line does
 //	ac, err := s.AIOConfig()                      // aio.Config: segments, page size
 //	cc, err := s.ConcurrencyConfig()              // concurrency.Config: limit, tickets, sleep delays

@@ -52,10 +52,11 @@ type Pos struct {
 	Line int    // 1-based line number; 0 means the file as a whole
 }
 
-// String returns "file:line", or "file" when Line is 0.
+// String returns "file:line", or "file" when Line is 0; a file name with
+// control bytes in it is quoted.
 func (p Pos) String() string {
 	if p.Line == 0 {
-		return p.File
+		return quoteUnsafe(p.File)
 	}
-	return p.File + ":" + strconv.Itoa(p.Line)
+	return quoteUnsafe(p.File) + ":" + strconv.Itoa(p.Line)
 }

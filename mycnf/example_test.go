@@ -112,3 +112,28 @@ func ExampleReader() {
 	// mycnf: my.cnf:2: line longer than 80 bytes (Reader.MaxLineLength): limit exceeded
 	// true
 }
+
+func ExampleFile_Warnings() {
+	const cnf = `
+[mysqld]
+innodb_thred_concurrency = 8
+datadir = /var/lib/mysql
+[mariadb]
+innodb_read_io_threads = 16
+`
+	f, err := mycnf.Parse(strings.NewReader(cnf), "my.cnf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range f.Warnings(mycnf.Server{Product: mycnf.MySQL, Version: "8.0"}) {
+		fmt.Println(w)
+	}
+	s, _ := f.ServerSettings(mycnf.Server{Product: mycnf.MariaDB, Version: "10.5"})
+	fmt.Println("MariaDB 10.5 read handler threads:", s.ReadIOThreads)
+	// Output:
+	// my.cnf:3: [mysqld] innodb_thred_concurrency: not an option innosim models; it has no effect (did you mean innodb_thread_concurrency?)
+	// my.cnf:4: [mysqld] datadir: not an option innosim models; it has no effect
+	// my.cnf:6: [mariadb] innodb_read_io_threads: mysql-8.0 does not read group [mariadb] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect
+	// MariaDB 10.5 read handler threads: 16
+}

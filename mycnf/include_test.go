@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -204,9 +205,26 @@ func TestIncludeErrorsNameTheLine(t *testing.T) {
 				m[depthName(10)] = "[mysqld]\n" + strings.Repeat("a=1\n", 1000)
 				return m
 			}(),
-			reader:  Reader{MaxFiles: 1 << 20, MaxTotalSize: 1 << 20},
+			reader:  Reader{MaxFiles: 1 << 20, MaxTotalSize: 1 << 20, MaxOptions: 1 << 20},
 			target:  ErrLimit,
 			message: "files read add up to more than 1048576 bytes (Reader.MaxTotalSize)",
+		},
+		{
+			// Seven includes of 1 MiB of "a=1" lines each took about 1 GB
+			// before options were bounded.
+			name: "includes that add up to many options run into the option limit",
+			files: func() map[string]string {
+				m := map[string]string{"my.cnf": ""}
+				for i := range 7 {
+					name := "part" + strconv.Itoa(i) + ".cnf"
+					m["my.cnf"] += "!include " + name + "\n"
+					m[name] = "[mysqld]\n" + strings.Repeat("a=1\n", 4000)
+				}
+				return m
+			}(),
+			target:  ErrLimit,
+			message: "more than 16384 options in all files read (Reader.MaxOptions)",
+			at:      Pos{"part4.cnf", 386},
 		},
 	}
 	for _, tt := range tests {

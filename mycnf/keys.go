@@ -14,15 +14,21 @@ type key struct {
 	min, max int64
 	def      int64
 	pow2     bool                  // the value must also be a power of two
+	mysqlMax int64                 // MySQL's own maximum when innosim's (max) is lower; 0 if the same
 	unit     string                // shown after the range in messages, e.g. "microseconds"
 	field    func(s *Settings) any // *bool, *int, *int64 or *time.Duration
 }
 
+// numKeys is the number of modelled options, the length of keys.
+const numKeys = 15
+
 // keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
 // (the MySQL Reference Manual's server system variable and InnoDB startup
-// option pages) unless a Settings field comment says otherwise. It is never
-// modified.
-var keys = [...]key{
+// option pages) unless a Settings field comment says otherwise. Where the
+// packages that take these settings accept less than MySQL does, the range is
+// theirs (and mysqlMax says MySQL's), so that a value they would refuse is
+// refused here, at its file and line. It is never modified.
+var keys = [numKeys]key{
 	{name: "innodb_thread_concurrency", goName: "ThreadConcurrency", min: 0, max: 1000, def: 0,
 		field: func(s *Settings) any { return &s.ThreadConcurrency }},
 	{name: "innodb_concurrency_tickets", goName: "ConcurrencyTickets", min: 1, max: 4294967295, def: 5000,
@@ -47,7 +53,9 @@ var keys = [...]key{
 		field: func(s *Settings) any { return &s.SpinWaitDelay }},
 	{name: "innodb_spin_wait_pause_multiplier", goName: "SpinWaitPauseMultiplier", min: 0, max: 100, def: 50,
 		field: func(s *Settings) any { return &s.SpinWaitPauseMultiplier }},
-	{name: "innodb_sync_spin_loops", goName: "SyncSpinLoops", min: 0, max: 4294967295, def: 30,
+	// The simulator spins each poll as an event, so it bounds the loops at
+	// MaxSyncSpinLoops; MySQL allows 0..4294967295.
+	{name: "innodb_sync_spin_loops", goName: "SyncSpinLoops", min: 0, max: MaxSyncSpinLoops, mysqlMax: 4294967295, def: 30,
 		field: func(s *Settings) any { return &s.SyncSpinLoops }},
 	{name: "thread_priority", goName: "ThreadPriority", def: 1,
 		field: func(s *Settings) any { return &s.ThreadPriority }},
@@ -55,14 +63,27 @@ var keys = [...]key{
 		field: func(s *Settings) any { return &s.MaxConnections }},
 }
 
+// MaxSyncSpinLoops is the largest innodb_sync_spin_loops innosim accepts, the
+// simulator's limit (MySQL allows up to 4294967295): a larger value is an
+// error wrapping ErrInvalidConfig.
+const MaxSyncSpinLoops = 10000
+
 // lookup returns the key named name (underscores), or nil.
 func lookup(name string) *key {
-	for i := range keys {
-		if keys[i].name == name {
-			return &keys[i]
-		}
+	if i := keyIndex(name); i >= 0 {
+		return &keys[i]
 	}
 	return nil
+}
+
+// keyIndex returns the index in keys of the key named name, or -1.
+func keyIndex(name string) int {
+	for i := range keys {
+		if keys[i].name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // want describes the allowed values, e.g. "1..64" or "a power of two in
@@ -74,6 +95,9 @@ func (k *key) want() string {
 	}
 	if k.unit != "" {
 		w += " (" + k.unit + ")"
+	}
+	if k.mysqlMax != 0 {
+		w += fmt.Sprintf(", innosim's limit (MySQL allows up to %d)", k.mysqlMax)
 	}
 	return w
 }
@@ -109,7 +133,7 @@ func (k *key) set(s *Settings, value string, hasValue bool) error {
 		return fmt.Errorf("%s = %w", k.name, err)
 	}
 	if k.check(v) != nil {
-		return fmt.Errorf("%s = %s, want %s: %w", k.name, value, k.want(), ErrInvalidConfig)
+		return fmt.Errorf("%s = %s, want %s: %w", k.name, quoteUnsafe(value), k.want(), ErrInvalidConfig)
 	}
 	switch p := k.field(s).(type) {
 	case *int:

@@ -96,7 +96,7 @@ func lexDirective(s string) (line, error) {
 	if i := strings.IndexFunc(s, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }); i >= 0 {
 		word = s[:i]
 	}
-	return line{}, errLine("unknown directive !" + word + ", want !include or !includedir")
+	return line{}, errLine("unknown directive " + quoteUnsafe("!"+word) + ", want !include or !includedir")
 }
 
 // lexGroup reads what follows '['.
@@ -110,7 +110,7 @@ func lexGroup(s string) (line, error) {
 		return line{}, errLine("empty group name")
 	}
 	if rest := trimSpace(s[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
-		return line{}, errLine("text after group header [" + name + "]: " + rest)
+		return line{}, errLine("text after group header [" + quoteUnsafe(name) + "]: " + quoteUnsafe(rest))
 	}
 	return line{kind: lineGroup, name: name}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 )
@@ -51,6 +52,13 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 	}
 	rc, err := open()
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = quoteUnsafe(pe.Path) // the name may come from an !include line
+			if pe.Path == at.String() {
+				err = pathError{pe} // the position names the file already
+			}
+		}
 		return nil, &Error{at, err}
 	}
 	defer rc.Close()
@@ -86,6 +94,7 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	group := ""
+	options := 0 // in this file
 	for n := 1; len(data) > 0; n++ {
 		raw := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -107,7 +116,13 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 			group = l.name
 		case lineOption:
 			if group == "" {
-				return &Error{at, fmt.Errorf("option %s before any [group]: %w", l.name, ErrSyntax)}
+				return &Error{at, fmt.Errorf("option %s before any [group]: %w", quoteUnsafe(l.name), ErrSyntax)}
+			}
+			if options++; options > p.lim.MaxFileOptions {
+				return &Error{at, fmt.Errorf("more than %d options in one file (Reader.MaxFileOptions): %w", p.lim.MaxFileOptions, ErrLimit)}
+			}
+			if len(p.out.Options) >= p.lim.MaxOptions {
+				return &Error{at, fmt.Errorf("more than %d options in all files read (Reader.MaxOptions): %w", p.lim.MaxOptions, ErrLimit)}
 			}
 			p.out.Options = append(p.out.Options, Option{Group: group, Key: l.name, Value: l.value, HasValue: l.hasValue, Pos: at})
 		case lineInclude, lineIncludeDir:
@@ -121,9 +136,9 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 
 // include follows one !include or !includedir line.
 func (p *parser) include(at Pos, l line, depth int) error {
-	directive := "!include " + l.name
+	directive := "!include " + quoteUnsafe(l.name)
 	if l.kind == lineIncludeDir {
-		directive = "!includedir " + l.name
+		directive = "!includedir " + quoteUnsafe(l.name)
 	}
 	if p.src == nil {
 		return &Error{at, fmt.Errorf("%s: input read from an io.Reader cannot include files (use ParseFS or ParseFile): %w", directive, ErrInclude)}
@@ -143,13 +158,20 @@ func (p *parser) include(at Pos, l line, depth int) error {
 	}
 	for _, f := range files {
 		if i := p.indexInChain(f); i >= 0 {
-			cycle := strings.Join(append(p.names[i:len(p.names):len(p.names)], f), " -> ")
+			var names []string
+			for _, n := range append(p.names[i:len(p.names):len(p.names)], f) {
+				names = append(names, quoteUnsafe(n))
+			}
+			cycle := strings.Join(names, " -> ")
 			return &Error{at, fmt.Errorf("%s: include cycle %s: %w", directive, cycle, ErrInclude)}
 		}
 		data, err := p.read(f, func() (io.ReadCloser, error) { return p.src.open(f) })
 		if err != nil {
 			if e, ok := err.(*Error); ok && e.Pos.Line == 0 {
-				err = e.Err // report it at the !include line instead
+				err = e.Err // report it at the !include line instead, naming the file
+				if pe, ok := err.(pathError); ok {
+					err = pe.pe
+				}
 			}
 			return &Error{at, fmt.Errorf("%s: %w", directive, wrapInclude(err))}
 		}
@@ -185,3 +207,17 @@ func (p *parser) indexInChain(name string) int {
 	}
 	return -1
 }
+
+// pathError is an *fs.PathError shown without its path, for an Error whose
+// position names the same file ("mycnf: my.cnf: open: no such file or
+// directory", not "mycnf: my.cnf: open my.cnf: ..."). errors.As still finds
+// the *fs.PathError.
+type pathError struct{ pe *fs.PathError }
+
+func (e pathError) Error() string {
+	if errors.Is(e.pe.Err, errNotRegular) {
+		return e.pe.Err.Error()
+	}
+	return e.pe.Op + ": " + e.pe.Err.Error()
+}
+func (e pathError) Unwrap() error { return e.pe }

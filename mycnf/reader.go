@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 )
 
 // Default limits of a Reader, used where its field is zero.
@@ -30,20 +29,33 @@ const (
 	// DefaultMaxFiles bounds the number of files read, the top file and every
 	// include counted each time it is read.
 	DefaultMaxFiles = 256
+
+	// DefaultMaxFileOptions bounds the option lines of one file (a large
+	// real my.cnf has a few hundred).
+	DefaultMaxFileOptions = 4096
+
+	// DefaultMaxOptions bounds the option lines of all files read in one
+	// call. Each option is kept with its group, value and position, about a
+	// hundred bytes, so this bounds memory well below what the size limits
+	// alone allow (8 MiB of "a=1" lines would be two million options).
+	DefaultMaxOptions = 16384
 )
 
 // Reader reads option files within bounds, so that a huge file, an endless
-// stream, a very long line, an include cycle or a deep or wide include tree
-// ends in an error that names the limit, never in a hang or an out-of-memory.
+// stream, a very long line, a flood of options, an include cycle or a deep or
+// wide include tree ends in an error that names the limit, never in a hang or
+// an out-of-memory.
 // Every field's zero value means its Default; a negative value is an error
 // wrapping ErrInvalidConfig. A Reader holds no state between calls and may be
 // used from several goroutines at once.
 type Reader struct {
-	MaxDepth      int   // deepest !include nesting below the top file; default DefaultMaxDepth
-	MaxLineLength int   // longest line in bytes, line end (LF or CR LF) excluded; default DefaultMaxLineLength
-	MaxFileSize   int64 // largest single file in bytes; default DefaultMaxFileSize
-	MaxTotalSize  int64 // largest sum of all files read, in bytes; default DefaultMaxTotalSize
-	MaxFiles      int   // most files read in one call; default DefaultMaxFiles
+	MaxDepth       int   // deepest !include nesting below the top file; default DefaultMaxDepth
+	MaxLineLength  int   // longest line in bytes, line end (LF or CR LF) excluded; default DefaultMaxLineLength
+	MaxFileSize    int64 // largest single file in bytes; default DefaultMaxFileSize
+	MaxTotalSize   int64 // largest sum of all files read, in bytes; default DefaultMaxTotalSize
+	MaxFiles       int   // most files read in one call; default DefaultMaxFiles
+	MaxFileOptions int   // most option lines in one file; default DefaultMaxFileOptions
+	MaxOptions     int   // most option lines in all files of one call; default DefaultMaxOptions
 }
 
 // Parse reads one option file from src; name is used in positions and error
@@ -63,13 +75,15 @@ func (r Reader) Parse(src io.Reader, name string) (*File, error) {
 // Include paths are resolved in fsys: a relative path against the directory of
 // the file that holds the !include line, an absolute one (/etc/mysql/conf.d)
 // against the root of fsys. A path that climbs out of fsys is an error wrapping
-// ErrInclude.
+// ErrInclude. Only regular files are read: a directory, named pipe, device or
+// socket, as the top file or as an include (a FIFO named *.cnf in an
+// !includedir), is an error that names it, never a read that blocks.
 func (r Reader) ParseFS(fsys fs.FS, name string) (*File, error) {
 	p, err := r.newParser(fsSource{fsys})
 	if err != nil {
 		return nil, err
 	}
-	return p.run(name, func() (io.ReadCloser, error) { return fsys.Open(name) })
+	return p.run(name, func() (io.ReadCloser, error) { return fsSource{fsys}.open(name) })
 }
 
 // ParseFile reads the option file at path on the operating system's file
@@ -77,12 +91,14 @@ func (r Reader) ParseFS(fsys fs.FS, name string) (*File, error) {
 // against the directory of the including file. (MySQL resolves it against the
 // server's working directory, which is rarely what the author meant; a file that
 // uses absolute paths, as distributions' my.cnf files do, reads the same.)
+// As with ParseFS, only regular files are read; a named pipe is refused without
+// being opened for a blocking read.
 func (r Reader) ParseFile(path string) (*File, error) {
 	p, err := r.newParser(osSource{})
 	if err != nil {
 		return nil, err
 	}
-	return p.run(path, func() (io.ReadCloser, error) { return os.Open(path) })
+	return p.run(path, func() (io.ReadCloser, error) { return osSource{}.open(path) })
 }
 
 // Parse reads one option file from src with the default limits; see
@@ -108,6 +124,8 @@ func (r Reader) limits() (Reader, error) {
 		{"MaxFileSize", r.MaxFileSize},
 		{"MaxTotalSize", r.MaxTotalSize},
 		{"MaxFiles", int64(r.MaxFiles)},
+		{"MaxFileOptions", int64(r.MaxFileOptions)},
+		{"MaxOptions", int64(r.MaxOptions)},
 	} {
 		if f.v < 0 {
 			return r, fmt.Errorf("mycnf: Reader.%s = %d, want >= 0 (0 means the default): %w", f.name, f.v, ErrInvalidConfig)
@@ -127,6 +145,12 @@ func (r Reader) limits() (Reader, error) {
 	}
 	if r.MaxFiles == 0 {
 		r.MaxFiles = DefaultMaxFiles
+	}
+	if r.MaxFileOptions == 0 {
+		r.MaxFileOptions = DefaultMaxFileOptions
+	}
+	if r.MaxOptions == 0 {
+		r.MaxOptions = DefaultMaxOptions
 	}
 	return r, nil
 }

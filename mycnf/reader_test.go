@@ -34,6 +34,11 @@ func TestReaderBoundsItsWork(t *testing.T) {
 		{"a file over the total limit", Reader{MaxTotalSize: 10}, strings.NewReader("[mysqld]\na=1\n"), 0, "more than 10 bytes (Reader.MaxTotalSize)"},
 		{"a line over MySQL's buffer", Reader{}, strings.NewReader("[mysqld]\na=" + strings.Repeat("x", 4095) + "\n"), 2, "line longer than 4096 bytes (Reader.MaxLineLength)"},
 		{"a line over a small limit", Reader{MaxLineLength: 8}, strings.NewReader("[mysqld]\nabc=1\nabcdefg=1\n"), 3, "line longer than 8 bytes"},
+		// 1 MiB of "a=1" lines is 262144 options, some 25 MB kept; the files
+		// of one call may add up to 8 MiB.
+		{"a flood of options", Reader{}, strings.NewReader("[mysqld]\n" + strings.Repeat("a=1\n", 1<<18-3)), 4098, "more than 4096 options in one file (Reader.MaxFileOptions)"},
+		{"options over a small limit", Reader{MaxFileOptions: 2}, strings.NewReader("[mysqld]\na=1\n\nb=2\nc=3\n"), 5, "more than 2 options in one file"},
+		{"options over the total limit", Reader{MaxOptions: 2}, strings.NewReader("[mysqld]\na=1\nb=2\nc=3\n"), 4, "more than 2 options in all files read (Reader.MaxOptions)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +78,8 @@ func TestReaderRejectsNegativeLimits(t *testing.T) {
 		{"file", Reader{MaxFileSize: -5}, "Reader.MaxFileSize = -5"},
 		{"total", Reader{MaxTotalSize: -1}, "Reader.MaxTotalSize = -1"},
 		{"files", Reader{MaxFiles: -2}, "Reader.MaxFiles = -2"},
+		{"options per file", Reader{MaxFileOptions: -1}, "Reader.MaxFileOptions = -1"},
+		{"options", Reader{MaxOptions: -1}, "Reader.MaxOptions = -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

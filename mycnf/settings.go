@@ -73,8 +73,9 @@ type Settings struct {
 	SpinWaitPauseMultiplier int
 
 	// SyncSpinLoops is innodb_sync_spin_loops: how many times a thread polls a
-	// held mutex before it waits on the mutex's event. Range 0..4294967295,
-	// default 30.
+	// held mutex before it waits on the mutex's event. Range 0..10000
+	// (MaxSyncSpinLoops, the simulator's limit; MySQL allows up to
+	// 4294967295), default 30.
 	SyncSpinLoops int64
 
 	// ThreadPriority reports whether connection threads change their OS
@@ -90,8 +91,49 @@ type Settings struct {
 
 	// Unknown lists the options of the selected groups that are none of the
 	// above, in file order, as written. They are not errors: a my.cnf is
-	// full of options innosim does not model.
+	// full of options innosim does not model. File.Warnings says the same
+	// with the nearest modelled key.
 	Unknown []Option
+
+	// from holds where each key's value came from, by index in keys: the
+	// zero Pos for the default.
+	from [numKeys]Pos
+}
+
+// Setting is one modelled option's value in a Settings, and where it came from.
+type Setting struct {
+	Key   string // MySQL variable name, with underscores
+	Value string // in MySQL's units and spelling: "8", "10000" (microseconds), "ON"
+	Unit  string // "microseconds", "bytes", "pages" or ""
+	From  Pos    // the option line that set it; the zero Pos for MySQL's default, Pos{File: "Set"} for Settings.Set
+}
+
+// IsDefault reports whether the value is the default (no line set it).
+func (s Setting) IsDefault() bool { return s.From == Pos{} }
+
+// List returns every modelled option's value, in the order of Keys, with the
+// line that set it: what a run with these settings actually uses.
+func (s Settings) List() []Setting {
+	out := make([]Setting, len(keys))
+	for i := range keys {
+		k := &keys[i]
+		v := ""
+		switch p := k.field(&s).(type) {
+		case *bool:
+			v = "OFF"
+			if *p {
+				v = "ON"
+			}
+		case *int:
+			v = fmt.Sprint(*p)
+		case *int64:
+			v = fmt.Sprint(*p)
+		case *time.Duration:
+			v = fmt.Sprint(int64(*p / time.Microsecond))
+		}
+		out[i] = Setting{Key: k.name, Value: v, Unit: k.unit, From: s.from[i]}
+	}
+	return out
 }
 
 // Defaults returns the Settings MySQL uses when a file sets nothing (the
@@ -116,7 +158,9 @@ func Defaults() Settings {
 
 // Settings reads the typed view from the options of the named groups (compared
 // without regard to case); with no names, from [mysqld] and [server], the
-// groups mysqld reads. Options apply in file order, so a later line wins.
+// groups mysqld reads. Server.Groups gives the groups of a given MySQL or
+// MariaDB release (ServerSettings reads them), and File.Warnings the options
+// that then have no effect. Options apply in file order, so a later line wins.
 // Names compare with dashes read as underscores. The skip-, disable-, enable-
 // and loose- prefixes work as in MySQL's my_getopt: skip-X and disable-X set X
 // to 0 (OFF), enable-X sets it to 1 (ON), "=0" after skip- or disable- means ON
@@ -138,9 +182,20 @@ func (f *File) Settings(groups ...string) (Settings, error) {
 		}
 		if err := k.set(&s, value, hasValue); err != nil {
 			errs = append(errs, &Error{o.Pos, err})
+			continue
 		}
+		s.from[keyIndex(k.name)] = o.Pos
 	}
 	return s, errors.Join(errs...)
+}
+
+// ServerSettings reads the typed view from the groups srv reads
+// (srv.Groups()), as Settings does.
+func (f *File) ServerSettings(srv Server) (Settings, error) {
+	if _, _, err := srv.series(); err != nil {
+		return Defaults(), err
+	}
+	return f.Settings(srv.Groups()...)
 }
 
 // Set applies one option to s as if "key=value" were the next line of the file,
@@ -155,12 +210,16 @@ func (s *Settings) Set(key, value string) error {
 	}
 	k, v, hasValue := resolve(normalize(key), value, value != "")
 	if k == nil {
+		if near := nearestKey(normalize(key)); near != "" {
+			return fmt.Errorf("mycnf: %s is not a modelled option (did you mean %s?): %w", key, near, ErrInvalidConfig)
+		}
 		return fmt.Errorf("mycnf: %s is not a modelled option (want one of %s): %w", key, strings.Join(Keys(), ", "), ErrInvalidConfig)
 	}
 	t := *s
 	if err := k.set(&t, v, hasValue); err != nil {
 		return fmt.Errorf("mycnf: %w", err)
 	}
+	t.from[keyIndex(k.name)] = Pos{File: "Set"}
 	*s = t
 	return nil
 }

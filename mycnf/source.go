@@ -1,6 +1,8 @@
 package mycnf
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -8,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // source is where included files come from: an fs.FS or the operating system.
@@ -31,7 +34,61 @@ type source interface {
 // fsSource resolves includes inside an fs.FS.
 type fsSource struct{ fsys fs.FS }
 
-func (s fsSource) open(name string) (io.ReadCloser, error) { return s.fsys.Open(name) }
+// open opens name only if it is a regular file, checked before opening (an
+// fs.FS may block in Open on a named pipe) and again on the open file.
+func (s fsSource) open(name string) (io.ReadCloser, error) {
+	if fi, err := fs.Stat(s.fsys, name); err != nil {
+		return nil, err
+	} else if err := regular(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return checkOpened(name, f)
+}
+
+// checkOpened closes f and returns an error unless it is a regular file.
+func checkOpened(name string, f fs.File) (io.ReadCloser, error) {
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(name, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// errNotRegular is the error for an option file that is a directory, a named
+// pipe, a device or a socket: reading a pipe or a terminal can block forever
+// and a device can be endless, so only regular files are read.
+var errNotRegular = errors.New("not a regular file")
+
+// regular returns nil when fi is a regular file, else an *fs.PathError
+// wrapping errNotRegular that names the file and its type.
+func regular(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch {
+	case m.IsDir():
+		kind = "directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "character device"
+	case m&fs.ModeDevice != 0:
+		kind = "device"
+	}
+	return &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (a %s)", errNotRegular, kind)}
+}
 
 func (s fsSource) resolve(from, arg string) (string, error) {
 	var p string
@@ -68,7 +125,22 @@ func (s fsSource) id(name string) string { return path.Clean(name) }
 // osSource resolves includes on the operating system's file system.
 type osSource struct{}
 
-func (osSource) open(name string) (io.ReadCloser, error) { return os.Open(name) }
+// open opens name only if it is a regular file. It checks before opening,
+// because opening a named pipe for reading blocks until a writer comes, and
+// opens with O_NONBLOCK and checks again, so that a pipe swapped in between
+// cannot block either.
+func (osSource) open(name string) (io.ReadCloser, error) {
+	if fi, err := os.Stat(name); err != nil {
+		return nil, err
+	} else if err := regular(name, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return checkOpened(name, f)
+}
 
 func (osSource) resolve(from, arg string) (string, error) {
 	if filepath.IsAbs(arg) {

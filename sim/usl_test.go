@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"strconv"
 	"testing"
@@ -66,6 +67,32 @@ func TestFitUSLRecoversModel(t *testing.T) {
 	}
 }
 
+// A peak is reported only near the measured range: nearly linear data put the
+// model's peak far beyond it (run --threads 1,2,4 printed "usl peak
+// 548637818.9").
+func TestUSLPeakNear(t *testing.T) {
+	n := []float64{1, 2, 4, 8}
+	x := []float64{100, 199.9, 399.5, 798}
+	u, err := FitUSL(n, x)
+	require.NoError(t, err)
+	p, ok := u.PeakNear(1, 8)
+	assert.False(t, ok, "peak %v from nearly linear data", p)
+	assert.Greater(t, p, 16.0)
+
+	codahale := USL{Sigma: 0.02671591, Kappa: 7.690945e-4, Lambda: 995.6486} // peak ≈ 35.6
+	for _, tt := range []struct {
+		minN, maxN float64
+		ok         bool
+	}{{1, 32, true}, {1, 17.8, true}, {1, 17, false}, {71, 128, true}, {72, 128, false}} {
+		_, ok := codahale.PeakNear(tt.minN, tt.maxN)
+		assert.Equal(t, tt.ok, ok, "measured %v..%v", tt.minN, tt.maxN)
+	}
+	_, ok = USL{Sigma: 1, Kappa: 0.01, Lambda: 1}.PeakNear(1, 100)
+	assert.False(t, ok, "σ = 1 has no peak")
+	_, ok = USL{Sigma: 0.1, Lambda: 1}.PeakNear(1, 100)
+	assert.False(t, ok, "κ = 0 has no peak")
+}
+
 func TestFitUSLRejectsBadInput(t *testing.T) {
 	tests := []struct {
 		name string
@@ -74,7 +101,16 @@ func TestFitUSLRejectsBadInput(t *testing.T) {
 		{"too few points", []float64{1, 2}, []float64{1, 2}},
 		{"lengths differ", []float64{1, 2, 3}, []float64{1, 2}},
 		{"zero throughput", []float64{1, 2, 3}, []float64{1, 0, 3}},
-		{"concurrency below one", []float64{0, 2, 3}, []float64{1, 2, 3}},
+		{"concurrency below one", []float64{0, 2, 3, 4}, []float64{1, 2, 3, 4}},
+		// these used to give σ, κ and a peak
+		{"three identical points", []float64{8, 8, 8}, []float64{100, 100, 100}},
+		{"two distinct concurrencies", []float64{1, 1, 1, 4, 4, 4}, []float64{10, 11, 10, 30, 31, 29}},
+		{"three distinct concurrencies, an exact interpolation", []float64{1, 2, 4}, []float64{100, 190, 340}},
+		{"NaN concurrency", []float64{1, math.NaN(), 4, 8}, []float64{1, 2, 3, 4}},
+		{"infinite concurrency", []float64{1, 2, math.Inf(1), 8}, []float64{1, 2, 3, 4}},
+		{"NaN throughput", []float64{1, 2, 4, 8}, []float64{1, math.NaN(), 3, 4}},
+		{"infinite throughput", []float64{1, 2, 4, 8}, []float64{1, 2, math.Inf(1), 4}},
+		{"flat throughput", []float64{1, 2, 4, 8, 16}, []float64{500, 500, 500, 500, 500}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,7 +20,13 @@ func exitCode(err, usage, failed error) error {
 		// by its text
 		return nil
 	case errors.Is(err, usage):
-		return fmt.Errorf("%w: %w", errUsage, err)
+		// The package's usage sentinel ("benchcmp: usage") says nothing the
+		// "innosim compare:" prefix does not; keep only what follows it.
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), usage.Error()), ": ")
+		if msg == "" {
+			return errUsage
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
 	case failed != nil && errors.Is(err, failed):
 		return errFailed
 	}

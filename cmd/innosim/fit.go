@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -47,12 +49,7 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	recs, err := readCSV(f, fs.Arg(0))
+	recs, err := readCSVFile(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -67,16 +64,65 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	u, err := sim.FitUSL(n, x)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
-	fmt.Fprintf(stdout, "points  %d\nsigma   %.6g\nkappa   %.6g\nlambda  %.6g\npeak N  %.1f\npeak X  %.6g\n",
-		len(n), u.Sigma, u.Kappa, u.Lambda, u.Peak(), u.Throughput(u.Peak()))
+	lo, hi := slices.Min(n), slices.Max(n)
+	peakN, peakX := "", "-"
+	if p, ok := u.PeakNear(lo, hi); ok {
+		peakN, peakX = fmt.Sprintf("%.1f threads", p), fmt.Sprintf("%.6g", u.Throughput(p))
+	} else {
+		peakN = fmt.Sprintf("not located: %s", peakOutside(p, lo, hi))
+	}
+	fmt.Fprintf(stdout, "points  %d\nsigma   %s\nkappa   %s\nlambda  %.6g\npeak N  %s\npeak X  %s\n",
+		len(n), param(u.Sigma), param(u.Kappa), u.Lambda, peakN, peakX)
 	return nil
 }
 
-// readCSV reads every record of a CSV, skipping # comment lines.
+// param formats σ or κ to 6 significant digits, with what the optimiser leaves
+// of a parameter the data do not need (below 1e-12, e.g. 5.02058e-18) as 0.
+func param(v float64) string {
+	if math.Abs(v) < 1e-12 {
+		return "0"
+	}
+	return fmt.Sprintf("%.6g", v)
+}
+
+// peakOutside says where a peak that PeakNear refused lies, for measured
+// concurrencies lo..hi.
+func peakOutside(p, lo, hi float64) string {
+	if p < lo {
+		return fmt.Sprintf("below %.3g threads (half the smallest measured)", lo/sim.PeakReach)
+	}
+	return fmt.Sprintf("beyond %.3g threads (%d× the largest measured); the data show no retrograde region", hi*sim.PeakReach, sim.PeakReach)
+}
+
+// maxFitInput bounds what fit reads, 16 MiB: a CSV of measurements is a few
+// KiB, and a sweep's run --csv well under a MiB; a wrong file (/dev/zero, a disk
+// image) fails fast instead of filling memory.
+const maxFitInput = 16 << 20
+
+// readCSVFile reads every record of the CSV at name, skipping # comment lines,
+// within maxFitInput bytes.
+func readCSVFile(name string) ([][]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCSV(f, name)
+}
+
+// readCSV reads every record of a CSV, skipping # comment lines, within
+// maxFitInput bytes.
 func readCSV(r io.Reader, name string) ([][]string, error) {
-	cr := csv.NewReader(r)
+	data, err := io.ReadAll(io.LimitReader(r, maxFitInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxFitInput {
+		return nil, fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements", name, maxFitInput)
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	recs, err := cr.ReadAll()
@@ -126,9 +172,12 @@ func runSeries(recs [][]string) (out []series, ok bool) {
 	return out, true
 }
 
-// fitSeries fits each series and prints one line per series.
+// fitSeries fits each series and prints one line per series fitted. A series
+// that cannot be fitted is an error naming it and the reason (after the table
+// of the others).
 func fitSeries(w io.Writer, name string, all []series) error {
-	t := sim.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak N", "peak X"}}
+	t := sim.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
+	var failed []string
 	for _, s := range all {
 		n, x, err := readPoints(s.rows, name, s.n, s.x)
 		if err != nil {
@@ -140,14 +189,30 @@ func fitSeries(w io.Writer, name string, all []series) error {
 		}
 		u, err := sim.FitUSL(n, x)
 		if err != nil {
-			t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)), "-", "-", "-", "-", "cannot fit: " + err.Error()})
+			failed = append(failed, fmt.Sprintf("series %s: %v", label, err))
 			continue
 		}
+		lo, hi := slices.Min(n), slices.Max(n)
+		peakN, peakX := "", "-"
+		if p, ok := u.PeakNear(lo, hi); ok {
+			peakN, peakX = fmt.Sprintf("%.1f", p), fmt.Sprintf("%.6g", u.Throughput(p))
+		} else if p < lo {
+			peakN = fmt.Sprintf("< %.3g", lo/sim.PeakReach)
+		} else {
+			peakN = fmt.Sprintf("> %.3g", hi*sim.PeakReach)
+		}
 		t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)),
-			fmt.Sprintf("%.6g", u.Sigma), fmt.Sprintf("%.6g", u.Kappa), fmt.Sprintf("%.6g", u.Lambda),
-			fmt.Sprintf("%.1f", u.Peak()), fmt.Sprintf("%.6g", u.Throughput(u.Peak()))})
+			param(u.Sigma), param(u.Kappa), fmt.Sprintf("%.6g", u.Lambda), peakN, peakX})
 	}
-	return t.WriteText(w)
+	if len(t.Rows) > 0 {
+		if err := t.WriteText(w); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s: cannot fit %d of %d series:\n  %s", name, len(failed), len(all), strings.Join(failed, "\n  "))
+	}
+	return nil
 }
 
 // readPoints reads two numeric columns of CSV records; a first row that does not
@@ -164,6 +229,9 @@ func readPoints(recs [][]string, name string, nc, xc int) (n, x []float64, err e
 				continue // header
 			}
 			return nil, nil, fmt.Errorf("%s: row %d: %q, %q are not numbers", name, i+1, rec[nc], rec[xc])
+		}
+		if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
+			return nil, nil, fmt.Errorf("%s: row %d: %q, %q: want finite numbers", name, i+1, rec[nc], rec[xc])
 		}
 		n, x = append(n, a), append(x, b)
 	}

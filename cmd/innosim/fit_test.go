@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,4 +43,85 @@ func TestFitWithExplicitColumns(t *testing.T) {
 	code, out, stderr := runCmd("fit", "-n", "2", "-x", "3", p)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "points  6")
+}
+
+func writeCSV(t *testing.T, rows ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "p.csv")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
+	return p
+}
+
+// fit refuses, with a non-zero exit and the reason, data that cannot determine
+// the model; each of these used to print σ, κ and a peak (or "peak X NaN"), and
+// exit 0.
+func TestFitRefusesDataThatCannotDetermineTheModel(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []string
+		want string
+	}{
+		{"three identical points", []string{"8,100", "8,100", "8,100"}, "≥ 4 distinct concurrencies (one more than its 3 parameters), got 1"},
+		{"two distinct N", []string{"1,100", "1,101", "4,300", "4,310"}, "got 2"},
+		{"three distinct N", []string{"1,100", "2,190", "4,340"}, "got 3"},
+		{"NaN in N", []string{"1,100", "NaN,190", "4,340", "8,500"}, `row 2: "NaN", "190": want finite numbers`},
+		{"Inf in X", []string{"1,100", "2,190", "4,+Inf", "8,500"}, `row 3: "4", "+Inf": want finite numbers`},
+		{"flat data", []string{"1,500", "2,500", "4,500", "8,500"}, "throughput is 500 at every concurrency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := runCmd("fit", writeCSV(t, tt.rows...))
+			assert.Equal(t, 1, code, out)
+			assert.Contains(t, stderr, tt.want)
+			assert.NotContains(t, out, "peak")
+		})
+	}
+}
+
+// A peak far outside the measured concurrencies is not reported as a number.
+func TestFitReportsAPeakOnlyNearTheMeasuredRange(t *testing.T) {
+	code, out, stderr := runCmd("fit", writeCSV(t, "1,100", "2,199.9", "4,399.5", "8,798"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "peak N  not located: beyond 16 threads (2× the largest measured)")
+	assert.Contains(t, out, "peak X  -")
+
+	code, out, stderr = runCmd("fit", "../../sim/testdata/usl_codahale.csv")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "peak N  35.6 threads")
+}
+
+// README's run → fit example: a sweep with too few thread counts makes fit
+// exit non-zero naming each series; it printed "cannot fit" and exited 0.
+func TestFitOfASweepWithTooFewThreadCountsFails(t *testing.T) {
+	csvPath := filepath.Join(t.TempDir(), "r.csv")
+	code, out, stderr := runCmd("run", "--workload", "oltp_read_only", "--threads", "16,48", "--cpus", "4",
+		"--measure", "10ms", "--csv", csvPath)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "usl peak")
+	code, out, stderr = runCmd("fit", csvPath)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, stderr, "cannot fit 1 of 1 series:\n  series cpus=4: sim: USL fit needs throughput at ≥ 4 distinct concurrencies")
+}
+
+// run's usl peak column says "-" where three thread counts would have given an
+// exact interpolation (run --threads 1,2,4 printed "usl peak 548637818.9").
+func TestRunPeakColumnNeedsEnoughThreadCounts(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1,2,4", "--cpus", "4", "--measure", "10ms")
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	assert.True(t, strings.HasSuffix(lines[len(lines)-1], " -"), "no peak from three thread counts:\n%s", out)
+}
+
+// fit reads a bounded amount: /dev/zero used 3.1 GB in 10 s.
+func TestFitBoundsItsInput(t *testing.T) {
+	_, err := readCSV(zeros{}, "/dev/zero")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/dev/zero: larger than 16777216 bytes")
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -10,7 +10,8 @@
 //	innosim profile FILE.pprof        futex-share and top contention frames of a CPU profile
 //	innosim calibrate [--out FILE] [--check]  this machine's costs; prediction vs BenchmarkAIOWake
 //
-// Run "innosim help COMMAND" for a command's flags. The same seed gives the same
+// Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
+// module version and VCS revision it was built from. The same seed gives the same
 // output, byte for byte, whatever GOMAXPROCS.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 )
 
@@ -74,6 +76,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, version(bi))
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		usage(stderr)
 		if len(args) == 0 {
@@ -97,11 +104,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		case errors.Is(err, errUsage):
 			if msg := err.Error(); msg != errUsage.Error() {
-				fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(msg, errUsage.Error()+": "))
+				msg = strings.TrimPrefix(strings.TrimPrefix(msg, errUsage.Error()+": "), name+": ")
+				fmt.Fprintf(stderr, "innosim %s: %s\n", name, msg)
 			}
 			return 2
 		default:
-			fmt.Fprintf(stderr, "innosim %s: %v\n", name, err)
+			// a package's own prefix ("calibrate: ...") repeats the command's
+			fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
 			return 1
 		}
 	}
@@ -110,11 +119,53 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// version describes the build: "innosim VERSION (REVISION[, modified], BUILT)
+// GOVERSION", from the module version and the VCS settings the go command
+// stamps into the binary (debug.ReadBuildInfo). A binary built by go run or
+// go build in a checkout has version "(devel)" and the commit; one from go
+// install module@version has that version and no VCS settings.
+func version(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "innosim (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	var vcs []string
+	if rev != "" {
+		vcs = append(vcs, "commit "+rev)
+	}
+	if modified {
+		vcs = append(vcs, "modified")
+	}
+	if when != "" {
+		vcs = append(vcs, when)
+	}
+	out := "innosim " + v
+	if len(vcs) > 0 {
+		out += " (" + strings.Join(vcs, ", ") + ")"
+	}
+	return out + " " + bi.GoVersion
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: innosim COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'innosim help COMMAND' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'innosim help COMMAND' for a command's flags, 'innosim --version' for the build.")
 }

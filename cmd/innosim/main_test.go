@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -119,4 +121,85 @@ func TestCompareSameFileIsNoRegression(t *testing.T) {
 	code, out, stderr := runCmd("compare", "-fail", path, path)
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, out, "environments differ")
+}
+
+// run says which options of a my.cnf do nothing, reads the groups of the
+// server it models, and can print what it actually used. A misspelt key and a
+// [mariadb] group used to run the defaults without a word.
+func TestRunWarnsAboutOptionsThatDoNothing(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thred_concurrency=8\ndatadir=/var/lib/mysql\n"+
+		"[mariadb]\ninnodb_read_io_threads=2\n"), 0o644))
+	args := []string{"run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "10ms", "--cnf", cnf}
+
+	code, out, stderr := runCmd(args...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "warning: "+cnf+":2: [mysqld] innodb_thred_concurrency: not an option innosim models; it has no effect (did you mean innodb_thread_concurrency?)")
+	assert.Contains(t, stderr, "warning: "+cnf+":5: [mariadb] innodb_read_io_threads: mysql does not read group [mariadb]")
+	assert.Contains(t, stderr, cnf+": 1 options innosim does not model have no effect (datadir)")
+	assert.NotContains(t, out, "settings (server")
+
+	code, out, stderr = runCmd(append(args, "--server", "mariadb-10.5", "--show-settings")...)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "[mariadb] innodb_read_io_threads")
+	assert.Contains(t, stderr, cnf+":3: [mysqld] datadir: not an option innosim models", "-show-settings lists every option")
+	assert.Regexp(t, `settings \(server mariadb-10.5\):\n`, out)
+	assert.Regexp(t, `innodb_read_io_threads +2 +`+regexp.QuoteMeta(cnf)+`:5\n`, out)
+	assert.Regexp(t, `innodb_thread_concurrency +0 +default\n`, out)
+	assert.Regexp(t, `innodb_thread_sleep_delay +10000 microseconds +default\n`, out)
+
+	code, _, stderr = runCmd(append(args, "--server", "postgres")...)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "innosim run: -server: mycnf: server postgres, want mysql or mariadb")
+}
+
+// A value the simulator refuses is refused at its file and line.
+func TestRunRefusesASpinLoopCountTheSimulatorCannotRun(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\n\ninnodb_sync_spin_loops=10001\n"), 0o644))
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "10ms", "--cnf", cnf)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, cnf+":3: innodb_sync_spin_loops = 10001, want 0..10000")
+}
+
+// An error is prefixed once with its command: "innosim compare: compare: open
+// ..." and "innosim compare: benchcmp: usage: ..." said it twice, and a bad
+// flag was printed twice (by the flag package, then in the error).
+func TestErrorsArePrefixedOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "a"}, {"compare", "/no/a", "/no/b"}, {"compare", "-bogus"},
+		{"profile"}, {"profile", "/no/p"}, {"profile", "-bogus"},
+		{"calibrate", "now"}, {"calibrate", "-repeats", "0"},
+		{"fit"}, {"fit", "/no/x"}, {"run"}, {"run", "--workload", "connect", "--cnf", "/no/x.cnf"}, {"reproduce", "e"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := runCmd(args...)
+			assert.NotEqual(t, 0, code)
+			assert.LessOrEqual(t, strings.Count(stderr, "flag provided but not defined"), 1, "a bad flag is reported once")
+			for _, l := range strings.Split(stderr, "\n") {
+				rest, ok := strings.CutPrefix(l, "innosim "+args[0]+": ")
+				if !ok {
+					continue
+				}
+				for _, p := range []string{args[0] + ":", "benchcmp:", "contention:", "calibrate:", "usage:"} {
+					assert.False(t, strings.HasPrefix(rest, p), "doubled prefix: %s", l)
+				}
+				if filepath.IsAbs(args[len(args)-1]) {
+					assert.LessOrEqual(t, strings.Count(l, args[len(args)-1]), 1, "the file is named once: %s", l)
+				}
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCmd("--version")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out, "innosim "), out)
+
+	bi := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: "github.com/innosim/innosim", Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "c70c3ad0"}, {Key: "vcs.time", Value: "2026-12-01T19:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "innosim (devel) (commit c70c3ad0, modified, 2026-12-01T19:00:00Z) go1.26.1", version(bi))
+	assert.Equal(t, "innosim v0.3.0 go1.26.1", version(&debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Version: "v0.3.0"}}))
+	assert.Equal(t, "innosim (no build information)", version(nil))
 }

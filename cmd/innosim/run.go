@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,8 @@ var varyKeys = []string{"sched", "profile", "gate", "wake"}
 
 type runFlags struct {
 	cnf, workload, vary, sched, profile, costs, gate, wake, csv, plot string
+	server                                                            string
+	showSettings                                                      bool
 	threads, cpus                                                     intList
 	seed                                                              uint64
 	measure                                                           time.Duration
@@ -63,7 +66,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := runFlags{threads: intList{1, 2, 4, 8, 16, 32, 64}, cpus: intList{4}}
-	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read ([mysqld]); MySQL's defaults if empty")
+	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read (the groups of -server); MySQL's defaults if empty")
+	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally -X.Y (mysql-5.1, mariadb-10.5)")
+	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
 	fs.Var(&f.threads, "threads", "client thread counts, comma-separated")
 	fs.Var(&f.cpus, "cpus", "core counts, comma-separated")
@@ -102,15 +107,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.measure < time.Millisecond || f.measure > time.Minute {
 		return fmt.Errorf("%w: -measure %v: want 1ms..1m", errUsage, f.measure)
 	}
-	base := mycnf.Defaults()
-	if f.cnf != "" {
-		file, err := mycnf.ParseFile(f.cnf)
-		if err != nil {
-			return fmt.Errorf("-cnf: %w", err)
-		}
-		if base, err = file.Settings(); err != nil {
-			return fmt.Errorf("-cnf: %w", err)
-		}
+	base, err := readCnf(f.cnf, f.server, f.showSettings, stderr)
+	if err != nil {
+		return err
 	}
 	varyKey, varyVals := "", []string{""}
 	if f.vary != "" {
@@ -119,6 +118,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+	}
+	if f.showSettings {
+		writeSettings(stdout, base, f.server, varyKey)
 	}
 	type row struct {
 		val  string
@@ -190,9 +192,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			long.AddRow(lr...)
 		}
-		peak := "-"
+		peak := "-" // too few thread counts, or a peak the data do not locate
 		if u, err := sim.FitUSL(ns, xs); err == nil {
-			peak = fmt.Sprintf("%.1f", u.Peak())
+			if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
+				peak = fmt.Sprintf("%.1f", p)
+			}
 		}
 		t.AddRow(append(cellsRow, peak)...)
 		name := fmt.Sprintf("%d cpus", r.cpus)

@@ -116,7 +116,7 @@ func TestCompareIgnoresNonEnvironmentKeys(t *testing.T) {
 	r, err := Compare(mustParse(t, "old.txt", "commit: aaa\nBenchmarkX 1 5 ns/op\n"), mustParse(t, "new.txt", "commit: bbb\nBenchmarkX 1 5 ns/op\n"))
 	require.NoError(t, err)
 	require.Empty(t, r.EnvDiffs)
-	require.Equal(t, NoChange, r.Verdict)
+	require.Equal(t, TooFewSamples, r.Verdict, "one sample a side")
 }
 
 func TestCompareListsOneSidedBenchmarks(t *testing.T) {
@@ -226,8 +226,9 @@ func TestRun(t *testing.T) {
 }
 
 // Two outliers in the old run leave the U test significant but the medians'
-// intervals overlapping: not enough to call a change.
-func TestCompareSignificantPButOverlappingIntervalIsNoChange(t *testing.T) {
+// intervals overlapping: not enough to call a change, and not a verdict of no
+// change either (it used to say "no significant change" beside p < 0.05).
+func TestCompareSignificantPButOverlappingIntervalIsInconclusive(t *testing.T) {
 	var old, new strings.Builder
 	for i, v := range []int{1, 2, 3, 4, 5, 6, 7, 8, 1000, 1001} {
 		fmt.Fprintf(&old, "BenchmarkA 1 %d ns/op\n", v)
@@ -239,7 +240,68 @@ func TestCompareSignificantPButOverlappingIntervalIsNoChange(t *testing.T) {
 	c := r.Changes[0]
 	require.Less(t, c.P, Alpha, "the case needs a significant U test")
 	require.True(t, c.Lo <= 1 && 1 <= c.Hi, "the case needs an interval holding no change: [%v, %v]", c.Lo, c.Hi)
-	require.Equal(t, NoChange, c.Verdict)
+	require.Equal(t, Inconclusive, c.Verdict)
+	require.Equal(t, Inconclusive, r.Verdict)
+	out := report(t, r)
+	require.Contains(t, out, "inconclusive [1]\n[1] inconclusive: p < 0.05 but the 95% interval of the change includes 0%")
+	require.Contains(t, out, "verdict: inconclusive (0 regression, 0 improvement, 0 changed, 0 unchanged, 1 inconclusive of 1)")
+}
+
+func report(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	_, err := r.WriteTo(&b)
+	require.NoError(t, err)
+	return b.String()
+}
+
+// Fewer than 6 samples a side give no verdict: 5+5 samples 55% apart reach p =
+// 0.008, and the report said "no significant change" with an interval of
+// [-100.0%, +inf] and the same footnote twice.
+func TestCompareTooFewSamples(t *testing.T) {
+	var old, new strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&old, "BenchmarkX-2 1000 %d ns/op\n", 101+i)
+		fmt.Fprintf(&new, "BenchmarkX-2 1000 %d ns/op\n", 44+i)
+	}
+	r, err := Compare(mustParse(t, "old.txt", old.String()), mustParse(t, "new.txt", new.String()))
+	require.NoError(t, err)
+	require.Len(t, r.Changes, 1)
+	require.Less(t, r.Changes[0].P, Alpha)
+	require.Equal(t, TooFewSamples, r.Changes[0].Verdict)
+	require.Equal(t, TooFewSamples, r.Verdict)
+	out := report(t, r)
+	require.NotContains(t, out, "no significant change")
+	require.NotContains(t, out, "+inf")
+	require.Contains(t, out, "-55.3%  -  ")
+	require.Contains(t, out, "too few samples (n < 6) [1]\n")
+	require.NotContains(t, out, "[1] [1]")
+	require.Contains(t, out, "verdict: too few samples (n < 6) (0 regression, 0 improvement, 0 changed, 0 unchanged, 1 with too few samples of 1)")
+}
+
+// A benchmark run at another GOMAXPROCS has another name suffix (X-2, X-4):
+// that is an environment difference, not two unrelated benchmarks ("no
+// benchmark in both files").
+func TestCompareDifferentGOMAXPROCSIsAnEnvironmentDifference(t *testing.T) {
+	var old, new strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&old, "BenchmarkX-2 1000 %d ns/op\nBenchmarkY/n=1-2 1000 %d ns/op\nBenchmarkOnlyOld-2 1 1 ns/op\n", 100+i, 10+i)
+		fmt.Fprintf(&new, "BenchmarkX-4 1000 %d ns/op\nBenchmarkY/n=1-4 1000 %d ns/op\n", 200+i, 10+i)
+	}
+	r, err := Compare(mustParse(t, "old.txt", old.String()), mustParse(t, "new.txt", new.String()))
+	require.NoError(t, err)
+	require.Equal(t, []EnvDiff{{Key: "gomaxprocs", Old: []string{"2"}, New: []string{"4"}}}, r.EnvDiffs)
+	require.Equal(t, NotJudged, r.Verdict)
+	require.Len(t, r.Changes, 2)
+	require.Equal(t, []Key{{Name: "OnlyOld-2"}}, r.OnlyOld)
+	require.Contains(t, report(t, r), "environments differ:\n  gomaxprocs: \"2\" -> \"4\"\n")
+
+	// go test -cpu 1,2 in both: every benchmark matches its own GOMAXPROCS
+	both := "BenchmarkX 1 5 ns/op\nBenchmarkX-2 1 5 ns/op\n"
+	r, err = Compare(mustParse(t, "old.txt", both), mustParse(t, "new.txt", both))
+	require.NoError(t, err)
+	require.Empty(t, r.EnvDiffs)
+	require.Len(t, r.Changes, 2)
 }
 
 func TestCompareNamesEveryDifferingEnvironmentKey(t *testing.T) {
@@ -265,7 +327,7 @@ func TestCompareNamesEveryDifferingEnvironmentKey(t *testing.T) {
 			if tt.wantKeys != nil {
 				require.Equal(t, NotJudged, r.Verdict)
 			} else {
-				require.Equal(t, NoChange, r.Verdict)
+				require.Equal(t, TooFewSamples, r.Verdict, "one sample a side")
 			}
 		})
 	}

@@ -19,18 +19,27 @@ const Confidence = 0.95
 // Verdict is the judgement on one benchmark-and-unit or on the whole comparison.
 type Verdict string
 
-// Verdicts. Regression, Improvement and Changed need p < Alpha and a change
-// interval that excludes no change (so at least 6 samples a side, below which the
-// medians' 95% intervals are unbounded); Regression and Improvement also need a
-// unit whose better direction is known. NotJudged is every verdict when the
-// environments differ.
+// MinSamples is the fewest samples a side needs for a verdict: below it the
+// medians' 95% confidence intervals are unbounded (benchmath cannot reach 95%
+// with 5 values), so no interval of the change can exclude "no change".
+const MinSamples = 6
+
+// Verdicts. Regression, Improvement and Changed need MinSamples a side, p <
+// Alpha and a change interval that excludes no change; Regression and
+// Improvement also need a unit whose better direction is known. NotJudged is
+// every verdict when the environments differ.
 const (
-	Regression  Verdict = "regression"
-	Improvement Verdict = "improvement"
-	Changed     Verdict = "changed"               // significant, but the unit's better direction is unknown
-	NoChange    Verdict = "no significant change" // p ≥ Alpha, or too few samples to tell
-	NotJudged   Verdict = "not judged"            // the environments differ
+	Regression    Verdict = "regression"
+	Improvement   Verdict = "improvement"
+	Changed       Verdict = "changed"                 // significant, but the unit's better direction is unknown
+	TooFewSamples Verdict = "too few samples (n < 6)" // fewer than MinSamples on a side: no verdict either way
+	Inconclusive  Verdict = "inconclusive"            // p < Alpha, but the change's interval holds no change
+	NoChange      Verdict = "no significant change"   // p ≥ Alpha with enough samples
+	NotJudged     Verdict = "not judged"              // the environments differ
 )
+
+// errInconclusive is the note of an Inconclusive change.
+var errInconclusive = fmt.Errorf("inconclusive: p < %v but the 95%% interval of the change includes 0%%: the samples are too spread to tell (rerun both on a quiet machine, -count 10 or more)", Alpha)
 
 // EnvDiff is one environment key whose values differ between the files. A nil
 // slice means the file lacks the key.
@@ -75,11 +84,19 @@ func Compare(old, new *File) (*Report, error) {
 		OldResults: old.Results(), NewResults: new.Results(),
 		EnvDiffs: envDiffs(old.Env, new.Env),
 	}
+	pairs := pairProcs(old, new)
+	if d, ok := procsDiff(pairs); ok && !hasEnvDiff(r.EnvDiffs, d.Key) {
+		r.EnvDiffs = append(r.EnvDiffs, d)
+		sort.Slice(r.EnvDiffs, func(i, j int) bool { return r.EnvDiffs[i].Key < r.EnvDiffs[j].Key })
+	}
 	judge := len(r.EnvDiffs) == 0
 	thresholds := benchmath.DefaultThresholds
 	thresholds.CompareAlpha = Alpha
 	for _, ns := range new.Benchmarks {
 		prev := old.Lookup(ns.Key)
+		if prev == nil {
+			prev = pairs[ns]
+		}
 		if prev == nil {
 			r.OnlyNew = append(r.OnlyNew, ns.Key)
 			continue
@@ -106,19 +123,32 @@ func Compare(old, new *File) (*Report, error) {
 			switch {
 			case !judge:
 				c.Verdict = NotJudged
-			case c.P >= cmp.Alpha || c.Ratio == 1 || (c.Lo <= 1 && 1 <= c.Hi):
+			case c.OldN < MinSamples || c.NewN < MinSamples:
+				// With so few samples the p-value can still fall below Alpha
+				// (5+5 samples reach 0.008), but there is no interval to hold
+				// it against: say so rather than "no significant change".
+				c.Verdict = TooFewSamples
+			case c.P >= cmp.Alpha || c.Ratio == 1:
+				c.Verdict = NoChange
+			case c.Lo <= 1 && 1 <= c.Hi:
 				// Both tests must agree: a p-value below Alpha whose medians'
 				// intervals still overlap "no change" is the noise of a busy
-				// machine more often than a change in the code.
-				c.Verdict = NoChange
+				// machine more often than a change in the code; it is not a
+				// verdict of no change either.
+				c.Verdict = Inconclusive
+				c.Warnings = append(c.Warnings, errInconclusive)
 			default:
 				c.Verdict = direction(old.better(unit), c.Ratio)
 			}
 			r.Changes = append(r.Changes, c)
 		}
 	}
+	paired := map[*Series]bool{}
+	for _, o := range pairs {
+		paired[o] = true
+	}
 	for _, prev := range old.Benchmarks {
-		if new.Lookup(prev.Key) == nil {
+		if new.Lookup(prev.Key) == nil && !paired[prev] {
 			r.OnlyOld = append(r.OnlyOld, prev.Key)
 		}
 	}
@@ -128,6 +158,91 @@ func Compare(old, new *File) (*Report, error) {
 	}
 	r.Verdict = overall(judge, r.Changes)
 	return r, nil
+}
+
+// procsKey is the environment key of a GOMAXPROCS difference seen only in
+// the benchmark names' -N suffix (files without a fingerprint), the key
+// benchenv writes for it.
+const procsKey = "gomaxprocs"
+
+// pairProcs pairs the benchmarks that differ only in their -GOMAXPROCS suffix
+// (X-2 in old, X-4 in new): for each new series without an exact match, the
+// one old series without an exact match whose name is the same once the
+// suffix is removed, when that base name is unique among the unmatched on both
+// sides. Such a pair is one benchmark run at two GOMAXPROCS, which is an
+// environment difference, not two unrelated benchmarks.
+func pairProcs(old, new *File) map[*Series]*Series {
+	unmatched := func(f, other *File) map[Key][]*Series {
+		m := map[Key][]*Series{}
+		for _, s := range f.Benchmarks {
+			if other.Lookup(s.Key) == nil {
+				base, _ := splitProcs(s.Key)
+				m[base] = append(m[base], s)
+			}
+		}
+		return m
+	}
+	uo, un := unmatched(old, new), unmatched(new, old)
+	pairs := map[*Series]*Series{}
+	for base, ns := range un {
+		olds := uo[base]
+		if len(olds) != 1 || len(ns) != 1 {
+			continue
+		}
+		if _, po := splitProcs(olds[0].Key); po != procsOf(ns[0].Key) {
+			pairs[ns[0]] = olds[0]
+		}
+	}
+	return pairs
+}
+
+// splitProcs splits k's name into the name without its -GOMAXPROCS suffix
+// and that GOMAXPROCS ("1" when there is no suffix, as go test omits -1).
+func splitProcs(k Key) (Key, string) {
+	name := k.Name
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return k, "1"
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return k, "1"
+		}
+	}
+	return Key{Pkg: k.Pkg, Name: name[:i]}, name[i+1:]
+}
+
+func procsOf(k Key) string { _, p := splitProcs(k); return p }
+
+// procsDiff returns the GOMAXPROCS difference of the pairs, if any.
+func procsDiff(pairs map[*Series]*Series) (EnvDiff, bool) {
+	oldP, newP := map[string]bool{}, map[string]bool{}
+	for n, o := range pairs {
+		_, po := splitProcs(o.Key)
+		_, pn := splitProcs(n.Key)
+		oldP[po], newP[pn] = true, true
+	}
+	if len(pairs) == 0 {
+		return EnvDiff{}, false
+	}
+	set := func(m map[string]bool) []string {
+		var out []string
+		for v := range m {
+			out = append(out, v)
+		}
+		sort.Strings(out)
+		return out
+	}
+	return EnvDiff{Key: procsKey, Old: set(oldP), New: set(newP)}, true
+}
+
+func hasEnvDiff(diffs []EnvDiff, key string) bool {
+	for _, d := range diffs {
+		if d.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // direction turns a significant change into a verdict given whether higher (+1)
@@ -143,6 +258,10 @@ func direction(better int, ratio float64) Verdict {
 	}
 }
 
+// overall is the verdict of the whole comparison: the first of Regression,
+// Improvement, Changed, TooFewSamples, Inconclusive that some change has, else
+// NoChange. A benchmark that could not be judged keeps the whole from reading
+// "no significant change".
 func overall(judge bool, changes []Change) Verdict {
 	if !judge {
 		return NotJudged
@@ -151,7 +270,7 @@ func overall(judge bool, changes []Change) Verdict {
 	for _, c := range changes {
 		seen[c.Verdict] = true
 	}
-	for _, v := range []Verdict{Regression, Improvement, Changed} {
+	for _, v := range []Verdict{Regression, Improvement, Changed, TooFewSamples, Inconclusive} {
 		if seen[v] {
 			return v
 		}

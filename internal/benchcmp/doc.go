@@ -22,7 +22,11 @@
 // is conservative: it holds whenever both medians' intervals do. A change is
 // significant only when p < alpha and that interval excludes no change: on a
 // shared machine the U test alone flags load drift between two runs, which the
-// interval, wider by construction, does not. Whether higher or
+// interval, wider by construction, does not. When the two disagree the verdict
+// is "inconclusive", not "no significant change"; with fewer than 6 samples a
+// side (MinSamples, where the 95% intervals become unbounded) it is "too few
+// samples (n < 6)", whatever the p-value, and the interval prints as "-".
+// Either keeps the overall verdict from reading "no significant change". Whether higher or
 // lower is better comes from Unit metadata (better=higher|lower), else benchfmt's
 // defaults (sec/op, B/op, allocs/op lower; B/s higher) and futex-share (lower);
 // a significant change in a unit of unknown direction is "changed", never a
@@ -35,5 +39,7 @@
 // two files with no benchmark in common, which would otherwise read as "no
 // significant change".
 // Results are grouped by pkg and full benchmark name (with its -GOMAXPROCS
-// suffix), then by unit.
+// suffix), then by unit. A benchmark whose name differs between the files only
+// in that suffix (X-2, X-4) is one benchmark run at two GOMAXPROCS: it is
+// compared, and the difference is the environment key gomaxprocs.
 package benchcmp

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -41,7 +42,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s (%d+%d)\t%s%s\n",
 			c.Key.Name, c.Unit, summary(c.Unit, c.Old.Center, c.Old.PctRangeString()),
 			summary(c.Unit, c.New.Center, c.New.PctRangeString()), pct(c.Ratio),
-			"["+pct(c.Lo)+", "+pct(c.Hi)+"]", pValue(c.P), c.OldN, c.NewN, c.Verdict, strings.Join(marks, ""))
+			interval(c), pValue(c.P), c.OldN, c.NewN, c.Verdict, strings.Join(marks, ""))
 	}
 	if err := tw.Flush(); err != nil {
 		return 0, fmt.Errorf("benchcmp: format report: %w", err)
@@ -76,22 +77,40 @@ func (r *Report) verdictLine() string {
 	for _, c := range r.Changes {
 		count[c.Verdict]++
 	}
-	return fmt.Sprintf("verdict: %s (%d regression, %d improvement, %d changed, %d unchanged of %d)\n",
-		r.Verdict, count[Regression], count[Improvement], count[Changed], count[NoChange], len(r.Changes))
+	extra := ""
+	if n := count[Inconclusive]; n > 0 {
+		extra += fmt.Sprintf(", %d inconclusive", n)
+	}
+	if n := count[TooFewSamples]; n > 0 {
+		extra += fmt.Sprintf(", %d with too few samples", n)
+	}
+	return fmt.Sprintf("verdict: %s (%d regression, %d improvement, %d changed, %d unchanged%s of %d)\n",
+		r.Verdict, count[Regression], count[Improvement], count[Changed], count[NoChange], extra, len(r.Changes))
 }
 
 // appendNote numbers note, reusing the number of an identical earlier note, and
-// appends its mark to marks.
+// appends its mark to marks unless marks already holds it (the old and the new
+// sample often carry the same warning).
 func appendNote(marks *[]string, notes []string, note string) []string {
-	for i, n := range notes {
-		if n == note {
-			*marks = append(*marks, fmt.Sprintf(" [%d]", i+1))
-			return notes
-		}
+	i := slices.Index(notes, note)
+	if i < 0 {
+		notes = append(notes, note)
+		i = len(notes) - 1
 	}
-	notes = append(notes, note)
-	*marks = append(*marks, fmt.Sprintf(" [%d]", len(notes)))
+	if mark := fmt.Sprintf(" [%d]", i+1); !slices.Contains(*marks, mark) {
+		*marks = append(*marks, mark)
+	}
 	return notes
+}
+
+// interval formats the change's 95% interval, or "-" when it is unbounded
+// (fewer than MinSamples on a side, or an old lower bound of 0): an interval of
+// [-100%, +inf] says nothing a dash does not.
+func interval(c Change) string {
+	if c.OldN < MinSamples || c.NewN < MinSamples || math.IsInf(c.Hi, 0) || math.IsNaN(c.Lo) || math.IsNaN(c.Hi) {
+		return "-"
+	}
+	return "[" + pct(c.Lo) + ", " + pct(c.Hi) + "]"
 }
 
 func values(v []string) string {

@@ -8,8 +8,9 @@ import (
 	"os"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage has been written to
-// stderr.
+// ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
+// with a flag, has been written to stderr, and the rest of the error's message
+// says what else was wrong. Run returns flag.ErrHelp for -h.
 var ErrUsage = errors.New("benchcmp: usage")
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
@@ -31,7 +32,10 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		if errors.Is(err, flag.ErrHelp) {
+			return err // -h: the usage is printed, and that is all
+		}
+		return ErrUsage // the flag package has printed what was wrong
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
@@ -61,7 +65,7 @@ func Run(args []string, stdout, stderr io.Writer) error {
 func parseFile(name string) (*File, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
+		return nil, err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
 	return Parse(f, name)

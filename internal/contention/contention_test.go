@@ -2,6 +2,7 @@ package contention
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -278,4 +279,41 @@ func TestRunErrors(t *testing.T) {
 			require.Contains(t, err.Error(), tt.wantMsg)
 		})
 	}
+}
+
+// Run reads a bounded amount: profile /dev/zero used 3.2 GB, and a 14 MB gzip
+// bomb 6.9 GB once decompressed.
+func TestParseBoundedRefusesHugeInput(t *testing.T) {
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	_, err := zw.Write(make([]byte, 1<<20)) // 1 MiB of zeros, about 1 KiB compressed
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+
+	_, err = parseBounded(bytes.NewReader(bomb.Bytes()), "bomb.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "bomb.pprof: more than 65536 bytes once decompressed")
+
+	_, err = parseBounded(zeroReader{}, "/dev/zero", 64<<10, 1<<20)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "/dev/zero: file larger than 65536 bytes")
+
+	// a real profile within the bounds, compressed (as Write makes it) or not
+	p := synthetic([]stack{{3, []string{"runtime.futex", "main.f"}}, {1, []string{"main.work"}}})
+	var gz bytes.Buffer
+	require.NoError(t, p.Write(&gz))
+	got, err := parseBounded(bytes.NewReader(gz.Bytes()), "cpu.pprof", 1<<20, 1<<20)
+	require.NoError(t, err)
+	require.Len(t, got.Sample, 2)
+	var raw bytes.Buffer
+	require.NoError(t, p.WriteUncompressed(&raw))
+	_, err = parseBounded(bytes.NewReader(raw.Bytes()), "cpu.pprof", 1<<20, 1<<20)
+	require.NoError(t, err)
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

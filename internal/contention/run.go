@@ -1,6 +1,8 @@
 package contention
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,8 +13,9 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage has been written to
-// stderr.
+// ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
+// with a flag, has been written to stderr, and the rest of the error's message
+// says what else was wrong. Run returns flag.ErrHelp for -h.
 var ErrUsage = errors.New("contention: usage")
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
@@ -30,7 +33,10 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		if errors.Is(err, flag.ErrHelp) {
+			return err // -h: the usage is printed, and that is all
+		}
+		return ErrUsage // the flag package has printed what was wrong
 	}
 	if fs.NArg() != 1 || *top < 0 {
 		fs.Usage()
@@ -39,14 +45,56 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	name := fs.Arg(0)
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("profile: %w", err)
+		return err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := parseBounded(f, name, maxProfileFile, maxProfileBytes)
 	if err != nil {
-		return fmt.Errorf("profile: %s: %w", name, err)
+		return err
 	}
 	return Report(stdout, name, p, *top)
+}
+
+// Bounds of what Run reads. A CPU profile of a long benchmark is a few MiB
+// compressed and some tens uncompressed; beyond these a file is not a profile
+// (profile /dev/zero used 3.2 GB; a 14 MB gzip bomb, 6.9 GB).
+const (
+	maxProfileFile  = 64 << 20  // bytes read from the file
+	maxProfileBytes = 256 << 20 // bytes after gzip decompression
+)
+
+// ErrTooLarge is returned by Run for a profile file, or its decompressed
+// content, beyond the bounds above.
+var ErrTooLarge = errors.New("contention: profile too large")
+
+// parseBounded reads a profile (gzip-compressed or not) from r within
+// maxFile bytes, decompressing within maxData bytes, and parses it.
+func parseBounded(r io.Reader, name string, maxFile, maxData int) (*profile.Profile, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxFile)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > maxFile {
+		return nil, fmt.Errorf("%s: file larger than %d bytes: %w", name, maxFile, ErrTooLarge)
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		data, err = io.ReadAll(io.LimitReader(zr, int64(maxData)+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: decompress: %w", name, err)
+		}
+		if len(data) > maxData {
+			return nil, fmt.Errorf("%s: more than %d bytes once decompressed: %w", name, maxData, ErrTooLarge)
+		}
+	}
+	p, err := profile.ParseData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, nil
 }
 
 // Report writes the contention report of p (named name) to w: sample count,

@@ -1,0 +1,70 @@
+package mycnf
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestServerGroups(t *testing.T) {
+	tests := []struct {
+		server string
+		want   []string
+	}{
+		{"mysql", []string{"mysqld", "server"}},
+		{"mysql-5.1", []string{"mysqld", "server", "mysqld-5.1"}},
+		{"mysql-8.0.36", []string{"mysqld", "server", "mysqld-8.0"}},
+		{"mariadb", []string{"mysqld", "server", "mariadb", "mariadbd", "client-server", "galera"}},
+		{"mariadb-10.3", []string{"mysqld", "server", "mysqld-10.3", "mariadb", "mariadb-10.3", "client-server", "galera"}},
+		{"MariaDB-10.5", []string{"mysqld", "server", "mysqld-10.5", "mariadb", "mariadb-10.5", "mariadbd", "mariadbd-10.5", "client-server", "galera"}},
+		{"mariadb-11.4", []string{"mysqld", "server", "mysqld-11.4", "mariadb", "mariadb-11.4", "mariadbd", "mariadbd-11.4", "client-server", "galera"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.server, func(t *testing.T) {
+			srv, err := ParseServer(tt.server)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, srv.Groups())
+			assert.Equal(t, strings.ToLower(tt.server), srv.String())
+		})
+	}
+	assert.Equal(t, []string{"mysqld", "server"}, Server{}.Groups(), "the zero Server is mysqld's own groups")
+}
+
+func TestParseServerRejects(t *testing.T) {
+	for _, s := range []string{"", "postgres", "mysql-8", "mysql-8.x", "mysql-8.0.1.2", "mysql-", "mariadb-10.-1", "mysql-+8.0"} {
+		_, err := ParseServer(s)
+		assert.ErrorIs(t, err, ErrInvalidConfig, "%q", s)
+	}
+}
+
+// Study C is a MariaDB study: options under [mariadb] and in a version group
+// apply to MariaDB and not to MySQL, where they used to be ignored silently.
+func TestServerSettingsReadTheServersGroups(t *testing.T) {
+	const cnf = "[mysqld]\ninnodb_read_io_threads=2\n[mariadb]\ninnodb_thread_concurrency=8\n" +
+		"[mysqld-5.1]\ninnodb_write_io_threads=3\n[mariadb-10.5]\nmax_connections=500\n[client]\nmax_connections=9\n"
+	f, err := Parse(strings.NewReader(cnf), "my.cnf")
+	require.NoError(t, err)
+	tests := []struct {
+		server                    string
+		concurrency, write, conns int
+	}{
+		{"mysql", 0, 4, 151},
+		{"mysql-5.1", 0, 3, 151},
+		{"mariadb", 8, 4, 151},
+		{"mariadb-10.5", 8, 4, 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.server, func(t *testing.T) {
+			srv, err := ParseServer(tt.server)
+			require.NoError(t, err)
+			s, err := f.ServerSettings(srv)
+			require.NoError(t, err)
+			assert.Equal(t, 2, s.ReadIOThreads)
+			assert.Equal(t, tt.concurrency, s.ThreadConcurrency)
+			assert.Equal(t, tt.write, s.WriteIOThreads)
+			assert.Equal(t, tt.conns, s.MaxConnections)
+		})
+	}
+}

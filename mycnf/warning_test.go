@@ -1,0 +1,59 @@
+package mycnf
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWarningsNameOptionsThatDoNothing(t *testing.T) {
+	const cnf = `[mysqld]
+innodb_thred_concurrency = 8
+loose-innodb-sync-spin-loop = 5
+datadir = /var/lib/mysql
+innodb_read_io_threads = 8
+[mariadb]
+innodb_write_io_threads = 2
+wsrep_on = ON
+[client]
+port = 3306
+[mysqld-5.7]
+max_connections = 10
+`
+	f, err := Parse(strings.NewReader(cnf), "my.cnf")
+	require.NoError(t, err)
+	var got []string
+	for _, w := range f.Warnings(Server{Product: MySQL, Version: "8.0"}) {
+		got = append(got, w.String())
+	}
+	assert.Equal(t, []string{
+		"my.cnf:2: [mysqld] innodb_thred_concurrency: not an option innosim models; it has no effect (did you mean innodb_thread_concurrency?)",
+		"my.cnf:3: [mysqld] loose-innodb-sync-spin-loop: not an option innosim models; it has no effect (did you mean innodb_sync_spin_loops?)",
+		"my.cnf:4: [mysqld] datadir: not an option innosim models; it has no effect",
+		"my.cnf:7: [mariadb] innodb_write_io_threads: mysql-8.0 does not read group [mariadb] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
+		"my.cnf:12: [mysqld-5.7] max_connections: mysql-8.0 does not read group [mysqld-5.7] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
+	}, got)
+
+	ws := f.Warnings(Server{Product: MariaDB})
+	require.Len(t, ws, 5, "MariaDB reads [mariadb]: wsrep_on is unmodelled there, innodb_write_io_threads applies")
+	assert.Equal(t, "wsrep_on", ws[3].Option.Key)
+	assert.Equal(t, "innodb_thread_concurrency", ws[0].Nearest)
+	assert.Equal(t, "", ws[2].Nearest, "datadir is near no modelled key")
+	var likely []bool
+	for _, w := range f.Warnings(Server{Product: MySQL, Version: "8.0"}) {
+		likely = append(likely, w.Likely())
+	}
+	assert.Equal(t, []bool{true, true, false, true, true}, likely, "misspellings and unread groups are likely mistakes; datadir is not")
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"innodb_thred_concurrency", "innodb_thread_concurrency", 1}, {"flaw", "lawn", 2}} {
+		assert.Equal(t, tt.d, editDistance(tt.a, tt.b), "%s %s", tt.a, tt.b)
+		assert.Equal(t, tt.d, editDistance(tt.b, tt.a), "%s %s", tt.b, tt.a)
+	}
+}
