@@ -134,6 +134,6 @@
 // os_aio_linux_dispatch, os_aio_linux_handle) and srv0start.cc of MySQL
 // 5.5–5.7; io_uring_setup(2), io_uring_enter(2) and io_uring(7) of the Linux
 // man pages for native AIO; MySQL bugs 67973 (a merge condition that
-// never matched) and 95491 (the array-full wake path); study D in
-// ../shared/reference.
+// never matched) and 95491 (the array-full wake path); study D
+// (innosim reproduce d).
 package aio

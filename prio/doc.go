@@ -14,7 +14,7 @@
 //	PolicyNice    setpriority(PRIO_PROCESS, tid, Hint.Nice)   Percona / RocksDB per-thread nice
 //	PolicyIdle    sched_setscheduler(SCHED_IDLE) for Background and below   RocksDB kIdle
 //
-// Study A (../shared/reference) is why the choice matters: on Solaris, MySQL 5.1's
+// Study A (innosim reproduce a) is why the choice matters: on Solaris, MySQL 5.1's
 // priorities cost a few percent below the core count (two system calls per query,
 // ratio 0.93–0.97) and paid off only when threads outnumbered cores (up to 7.67× at
 // 64 threads on 16 cores). A scheduler's priorities only decide who waits, and
