@@ -38,11 +38,13 @@ func (w Warning) String() string { return w.Option.Pos.String() + ": " + w.Messa
 // Warnings lists, in file order, the options of f that have no effect on the
 // Settings srv reads (f.Settings(srv.Groups()...)): every option of a group
 // srv reads that is not a modelled key, with the nearest modelled key when one
-// is close, and every modelled key in a group that another MySQL or MariaDB
-// server reads but srv does not ([mariadb] for MySQL, [mysqld-5.7] for
-// mysql-8.0). Options of other programs' groups ([client], [mysqldump]) are
-// not listed. A malformed srv.Version reads no group, so every server group's
-// modelled keys are listed.
+// is close, and every modelled key in a group srv does not read, whoever reads
+// that group: another server's ([mariadb] for MySQL, [mysqld-5.7] for
+// mysql-8.0), another program's ([client], [mysqld_safe]) or nobody's (a
+// misspelt [mysqd], for which the message names the nearest group srv reads).
+// Unmodelled options of groups srv does not read ([client] port) are not
+// listed: they belong to other programs. A malformed srv.Version reads no
+// group, so every modelled key is listed.
 func (f *File) Warnings(srv Server) []Warning {
 	groups := srv.Groups()
 	var out []Warning
@@ -59,13 +61,29 @@ func (f *File) Warnings(srv Server) []Warning {
 				w.Message += " (did you mean " + w.Nearest + "?)"
 			}
 			out = append(out, w)
-		case k != nil && isServerGroup(o.Group):
-			out = append(out, Warning{Option: o, Unread: true, Message: fmt.Sprintf(
-				"[%s] %s: %s does not read group [%s] (it reads [%s]); the option has no effect",
-				quoteUnsafe(o.Group), o.Key, srv, quoteUnsafe(o.Group), strings.Join(groups, "], ["))})
+		case k != nil:
+			msg := fmt.Sprintf("[%s] %s: %s does not read group [%s] (it reads [%s]); the option has no effect",
+				quoteUnsafe(o.Group), o.Key, srv, quoteUnsafe(o.Group), strings.Join(groups, "], ["))
+			if g := nearestGroup(o.Group, groups); g != "" && !isServerGroup(o.Group) {
+				msg += " (did you mean [" + g + "]?)"
+			}
+			out = append(out, Warning{Option: o, Unread: true, Message: msg})
 		}
 	}
 	return out
+}
+
+// nearestGroup returns the group of groups nearest to group when it is close
+// enough to be a misspelling of it (as nearestKey judges), else "".
+func nearestGroup(group string, groups []string) string {
+	best, bestD := "", 0
+	for _, g := range groups {
+		d := editDistance(strings.ToLower(group), strings.ToLower(g))
+		if d <= 3 && 3*d < len(group) && (best == "" || d < bestD) {
+			best, bestD = g, d
+		}
+	}
+	return best
 }
 
 // nearestKey returns the modelled key nearest to name (underscores), tried

@@ -48,6 +48,29 @@ max_connections = 10
 	assert.Equal(t, []bool{true, true, false, true, true}, likely, "misspellings and unread groups are likely mistakes; datadir is not")
 }
 
+func TestWarningsNameModelledKeysInEveryUnreadGroup(t *testing.T) {
+	const cnf = `[mysqd]
+innodb_thread_concurrency = 8
+[client]
+port = 3306
+innodb_read_io_threads = 8
+[mysqld_safe]
+innodb_sync_spin_loops = 5
+`
+	f, err := Parse(strings.NewReader(cnf), "my.cnf")
+	require.NoError(t, err)
+	var got []string
+	for _, w := range f.Warnings(Server{Product: MySQL, Version: "8.0"}) {
+		got = append(got, w.String())
+		assert.True(t, w.Likely(), "%s", w)
+	}
+	assert.Equal(t, []string{
+		"my.cnf:2: [mysqd] innodb_thread_concurrency: mysql-8.0 does not read group [mysqd] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect (did you mean [mysqld]?)",
+		"my.cnf:5: [client] innodb_read_io_threads: mysql-8.0 does not read group [client] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
+		"my.cnf:7: [mysqld_safe] innodb_sync_spin_loops: mysql-8.0 does not read group [mysqld_safe] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
+	}, got, "[client] port is another program's option and is not listed")
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tt := range []struct {
 		a, b string
