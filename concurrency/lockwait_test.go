@@ -143,6 +143,39 @@ func TestLockHolderAllowanceIsBounded(t *testing.T) {
 	checkBalance(t, s)
 }
 
+// TestNestedStatementKeepsTheOuterSeat: a Statement inside a Statement on the
+// same Thread (or on a Thread entered by hand) runs on the outer seat and
+// leaves it held, so the rest of the outer statement still runs inside; the
+// seat goes back when the outer statement ends.
+func TestNestedStatementKeepsTheOuterSeat(t *testing.T) {
+	for _, p := range []Policy{PolicyQueue, PolicyAtomic, PolicySemaphore, PolicyHandoff, PolicyAdaptive} {
+		t.Run(p.String(), func(t *testing.T) {
+			g, err := New(p, Config{Limit: 1})
+			require.NoError(t, err)
+			ctx := context.Background()
+			th := &Thread{}
+			var innerRan, afterInner bool
+			require.NoError(t, Statement(ctx, g, th, func() error {
+				require.NoError(t, Statement(ctx, g, th, func() error {
+					innerRan = th.Inside()
+					return nil
+				}))
+				afterInner = th.Inside()
+				return nil
+			}))
+			assert.True(t, innerRan, "the nested statement runs inside")
+			assert.True(t, afterInner, "the outer statement still holds its seat after the nested one")
+			assert.False(t, th.Inside(), "the outer statement gives the seat back")
+
+			require.NoError(t, g.Enter(ctx, th))
+			require.NoError(t, Statement(ctx, g, th, func() error { return nil }))
+			assert.True(t, th.Inside(), "a Statement on a Thread entered by hand leaves the seat to its owner")
+			g.ForceExit(th)
+			assert.False(t, th.Inside())
+		})
+	}
+}
+
 // TestStatementGivesTheSeatBackWhateverTheTickets: 64 goroutines run
 // statements through a gate of limit 8, each statement on a fresh Thread that
 // is dropped afterwards (the mistake behind "56 of 64 goroutines timed out"

@@ -13,7 +13,16 @@ import "context"
 // from ha_innobase::external_lock and the commit path); Statement does the
 // same. Within fn, per-row Enter and Exit on the same t spend tickets as
 // InnoDB's row calls do.
+//
+// A Statement on a Thread that is already inside (a nested statement, or one
+// whose caller entered by hand) runs fn on the seat t holds and leaves it
+// held: the seat belongs to whoever took it, as InnoDB's force-exit is the
+// end of the outermost statement only. Otherwise a nested Statement's
+// ForceExit would give the outer statement's seat away while it still runs.
 func Statement(ctx context.Context, g Gate, t *Thread, fn func() error) error {
+	if t.Inside() {
+		return fn()
+	}
 	if err := g.Enter(ctx, t); err != nil {
 		return err
 	}
