@@ -145,9 +145,13 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 //     Submit waited for a free slot (counted as submitted and canceled, so
 //     Stats shows the requests that callers gave up on).
 //
-// When the array is full Submit wakes handlers and blocks until a slot frees,
-// ctx ends or the Array closes. Under WakeDeferred nothing is woken until
-// Flush. Submit does not allocate.
+// Under WakeDeferred an accepted request wakes nothing (native AIO: is not
+// submitted to the kernel) until Flush. When the array is full Submit wakes
+// the segments Core.ArrayFull names — every segment under WakeAll, else those
+// with requests waiting, which under WakeDeferred stands for the pending Flush
+// (native AIO submits those segments' requests to the kernel instead) — and
+// blocks until a slot frees, ctx ends or the Array closes. Submit does not
+// allocate.
 //
 // Submit may be called from a Done (to chain a request), but there it never
 // waits: a full array gives an error wrapping ErrArrayFull at once (counted as
@@ -330,9 +334,12 @@ func (f *fullWait) signal() {
 	f.notFull = make(chan struct{})
 }
 
-// Flush wakes the handlers of the segments that received requests since the
-// last Flush: the end of a read-ahead batch. It matters only under
-// WakeDeferred; under the other policies it does nothing. It takes no lock.
+// Flush ends a read-ahead batch: it wakes the handlers of the segments that
+// received requests since the last Flush, taking no lock. Under native AIO it
+// instead picks and merges those segments' waiting requests and submits them
+// to the kernel, one io_uring_enter per segment under its lock
+// (os_aio_dispatch_read_array_submit). It matters only under WakeDeferred;
+// under the other policies it does nothing.
 func (a *Array) Flush() {
 	if a.cfg.Wake != WakeDeferred {
 		return

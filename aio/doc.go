@@ -85,8 +85,10 @@
 //     every waiting request; both choose exactly the slot InnoDB's loops
 //     choose (a model test checks it step by step).
 //   - A merged batch with a VectorBackend (FileBackend is one) is one
-//     preadv/pwritev straight into the requests' buffers; InnoDB, and any
-//     plain Backend here, goes through a combined buffer and copies.
+//     preadv/pwritev per run of equally aligned requests, straight into the
+//     requests' buffers (so an O_DIRECT misalignment fails only its own
+//     request); InnoDB, and any plain Backend here, goes through a combined
+//     buffer and copies.
 //
 // # Handler threads, events and segment locks
 //
