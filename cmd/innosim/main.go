@@ -76,7 +76,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "innosim: %s takes no arguments, got %q\n", args[0], strings.Join(args[1:], " "))
+			return 2
+		}
 		bi, _ := debug.ReadBuildInfo()
 		fmt.Fprintln(stdout, version(bi))
 		return 0

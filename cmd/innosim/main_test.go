@@ -196,6 +196,11 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCmd("--version")
 	require.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(out, "innosim "), out)
+	for _, args := range [][]string{{"--version", "extra"}, {"version", "--json"}} {
+		code, _, errOut := runCmd(args...)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Contains(t, errOut, args[0]+" takes no arguments", "%q: not 'unknown command'", args)
+	}
 
 	bi := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: "github.com/innosim/innosim", Version: "(devel)"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "c70c3ad0"}, {Key: "vcs.time", Value: "2026-12-01T19:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
