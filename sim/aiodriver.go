@@ -21,9 +21,10 @@ const (
 // switches and the device time.
 type aioDriver struct {
 	core     *aio.Core
-	arrayMu  [4]int32 // mutex index by aio.ArrayID, -1 for an absent array
-	handler  []int32  // thread id by global segment
-	ev       []segEvent
+	arrayMu  [4]int32        // mutex index by aio.ArrayID, -1 for an absent array
+	handler  []int32         // thread id by global segment
+	ev       []Event         // os_aio_segment_wait_events, by global segment
+	evBucket []int32         // the futex bucket of each segment's event
 	hs       []aioHandler    // by global segment
 	pf       []prefetchState // by thread id, grown on demand
 	pages    int64           // pages in the simulated tablespace (offsets drawn below)
@@ -37,7 +38,7 @@ type aioDriver struct {
 type aioHandler struct {
 	stage   handlerStage
 	cycle   *aio.HandlerCycle
-	sigSeen uint64 // the event's signal count at the last reset
+	sigSeen uint32 // the event's signal count at the last reset
 }
 
 // prefetchState is a submitting thread's progress through OpPrefetch.
@@ -46,14 +47,6 @@ type prefetchState struct {
 	left    int32          // pages still to submit
 	wake    aio.SegmentSet // segments still to wake
 	flushed bool           // the deferred wakes were flushed
-}
-
-// segEvent is an os_event_t: a flag, a signal count and a futex word (bucket).
-type segEvent struct {
-	set     bool
-	signals uint64
-	bucket  int32
-	waiting bool // the handler is blocked on it
 }
 
 // SetAIO installs a simulated-AIO array run by an aio.Core built from cfg and
@@ -74,7 +67,8 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 	}
 	m.aio = d
 	for s := range core.Segments() {
-		d.ev = append(d.ev, segEvent{bucket: m.addBucket()})
+		d.ev = append(d.ev, Event{})
+		d.evBucket = append(d.evBucket, m.addBucket())
 		d.handler = append(d.handler, int32(len(m.threads)))
 		d.hs = append(d.hs, aioHandler{cycle: aio.NewHandlerCycle(core, s)})
 		if err := m.AddThread([]Op{{Kind: OpAIOHandler, Arg: int32(s)}}, -2); err != nil {
@@ -118,10 +112,10 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 		switch h.stage {
 		case hsWait:
 			h.stage = hsWoken
-			if ev.set || ev.signals != h.sigSeen {
+			if ev.Ready(h.sigSeen) {
 				continue // signalled since the reset: no sleep
 			}
-			m.startFutex(t, id, fxWaitEvent, int32(seg), ev.bucket)
+			m.startFutex(t, id, fxWaitEvent, int32(seg), d.evBucket[seg])
 			return
 		case hsWoken:
 			h.cycle.Woken()
@@ -133,8 +127,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			if h.cycle.Next(m.clock, false).Action == aio.HandlerIssue {
 				h.stage = hsUnlockIO
 			} else {
-				ev.set = false // os_event_reset under the array mutex
-				h.sigSeen = ev.signals
+				h.sigSeen = ev.Reset() // os_event_reset under the array mutex
 				h.stage = hsUnlockWait
 			}
 			// os_aio_simulated_handle scans every slot of the segment whether
@@ -179,10 +172,10 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 // unless the event was set meanwhile. It reports whether t blocked.
 func (m *Machine) eventWait(t *thread, id int32, seg int32) bool {
 	ev := &m.aio.ev[seg]
-	if ev.set || ev.signals != m.aio.hs[seg].sigSeen {
+	if ev.Ready(m.aio.hs[seg].sigSeen) {
 		return false
 	}
-	ev.waiting = true
+	ev.Waiting = true
 	m.block(t)
 	return true
 }
@@ -190,8 +183,8 @@ func (m *Machine) eventWait(t *thread, id int32, seg int32) bool {
 // eventWake is the end of a submitter's futex wake of segment seg's handler.
 func (m *Machine) eventWake(seg int32) {
 	ev := &m.aio.ev[seg]
-	if ev.waiting {
-		ev.waiting = false
+	if ev.Waiting {
+		ev.Waiting = false
 		m.wake(m.aio.handler[seg])
 	}
 }
@@ -267,12 +260,11 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 			p.wake = withoutSeg(p.wake, s)
 			p.stage = pfWake
 			ev := &d.ev[s]
-			if !ev.set {
-				ev.set = true
-				ev.signals++
-			}
-			if ev.waiting {
-				m.startFutex(t, id, fxWakeEvent, int32(s), ev.bucket)
+			ev.Set()
+			// a futex wake whenever the handler is registered, even if the
+			// event was set already (see docs/sim-model.md, known departures)
+			if ev.Waiting {
+				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
 				return false
 			}
 		}

@@ -319,14 +319,6 @@ const (
 // longest interval is 10 ms).
 const stallLimit = time.Second
 
-// benchEvent is a futex.Event: the set flag, the signal count and whether its
-// thread is inside Wait (registered as a waiter).
-type benchEvent struct {
-	set     bool
-	signals uint32
-	waiting bool
-}
-
 // submitterStage is how far a submitter has got in the benchmark's loop body.
 type submitterStage uint8
 
@@ -407,9 +399,9 @@ type aioBench struct {
 	kStep sim.Kind
 
 	threads []benchThread
-	hev     []benchEvent // handler events by segment
-	sev     []benchEvent // submitter completion events
-	slotSub []int        // submitter of the request in each slot
+	hev     []sim.Event // handler events by segment
+	sev     []sim.Event // submitter completion events
+	slotSub []int       // submitter of the request in each slot
 
 	ps                               []benchP
 	cpu                              []benchCPU
@@ -441,9 +433,9 @@ func newAIOBench(cfg Config, core *aio.Core, seed uint64) *aioBench {
 	for c := range b.cpu {
 		b.cpu[c].cur = -1
 	}
-	b.hev = make([]benchEvent, core.Segments())
+	b.hev = make([]sim.Event, core.Segments())
 	b.mu = make([]benchMutex, core.Segments())
-	b.sev = make([]benchEvent, cfg.Submitters)
+	b.sev = make([]sim.Event, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
 	for s := range core.Segments() {
 		h := &handler{stage: bhWait, seg: s, cycle: aio.NewHandlerCycle(core, s)}
@@ -814,9 +806,7 @@ func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 // its segment's lock (remembering the signal count for its Wait) and goes on
 // to unlock and sleep.
 func (b *aioBench) resetEvent(h *handler) {
-	ev := &b.hev[h.seg]
-	ev.set = false
-	h.sigSeen = ev.signals
+	h.sigSeen = b.hev[h.seg].Reset()
 	h.stage = bhUnlockSleep
 }
 
@@ -873,17 +863,15 @@ func (b *aioBench) unlock(seg int) {
 // event was set already or nobody waits; wakeUp's time if the call wakes the
 // event's sleeping thread; Syscall if the waiter has not gone to sleep yet (the
 // kernel finds nobody to wake).
-func (b *aioBench) setEvent(ev *benchEvent, owner, caller int32) (int64, bool) {
-	if ev.set {
+func (b *aioBench) setEvent(ev *sim.Event, owner, caller int32) (int64, bool) {
+	if !ev.Set() {
 		return 0, false
 	}
-	ev.set = true
-	ev.signals++
-	if !ev.waiting {
+	if !ev.Waiting {
 		return 0, false
 	}
 	if b.threads[owner].blocked {
-		ev.waiting = false
+		ev.Waiting = false
 		return b.wakeUp(owner, caller), true
 	}
 	return int64(b.cfg.Costs.Syscall), true
@@ -952,8 +940,8 @@ func (b *aioBench) stepSubmitter(id int32, s *submitter, work int64) {
 			}
 		case bsWait:
 			ev := &b.sev[s.j]
-			if ev.set {
-				ev.set = false
+			if ev.IsSet() {
+				ev.Reset()
 				s.stage = bsLock
 				if b.opDone(s) {
 					b.done(id)
@@ -961,7 +949,7 @@ func (b *aioBench) stepSubmitter(id int32, s *submitter, work int64) {
 				}
 				continue
 			}
-			ev.waiting = true
+			ev.Waiting = true
 			b.sFutx++
 			s.stage = bsWaitCheck
 			b.after(id, sys)
@@ -971,8 +959,8 @@ func (b *aioBench) stepSubmitter(id int32, s *submitter, work int64) {
 		case bsWaitCheck:
 			ev := &b.sev[s.j]
 			s.stage = bsWait
-			if ev.set {
-				ev.waiting = false
+			if ev.IsSet() {
+				ev.Waiting = false
 				continue
 			}
 			b.release(id)
@@ -1044,12 +1032,12 @@ func (b *aioBench) stepHandler(id int32, h *handler, work int64) {
 			return
 		case bhWait:
 			ev := &b.hev[h.seg]
-			if ev.set || ev.signals != h.sigSeen {
+			if ev.Ready(h.sigSeen) {
 				h.cycle.Woken()
 				h.stage = bhLock
 				continue
 			}
-			ev.waiting = true
+			ev.Waiting = true
 			b.hFutex++
 			h.stage = bhWaitCheck
 			b.after(id, sys)
@@ -1057,8 +1045,8 @@ func (b *aioBench) stepHandler(id int32, h *handler, work int64) {
 		case bhWaitCheck:
 			ev := &b.hev[h.seg]
 			h.stage = bhWait
-			if ev.set || ev.signals != h.sigSeen {
-				ev.waiting = false
+			if ev.Ready(h.sigSeen) {
+				ev.Waiting = false
 				continue
 			}
 			b.release(id)
