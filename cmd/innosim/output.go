@@ -46,6 +46,9 @@ func (o *output) write(fn func(f *os.File) error) error {
 		return nil
 	}
 	err := fn(o.tmp)
+	if err == nil {
+		err = o.tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets, not results
+	}
 	if cerr := o.tmp.Close(); err == nil {
 		err = cerr
 	}

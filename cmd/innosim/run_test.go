@@ -65,6 +65,17 @@ func TestRunWritesJSON(t *testing.T) {
 	assert.Len(t, r.Rows, 2)
 }
 
+// What run writes is readable by others, as os.Create's files are (the
+// temporary file it renames is created 0600).
+func TestRunOutputIsNotPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.csv")
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--csv", path)
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+}
+
 func TestRunNamesTheUnitOfTheUSLPeak(t *testing.T) {
 	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1,2", "--cpus", "2", "--measure", "2ms")
 	require.Equal(t, 0, code, stderr)
