@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -41,28 +43,65 @@ const (
 )
 
 // Run simulates the cell and returns its measurement. It returns an error
-// wrapping ErrInvalidConfig (or the core package's) for a bad setting.
-func (c Cell) Run() (Result, error) {
+// wrapping ErrInvalidConfig (or the core package's) for a bad setting, and
+// ctx.Err() when ctx ends before the cell does: the engine looks at ctx every
+// few thousand events, so a canceled cell returns within milliseconds of wall
+// time. Cancellation never changes the result of a cell that finishes.
+func (c Cell) Run(ctx context.Context) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	m, err := c.build()
+	if err != nil {
+		return Result{}, err
+	}
+	wu, ms := c.Warmup, c.Measure
+	if wu == 0 {
+		wu = DefaultWarmup
+	}
+	if ms == 0 {
+		ms = DefaultMeasure
+	}
+	m.e.SetDone(ctx.Done())
+	r := m.Run(wu, ms)
+	if m.e.Canceled() {
+		return Result{}, ctx.Err()
+	}
+	return r, nil
+}
+
+// Validate reports what Run would refuse, without running: the error Run
+// returns for a bad setting, or nil.
+func (c Cell) Validate() error {
+	_, err := c.build()
+	return err
+}
+
+// build checks the cell and sets up its machine, ready to run.
+func (c Cell) build() (*Machine, error) {
+	if c.Warmup < 0 || c.Measure < 0 {
+		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
+	}
 	if c.Threads < 1 || c.Threads > 10000 {
-		return Result{}, fmt.Errorf("sim: Threads = %d, want 1..10000: %w", c.Threads, ErrInvalidConfig)
+		return nil, fmt.Errorf("sim: Threads = %d, want 1..10000: %w", c.Threads, ErrInvalidConfig)
 	}
 	w, err := LookupWorkload(c.Workload)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	m, err := NewMachine(c.Machine)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if c.Gate != nil {
 		if err := m.SetGate(c.Gate.Policy, c.Gate.Config); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 	}
 	if c.AIO != nil {
 		// study D's tablespace: 48 tables of 5M rows of ~100 bytes, in pages
 		if err := m.SetAIO(*c.AIO, 48*5_000_000/100); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 	}
 	prog := w.Setup(m)
@@ -72,15 +111,53 @@ func (c Cell) Run() (Result, error) {
 	}
 	for range c.Threads {
 		if err := m.AddThread(prog, start); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 	}
-	wu, ms := c.Warmup, c.Measure
-	if wu == 0 {
-		wu = DefaultWarmup
+	return m, nil
+}
+
+// SeedFor returns the seed a sweep gives this cell for the user's seed: a hash
+// of the cell's own parameters (workload, threads, machine but its Seed and
+// the profile's Name, gate, AIO array but its Backend, durations with zero
+// read as their defaults) mixed with seed. A cell's result thus depends on what
+// the cell is and on seed only, never on the other cells of its sweep or its
+// place among them: the same cell alone or inside a bigger sweep gives the same
+// figures. Two cells that differ in any parameter get unrelated seeds.
+func (c Cell) SeedFor(seed uint64) uint64 {
+	k := c
+	k.Machine.Seed = 0
+	if k.Machine.Costs == (CostProfile{}) {
+		k.Machine.Costs = OldKernel()
 	}
-	if ms == 0 {
-		ms = DefaultMeasure
+	k.Machine.Costs.Name = ""
+	if k.Warmup == 0 {
+		k.Warmup = DefaultWarmup
 	}
-	return m.Run(wu, ms), nil
+	if k.Measure == 0 {
+		k.Measure = DefaultMeasure
+	}
+	var gate, array any = "no gate", "no aio"
+	if k.Gate != nil {
+		gate = *k.Gate
+	}
+	if k.AIO != nil {
+		a := *k.AIO
+		a.Backend = nil // the simulator's own driver serves the requests
+		array = a
+	}
+	k.Gate, k.AIO = nil, nil
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%+v|%+v|%+v", k, gate, array)
+	return splitmix64(h.Sum64() ^ splitmix64(seed))
+}
+
+// splitmix64 is SplitMix64's finaliser (Steele, Lea and Flood, "Fast
+// splittable pseudorandom number generators", 2014): it spreads every input bit
+// over the output, so nearby seeds give unrelated streams.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -138,12 +139,14 @@ func Profile(name string) (CostProfile, error) {
 }
 
 // profileField is one field of a CostProfile as its file names it: a duration
-// (d, in min..1s) or, for futex_growth, a factor (g, in 0..10).
+// (d, in min..1s) or a number (g, in 0..gmax: futex_growth's factor, 0..10, or
+// wake_preempt's share, 0..1).
 type profileField struct {
-	key string
-	d   *time.Duration
-	min time.Duration
-	g   *float64
+	key  string
+	d    *time.Duration
+	min  time.Duration
+	g    *float64
+	gmax float64
 }
 
 // fields lists p's fields in file order: the one table that Validate,
@@ -153,25 +156,26 @@ func (p *CostProfile) fields() []profileField {
 		{key: "context_switch", d: &p.ContextSwitch},
 		{key: "syscall", d: &p.Syscall},
 		{key: "futex_hold", d: &p.FutexHold},
-		{key: "futex_growth", g: &p.FutexGrowth},
+		{key: "futex_growth", g: &p.FutexGrowth, gmax: 10},
 		{key: "spin_round", d: &p.SpinRound},
 		{key: "io_service", d: &p.IOService, min: 1},
 		{key: "futex_wake_call", d: &p.FutexWakeCall},
 		{key: "futex_wake", d: &p.FutexWake},
 		{key: "thread_handoff", d: &p.ThreadHandoff},
 		{key: "mutex_handoff", d: &p.MutexHandoff},
-		{key: "wake_preempt", g: &p.WakePreempt},
+		{key: "wake_preempt", g: &p.WakePreempt, gmax: 1},
 		{key: "sysmon_tick", d: &p.SysmonTick},
 	}
 }
 
 // Validate reports the first field out of range: durations must be in 0..1s
-// (IOService > 0) and FutexGrowth in 0..10.
+// (IOService > 0), FutexGrowth in 0..10 and WakePreempt in 0..1; NaN and ±Inf
+// are out of every range.
 func (p CostProfile) Validate() error {
 	for _, f := range p.fields() {
 		switch {
-		case f.g != nil && (*f.g < 0 || *f.g > 10):
-			return fmt.Errorf("sim: cost profile %s = %v, want 0..10: %w", f.key, *f.g, ErrInvalidConfig)
+		case f.g != nil && !(*f.g >= 0 && *f.g <= f.gmax): // false for NaN
+			return fmt.Errorf("sim: cost profile %s = %v, want 0..%v: %w", f.key, *f.g, f.gmax, ErrInvalidConfig)
 		case f.d != nil && (*f.d < f.min || *f.d > time.Second):
 			return fmt.Errorf("sim: cost profile %s = %v, want %v..1s: %w", f.key, *f.d, f.min, ErrInvalidConfig)
 		}
@@ -184,7 +188,10 @@ func (p CostProfile) Validate() error {
 // names (context_switch, syscall, futex_hold, futex_growth, spin_round,
 // io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
-// ("1.5us"). Keys not given keep OldKernel's values.
+// ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
+// cost at all (empty, or only comments and a name) is refused rather than read
+// as OldKernel, and so is one whose last line has no newline (a truncated file:
+// calibrate and WriteTo end every line).
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
 func LoadProfile(path string) (CostProfile, error) {
@@ -196,14 +203,26 @@ func LoadProfile(path string) (CostProfile, error) {
 	return ParseProfile(f, path)
 }
 
+// maxProfileSize bounds what ParseProfile reads: a profile is a few hundred bytes.
+const maxProfileSize = 1 << 20
+
 // ParseProfile reads a cost profile as LoadProfile does; name labels errors.
 // A malformed line or an unknown key is an error naming the line.
 func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 	p := OldKernel()
 	p.Name = name
 	fields := p.fields()
-	sc := bufio.NewScanner(r)
-	line := 0
+	data, err := io.ReadAll(io.LimitReader(r, maxProfileSize+1))
+	switch {
+	case err != nil:
+		return p, fmt.Errorf("sim: %s: %w", name, err)
+	case len(data) > maxProfileSize:
+		return p, fmt.Errorf("sim: %s: longer than %d bytes, not a cost profile: %w", name, maxProfileSize, ErrInvalidConfig)
+	case len(data) > 0 && data[len(data)-1] != '\n':
+		return p, fmt.Errorf("sim: %s:%d: last line has no newline: truncated file? %w", name, bytes.Count(data, []byte("\n"))+1, ErrInvalidConfig)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line, set := 0, 0
 	for sc.Scan() {
 		line++
 		s := strings.TrimSpace(sc.Text())
@@ -233,9 +252,13 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 		if err != nil {
 			return p, fmt.Errorf("sim: %s:%d: %s %q: %w", name, line, k, v, ErrInvalidConfig)
 		}
+		set++
 	}
 	if err := sc.Err(); err != nil {
-		return p, fmt.Errorf("sim: %s: %w", name, err)
+		return p, fmt.Errorf("sim: %s:%d: %w", name, line+1, err)
+	}
+	if set == 0 {
+		return p, fmt.Errorf("sim: %s: no cost given (want key = value lines such as syscall = 100ns): an empty profile is not read as old-kernel: %w", name, ErrInvalidConfig)
 	}
 	return p, p.Validate()
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"bytes"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,4 +38,34 @@ func calibratedCosts() CostProfile {
 	p.WakePreempt = 0.75
 	p.SysmonTick = 110 * time.Microsecond
 	return p
+}
+
+// A profile whose numbers are NaN or infinite is refused, not run: NaN compares
+// false with every bound, so a check written as x < lo || x > hi let
+// futex_growth = NaN through, and a contended run then never advanced its
+// clock. An empty or cut-short file is refused rather than read as OldKernel.
+func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"futex_growth NaN", "futex_growth = NaN\n", "futex_growth = NaN, want 0..10"},
+		{"wake_preempt NaN", "wake_preempt = NaN\n", "wake_preempt = NaN, want 0..1"},
+		{"futex_growth +Inf", "futex_growth = +Inf\n", "futex_growth = +Inf"},
+		{"wake_preempt -Inf", "wake_preempt = -Inf\n", "wake_preempt = -Inf"},
+		{"wake_preempt above a share", "wake_preempt = 2\n", "wake_preempt = 2, want 0..1"},
+		{"empty", "", "no cost given"},
+		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
+		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},
+		{"truncated mid-value", "syscall = 2", "truncated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseProfile(strings.NewReader(tt.text), "f")
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	p := OldKernel()
+	p.FutexGrowth = math.NaN()
+	assert.ErrorIs(t, p.Validate(), ErrInvalidConfig, "Validate itself, for a profile built in code")
+	_, err := NewMachine(MachineConfig{CPUs: 2, Costs: p})
+	assert.ErrorIs(t, err, ErrInvalidConfig, "and so NewMachine")
 }

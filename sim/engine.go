@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -39,14 +40,53 @@ type Engine struct {
 	rng      *rand.Rand
 	events   uint64
 	stopped  bool
+
+	// done, when not nil, cancels Run (SetDone); it is polled when events
+	// reaches nextPoll, every pollEvery events, so that the hot loop pays one
+	// comparison per event.
+	done     <-chan struct{}
+	nextPoll uint64
+	canceled bool
 }
+
+// pollEvery is how many events Run runs between two looks at its done channel:
+// a few hundred microseconds of a busy machine's events.
+const pollEvery = 4096
 
 // NewEngine returns an engine at virtual time 0 whose random source is PCG seeded
 // with seed.
 func NewEngine(seed uint64) *Engine {
 	return &Engine{
-		heap: make([]event, 0, 256),
-		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		heap:     make([]event, 0, 256),
+		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		nextPoll: math.MaxUint64,
+	}
+}
+
+// SetDone makes Run stop, within pollEvery events, once done is closed (a
+// context's Done channel), and every later Run return at once; Canceled then
+// reports true. A nil done cancels nothing. Cancellation does not change the
+// events run before it, so a run that is not canceled is the same run.
+func (e *Engine) SetDone(done <-chan struct{}) {
+	e.done = done
+	e.nextPoll = math.MaxUint64
+	if done != nil {
+		e.nextPoll = e.events + pollEvery
+	}
+}
+
+// Canceled reports whether Run stopped because SetDone's channel was closed.
+func (e *Engine) Canceled() bool { return e.canceled }
+
+// poll looks at the done channel and schedules the next look.
+func (e *Engine) poll() bool {
+	e.nextPoll = e.events + pollEvery
+	select {
+	case <-e.done:
+		e.canceled = true
+		return true
+	default:
+		return false
 	}
 }
 
@@ -97,13 +137,19 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 func (e *Engine) After(d int64, k Kind, a int32, gen uint32) { e.At(e.now+d, k, a, gen) }
 
 // Run runs events in (time, sequence) order until the heap is empty, the next event
-// is later than until (ns), or Stop is called. The clock is left at until when
-// the run reached it, else at the last event's time. It returns the number of
-// events run by this call.
+// is later than until (ns), Stop is called or SetDone's channel is closed. The
+// clock is left at until when the run reached it, else at the last event's
+// time. It returns the number of events run by this call.
 func (e *Engine) Run(until int64) uint64 {
 	start := e.events
 	e.stopped = false
+	if e.canceled || e.done != nil && e.poll() {
+		return 0
+	}
 	for len(e.heap) > 0 && !e.stopped {
+		if e.events >= e.nextPoll && e.poll() {
+			return e.events - start
+		}
 		if e.heap[0].at > until {
 			e.now = until
 			return e.events - start

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -28,7 +29,7 @@ func ExampleCell_Run() {
 	for i, p := range []sim.CostProfile{sim.OldKernel(), sim.NewKernel()} {
 		c := sim.Cell{Workload: "connect", Threads: 64, Measure: 50 * time.Millisecond,
 			Machine: sim.MachineConfig{CPUs: 4, Scheduler: sim.CFS, Costs: p, Seed: 1}}
-		r, err := c.Run()
+		r, err := c.Run(context.Background())
 		if err != nil {
 			fmt.Println(err)
 			return

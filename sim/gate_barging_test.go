@@ -24,7 +24,7 @@ func TestHandoffBargingRunsInTheSimulator(t *testing.T) {
 		cell := Cell{Workload: "slap_select", Threads: 64, Gate: &GateConfig{Policy: concurrency.PolicyHandoff, Config: cfg},
 			Machine: MachineConfig{CPUs: 4, Scheduler: CFS, Costs: OldKernel(), SpinLoops: DefaultSpinLoops},
 			Warmup:  5 * time.Millisecond, Measure: 20 * time.Millisecond}
-		r, err := cell.Run()
+		r, err := cell.Run(t.Context())
 		require.NoError(t, err)
 		require.NotZero(t, r.Units)
 		return r

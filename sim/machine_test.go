@@ -119,7 +119,7 @@ func TestMutexCountersBalance(t *testing.T) {
 func TestSameSeedSameResult(t *testing.T) {
 	run := func(seed uint64) Result {
 		r, err := Cell{Workload: "oltp_read_write", Threads: 24, Machine: MachineConfig{CPUs: 8, Scheduler: TS,
-			Priorities: true, SpinLoops: DefaultSpinLoops, Seed: seed}, Measure: 20 * time.Millisecond}.Run()
+			Priorities: true, SpinLoops: DefaultSpinLoops, Seed: seed}, Measure: 20 * time.Millisecond}.Run(t.Context())
 		require.NoError(t, err)
 		return r
 	}
@@ -143,7 +143,7 @@ func TestBadConfigIsAnError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.cell.Run()
+			_, err := tt.cell.Run(t.Context())
 			require.ErrorIs(t, err, ErrInvalidConfig)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -206,7 +206,7 @@ func BenchmarkMachine(b *testing.B) {
 			var events uint64
 			for i := 0; i < b.N; i++ {
 				r, err := Cell{Workload: wl, Threads: 64, Machine: MachineConfig{CPUs: 16, Scheduler: CFS,
-					SpinLoops: DefaultSpinLoops, Seed: uint64(i)}, Warmup: time.Millisecond, Measure: 10 * time.Millisecond}.Run()
+					SpinLoops: DefaultSpinLoops, Seed: uint64(i)}, Warmup: time.Millisecond, Measure: 10 * time.Millisecond}.Run(b.Context())
 				if err != nil {
 					b.Fatal(err)
 				}

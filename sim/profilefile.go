@@ -31,3 +31,14 @@ func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
 	}
 	return total, nil
 }
+
+// ProfileKeys returns the keys of a cost-profile file's costs, in the order
+// WriteTo writes them (name, which labels the profile, is not among them).
+func ProfileKeys() []string {
+	var p CostProfile
+	var keys []string
+	for _, f := range p.fields() {
+		keys = append(keys, f.key)
+	}
+	return keys
+}

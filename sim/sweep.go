@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 
@@ -12,8 +13,16 @@ import (
 // their results in the order of cells: each cell is its own machine with its own
 // seed, so the results do not depend on the parallelism. progress, if not nil, is
 // called after each cell with the number done so far (from several goroutines;
-// it must be safe for that). The first error cancels the rest and is returned.
+// it must be safe for that). Every cell is validated (Cell.Validate) before the
+// first runs, so a bad cell late in a long sweep is refused at once. The first
+// error cancels the rest and is returned; when ctx ends, the running cells stop
+// within milliseconds and ctx.Err() is returned.
 func RunCells(ctx context.Context, cells []Cell, progress func(done int)) ([]Result, error) {
+	for i, c := range cells {
+		if err := c.Validate(); err != nil {
+			return nil, fmt.Errorf("cell %d of %d: %w", i+1, len(cells), err)
+		}
+	}
 	out := make([]Result, len(cells))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -23,7 +32,7 @@ func RunCells(ctx context.Context, cells []Cell, progress func(done int)) ([]Res
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := cells[i].Run()
+			r, err := cells[i].Run(ctx)
 			if err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@ func TestRunCellsKeepsInputOrder(t *testing.T) {
 		assert.Greater(t, res[i].Throughput, res[i-1].Throughput, "more threads on idle cores, more queries")
 	}
 	for i, c := range cells {
-		one, err := c.Run()
+		one, err := c.Run(t.Context())
 		require.NoError(t, err)
 		assert.Equal(t, one, res[i], "cell %d: the same as run alone", i)
 	}

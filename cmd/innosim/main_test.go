@@ -46,7 +46,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"calibrate with bad repeats", []string{"calibrate", "-repeats", "0x"}, 2, "invalid value"},
 		{"run with costs and profile", []string{"run", "--workload", "connect", "--costs", "x", "--profile", "new-kernel"}, 2, "-costs and -profile both given"},
 		{"run with a missing costs file", []string{"run", "--workload", "connect", "--costs", "/nonexistent.profile"}, 1, "-costs"},
-		{"reproduce with a missing costs file", []string{"reproduce", "--costs", "/nonexistent.profile", "c"}, 1, "-costs"},
+		{"reproduce with a costs file", []string{"reproduce", "--costs", "/nonexistent.profile", "c"}, 2, "-costs: a study runs on its own machine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,9 +9,28 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
-	"github.com/innosim/innosim/sim"
 )
+
+// studyJSON is one study as reproduce --json writes it.
+type studyJSON struct {
+	ID        string         `json:"id"`
+	Title     string         `json:"title"`
+	Mechanism string         `json:"mechanism"`
+	Seed      uint64         `json:"seed"`
+	Tables    []report.Table `json:"tables"`
+	Notes     []string       `json:"notes,omitempty"`
+	Checks    []checkJSON    `json:"checks"`
+	Pass      bool           `json:"pass"`
+	Verdict   string         `json:"verdict"`
+}
+
+type checkJSON struct {
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail"`
+}
 
 func reproduceCommand() command {
 	return command{
@@ -26,12 +45,14 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	charts := fs.String("charts", "", "write one SVG chart per study into this directory")
-	costs := fs.String("costs", "", "run every cell on this cost profile file (innosim calibrate --out) instead of the studies' built-in profiles")
+	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
+	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim reproduce [flags] [a|b|c|d|all]")
 		fmt.Fprintln(stderr, "\nRuns each study's sweep in simulation and prints the simulated table beside the")
 		fmt.Fprintln(stderr, "published one, then one verdict line per study; exits 1 if any study fails.")
-		fmt.Fprintln(stderr, "The verdicts use the studies' built-in cost profiles unless -costs names a file.")
+		fmt.Fprintln(stderr, "Each study runs on the machine of its publication, with its own cost profiles")
+		fmt.Fprintln(stderr, "(study C compares two kernels); a calibrated profile is for run --costs.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -51,14 +72,19 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		return fmt.Errorf("%w: want one study, got %q", errUsage, strings.Join(which, " "))
 	}
-	opts := study.Options{Seed: *seed}
 	if *costs != "" {
-		p, err := sim.LoadProfile(*costs)
-		if err != nil {
-			return fmt.Errorf("-costs: %w", err)
-		}
-		opts.Costs = &p
+		// A study's verdict holds its published machine's costs against its
+		// published figures: study C's two kernels would become one, and A, B
+		// and D would be checked on a machine their data were not measured on.
+		return fmt.Errorf("%w: -costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", errUsage, *costs)
 	}
+	opts := study.Options{Seed: *seed}
+	jsonOut, err := newOutput("-json", *jsonPath)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.discard()
+	var js []studyJSON
 	if *charts != "" {
 		if err := os.MkdirAll(*charts, 0o755); err != nil {
 			return err
@@ -101,10 +127,19 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 		verdicts = append(verdicts, rep.Verdict())
+		sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: *seed, Tables: rep.Tables, Notes: rep.Notes,
+			Pass: rep.Pass(), Verdict: rep.Verdict()}
+		for _, c := range rep.Checks {
+			sj.Checks = append(sj.Checks, checkJSON{Name: c.Name, Pass: c.Pass, Detail: c.Detail})
+		}
+		js = append(js, sj)
 		failed = failed || !rep.Pass()
 	}
 	for _, v := range verdicts {
 		fmt.Fprintln(stdout, v)
+	}
+	if err := jsonOut.write(func(f *os.File) error { return report.WriteJSON(f, js) }); err != nil {
+		return err
 	}
 	if failed {
 		return errFailed

@@ -57,6 +57,7 @@ var varyKeys = []string{"sched", "profile", "gate", "wake"}
 
 type runFlags struct {
 	cnf, workload, vary, sched, profile, costs, gate, wake, csv, plot string
+	json                                                              string
 	server                                                            string
 	showSettings                                                      bool
 	threads, cpus                                                     intList
@@ -84,6 +85,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
+	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim run --workload W [flags]")
 		fmt.Fprintln(stderr, "\nSimulates the server of a my.cnf under a sysbench-like workload for every")
@@ -109,6 +111,23 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.measure < time.Millisecond || f.measure > time.Minute {
 		return fmt.Errorf("%w: -measure %v: want 1ms..1m", errUsage, f.measure)
 	}
+	for _, th := range f.threads {
+		if th > maxThreads {
+			return fmt.Errorf("%w: -threads %d: want 1..%d", errUsage, th, maxThreads)
+		}
+	}
+	for _, c := range f.cpus {
+		if c > maxCPUs {
+			return fmt.Errorf("%w: -cpus %d: want 1..%d", errUsage, c, maxCPUs)
+		}
+	}
+	if f.plot != "" {
+		if err := report.CheckChartPath(f.plot); err != nil {
+			return fmt.Errorf("%w: -plot: %w", errUsage, err)
+		}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	base, err := readCnf(f.cnf, f.server, f.showSettings, stderr)
 	if err != nil {
 		return err
@@ -120,6 +139,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if given[k] || k == "profile" && given["costs"] {
+			flagName := k
+			if !given[k] {
+				flagName = "costs"
+			}
+			return fmt.Errorf("%w: -%s and -vary %s both given: want one (-vary sets %s in every row)", errUsage, flagName, k, k)
+		}
 	}
 	if f.showSettings {
 		writeSettings(stdout, base, f.server, varyKey)
@@ -152,8 +178,17 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	for i := range cells {
-		cells[i].Machine.Seed = f.seed*1_000_003 + uint64(i)
+		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
+		if err := cells[i].Validate(); err != nil {
+			return fmt.Errorf("%w: cell %d of %d (%d threads, %d cpus): %w", errUsage, i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err)
+		}
 	}
+	outs, err := outputs("-csv", f.csv, "-json", f.json, "-plot", f.plot)
+	if err != nil {
+		return err
+	}
+	defer discardAll(outs)
+	csvOut, jsonOut, plotOut := outs[0], outs[1], outs[2]
 	update, finish := progress(stderr, "cells")
 	var each func(int)
 	if update != nil {
@@ -162,6 +197,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	res, err := sim.RunCells(ctx, cells, each)
 	finish()
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: no output written: %w", err)
+		}
 		return err
 	}
 	w, _ := sim.LookupWorkload(f.workload)
@@ -175,7 +213,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, th := range f.threads {
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
-	t.Header = append(t.Header, "usl peak")
+	t.Header = append(t.Header, "usl peak (threads)")
+	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Vary: varyKey}
 	var chart []report.Series
 	for i, r := range rows {
 		cellsRow := []any{}
@@ -189,17 +228,23 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cellsRow = append(cellsRow, x.Throughput)
 			ns, xs = append(ns, float64(th)), append(xs, x.Throughput)
 			lr := []any{r.cpus, th, x.Throughput, w.Unit, x.Utilisation(), x.FutexSpinShare()}
+			js.Cells = append(js.Cells, cellJSON{Value: r.val, CPUs: r.cpus, Threads: th, Throughput: x.Throughput,
+				Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
+				Seed: cells[i*len(f.threads)+j].Machine.Seed})
 			if varyKey != "" {
 				lr = append([]any{r.val}, lr...)
 			}
 			long.AddRow(lr...)
 		}
 		peak := "-" // too few thread counts, or a peak the data do not locate
+		row := rowJSON{Value: r.val, CPUs: r.cpus}
 		if u, err := sim.FitUSL(ns, xs); err == nil {
 			if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
 				peak = fmt.Sprintf("%.1f", p)
+				row.USLPeakThreads = &p
 			}
 		}
+		js.Rows = append(js.Rows, row)
 		t.AddRow(append(cellsRow, peak)...)
 		name := fmt.Sprintf("%d cpus", r.cpus)
 		if varyKey != "" {
@@ -210,25 +255,53 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	if f.csv != "" {
-		out, err := os.Create(f.csv)
-		if err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-		if err := long.WriteCSV(out); err != nil {
-			out.Close()
-			return fmt.Errorf("-csv: %w", err)
-		}
-		if err := out.Close(); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
+	if err := csvOut.write(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
+		return err
 	}
-	if f.plot != "" {
-		if err := report.WriteChart(f.plot, t.Title, "client threads", w.Unit, true, chart); err != nil {
-			return fmt.Errorf("-plot: %w", err)
-		}
+	if err := jsonOut.write(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+		return err
 	}
-	return nil
+	return plotOut.write(func(out *os.File) error {
+		return report.WriteChart(out.Name(), t.Title, "client threads", w.Unit, true, chart)
+	})
+}
+
+// Bounds of -threads and -cpus: sim.Cell's.
+const (
+	maxThreads = 10000
+	maxCPUs    = 1024
+)
+
+// runJSON is what run --json writes: the sweep's settings, one entry per cell
+// and one per row of the table.
+type runJSON struct {
+	Workload string     `json:"workload"`
+	Unit     string     `json:"unit"`
+	Seed     uint64     `json:"seed"`
+	Measure  string     `json:"measure"`
+	Vary     string     `json:"vary,omitempty"`
+	Cells    []cellJSON `json:"cells"`
+	Rows     []rowJSON  `json:"rows"`
+}
+
+// cellJSON is one simulated cell: Value is the -vary value, Seed the cell's
+// own seed (sim.Cell.SeedFor of -seed).
+type cellJSON struct {
+	Value          string  `json:"value,omitempty"`
+	CPUs           int     `json:"cpus"`
+	Threads        int     `json:"threads"`
+	Throughput     float64 `json:"throughput"`
+	Utilisation    float64 `json:"utilisation"`
+	FutexSpinShare float64 `json:"futex_spin_share"`
+	Seed           uint64  `json:"seed"`
+}
+
+// rowJSON is one row of the table: the USL peak of its thread sweep, in
+// threads, when the data locate one.
+type rowJSON struct {
+	Value          string   `json:"value,omitempty"`
+	CPUs           int      `json:"cpus"`
+	USLPeakThreads *float64 `json:"usl_peak_threads,omitempty"`
 }
 
 // applyVary applies one --vary value: a run flag (sched, profile, gate, wake) or

@@ -57,11 +57,29 @@ func (c CheckCase) Ratio() float64 { return ratio(c.Predicted, c.Measured) }
 // Pass reports whether the prediction is within CaseTolerance of the measurement.
 func (c CheckCase) Pass() bool { return within(c.Ratio(), CaseTolerance) }
 
+// Spread is the half-width of the measured runs' range relative to their
+// median, (MeasuredMax − MeasuredMin) / 2 / Measured: ±Spread is how far apart
+// the machine put the runs of one case (0 with fewer than two runs).
+func (c CheckCase) Spread() float64 {
+	if c.Runs < 2 || c.Measured <= 0 || c.MeasuredMax < c.MeasuredMin {
+		return 0
+	}
+	return (c.MeasuredMax - c.MeasuredMin) / 2 / c.Measured
+}
+
+// Inconclusive reports whether the case misses its bound while its own runs
+// spread wider than the bound: the measurement is too noisy to say whether the
+// prediction is wrong.
+func (c CheckCase) Inconclusive() bool { return !c.Pass() && c.Spread() > CaseTolerance }
+
 // CheckRatio is the wake-all / targeted ns/op ratio at one handler count,
 // predicted and measured.
 type CheckRatio struct {
 	Handlers            int
 	Predicted, Measured float64
+	// Spread is the measured ratio's relative uncertainty: the sum of its two
+	// cases' Spread (a ratio's relative errors add).
+	Spread float64
 }
 
 // Ratio is Predicted / Measured.
@@ -70,6 +88,10 @@ func (r CheckRatio) Ratio() float64 { return ratio(r.Predicted, r.Measured) }
 // Pass reports whether the predicted ratio is within RatioTolerance of the
 // measured one.
 func (r CheckRatio) Pass() bool { return within(r.Ratio(), RatioTolerance) }
+
+// Inconclusive reports whether the ratio misses its bound while its
+// measurement spreads wider than the bound.
+func (r CheckRatio) Inconclusive() bool { return !r.Pass() && r.Spread > RatioTolerance }
 
 // CheckReport is the outcome of the check: every case, and the wake-all /
 // targeted ratio at every handler count that has both.
@@ -89,7 +111,8 @@ func NewCheckReport(cases []CheckCase) CheckReport {
 		for _, tg := range cases {
 			if tg.Wake == aio.WakeTargeted && tg.Handlers == all.Handlers {
 				r.Ratios = append(r.Ratios, CheckRatio{Handlers: all.Handlers,
-					Predicted: ratio(all.Predicted, tg.Predicted), Measured: ratio(all.Measured, tg.Measured)})
+					Predicted: ratio(all.Predicted, tg.Predicted), Measured: ratio(all.Measured, tg.Measured),
+					Spread: all.Spread() + tg.Spread()})
 			}
 		}
 	}
@@ -115,24 +138,75 @@ func (r CheckReport) Pass() bool {
 	return true
 }
 
-// Verdict is the report's last line: "check: PASS" or "check: FAIL (n of m
-// outside the bounds)".
-func (r CheckReport) Verdict() string {
-	if r.Pass() {
-		return "check: PASS"
-	}
-	bad, all := 0, len(r.Cases)+len(r.Ratios)
+// Inconclusive reports whether the report does not pass only by figures whose
+// measurement spreads wider than their bound (CheckCase.Inconclusive,
+// CheckRatio.Inconclusive): on a loaded machine, the check cannot tell.
+func (r CheckReport) Inconclusive() bool {
+	bad, noisy, _ := r.misses()
+	return bad > 0 && bad == noisy
+}
+
+// misses counts the figures outside their bounds, those of them whose
+// measurement spreads wider than the bound, and the widest such spread.
+func (r CheckReport) misses() (bad, noisy int, widest float64) {
 	for _, c := range r.Cases {
 		if !c.Pass() {
 			bad++
+		}
+		if c.Inconclusive() {
+			noisy++
+			widest = max(widest, c.Spread())
 		}
 	}
 	for _, q := range r.Ratios {
 		if !q.Pass() {
 			bad++
 		}
+		if q.Inconclusive() {
+			noisy++
+			widest = max(widest, q.Spread)
+		}
+	}
+	return bad, noisy, widest
+}
+
+// Verdict is the report's last line: "check: PASS"; "check: INCONCLUSIVE
+// (…)" when every figure outside its bound was measured with a spread wider
+// than the bound; else "check: FAIL (n of m outside the bounds)", which says
+// how many of those were too noisy to count.
+func (r CheckReport) Verdict() string {
+	if r.Pass() {
+		return "check: PASS"
+	}
+	all := len(r.Cases) + len(r.Ratios)
+	bad, noisy, widest := r.misses()
+	switch {
+	case all == 0:
+		return "check: FAIL (nothing measured)"
+	case bad == noisy:
+		return fmt.Sprintf("check: INCONCLUSIVE (%d of %d outside the bounds, but measured with a spread up to ±%.0f%%, wider than the bound: this machine is too noisy to tell; run the check on a quiet machine)", bad, all, 100*widest)
+	case noisy > 0:
+		return fmt.Sprintf("check: FAIL (%d of %d outside the bounds; %d of them too noisy to count)", bad, all, noisy)
 	}
 	return fmt.Sprintf("check: FAIL (%d of %d outside the bounds)", bad, all)
+}
+
+// Estimate is about how long Check's benchmark runs take with o (defaults
+// applied): every case Count times, each about 1 to 2 × Benchtime as
+// testing.Benchmark grows b.N towards it. The predictions add a few seconds.
+func (o CheckOptions) Estimate() (lo, hi time.Duration) {
+	h, b, n := len(o.Handlers), o.Benchtime, o.Count
+	if o.Handlers == nil {
+		h = 2
+	}
+	if b == 0 {
+		b = time.Second
+	}
+	if n == 0 {
+		n = 5
+	}
+	runs := time.Duration(2 * h * n) // wake-all and targeted at each handler count
+	return runs * b, 2 * runs * b
 }
 
 // WriteTo writes the report: one row per case (predicted, measured, their ratio,
@@ -140,14 +214,16 @@ func (r CheckReport) Verdict() string {
 func (r CheckReport) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	tw := tabwriter.NewWriter(cw, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\t(min..max, n)\tpred/meas\twakeups/op pred\tmeas\tfutex/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
+	fmt.Fprintf(tw, "BenchmarkAIOWake/mode=futex\tpredicted ns/op\tmeasured ns/op\t(min..max, n, spread)\tpred/meas\twakeups/op pred\tmeas\tfutex/op pred\tmeas\t(±%.0f%%)\t\n", 100*CaseTolerance)
 	for _, c := range r.Cases {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t(%.0f..%.0f, %d)\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
-			c.MeasuredMin, c.MeasuredMax, c.Runs, c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, c.PredictedFutex, c.MeasuredFutex, mark(c.Pass()))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t(%.0f..%.0f, %d, ±%.0f%%)\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", c.Name(), c.Predicted, c.Measured,
+			c.MeasuredMin, c.MeasuredMax, c.Runs, 100*c.Spread(), c.Ratio(), c.PredictedWakeups, c.MeasuredWakeups, c.PredictedFutex, c.MeasuredFutex,
+			mark(c.Pass(), c.Inconclusive()))
 	}
-	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\t\tpred/meas\t\t\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
+	fmt.Fprintf(tw, "wake-all / targeted\tpredicted\tmeasured\t(spread)\tpred/meas\t\t\t\t\t(±%.0f%%)\t\n", 100*RatioTolerance)
 	for _, q := range r.Ratios {
-		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t\t%.2f\t\t\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, q.Ratio(), mark(q.Pass()))
+		fmt.Fprintf(tw, "handlers=%d\t%.2f\t%.2f\t(±%.0f%%)\t%.2f\t\t\t\t\t%s\t\n", q.Handlers, q.Predicted, q.Measured, 100*q.Spread, q.Ratio(),
+			mark(q.Pass(), q.Inconclusive()))
 	}
 	if err := tw.Flush(); err != nil {
 		return cw.n, fmt.Errorf("calibrate: write check: %w", err)
@@ -167,9 +243,12 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func mark(ok bool) string {
-	if ok {
+func mark(ok, noisy bool) string {
+	switch {
+	case ok:
 		return "ok"
+	case noisy:
+		return "noisy"
 	}
 	return "FAIL"
 }

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/internal/benchenv"
@@ -78,6 +79,9 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 	for _, r := range c.rows() {
 		printf("# measured %s: %v\n", r.name, r)
 	}
+	measured, defaults := c.sources()
+	printf("# measured here: %s\n", strings.Join(measured, ", "))
+	printf("# old-kernel defaults, not measured here: %s\n", strings.Join(defaults, ", "))
 	if err != nil {
 		return fmt.Errorf("calibrate: write profile: %w", err)
 	}
@@ -85,4 +89,24 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	return nil
+}
+
+// sources splits the profile's keys into those Profile takes from a
+// measurement of c and those that keep OldKernel's value (no probe, or a probe
+// that could not run here).
+func (c Costs) sources() (measured, defaults []string) {
+	repeats := map[string]int{
+		"syscall": c.Syscall.Repeats, "context_switch": c.FutexLoadedHandoff.Repeats,
+		"futex_wake_call": c.FutexWakeCall.Repeats, "futex_wake": c.FutexRemoteWake.Repeats,
+		"thread_handoff": c.LockedThreadHandoff.Repeats, "mutex_handoff": c.MutexHandoff.Repeats,
+		"wake_preempt": c.WakePreempt.Repeats, "sysmon_tick": c.SysmonTick.Repeats,
+	}
+	for _, k := range sim.ProfileKeys() {
+		if repeats[k] > 0 {
+			measured = append(measured, k)
+		} else {
+			defaults = append(defaults, k)
+		}
+	}
+	return measured, defaults
 }

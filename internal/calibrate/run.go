@@ -91,8 +91,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !*check {
 		return nil
 	}
-	rep, err := Check(ctx, CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
-		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }})
+	co := CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
+		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }}
+	lo, hi := co.Estimate()
+	fmt.Fprintf(stderr, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
+	rep, err := Check(ctx, co)
 	if err != nil {
 		return err
 	}
@@ -102,11 +105,19 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := rep.WriteTo(stdout); err != nil {
 		return err
 	}
+	if rep.Inconclusive() {
+		return ErrCheckInconclusive
+	}
 	if !rep.Pass() {
 		return ErrCheckFailed
 	}
 	return nil
 }
+
+// ErrCheckInconclusive is returned by Run -check when the figures outside
+// their bounds were all measured too noisily to count; it wraps ErrCheckFailed,
+// as the check did not pass.
+var ErrCheckInconclusive = fmt.Errorf("%w: measurement too noisy to tell", ErrCheckFailed)
 
 // ErrCheckFailed is returned by Run -check when a prediction is outside the
 // bounds; the report has been written.

@@ -48,11 +48,8 @@ var palette = [...]color.RGBA{
 // ErrInvalidConfig. logX draws the X axis on a log scale (for thread counts
 // 1, 2, 4, …). A series whose X and Y differ in length is an error.
 func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	switch ext {
-	case ".svg", ".png", ".pdf":
-	default:
-		return fmt.Errorf("report: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
+	if err := CheckChartPath(path); err != nil {
+		return err
 	}
 	p := plot.New()
 	p.Title.Text = title
@@ -89,4 +86,15 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 		p.Legend.Add(s.Name, l, sc)
 	}
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+}
+
+// CheckChartPath reports whether WriteChart can draw to path's format: its
+// extension must be .svg, .png or .pdf (any case). It does not touch the file.
+func CheckChartPath(path string) error {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".svg", ".png", ".pdf":
+		return nil
+	default:
+		return fmt.Errorf("report: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
+	}
 }

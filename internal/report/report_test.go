@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,4 +52,24 @@ func TestWriteChartWritesSVG(t *testing.T) {
 		Series: []Series{{Name: "s", X: []float64{1, 2, 4}, Y: []float64{1, 2, 3}, Dashed: true, Color: 2}}}
 	require.NoError(t, c.Write(path))
 	assert.FileExists(t, path)
+}
+
+// Tables and CSV print every float the same way, without exponents: a share
+// of 1.41302e-17 (what rounding left of zero) beside 230.0 was printed as
+// 1.41302e-17, and a share of 0.004 as 0.00.
+func TestNumbersHaveOneFormat(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 1.41302e-17: "0", -3e-9: "0", 0.0041234: "0.0041", 0.00012: "0.00012",
+		0.5: "0.50", 9.999: "10.00", 230: "230.0", 1234.5: "1234", 106600: "106600", -0.004: "-0.0040",
+	} {
+		assert.Equal(t, want, formatFloat(v), "%v", v)
+	}
+}
+
+func TestWriteJSONRefusesNaN(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteJSON(&b, map[string]float64{"x": 0.5}))
+	assert.Equal(t, "{\n  \"x\": 0.5\n}\n", b.String())
+	assert.Error(t, WriteJSON(&b, []float64{math.NaN()}))
+	assert.Equal(t, 0.0, Finite(math.Inf(1)))
 }

@@ -4,15 +4,17 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 )
 
 // Table is a titled grid of strings: what reproduce and run print as aligned
 // text and write as CSV.
 type Table struct {
-	Title  string
-	Header []string
-	Rows   [][]string
+	Title  string     `json:"title,omitempty"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
 }
 
 // AddRow appends a row of cells formatted with fmt.Sprint.
@@ -29,10 +31,17 @@ func (t *Table) AddRow(cells ...any) {
 	t.Rows = append(t.Rows, row)
 }
 
+// formatFloat is the one number format of tables and CSV: no exponents, and
+// digits by magnitude (1234567, 123.4, 1.23, 0.0012); what is below 1e-6 in
+// magnitude prints as 0 (a share of CPU that rounding left, not a figure).
 func formatFloat(v float64) string {
 	switch {
-	case v == 0:
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Sprint(v)
+	case v > -1e-6 && v < 1e-6:
 		return "0"
+	case v > -0.01 && v < 0.01:
+		return strconv.FormatFloat(v, 'f', 1-int(math.Floor(math.Log10(math.Abs(v)))), 64)
 	case v >= 1000 || v <= -1000:
 		return fmt.Sprintf("%.0f", v)
 	case v >= 10 || v <= -10:

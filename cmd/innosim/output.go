@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// output is a file a command writes at its end (-csv, -json, -plot): created
+// as a temporary file beside its destination before the work starts, so that a
+// directory that does not exist or cannot be written is refused at once, and
+// renamed over the destination only when complete, so that an interrupted or
+// failed command leaves no partial file.
+type output struct {
+	flag, path string
+	tmp        *os.File
+}
+
+// newOutput creates the temporary file for path (flag names it in errors).
+// The temporary name keeps path's extension, for writers that choose a format
+// by it. An empty path is no output: every method is then a no-op.
+func newOutput(flag, path string) (*output, error) {
+	o := &output{flag: flag, path: path}
+	if path == "" {
+		return o, nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s: not a regular file", flag, path)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*"+filepath.Ext(base))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	o.tmp = tmp
+	return o, nil
+}
+
+// write writes the output with fn (given the temporary file, open for writing)
+// and renames it over the destination.
+func (o *output) write(fn func(f *os.File) error) error {
+	if o.tmp == nil {
+		return nil
+	}
+	err := fn(o.tmp)
+	if err == nil {
+		err = o.tmp.Chmod(0o644) // CreateTemp's 0600 is for secrets, not results
+	}
+	if cerr := o.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.tmp.Name(), o.path)
+	}
+	if err != nil {
+		o.discard()
+		return fmt.Errorf("%s: %w", o.flag, err)
+	}
+	o.tmp = nil
+	return nil
+}
+
+// discard removes the temporary file, if it is still there.
+func (o *output) discard() {
+	if o.tmp != nil {
+		_ = o.tmp.Close()
+		_ = os.Remove(o.tmp.Name()) // the command is failing already: nothing better to do
+		o.tmp = nil
+	}
+}
+
+// outputs opens one output per (flag, path) pair, or none and an error; the
+// caller defers discardAll.
+func outputs(pairs ...string) ([]*output, error) {
+	var outs []*output
+	for i := 0; i+1 < len(pairs); i += 2 {
+		o, err := newOutput(pairs[i], pairs[i+1])
+		if err != nil {
+			discardAll(outs)
+			return nil, err
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+func discardAll(outs []*output) {
+	for _, o := range outs {
+		o.discard()
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readRunJSON runs innosim run with --json and returns what it wrote.
+func readRunJSON(t *testing.T, args ...string) runJSON {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCmd(append([]string{"run", "--json", path}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var r runJSON
+	require.NoError(t, json.Unmarshal(b, &r))
+	return r
+}
+
+// Item 4: a cell's figure is the cell's own. With seeds by index, 64 threads on
+// 16 cpus gave one figure alone and others when a thread count or a core count
+// joined the sweep.
+func TestRunCellFigureDoesNotDependOnTheSweep(t *testing.T) {
+	common := []string{"--workload", "oltp_read_only", "--measure", "10ms"}
+	find := func(r runJSON) cellJSON {
+		for _, c := range r.Cells {
+			if c.Threads == 64 && c.CPUs == 16 {
+				return c
+			}
+		}
+		t.Fatal("no cell of 64 threads on 16 cpus")
+		return cellJSON{}
+	}
+	alone := find(readRunJSON(t, append(common, "--threads", "64", "--cpus", "16")...))
+	moreThreads := find(readRunJSON(t, append(common, "--threads", "8,64", "--cpus", "16")...))
+	moreCPUs := find(readRunJSON(t, append(common, "--threads", "64", "--cpus", "12,16")...))
+	assert.Equal(t, alone, moreThreads, "with 8 threads added")
+	assert.Equal(t, alone, moreCPUs, "with 12 cpus added")
+	other := find(readRunJSON(t, append(common, "--threads", "64", "--cpus", "16", "--seed", "2")...))
+	assert.NotEqual(t, alone.Seed, other.Seed, "the user's seed still seeds")
+}
+
+// run --json writes every cell and every row's USL peak, in threads.
+func TestRunWritesJSON(t *testing.T) {
+	r := readRunJSON(t, "--workload", "slap_select", "--threads", "1,8", "--cpus", "4", "--measure", "5ms",
+		"--vary", "innodb_thread_concurrency=0,4")
+	assert.Equal(t, "slap_select", r.Workload)
+	assert.Equal(t, "innodb_thread_concurrency", r.Vary)
+	require.Len(t, r.Cells, 4)
+	assert.Equal(t, "4", r.Cells[2].Value)
+	assert.Equal(t, 8, r.Cells[3].Threads)
+	assert.Greater(t, r.Cells[3].Throughput, 0.0)
+	assert.Len(t, r.Rows, 2)
+}
+
+// What run writes is readable by others, as os.Create's files are (the
+// temporary file it renames is created 0600).
+func TestRunOutputIsNotPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.csv")
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--csv", path)
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+}
+
+func TestRunNamesTheUnitOfTheUSLPeak(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1,2", "--cpus", "2", "--measure", "2ms")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "usl peak (threads)")
+}
+
+// B2: a NaN in a cost profile made any contended run spin forever; it is
+// refused at once, naming the key, through -costs and -profile alike.
+func TestRunRefusesNaNProfilesAtOnce(t *testing.T) {
+	for _, text := range []string{"futex_growth = NaN\n", "wake_preempt = NaN\n", "", "syscall = 200ns\ncontext_sw"} {
+		path := filepath.Join(t.TempDir(), "p.profile")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		for _, flag := range []string{"--costs", "--profile"} {
+			code, out, stderr := runCmd("run", "--workload", "oltp_read_only", "--threads", "64", "--cpus", "4", flag, path)
+			assert.Equal(t, 1, code, "%s %q", flag, text)
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, "invalid config", "%s %q", flag, text)
+		}
+	}
+}
+
+// B4: every cell and every output path is checked before the first cell runs:
+// a bad thread count at the end of the list, a chart format, a directory that
+// is not there. Before, the table was printed (the sweep run) and then -csv or
+// -plot failed.
+func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
+	dir := t.TempDir()
+	long := []string{"run", "--workload", "oltp_read_only", "--threads", "1,64", "--cpus", "16", "--measure", "1m"}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"threads beyond 10000", []string{"--threads", "1,2,10001"}, 2, "-threads 10001: want 1..10000"},
+		{"cpus beyond 1024", []string{"--cpus", "4,2000"}, 2, "-cpus 2000: want 1..1024"},
+		{"a chart format", []string{"--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
+		{"a csv in no directory", []string{"--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
+		{"a json in no directory", []string{"--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
+		{"a directory as the csv", []string{"--csv", dir}, 1, "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			var o, e bytes.Buffer
+			code := run(ctx, append(long, tt.args...), &o, &e)
+			require.NoError(t, ctx.Err(), "refused only after running (a cell of 1m virtual)")
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, e.String(), tt.want)
+			assert.Empty(t, o.String(), "no table: nothing ran")
+		})
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no temporary file left")
+}
+
+// A flag given directly and again through -vary is a conflict, not a silent win
+// for -vary.
+func TestRunRefusesAFlagGivenTwice(t *testing.T) {
+	for _, args := range [][]string{
+		{"--wake", "targeted", "--vary", "wake=all,deferred"},
+		{"--sched", "ts", "--vary", "sched=cfs"},
+		{"--gate", "atomic", "--vary", "gate=queue"},
+		{"--profile", "new-kernel", "--vary", "profile=old-kernel"},
+		{"--costs", "x.profile", "--vary", "profile=old-kernel"},
+	} {
+		code, _, stderr := runCmd(append([]string{"run", "--workload", "oltp_insert", "--threads", "1"}, args...)...)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Contains(t, stderr, "both given: want one", "%q", args)
+	}
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--vary", "wake=all,targeted")
+	assert.Equal(t, 0, code, stderr)
+}
+
+// B3: canceling run (the first SIGINT cancels its context) stops the cell
+// that is running within bounded time and leaves no output file, finished or
+// partial. Before, a cell ran to its end whatever the context said.
+func TestRunCanceledStopsAndLeavesNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	var o, e bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--workload", "oltp_read_only", "--threads", "64", "--cpus", "16", "--measure", "1m",
+			"--csv", filepath.Join(dir, "r.csv"), "--json", filepath.Join(dir, "r.json"), "--plot", filepath.Join(dir, "r.svg")}, &o, &e)
+	}()
+	select {
+	case code := <-done:
+		assert.Equal(t, 1, code)
+		assert.Contains(t, e.String(), "interrupted")
+	case <-time.After(30 * time.Second):
+		t.Fatal("run still going 30 s after its context was canceled")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no output or temporary file left")
+}
+
+// The same through the real binary and a real SIGINT.
+func TestSIGINTStopsRun(t *testing.T) {
+	if os.Getenv("INNOSIM_MAIN") == "1" {
+		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
+		main()
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a subprocess")
+	}
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "r.csv")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGINTStopsRun$")
+	cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
+		"INNOSIM_ARGS=run --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+csv)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	time.Sleep(500 * time.Millisecond) // let it reach the cell
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, stderr.String())
+		assert.Equal(t, 1, exit.ExitCode())
+		assert.Contains(t, stderr.String(), "interrupted")
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-waited
+		t.Fatal("run still going 30 s after SIGINT")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no output or temporary file left")
+}
+
+// Item 5: a study's verdict is its machine's; reproduce refuses --costs
+// rather than failing three studies unexplained.
+func TestReproduceRefusesCosts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.profile")
+	require.NoError(t, os.WriteFile(path, []byte("syscall = 200ns\n"), 0o644))
+	code, out, stderr := runCmd("reproduce", "--costs", path)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out, "no study ran")
+	assert.Contains(t, stderr, "a study runs on its own machine")
+	assert.Contains(t, stderr, "innosim run --costs")
+}
