@@ -58,9 +58,12 @@ type nativeHandler struct {
 
 // nativeSubmitter is a submitting thread's progress through OpPrefetch.
 type nativeSubmitter struct {
-	stage nativeSubmitStage
-	left  int32 // pages still to submit
-	io    int32 // the I/O being submitted
+	stage   nativeSubmitStage
+	left    int32          // pages still to submit
+	io      int32          // the I/O being submitted
+	flush   aio.SegmentSet // WakeDeferred: segments still to submit
+	batch   []int32        // WakeDeferred: the I/Os of the segment being submitted
+	refused bool           // WakeDeferred: flushing because the array was full; wait after
 }
 
 // nativeHandlerStage is how far a native handler has got in its loop.
@@ -82,12 +85,17 @@ const (
 type nativeSubmitStage uint8
 
 const (
-	nsReserve    nativeSubmitStage = iota // os_aio_array_reserve_slot: os_mutex_enter, reserve
-	nsUnlock                              // os_mutex_exit
-	nsSubmit                              // os_aio_linux_dispatch: io_submit, a system call
-	nsSubmitted                           // the request is in the kernel: the device's time starts
-	nsFullUnlock                          // array full: os_mutex_exit
-	nsFullWait                            // os_event_wait(array->not_full)
+	nsReserve        nativeSubmitStage = iota // os_aio_array_reserve_slot: os_mutex_enter, reserve
+	nsUnlock                                  // os_mutex_exit
+	nsSubmit                                  // os_aio_linux_dispatch: io_submit, a system call
+	nsSubmitted                               // the request is in the kernel: the device's time starts
+	nsFullUnlock                              // array full: os_mutex_exit
+	nsFullWait                                // os_event_wait(array->not_full)
+	nsFlush                                   // WakeDeferred: os_aio_dispatch_read_array_submit
+	nsFlushLock                               // per segment: os_mutex_enter, take its buffered requests
+	nsFlushUnlock                             // os_mutex_exit
+	nsFlushSubmit                             // one io_submit of the segment's requests
+	nsFlushSubmitted                          // they are in the kernel
 )
 
 // setNativeAIO is SetAIO for cfg.IO = aio.IONative.
@@ -133,9 +141,14 @@ func (m *Machine) aioSegments() int {
 // on the array's not_full event while every slot is reserved), then
 // os_aio_linux_dispatch's io_submit of the one request to its segment's I/O
 // context: a system call charged to the submitter, which wakes nobody. The
-// device completes the request IOService (jittered) later. It reports whether
-// the op is done; false means t stops and prefetchNative is called again when
-// it runs.
+// device completes the request IOService (jittered) later. Under
+// aio.WakeDeferred the requests are buffered in their slots instead
+// (os_aio_func with should_buffer) and submitted when the read-ahead's last
+// page is reserved, or before waiting for a full array: the segments the core's
+// Flush names, each under the array mutex with one io_submit
+// (os_aio_dispatch_read_array_submit, Percona Server and WebScaleSQL 5.6). It
+// reports whether the op is done; false means t stops and prefetchNative is
+// called again when it runs.
 func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 	d := m.aion
 	for int(id) >= len(d.sub) {
@@ -144,6 +157,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 	p := &d.sub[id]
 	a := aio.ArrayRead
 	mu := d.arrayMu[a]
+	deferred := d.core.Config().Wake == aio.WakeDeferred
 	for {
 		switch p.stage {
 		case nsReserve:
@@ -161,9 +175,16 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				// every slot reserved: os_aio_array_reserve_slot releases the
 				// mutex and waits for not_full (a native array wakes no handler)
 				d.FullWaits++
+				if deferred {
+					// the array-full path stands for the pending Flush: its
+					// wake set is the segments whose requests are buffered
+					p.flush = p.flush.Union(res.Wake)
+				}
 				p.stage = nsFullUnlock
 			} else {
-				p.io = d.issue(res.Segment, m.clock())
+				if !deferred {
+					p.io = d.issue(res.Segment, m.clock())
+				}
 				d.Prefetch++
 				p.stage = nsUnlock
 			}
@@ -172,6 +193,14 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 		case nsUnlock:
 			if !m.unlock(t, id, mu) {
 				return false
+			}
+			if deferred {
+				p.stage = nsReserve
+				if p.left--; p.left > 0 {
+					continue
+				}
+				p.stage = nsFlush
+				continue
 			}
 			p.stage = nsSubmit
 		case nsSubmit:
@@ -191,11 +220,62 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			if !m.unlock(t, id, mu) {
 				return false
 			}
+			if deferred {
+				// submit what is buffered first: those slots free only once
+				// the kernel has them
+				p.refused = true
+				p.stage = nsFlush
+				continue
+			}
 			p.stage = nsFullWait
 			m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
 			return false
 		case nsFullWait: // woken by os_aio_array_free_slot, or not full any more: retry
 			p.stage = nsReserve
+		case nsFlush:
+			p.flush = p.flush.Union(d.core.Flush(a))
+			s := p.flush.Next(0)
+			if s < 0 {
+				if p.refused { // flushed before waiting for the full array
+					p.refused = false
+					p.stage = nsFullWait
+					m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
+					return false
+				}
+				p.stage = nsReserve
+				return true
+			}
+			p.stage = nsFlushLock
+		case nsFlushLock:
+			if !m.lock(t, id, mu) {
+				return false
+			}
+			s := p.flush.Next(0)
+			p.flush = withoutSeg(p.flush, s)
+			p.batch = p.batch[:0]
+			for d.core.Waiting(s) > 0 {
+				p.batch = append(p.batch, d.issue(s, m.clock()))
+			}
+			p.stage = nsFlushUnlock
+		case nsFlushUnlock:
+			if !m.unlock(t, id, mu) {
+				return false
+			}
+			p.stage = nsFlushSubmit
+			if len(p.batch) == 0 { // another submitter's flush took them
+				p.stage = nsFlush
+			}
+		case nsFlushSubmit:
+			p.stage = nsFlushSubmitted
+			m.syscalls++
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			return false
+		case nsFlushSubmitted:
+			for _, io := range p.batch {
+				m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
+			}
+			p.batch = p.batch[:0]
+			p.stage = nsFlush
 		}
 	}
 }

@@ -18,6 +18,45 @@ func nativeConfig(read, slots int) aio.Config {
 	return cfg
 }
 
+// Under native WakeDeferred a read-ahead's pages wait in their slots until its
+// last page is reserved, then go to the kernel with one io_submit per segment;
+// a submitter that finds the array full submits what it buffered before it
+// waits, so one slot and two-page read-aheads do not deadlock.
+func TestNativeAIODeferredSubmitsTheReadAheadAtItsEnd(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		slots int
+	}{{"room", 256}, {"one slot", 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			costs := OldKernel()
+			costs.IOService = 200 * time.Microsecond
+			m, err := NewMachine(MachineConfig{CPUs: 4, Seed: 5, Costs: costs})
+			require.NoError(t, err)
+			cfg := nativeConfig(1, tt.slots)
+			cfg.Wake = aio.WakeDeferred
+			require.NoError(t, m.SetAIO(cfg, 1)) // one page: consecutive reads never merge
+			first := len(m.threads)
+			require.NoError(t, m.AddThread([]Op{cpu(50 * time.Microsecond), prefetch(2), done(1)}, prio.Normal))
+			require.NoError(t, m.AddThread([]Op{cpu(50 * time.Microsecond), prefetch(2), done(1)}, prio.Normal))
+			m.Run(0, 20*time.Millisecond)
+			st := m.AIOStats()
+			d := m.aion
+			ops := m.ThreadUnits(first) + m.ThreadUnits(first+1)
+			require.Positive(t, ops)
+			assert.Equal(t, st.Submitted, st.Completed+st.InFlight, "counters balance")
+			assert.Equal(t, d.Prefetch, st.Submitted)
+			assert.GreaterOrEqual(t, d.Prefetch, 2*ops, "every op's two pages reserved")
+			if tt.slots == 1 {
+				assert.Positive(t, d.FullWaits)
+				assert.InDelta(t, 100, float64(st.Completed), 40, "one slot, 200 µs reads: about 100 in 20 ms")
+			} else {
+				assert.Zero(t, d.FullWaits)
+				assert.Greater(t, ops, uint64(300), "two threads of 50 µs ops, not held up by the device")
+			}
+		})
+	}
+}
+
 // Under native AIO every submitted read-ahead completes exactly once, the
 // counters balance, each submission costs its submitter one system call, and a
 // handler is woken only by a completion of its own segment: no wasted wakeup,
