@@ -62,8 +62,9 @@ func TestCommandLineErrors(t *testing.T) {
 // --vary aio runs one row per AIO mode, each from innodb_use_native_aio.
 func TestRunVariesAIOMode(t *testing.T) {
 	code, stdout, stderr := runCmd("run", "--workload", "oltp_insert", "--threads", "8", "--cpus", "8",
-		"--vary", "aio=simulated,native", "--measure", "5ms")
+		"--vary", "aio=simulated,native", "--measure", "5ms", "--show-settings")
 	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `innodb_use_native_aio\s+ON\s+default, varied by -vary`, stdout)
 	assert.Regexp(t, `(?m)^simulated\s+8\s+\d+`, stdout)
 	assert.Regexp(t, `(?m)^native\s+8\s+\d+`, stdout)
 }
