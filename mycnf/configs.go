@@ -12,12 +12,13 @@ import (
 // (MySQL 5.5–5.7 simulated AIO: insert-buffer and log segments, 256 slots per
 // segment, merges of up to 64 requests, 2 s old age, WakeAll) with
 // ReadSegments = innodb_read_io_threads, WriteSegments = innodb_write_io_threads
-// and PageSize = innodb_page_size. UseNativeAIO is not consulted: package aio
-// models InnoDB's simulated AIO array, and whether a study ran with it is the
-// caller's call (study D's my.cnf says innodb_use_native_aio=1 although the
-// study is about simulated AIO). Invalid settings give the error of Validate,
-// wrapping ErrInvalidConfig; a value aio itself rejects gives aio's error,
-// wrapping aio.ErrInvalidConfig.
+// and PageSize = innodb_page_size. innodb_use_native_aio sets IO: aio.IONative
+// when on (MySQL's default on Linux), with Wake = aio.WakeTargeted, since
+// InnoDB's native path submits each request to its segment's I/O context as it
+// reserves it (os_aio_linux_dispatch) and wakes no handler; aio.IOSimulated
+// with WakeAll when off. Invalid settings give the error of Validate, wrapping
+// ErrInvalidConfig; a value aio itself rejects gives aio's error, wrapping
+// aio.ErrInvalidConfig.
 func (s Settings) AIOConfig() (aio.Config, error) {
 	if err := s.Validate(); err != nil {
 		return aio.Config{}, err
@@ -26,6 +27,9 @@ func (s Settings) AIOConfig() (aio.Config, error) {
 	c.ReadSegments = s.ReadIOThreads
 	c.WriteSegments = s.WriteIOThreads
 	c.PageSize = s.PageSize
+	if s.UseNativeAIO {
+		c.IO, c.Wake = aio.IONative, aio.WakeTargeted
+	}
 	if err := c.Validate(); err != nil {
 		return aio.Config{}, fmt.Errorf("mycnf: %w", err)
 	}

@@ -71,7 +71,10 @@ skip-thread-priority
 	require.NoError(t, err)
 	want := aio.DefaultConfig()
 	want.ReadSegments, want.WriteSegments, want.PageSize = 2, 64, 4096
+	want.IO, want.Wake = aio.IONative, aio.WakeTargeted // innodb_use_native_aio defaults to on
 	assert.Equal(t, want, ac)
+	_, err = aio.NewCore(ac)
+	assert.NoError(t, err, "aio accepts the native config")
 
 	cc, err := s.ConcurrencyConfig()
 	require.NoError(t, err)
@@ -80,6 +83,29 @@ skip-thread-priority
 	assert.NoError(t, err)
 
 	assert.Equal(t, prio.Config{Policy: prio.PolicyOff}, s.PrioConfig())
+}
+
+// innodb_use_native_aio chooses aio.Config.IO: off is simulated AIO with
+// MySQL's WakeAll, on is native AIO, whose requests reach the kernel as they
+// are reserved (WakeTargeted).
+func TestAIOConfigFollowsUseNativeAIO(t *testing.T) {
+	for _, tt := range []struct {
+		val  string
+		io   aio.IOMode
+		wake aio.WakePolicy
+	}{
+		{"0", aio.IOSimulated, aio.WakeAll},
+		{"OFF", aio.IOSimulated, aio.WakeAll},
+		{"1", aio.IONative, aio.WakeTargeted},
+		{"ON", aio.IONative, aio.WakeTargeted},
+	} {
+		s, err := settingsOf(t, "[mysqld]\ninnodb_use_native_aio="+tt.val+"\n")
+		require.NoError(t, err)
+		ac, err := s.AIOConfig()
+		require.NoError(t, err)
+		assert.Equal(t, tt.io, ac.IO, tt.val)
+		assert.Equal(t, tt.wake, ac.Wake, tt.val)
+	}
 }
 
 func TestConfigsRefuseInvalidSettings(t *testing.T) {

@@ -48,8 +48,8 @@ type Settings struct {
 	WriteIOThreads int
 
 	// UseNativeAIO is innodb_use_native_aio: true uses Linux native AIO,
-	// false InnoDB's simulated AIO (the array, segments and handler threads
-	// that package aio models). Default true (ON).
+	// false InnoDB's simulated AIO (the array, segments and handler threads);
+	// AIOConfig maps it to aio.Config.IO. Default true (ON).
 	UseNativeAIO bool
 
 	// ReadAheadThreshold is innodb_read_ahead_threshold: how many pages of an

@@ -49,11 +49,16 @@ type prefetchState struct {
 	flushed bool           // the deferred wakes were flushed
 }
 
-// SetAIO installs a simulated-AIO array run by an aio.Core built from cfg and
-// adds its handler threads (one per global segment, hint Background). Requests
-// are 16 KiB page reads at offsets drawn uniformly over a tablespace of pages
-// pages. Errors from aio.NewCore are returned as they are.
+// SetAIO installs an AIO array run by an aio.Core built from cfg and adds its
+// handler threads (one per global segment, hint Background): simulated AIO
+// (this file) for cfg.IO = aio.IOSimulated, native AIO (aionative.go) for
+// aio.IONative. Requests are 16 KiB page reads at offsets drawn uniformly over
+// a tablespace of pages pages. Errors from aio.NewCore are returned as they
+// are.
 func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
+	if cfg.IO == aio.IONative {
+		return m.setNativeAIO(cfg, pages)
+	}
 	core, err := aio.NewCore(cfg)
 	if err != nil {
 		return err
@@ -80,10 +85,13 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 
 // AIOStats returns the AIO core's counters (zero if there is no AIO array).
 func (m *Machine) AIOStats() aio.Stats {
-	if m.aio == nil {
-		return aio.Stats{}
+	switch {
+	case m.aio != nil:
+		return m.aio.core.Stats()
+	case m.aion != nil:
+		return m.aion.core.Stats()
 	}
-	return m.aio.core.Stats()
+	return aio.Stats{}
 }
 
 // handlerStage is how far a handler thread has got in its cycle.

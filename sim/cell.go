@@ -22,7 +22,8 @@ type Cell struct {
 	Machine MachineConfig
 	// Gate, when not nil, installs an innodb_thread_concurrency gate.
 	Gate *GateConfig
-	// AIO, when not nil, installs a simulated-AIO array with its handler threads.
+	// AIO, when not nil, installs an AIO array with its handler threads:
+	// simulated or native by AIO.IO (see Machine.SetAIO).
 	AIO *aio.Config
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.

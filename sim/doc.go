@@ -67,7 +67,13 @@
 // read-ahead batch; a reservation that finds the array full is dropped, as a
 // read-ahead is best effort, and counted); each handler steps
 // aio.HandlerCycle, the decisions aio.Array's handlers make, and charges the
-// scan of its segment, the pread and the device time.
+// scan of its segment, the pread and the device time. With aio.Config.IO =
+// aio.IONative, SetAIO installs the native driver (aionative.go) instead:
+// submitters reserve a slot under the array mutex (waiting on the array's
+// not_full event when it is full) and make one io_submit system call; the
+// device completes the read after IOService; the kernel wakes only the handler
+// of that segment, which reaps with io_getevents and frees the slot under the
+// array mutex. No submitter wakes a handler.
 //
 // # Experiments
 //

@@ -5,13 +5,15 @@ package sim
 type futexOp uint8
 
 const (
-	fxNone       futexOp = iota // no futex call in progress
-	fxWaitMutex                 // FUTEX_WAIT on a mutex's word: sleep unless it was released meanwhile
-	fxWakeMutex                 // FUTEX_WAKE of a mutex's waiters (one, or all for WakeAll)
-	fxWaitEvent                 // FUTEX_WAIT on an AIO segment's event: sleep unless it was set meanwhile
-	fxWakeEvent                 // FUTEX_WAKE of the thread waiting on an AIO segment's event
-	fxWaitGate                  // FUTEX_WAIT on a thread's private word, parked in the gate's queue
-	fxWakeThread                // FUTEX_WAKE of one thread parked on its private word
+	fxNone        futexOp = iota // no futex call in progress
+	fxWaitMutex                  // FUTEX_WAIT on a mutex's word: sleep unless it was released meanwhile
+	fxWakeMutex                  // FUTEX_WAKE of a mutex's waiters (one, or all for WakeAll)
+	fxWaitEvent                  // FUTEX_WAIT on an AIO segment's event: sleep unless it was set meanwhile
+	fxWakeEvent                  // FUTEX_WAKE of the thread waiting on an AIO segment's event
+	fxWaitGate                   // FUTEX_WAIT on a thread's private word, parked in the gate's queue
+	fxWakeThread                 // FUTEX_WAKE of one thread parked on its private word
+	fxWaitNotFull                // FUTEX_WAIT on a native AIO array's not_full event: sleep unless a slot is free
+	fxWakeNotFull                // FUTEX_WAKE of every submitter waiting on a native array's not_full event
 )
 
 // futexStage is how far a futex call has got: entering the kernel (the
@@ -129,6 +131,12 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	case fxWakeThread:
 		m.wake(arg)
+	case fxWaitNotFull:
+		if m.nativeWaitFull(t, id, arg) {
+			return
+		}
+	case fxWakeNotFull:
+		m.nativeWakeFull(arg)
 	}
 	m.advance(t, id)
 }

@@ -128,11 +128,19 @@ func (m *Machine) advance(t *thread, id int32) {
 			}
 			m.next(t)
 		case OpPrefetch:
-			if !m.prefetch(t, id, op.Arg) {
+			if m.aion != nil {
+				if !m.prefetchNative(t, id, op.Arg) {
+					return
+				}
+			} else if !m.prefetch(t, id, op.Arg) {
 				return
 			}
 			m.next(t)
 		case OpAIOHandler:
+			if m.aion != nil {
+				m.nativeHandlerLoop(t, id, int(op.Arg))
+				return
+			}
 			m.aioHandler(t, id, int(op.Arg))
 			return
 		}

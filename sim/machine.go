@@ -32,6 +32,7 @@ type Machine struct {
 
 	gate *gateDriver
 	aio  *aioDriver
+	aion *nativeDriver // native AIO (aionative.go), instead of aio
 
 	activeTrx int
 	activeSum uint64
@@ -82,7 +83,7 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
 			return err
 		}
-		if op.Kind == OpAIOHandler && (m.aio == nil || op.Arg < 0 || int(op.Arg) >= len(m.aio.hs)) {
+		if op.Kind == OpAIOHandler && (op.Arg < 0 || int(op.Arg) >= m.aioSegments()) {
 			return fmt.Errorf("sim: OpAIOHandler of segment %d, want a segment of the array SetAIO installed: %w", op.Arg, ErrInvalidConfig)
 		}
 		switch op.Kind {

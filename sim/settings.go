@@ -11,8 +11,8 @@ import (
 // settings (package mycnf): innodb_sync_spin_loops → Machine.SpinLoops; thread
 // priorities → Machine.Priorities; innodb_thread_concurrency and its tickets and
 // sleep delays → a Queue gate (none when the limit is 0); innodb_read_io_threads,
-// innodb_write_io_threads and the page size → the simulated-AIO array, for a
-// workload that submits I/O (oltp_insert). The caller sets Threads and
+// innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
+// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert). The caller sets Threads and
 // Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
 func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 	if _, err := LookupWorkload(workload); err != nil {

@@ -34,6 +34,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{"run with a bad thread list", []string{"run", "--workload", "connect", "--threads", "1,x"}, 2, `invalid value "1,x" for flag -threads`},
 		{"run with a bad vary", []string{"run", "--workload", "connect", "--vary", "nokey"}, 2, `-vary "nokey": want key=v1,v2`},
 		{"run varying an unknown key", []string{"run", "--workload", "connect", "--vary", "innodb_bogus=1,2"}, 2, "-vary innodb_bogus=1"},
+		{"run varying aio to an unknown mode", []string{"run", "--workload", "oltp_insert", "--vary", "aio=simulated,kernel"}, 2, `-aio "kernel": want simulated or native`},
+		{"run native aio with wake-all", []string{"run", "--workload", "oltp_insert", "--vary", "aio=native", "--wake", "all"}, 2, "Wake = all with IO = native"},
 		{"run with a bad scheduler", []string{"run", "--workload", "connect", "--sched", "bsd"}, 2, `-sched "bsd"`},
 		{"run with a missing cnf", []string{"run", "--workload", "connect", "--cnf", "/nonexistent.cnf"}, 1, "-cnf"},
 		{"reproduce an unknown study", []string{"reproduce", "e"}, 2, `study "e"`},
@@ -55,6 +57,16 @@ func TestCommandLineErrors(t *testing.T) {
 			assert.Contains(t, stderr, tt.want)
 		})
 	}
+}
+
+// --vary aio runs one row per AIO mode, each from innodb_use_native_aio.
+func TestRunVariesAIOMode(t *testing.T) {
+	code, stdout, stderr := runCmd("run", "--workload", "oltp_insert", "--threads", "8", "--cpus", "8",
+		"--vary", "aio=simulated,native", "--measure", "5ms", "--show-settings")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `innodb_use_native_aio\s+ON\s+default, varied by -vary`, stdout)
+	assert.Regexp(t, `(?m)^simulated\s+8\s+\d+`, stdout)
+	assert.Regexp(t, `(?m)^native\s+8\s+\d+`, stdout)
 }
 
 func TestFitCodahale(t *testing.T) {

@@ -53,11 +53,12 @@ func (l *intList) Set(v string) error {
 }
 
 // varyKeys are the --vary keys that are not option-file keys.
-var varyKeys = []string{"sched", "profile", "gate", "wake"}
+var varyKeys = []string{"sched", "profile", "gate", "wake", "aio"}
 
 type runFlags struct {
 	cnf, workload, vary, sched, profile, costs, gate, wake, csv, plot string
 	json                                                              string
+	aio                                                               string
 	server                                                            string
 	showSettings                                                      bool
 	threads, cpus                                                     intList
@@ -80,7 +81,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
-	fs.StringVar(&f.wake, "wake", "all", "AIO wake policy: all, targeted or deferred")
+	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
+	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
@@ -304,7 +306,7 @@ type rowJSON struct {
 	USLPeakThreads *float64 `json:"usl_peak_threads,omitempty"`
 }
 
-// applyVary applies one --vary value: a run flag (sched, profile, gate, wake) or
+// applyVary applies one --vary value: a run flag (sched, profile, gate, wake, aio) or
 // an option-file key through mycnf.Settings.Set.
 func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 	switch key {
@@ -316,6 +318,8 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 		f.gate = val
 	case "wake":
 		f.wake = val
+	case "aio":
+		f.aio = val
 	default:
 		if err := s.Set(key, val); err != nil {
 			return fmt.Errorf("not one of %s, nor an option-file key: %w", strings.Join(varyKeys, ", "), err)
@@ -326,6 +330,15 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 
 // buildCell makes the cell prototype from the flags and settings.
 func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
+	switch f.aio { // innodb_use_native_aio by its mode's name
+	case "":
+	case "simulated":
+		s.UseNativeAIO = false
+	case "native":
+		s.UseNativeAIO = true
+	default:
+		return sim.Cell{}, fmt.Errorf("%w: -aio %q: want simulated or native", errUsage, f.aio)
+	}
 	c, err := sim.CellFromSettings(s, f.workload)
 	if err != nil {
 		return sim.Cell{}, err
@@ -354,6 +367,10 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
+	case "": // the configuration's: AIOConfig's choice for the mode
+		if c.AIO != nil {
+			wp = c.AIO.Wake
+		}
 	case "all":
 		wp = aio.WakeAll
 	case "targeted":
@@ -365,7 +382,11 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	}
 	if c.AIO != nil {
 		c.AIO.Wake = wp
+		if err := c.AIO.Validate(); err != nil {
+			return sim.Cell{}, fmt.Errorf("%w: -wake %q: %v", errUsage, f.wake, err)
+		}
 	}
 	c.Measure = f.measure
 	return c, nil
 }
+

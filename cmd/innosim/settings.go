@@ -58,6 +58,9 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string) {
 	fmt.Fprintf(w, "settings (server %s):\n", server)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	vary := strings.ReplaceAll(varyKey, "-", "_")
+	if vary == "aio" { // the run flag that sets it by its mode's name
+		vary = "innodb_use_native_aio"
+	}
 	for _, st := range s.List() {
 		from := "default"
 		if !st.IsDefault() {

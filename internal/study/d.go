@@ -33,7 +33,7 @@ func studyDCell(io int, w aio.WakePolicy) (sim.Cell, error) {
 	if err != nil {
 		return sim.Cell{}, err
 	}
-	c.AIO.Wake = w
+	c.AIO.IO, c.AIO.Wake = aio.IOSimulated, w // the study is about simulated AIO, whatever the .cnf says
 	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = studyDThreads, studyDCPUs, sim.CFS
 	c.Warmup, c.Measure = 50*time.Millisecond, 500*time.Millisecond // the herd is bursty: a long window
 	return c, nil
