@@ -141,6 +141,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if i, j, dup := firstDuplicate(varyVals); dup {
+			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
+		}
 		if given[k] || k == "profile" && given["costs"] {
 			flagName := k
 			if !given[k] {
@@ -390,3 +393,15 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	return c, nil
 }
 
+// firstDuplicate returns the positions of the first value of vals that
+// appears twice, and whether there is one.
+func firstDuplicate(vals []string) (i, j int, ok bool) {
+	seen := make(map[string]int, len(vals))
+	for j, v := range vals {
+		if i, ok := seen[v]; ok {
+			return i, j, true
+		}
+		seen[v] = j
+	}
+	return 0, 0, false
+}
