@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
-	"time"
 	"unsafe"
 )
 
@@ -57,7 +56,8 @@ func (h *handlerScratch) deliver() {
 }
 
 // handle is the handler thread of global segment seg: the loop of
-// fil_aio_wait → os_aio_simulated_handle. In HandlerFutex mode it runs on its
+// fil_aio_wait → os_aio_simulated_handle, whose decisions are HandlerCycle's;
+// handle does the blocking. In HandlerFutex mode it runs on its
 // own locked OS thread and never unlocks it, so the thread ends with the
 // goroutine and none is left behind.
 //
@@ -82,44 +82,33 @@ func (a *Array) handle(seg int) {
 	// or, under WakeDeferred, waits for Flush like any other. Looking first
 	// served such a request unwoken, depending on when the goroutine started.
 	ev.Wait(0)
-	woken := true
+	c := HandlerCycle{core: a.core, seg: seg}
+	if o, ok := a.backend.(cycleObserver); ok {
+		c.Observe = o.ObserveCycle
+	}
+	c.Woken()
 	mu.Lock()
 	for {
-		// Read the clock only when Pick has a choice to make: with one
-		// request waiting, it is picked however old it is. With none waiting
-		// and no wake to count, Pick would return nothing and change nothing:
-		// the loop skips the call, the common case right after Complete.
-		var (
-			b  Batch
-			ok bool
-		)
-		if waiting := a.core.Waiting(seg); waiting > 0 || woken {
-			var now time.Duration
-			if waiting > 1 {
-				now = a.now()
-			}
-			ok = a.core.pick(&b, seg, now, woken && !a.closed[id])
-		}
-		woken = false
-		if !ok {
-			if a.closed[id] && a.core.Waiting(seg) == 0 {
-				mu.Unlock()
-				h.deliver()
-				return
-			}
+		switch c.Next(a.now, a.closed[id]).Action {
+		case HandlerExit:
+			mu.Unlock()
+			h.deliver()
+			return
+		case HandlerSleep:
 			// Reset under the segment lock, after finding nothing: a submitter
 			// reserves under the same lock and sets the event after, so its
 			// Set lands after this Reset and the Wait below sees it. (A
 			// WakeAll or Flush Set from elsewhere may land before it and be
 			// lost, but it found nothing to do here anyway.)
-			c := ev.Reset()
+			count := ev.Reset()
 			mu.Unlock()
 			h.deliver()
-			ev.Wait(c)
-			woken = true
+			ev.Wait(count)
+			c.Woken()
 			mu.Lock()
 			continue
 		}
+		b := c.Batch()
 		reqs := h.reqs[:0]
 		for _, s := range b.Slots {
 			r := a.reqs[s]
@@ -130,12 +119,12 @@ func (a *Array) handle(seg int) {
 		mu.Unlock()
 		h.deliver()
 
-		failed := a.do(h, b, reqs)
+		failed := a.do(h, *b, reqs)
 		h.reqs, h.done = h.done, reqs
 		h.errs, h.doneErrs = h.doneErrs, h.errs
 
 		mu.Lock()
-		a.core.Complete(seg, failed)
+		c.Complete(failed)
 		// os_event_set(array->not_full): every submitter waiting for a slot
 		// retries. Registered waiters are seen here (see fullWait).
 		a.full[id].signal()

@@ -21,20 +21,32 @@ const (
 // switches and the device time.
 type aioDriver struct {
 	core     *aio.Core
-	arrayMu  [4]int32 // mutex index by aio.ArrayID, -1 for an absent array
-	handler  []int32  // thread id by global segment
-	ev       []segEvent
-	pages    int64 // pages in the simulated tablespace (offsets drawn below)
+	arrayMu  [4]int32        // mutex index by aio.ArrayID, -1 for an absent array
+	handler  []int32         // thread id by global segment
+	ev       []Event         // os_aio_segment_wait_events, by global segment
+	evBucket []int32         // the futex bucket of each segment's event
+	hs       []aioHandler    // by global segment
+	pf       []prefetchState // by thread id, grown on demand
+	pages    int64           // pages in the simulated tablespace (offsets drawn below)
 	Dropped  uint64
 	Prefetch uint64
 }
 
-// segEvent is an os_event_t: a flag, a signal count and a futex word (bucket).
-type segEvent struct {
-	set     bool
-	signals uint64
-	bucket  int32
-	waiting bool // the handler is blocked on it
+// aioHandler is the state of a segment's handler thread between its steps:
+// where it is in the driver's blocking (stage) and the cycle's decisions
+// (aio.HandlerCycle, the real driver's too).
+type aioHandler struct {
+	stage   handlerStage
+	cycle   *aio.HandlerCycle
+	sigSeen uint32 // the event's signal count at the last reset
+}
+
+// prefetchState is a submitting thread's progress through OpPrefetch.
+type prefetchState struct {
+	stage   prefetchStage
+	left    int32          // pages still to submit
+	wake    aio.SegmentSet // segments still to wake
+	flushed bool           // the deferred wakes were flushed
 }
 
 // SetAIO installs a simulated-AIO array run by an aio.Core built from cfg and
@@ -55,13 +67,13 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 	}
 	m.aio = d
 	for s := range core.Segments() {
-		d.ev = append(d.ev, segEvent{bucket: m.addBucket()})
-		id := int32(len(m.threads))
-		d.handler = append(d.handler, id)
-		if err := m.AddThread([]Op{{Kind: OpAIOHandler}}, -2); err != nil {
+		d.ev = append(d.ev, Event{})
+		d.evBucket = append(d.evBucket, m.addBucket())
+		d.handler = append(d.handler, int32(len(m.threads)))
+		d.hs = append(d.hs, aioHandler{cycle: aio.NewHandlerCycle(core, s)})
+		if err := m.AddThread([]Op{{Kind: OpAIOHandler, Arg: int32(s)}}, -2); err != nil {
 			return err
 		}
-		m.threads[id].seg = int32(s)
 	}
 	return nil
 }
@@ -74,9 +86,11 @@ func (m *Machine) AIOStats() aio.Stats {
 	return m.aio.core.Stats()
 }
 
-// Handler stages, kept in thread.hstage.
+// handlerStage is how far a handler thread has got in its cycle.
+type handlerStage uint8
+
 const (
-	hsWait = iota
+	hsWait handlerStage = iota
 	hsWoken
 	hsLock
 	hsUnlockWait
@@ -87,73 +101,69 @@ const (
 	hsUnlock2
 )
 
-// handlerStep runs the loop of os_aio_simulated_handle for t's segment.
-func (m *Machine) handlerStep(t *thread, id int32) {
+// aioHandler runs the loop of os_aio_simulated_handle for segment seg's
+// handler thread t until it stops (a burst, a mutex, a futex call, the device).
+func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 	d := m.aio
-	seg := int(t.seg)
+	h := &d.hs[seg]
 	mu := d.arrayMu[d.core.ArrayOfSegment(seg)]
 	ev := &d.ev[seg]
 	for {
-		switch t.hstage {
+		switch h.stage {
 		case hsWait:
-			t.hstage = hsWoken
-			if ev.set || ev.signals != t.sigSeen {
+			h.stage = hsWoken
+			if ev.Ready(h.sigSeen) {
 				continue // signalled since the reset: no sleep
 			}
-			m.futexOp(t, id, kWaitEvent, int32(seg), ev.bucket)
+			m.startFutex(t, id, fxWaitEvent, int32(seg), d.evBucket[seg])
 			return
 		case hsWoken:
-			t.woken = true
-			t.hstage = hsLock
+			h.cycle.Woken()
+			h.stage = hsLock
 		case hsLock:
-			if m.lock(t, id, mu) {
+			if !m.lock(t, id, mu) {
 				return
 			}
-			t.phase = 0
-			_, ok := d.core.Pick(seg, time.Duration(m.e.now), t.woken)
-			t.woken = false
-			if !ok {
-				ev.set = false // os_event_reset under the array mutex
-				t.sigSeen = ev.signals
-				t.hstage = hsUnlockWait
+			if h.cycle.Next(m.clock, false).Action == aio.HandlerIssue {
+				h.stage = hsUnlockIO
 			} else {
-				t.hstage = hsUnlockIO
+				h.sigSeen = ev.Reset() // os_event_reset under the array mutex
+				h.stage = hsUnlockWait
 			}
+			// os_aio_simulated_handle scans every slot of the segment whether
+			// or not the core's Pick had anything to look at
 			m.runBurst(t, id, int64(pickWork), catUser)
 			return
 		case hsUnlockWait, hsUnlockIO:
-			if m.unlock(t, id, mu) {
+			if !m.unlock(t, id, mu) {
 				return
 			}
-			t.phase = 0
-			if t.hstage == hsUnlockWait {
-				t.hstage = hsWait
+			if h.stage == hsUnlockWait {
+				h.stage = hsWait
 			} else {
-				t.hstage = hsIOSys
+				h.stage = hsIOSys
 			}
 		case hsIOSys: // pread: a system call, then blocked for the device
-			t.hstage = hsIOWait
+			h.stage = hsIOWait
 			m.syscalls++
 			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
 			return
 		case hsIOWait:
-			t.hstage = hsLock2
+			h.stage = hsLock2
 			m.block(t)
 			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
 			return
 		case hsLock2:
-			if m.lock(t, id, mu) {
+			if !m.lock(t, id, mu) {
 				return
 			}
-			t.phase = 0
-			d.core.Complete(seg, 0)
-			t.hstage = hsUnlock2
+			h.cycle.Complete(0)
+			h.stage = hsUnlock2
 		case hsUnlock2:
-			if m.unlock(t, id, mu) {
+			if !m.unlock(t, id, mu) {
 				return
 			}
-			t.phase = 0
-			t.hstage = hsLock // pick again without sleeping
+			h.stage = hsLock // pick again without sleeping
 		}
 	}
 }
@@ -162,10 +172,10 @@ func (m *Machine) handlerStep(t *thread, id int32) {
 // unless the event was set meanwhile. It reports whether t blocked.
 func (m *Machine) eventWait(t *thread, id int32, seg int32) bool {
 	ev := &m.aio.ev[seg]
-	if ev.set || ev.signals != t.sigSeen {
+	if ev.Ready(m.aio.hs[seg].sigSeen) {
 		return false
 	}
-	ev.waiting = true
+	ev.Waiting = true
 	m.block(t)
 	return true
 }
@@ -173,15 +183,17 @@ func (m *Machine) eventWait(t *thread, id int32, seg int32) bool {
 // eventWake is the end of a submitter's futex wake of segment seg's handler.
 func (m *Machine) eventWake(seg int32) {
 	ev := &m.aio.ev[seg]
-	if ev.waiting {
-		ev.waiting = false
+	if ev.Waiting {
+		ev.Waiting = false
 		m.wake(m.aio.handler[seg])
 	}
 }
 
-// Prefetch stages, kept in thread.hstage of the submitting thread.
+// prefetchStage is how far a submitting thread has got in OpPrefetch.
+type prefetchStage uint8
+
 const (
-	pfStart = iota
+	pfStart prefetchStage = iota
 	pfLocked
 	pfUnlock
 	pfWake
@@ -190,23 +202,27 @@ const (
 // prefetch runs OpPrefetch: for each page, reserve a slot under the read array's
 // mutex, release it, then set the event of every segment in the core's wake set —
 // a futex wake for each handler that sleeps on it (os_event_set: no system call
-// when nobody waits). It reports whether t must stop.
+// when nobody waits). It reports whether the op is done and t goes on; false
+// means t stops and prefetch is called again when it runs.
 func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 	d := m.aio
 	if d == nil {
-		return false
+		return true
 	}
+	for int(id) >= len(d.pf) {
+		d.pf = append(d.pf, prefetchState{})
+	}
+	p := &d.pf[id]
 	mu := d.arrayMu[aio.ArrayRead]
 	for {
-		switch t.hstage {
+		switch p.stage {
 		case pfStart:
-			if t.pfLeft == 0 {
-				t.pfLeft = pages
+			if p.left == 0 {
+				p.left = pages
 			}
-			if m.lock(t, id, mu) {
-				return true
+			if !m.lock(t, id, mu) {
+				return false
 			}
-			t.phase = 0
 			off := m.e.rng.Int64N(d.pages) * d.core.Config().PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
 				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, time.Duration(m.e.now))
@@ -215,43 +231,41 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 			} else {
 				d.Prefetch++
 			}
-			t.wakeSet = res.Wake
-			t.hstage = pfUnlock
+			p.wake = res.Wake
+			p.stage = pfUnlock
 			m.runBurst(t, id, int64(reserveWork), catUser)
-			return true
+			return false
 		case pfUnlock:
-			if m.unlock(t, id, mu) {
-				return true
+			if !m.unlock(t, id, mu) {
+				return false
 			}
-			t.phase = 0
-			t.hstage = pfWake
+			p.stage = pfWake
 		case pfWake:
-			s := t.wakeSet.Next(0)
-			if s < 0 && t.pfLeft == 1 && !t.pfFlushed && d.core.Config().Wake == aio.WakeDeferred {
+			s := p.wake.Next(0)
+			if s < 0 && p.left == 1 && !p.flushed && d.core.Config().Wake == aio.WakeDeferred {
 				// the read-ahead batch is submitted: wake the segments it filled
-				t.pfFlushed = true
-				t.wakeSet = d.core.Flush(aio.ArrayRead)
+				p.flushed = true
+				p.wake = d.core.Flush(aio.ArrayRead)
 				continue
 			}
 			if s < 0 {
-				t.pfFlushed = false
-				t.hstage = pfStart
-				t.pfLeft--
-				if t.pfLeft > 0 {
+				p.flushed = false
+				p.stage = pfStart
+				p.left--
+				if p.left > 0 {
 					continue
 				}
-				return false
-			}
-			t.wakeSet = withoutSeg(t.wakeSet, s)
-			t.hstage = pfWake
-			ev := &d.ev[s]
-			if !ev.set {
-				ev.set = true
-				ev.signals++
-			}
-			if ev.waiting {
-				m.futexOp(t, id, kWakeEvent, int32(s), ev.bucket)
 				return true
+			}
+			p.wake = withoutSeg(p.wake, s)
+			p.stage = pfWake
+			ev := &d.ev[s]
+			ev.Set()
+			// a futex wake whenever the handler is registered, even if the
+			// event was set already (see docs/sim-model.md, known departures)
+			if ev.Waiting {
+				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+				return false
 			}
 		}
 	}

@@ -27,9 +27,10 @@ type Cell struct {
 	Warmup, Measure time.Duration
 }
 
-// GateConfig selects the gate's policy and its concurrency.Config.
+// GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
+// PolicyHandoff; see Machine.SetGate) and its concurrency.Config.
 type GateConfig struct {
-	Policy GatePolicy
+	Policy concurrency.Policy
 	Config concurrency.Config
 }
 

@@ -20,7 +20,13 @@ var ErrInvalidConfig = errors.New("invalid config")
 // CostProfile is what the simulated machine charges for the operations that are
 // not the workload's own CPU bursts. Every field is a duration of CPU time on the
 // core that performs the operation, except IOService, which is device time during
-// which the issuing thread is blocked.
+// which the issuing thread is blocked, and FutexGrowth and WakePreempt, which are
+// factors.
+//
+// Machine charges the fields up to IOService. The fields from FutexWakeCall on
+// are what innosim calibrate measures of the wake path (remote wakes, Go's
+// locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
+// for its model of Go's scheduler; Machine does not charge them yet.
 //
 // OldKernel and NewKernel differ only in Syscall and ContextSwitch: that is the
 // whole of study C.

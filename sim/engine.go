@@ -1,6 +1,9 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // Kind names an event handler registered with Engine.On. Events carry a Kind
 // rather than a closure so that scheduling an event allocates nothing and the heap
@@ -55,6 +58,17 @@ func (e *Engine) On(h Handler) Kind {
 
 // Now returns the virtual time in nanoseconds.
 func (e *Engine) Now() int64 { return e.now }
+
+// Jitter draws a duration uniformly in [0.5, 1.5) × d, in ns, from the engine's
+// random source (0 for d ≤ 0): what a simulated cost of nominal d takes this
+// time. Real costs vary, and without it simulated threads fall into a lockstep no
+// machine keeps. Call it only inside event handlers, as Rand.
+func (e *Engine) Jitter(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64(d)/2 + e.rng.Int64N(int64(d))
+}
 
 // Rand returns the engine's seeded random source. Draw from it only inside event
 // handlers, so that the order of draws is the order of events.

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -38,20 +37,4 @@ func ExampleCell_Run() {
 	}
 	fmt.Printf("new/old kernel: %.1f\n", x[1]/x[0])
 	// Output: new/old kernel: 0.7
-}
-
-// Reproduce study C and print its verdict.
-func ExampleStudy_Run() {
-	s, err := sim.LookupStudy("c")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	rep, err := s.Run(context.Background(), sim.Options{Seed: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(rep.Verdict())
-	// Output: study C: PASS
 }

@@ -7,47 +7,6 @@ import (
 	"github.com/innosim/innosim/concurrency"
 )
 
-// GatePolicy selects which concurrency core the simulated server's
-// innodb_thread_concurrency gate runs.
-type GatePolicy uint8
-
-const (
-	// GateQueue is concurrency.QueueCore under one InnoDB mutex taken on every
-	// enter without tickets and every exit, as srv_conc_enter_innodb and
-	// srv_conc_force_exit_innodb in MySQL 5.0/5.1 (kernel_mutex, later
-	// srv_conc_mutex).
-	GateQueue GatePolicy = iota
-	// GateAtomic is concurrency.AtomicCore: a compare-and-swap on the inside
-	// counter, sleeping the adaptive sleep delay when full (MySQL 5.6+). No mutex.
-	GateAtomic
-	// GateHandoff is concurrency.HandoffCore: seats handed directly to FIFO
-	// waiters, with no shared mutex on the hot path.
-	GateHandoff
-)
-
-// String returns "queue", "atomic" or "handoff".
-func (g GatePolicy) String() string {
-	switch g {
-	case GateQueue:
-		return "queue"
-	case GateAtomic:
-		return "atomic"
-	case GateHandoff:
-		return "handoff"
-	}
-	return fmt.Sprintf("gate(%d)", uint8(g))
-}
-
-// ParseGatePolicy parses "queue", "atomic" or "handoff".
-func ParseGatePolicy(s string) (GatePolicy, error) {
-	for _, g := range []GatePolicy{GateQueue, GateAtomic, GateHandoff} {
-		if g.String() == s {
-			return g, nil
-		}
-	}
-	return 0, fmt.Errorf("sim: gate policy %q, want queue, atomic or handoff: %w", s, ErrInvalidConfig)
-}
-
 // casCost is the CPU of one contended compare-and-swap on a shared counter (a
 // cache-line transfer between cores).
 const casCost = 100 * time.Nanosecond
@@ -58,36 +17,57 @@ const casCost = 100 * time.Nanosecond
 const gateWork = 3 * time.Microsecond
 
 // gateDriver runs a concurrency.Core for the simulated threads: it charges the gate
-// mutex (GateQueue only), the sleeps and the wakes; the core decides who is in.
+// mutex (PolicyQueue only), the sleeps and the wakes; the core decides who is in.
 type gateDriver struct {
-	policy GatePolicy
+	policy concurrency.Policy
 	core   concurrency.Core
 	mutex  int32
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
+	st     []gateThread          // by sim thread id, grown with ct
 	owner  map[*concurrency.Thread]int32
+}
+
+// gateThread is a simulated thread's progress through OpGateEnter or
+// OpGateExit: its stage and the core's decision it acts on.
+type gateThread struct {
+	stage   gateStage
+	verdict concurrency.Decision
 }
 
 // SetGate installs an innodb_thread_concurrency gate run by policy's core with
 // cfg (see concurrency.Config); workloads enter it with OpGateEnter and leave it
-// with OpGateExit. Errors from the core's constructor are returned as they are.
-func (m *Machine) SetGate(policy GatePolicy, cfg concurrency.Config) error {
+// with OpGateExit. The policies simulated are:
+//
+//   - concurrency.PolicyQueue: concurrency.QueueCore under one InnoDB mutex
+//     ("kernel_mutex") taken on every enter without tickets and every exit, as
+//     srv_conc_enter_innodb and srv_conc_force_exit_innodb in MySQL 5.0/5.1
+//     (kernel_mutex, later srv_conc_mutex);
+//   - concurrency.PolicyAtomic: concurrency.AtomicCore, a compare-and-swap on
+//     the inside counter, sleeping the adaptive sleep delay when full (MySQL
+//     5.6+), no mutex;
+//   - concurrency.PolicyHandoff: concurrency.HandoffCore, seats handed directly
+//     to FIFO waiters, no shared mutex on the hot path.
+//
+// Any other policy is an error wrapping ErrInvalidConfig; errors from the
+// core's constructor are returned as they are.
+func (m *Machine) SetGate(policy concurrency.Policy, cfg concurrency.Config) error {
 	var core concurrency.Core
 	var err error
 	switch policy {
-	case GateQueue:
+	case concurrency.PolicyQueue:
 		core, err = concurrency.NewQueueCore(cfg)
-	case GateAtomic:
+	case concurrency.PolicyAtomic:
 		core, err = concurrency.NewAtomicCore(cfg)
-	case GateHandoff:
+	case concurrency.PolicyHandoff:
 		core, err = concurrency.NewHandoffCore(cfg)
 	default:
-		return fmt.Errorf("sim: gate policy %d, want queue, atomic or handoff: %w", policy, ErrInvalidConfig)
+		return fmt.Errorf("sim: gate policy %v, want queue, atomic or handoff: %w", policy, ErrInvalidConfig)
 	}
 	if err != nil {
 		return err
 	}
 	m.gate = &gateDriver{policy: policy, core: core, mutex: -1, owner: map[*concurrency.Thread]int32{}}
-	if policy == GateQueue {
+	if policy == concurrency.PolicyQueue {
 		m.gate.mutex = m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
 	}
 	return nil
@@ -101,80 +81,85 @@ func (m *Machine) GateStats() concurrency.Stats {
 	return m.gate.core.Stats()
 }
 
-func (g *gateDriver) thread(id int32) *concurrency.Thread {
+// thread returns thread id's concurrency.Thread and its progress through the
+// gate, allocating both on first use.
+func (g *gateDriver) thread(id int32) (*concurrency.Thread, *gateThread) {
 	for int(id) >= len(g.ct) {
 		ct := new(concurrency.Thread)
 		g.owner[ct] = int32(len(g.ct))
 		g.ct = append(g.ct, ct)
+		g.st = append(g.st, gateThread{})
 	}
-	return g.ct[id]
+	return g.ct[id], &g.st[id]
 }
 
-// Stages of OpGateEnter / OpGateExit, kept in thread.gstage.
+// gateStage is how far a thread has got in OpGateEnter or OpGateExit.
+type gateStage uint8
+
 const (
-	gsStart   = iota
-	gsUnlock  // gate mutex held, decision taken: release it
-	gsVerdict // act on the decision
-	gsRetry   // back from the sleep the core asked for
-	gsParked  // handed a seat, or woken to compete for one, while queued
-	gsWoke    // exit: the seat was passed on
+	gsStart   gateStage = iota // not started: look at the tickets, take the gate mutex
+	gsUnlock                   // gate mutex held, decision taken: release it
+	gsVerdict                  // act on the decision
+	gsRetry                    // back from the sleep the core asked for
+	gsParked                   // handed a seat, or woken to compete for one, while queued
+	gsWoke                     // exit: the seat was passed on
 )
 
-// gateEnter runs OpGateEnter; it reports whether t must stop.
+// gateEnter runs OpGateEnter; it reports whether t is inside and goes on;
+// false means t stops (a burst, the gate mutex, a sleep, parked in the queue)
+// and gateEnter is called again when it runs.
 func (m *Machine) gateEnter(t *thread, id int32) bool {
 	g := m.gate
 	if g == nil {
-		return false
+		return true
 	}
-	ct := g.thread(id)
+	ct, gt := g.thread(id)
 	for {
-		switch t.gstage {
+		switch gt.stage {
 		case gsStart:
 			if g.core.Limit() == 0 || ct.Tickets() > 0 {
 				// no limit, or tickets left: the gate's shared state is not touched
 				g.core.Enter(ct, time.Duration(m.e.now))
-				return false
+				return true
 			}
 			if g.mutex < 0 {
-				t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
-				t.gstage = gsVerdict
+				gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+				gt.stage = gsVerdict
 				m.runBurst(t, id, int64(casCost), catUser)
-				return true
+				return false
 			}
-			if m.lock(t, id, g.mutex) {
-				return true
+			if !m.lock(t, id, g.mutex) {
+				return false
 			}
-			t.phase = 0
-			t.gverdict = g.core.Enter(ct, time.Duration(m.e.now))
-			t.gstage = gsUnlock
+			gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+			gt.stage = gsUnlock
 			m.runBurst(t, id, int64(gateWork), catUser)
-			return true
-		case gsUnlock:
-			if m.unlock(t, id, g.mutex) {
-				return true
-			}
-			t.phase = 0
-			t.gstage = gsVerdict
-		case gsVerdict:
-			switch t.gverdict.Verdict {
-			case concurrency.Sleep:
-				t.gstage = gsRetry
-				m.block(t)
-				m.e.At(m.e.now+max(int64(t.gverdict.Sleep), 1000), m.evWake, id, t.gen)
-				return true
-			case concurrency.Queued:
-				t.gstage = gsParked
-				m.futexOp(t, id, kWaitGate, id, m.threadBucket(id))
-				return true
-			}
-			t.gstage = gsStart
 			return false
+		case gsUnlock:
+			if !m.unlock(t, id, g.mutex) {
+				return false
+			}
+			gt.stage = gsVerdict
+		case gsVerdict:
+			switch gt.verdict.Verdict {
+			case concurrency.Sleep:
+				gt.stage = gsRetry
+				m.block(t)
+				m.e.At(m.e.now+max(int64(gt.verdict.Sleep), 1000), m.evWake, id, t.gen)
+				return false
+			case concurrency.Queued:
+				gt.stage = gsParked
+				m.startFutex(t, id, fxWaitGate, id, m.threadBucket(id))
+				return false
+			}
+			gt.stage = gsStart
+			return true
 		case gsRetry:
-			t.gstage = gsStart
+			gt.stage = gsStart
 		case gsParked:
-			t.gstage = gsStart
+			gt.stage = gsStart
 			if !ct.Woken() {
-				return false // handed a seat
+				return true // handed a seat
 			}
 			// woken to compete for a freed seat (Handoff barging): try again
 		}
@@ -182,51 +167,50 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 }
 
 // gateExit runs OpGateExit (srv_conc_force_exit_innodb at the end of a
-// statement); it reports whether t must stop.
+// statement); it reports whether the exit is done and t goes on; false means t
+// stops and gateExit is called again when it runs.
 func (m *Machine) gateExit(t *thread, id int32) bool {
 	g := m.gate
 	if g == nil {
-		return false
+		return true
 	}
-	ct := g.thread(id)
+	ct, gt := g.thread(id)
 	for {
-		switch t.gstage {
+		switch gt.stage {
 		case gsStart:
 			if !ct.Inside() {
-				return false
+				return true
 			}
 			if g.mutex >= 0 {
-				if m.lock(t, id, g.mutex) {
-					return true
+				if !m.lock(t, id, g.mutex) {
+					return false
 				}
-				t.phase = 0
 			}
 			r := g.core.ForceExit(ct, time.Duration(m.e.now))
-			t.gstage = gsWoke
+			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]
-				m.futexOp(t, id, kWakeThread, to, m.threadBucket(to))
-				return true
+				m.startFutex(t, id, fxWakeThread, to, m.threadBucket(to))
+				return false
 			}
 			if g.mutex < 0 {
 				m.runBurst(t, id, int64(casCost), catUser)
 			} else {
 				m.runBurst(t, id, int64(gateWork), catUser)
 			}
-			return true
+			return false
 		case gsWoke:
 			if g.mutex < 0 {
-				t.gstage = gsStart
-				return false
-			}
-			t.gstage = gsUnlock
-		case gsUnlock:
-			if m.unlock(t, id, g.mutex) {
+				gt.stage = gsStart
 				return true
 			}
-			t.phase = 0
-			t.gstage = gsStart
-			return false
+			gt.stage = gsUnlock
+		case gsUnlock:
+			if !m.unlock(t, id, g.mutex) {
+				return false
+			}
+			gt.stage = gsStart
+			return true
 		}
 	}
 }

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/innosim/innosim/concurrency"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/concurrency"
 )
 
 // TestHandoffBargingRunsInTheSimulator drives Handoff's barging mode through the
@@ -20,7 +21,7 @@ func TestHandoffBargingRunsInTheSimulator(t *testing.T) {
 		cfg := concurrency.DefaultConfig(2)
 		cfg.SleepDelay = 0
 		cfg.Starvation = starvation
-		cell := Cell{Workload: "slap_select", Threads: 64, Gate: &GateConfig{Policy: GateHandoff, Config: cfg},
+		cell := Cell{Workload: "slap_select", Threads: 64, Gate: &GateConfig{Policy: concurrency.PolicyHandoff, Config: cfg},
 			Machine: MachineConfig{CPUs: 4, Scheduler: CFS, Costs: OldKernel(), SpinLoops: DefaultSpinLoops},
 			Warmup:  5 * time.Millisecond, Measure: 20 * time.Millisecond}
 		r, err := cell.Run()

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/innosim/innosim/prio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/prio"
 )
 
 // share runs half the threads at hint hi and half at lo, each looping 100 µs of
@@ -213,4 +215,16 @@ func BenchmarkMachine(b *testing.B) {
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// An OpAIOHandler names a segment of the installed array; without one, or
+// beyond it, AddThread refuses it rather than the run indexing past the end.
+func TestAddThreadRejectsAnAIOHandlerWithoutItsSegment(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	require.NoError(t, err)
+	assert.ErrorIs(t, m.AddThread([]Op{{Kind: OpAIOHandler}}, prio.Normal), ErrInvalidConfig, "no array")
+	require.NoError(t, m.SetAIO(aio.DefaultConfig(), 1000))
+	err = m.AddThread([]Op{{Kind: OpAIOHandler, Arg: 1000}}, prio.Normal)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "segment 1000")
 }

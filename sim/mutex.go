@@ -1,15 +1,41 @@
 package sim
 
-// Phases of OpLock.
+// Mutex is a simulated lock. InnoDB mutexes (ib_mutex_t) spin SpinLoops rounds and
+// then wait on an event; their release wakes every waiter (os_event_set, as
+// mutex_exit in MySQL 5.0..5.7). Plain pthread mutexes (Spin false) go straight to
+// futex wait and their release wakes one waiter.
+type Mutex struct {
+	// Name labels the mutex in statistics ("kernel_mutex").
+	Name string
+	// Spin: spin before waiting (InnoDB); false for a pthread mutex.
+	Spin bool
+	// WakeAll: release wakes every waiter; false wakes one.
+	WakeAll bool
+
+	holder   int32
+	spinners []int32
+	waiters  []int32
+	bucket   int32
+
+	// Acquisitions, SpinAcquired and Waits count lock requests, those granted
+	// while spinning and those that slept.
+	Acquisitions, SpinAcquired, Waits uint64
+}
+
+// mutexStage is how far a thread has got in locking or unlocking a Mutex.
+type mutexStage uint8
+
 const (
-	lkTry     = 0
-	lkSpin    = 1
-	lkWaiting = 2
-	lkGranted = 3
+	mxIdle     mutexStage = iota // no lock or unlock in progress: a lock starts by trying the word
+	mxSpinning                   // spinning SpinLoops rounds for the mutex
+	mxWaiting                    // sleeping on the mutex (or on the way to): retry when woken
+	mxGranted                    // handed the mutex by its releaser while spinning
+	mxWaking                     // unlocking: the futex wake of the waiters is in progress
 )
 
-// lock runs OpLock for mutex mi; it reports whether t must stop (spinning,
-// waiting); false means t holds the mutex and goes on.
+// lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
+// on (t.mx is back to mxIdle); false means t stops, spinning or waiting, and
+// lock is called again when it runs.
 //
 // The model of an InnoDB mutex (mutex_enter → mutex_spin_wait in sync0sync.cc,
 // MySQL 5.0..5.7): try the lock word; if taken, spin innodb_sync_spin_loops
@@ -21,54 +47,57 @@ const (
 func (m *Machine) lock(t *thread, id int32, mi int32) bool {
 	mu := &m.mutexes[mi]
 	for {
-		switch t.phase {
-		case lkTry:
+		switch t.mx {
+		case mxIdle:
 			if mu.holder < 0 {
 				mu.holder = id
 				mu.Acquisitions++
-				return false
+				return true
 			}
 			if mu.Spin && m.cfg.SpinLoops > 0 {
-				t.phase = lkSpin
+				t.mx = mxSpinning
 				mu.spinners = append(mu.spinners, id)
 				spin := int64(m.cfg.SpinLoops) * m.jit(m.cfg.Costs.SpinRound)
 				m.runBurst(t, id, spin, catMutexSpin)
-				return true
+				return false
 			}
-			t.phase = lkWaiting
-			m.futexOp(t, id, kWaitMutex, mi, mu.bucket)
-			return true
-		case lkSpin: // spun out without the lock
-			mu.spinners = remove(mu.spinners, id)
-			t.phase = lkWaiting
-			m.futexOp(t, id, kWaitMutex, mi, mu.bucket)
-			return true
-		case lkWaiting: // woken, or found it free on the way to sleep: retry
-			t.phase = lkTry
-		case lkGranted:
+			t.mx = mxWaiting
+			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
+		case mxSpinning: // spun out without the lock
+			mu.spinners = remove(mu.spinners, id)
+			t.mx = mxWaiting
+			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+			return false
+		case mxWaiting: // woken, or found it free on the way to sleep: retry
+			t.mx = mxIdle
+		case mxGranted:
+			t.mx = mxIdle
+			return true
 		}
 	}
 }
 
-// unlock runs OpUnlock; it reports whether t must stop (its futex wake is in
-// progress).
+// unlock runs OpUnlock for mutex mi; it reports whether the release is done
+// and t goes on; false means t stops while its futex wake of the waiters is in
+// progress, and unlock is called again when it returns.
 func (m *Machine) unlock(t *thread, id int32, mi int32) bool {
 	mu := &m.mutexes[mi]
-	if t.phase == 1 {
-		return false // the wake is done
+	if t.mx == mxWaking {
+		t.mx = mxIdle
+		return true // the wake is done
 	}
 	mu.holder = -1
 	if s := m.pickSpinner(mu); s >= 0 {
 		m.grantSpinner(mu, mi, s)
-		return false
-	}
-	if len(mu.waiters) > 0 {
-		t.phase = 1
-		m.futexOp(t, id, kWakeMutex, mi, mu.bucket)
 		return true
 	}
-	return false
+	if len(mu.waiters) > 0 {
+		t.mx = mxWaking
+		m.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
+		return false
+	}
+	return true
 }
 
 // pickSpinner returns the first spinner that is on a core, else the first one, or -1.
@@ -90,7 +119,7 @@ func (m *Machine) grantSpinner(mu *Mutex, mi int32, s int32) {
 	mu.Acquisitions++
 	mu.SpinAcquired++
 	st := &m.threads[s]
-	st.phase = lkGranted
+	st.mx = mxGranted
 	if st.state == stRunning {
 		m.account(st)
 		st.gen++
@@ -109,98 +138,4 @@ func remove(s []int32, id int32) []int32 {
 		}
 	}
 	return s
-}
-
-// futexOp starts a futex system call on bucket b: the system-call entry, then the
-// bucket's spinlock (spinning, on the core and not preemptible, while another
-// thread holds it), then the hold, then the operation kop (wait: block; wake:
-// make waiters runnable). Its hold time grows with the number of threads queued
-// on the bucket, so a herd costs more than its parts.
-func (m *Machine) futexOp(t *thread, id int32, kop uint8, arg int32, b int32) {
-	t.kop, t.karg, t.kb, t.kstep = kop, arg, b, 0
-	m.syscalls++
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
-}
-
-// holdTime is how long a futex call holds bucket b's spinlock: the base hold,
-// grown by FutexGrowth for every other thread either spinning for the lock or
-// queued on the bucket's hash chain (futex_wake walks the chain under the lock).
-func (m *Machine) holdTime(b *bucket) int64 {
-	n := len(b.queue)
-	if b.mutex >= 0 {
-		n += len(m.mutexes[b.mutex].waiters)
-	}
-	c := m.cfg.Costs
-	return int64(float64(c.FutexHold) * (1 + c.FutexGrowth*float64(n)))
-}
-
-// kernelStep continues a futex operation whose current burst ended.
-func (m *Machine) kernelStep(t *thread, id int32) {
-	bk := &m.buckets[t.kb]
-	switch t.kstep {
-	case 0: // entered the kernel: take the bucket lock
-		t.kstep = 1
-		if bk.busy {
-			bk.queue = append(bk.queue, id)
-			t.start = m.e.now // spinning from now; charged when granted
-			return
-		}
-		bk.busy = true
-		m.runBurst(t, id, m.holdTime(bk), catFutexHold)
-		return
-	case 1: // held and done: release, grant the next spinner, finish the operation
-		if len(bk.queue) > 0 {
-			n := bk.queue[0]
-			copy(bk.queue, bk.queue[1:])
-			bk.queue = bk.queue[:len(bk.queue)-1]
-			nt := &m.threads[n]
-			spun := m.e.now - nt.start
-			m.acct[catFutexSpin] += spun
-			m.ran(nt, spun)
-			m.runBurst(nt, n, m.holdTime(bk), catFutexHold)
-		} else {
-			bk.busy = false
-		}
-	}
-	kop, arg := t.kop, t.karg
-	t.kop = kNone
-	switch kop {
-	case kWaitMutex:
-		mu := &m.mutexes[arg]
-		if mu.holder < 0 {
-			break // released meanwhile: retry at once (the lock word check in futex_wait)
-		}
-		mu.Waits++
-		mu.waiters = append(mu.waiters, id)
-		m.block(t)
-		return
-	case kWakeMutex:
-		mu := &m.mutexes[arg]
-		n := len(mu.waiters)
-		if !mu.WakeAll && n > 1 {
-			n = 1
-		}
-		// wake from a scratch copy: a woken thread may queue on this mutex again
-		m.scratch = append(m.scratch[:0], mu.waiters[:n]...)
-		mu.waiters = append(mu.waiters[:0], mu.waiters[n:]...)
-		for _, w := range m.scratch {
-			m.wake(w)
-		}
-	case kWaitEvent:
-		if m.eventWait(t, id, arg) {
-			return
-		}
-	case kWakeEvent:
-		m.eventWake(arg)
-	case kWaitGate:
-		// The futex word check: a seat handed over, or a chance to compete
-		// for one (Handoff barging), before the wait landed ends it at once.
-		if ct := m.gate.thread(id); !ct.Inside() && !ct.Woken() {
-			m.block(t)
-			return
-		}
-	case kWakeThread:
-		m.wake(arg)
-	}
-	m.advance(t, id)
 }

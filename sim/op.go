@@ -47,8 +47,9 @@ const (
 	// OpReadView runs Dur of CPU per active transaction, as read_view_open_now
 	// copying every active transaction id in MySQL 5.0/5.1 (under kernel_mutex).
 	OpReadView
-	// OpAIOHandler is the whole loop of a simulated-AIO handler thread; it never
-	// returns.
+	// OpAIOHandler is the whole loop of the handler thread of the simulated-AIO
+	// array's segment Arg (see Machine.SetAIO, which adds these threads); it
+	// never returns.
 	OpAIOHandler
 )
 

@@ -90,3 +90,260 @@ func tsUpri(h prio.Hint) int { return h.TSLevel() - prio.Normal.TSLevel() }
 
 // cfsWeight is the CFS load weight of a hint (prio.Hint.Weight: 1024 at nice 0).
 func cfsWeight(h prio.Hint) int64 { return int64(h.Weight()) }
+
+func (m *Machine) tsPrio(t *thread) int {
+	p := min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1)
+	if t.state == stRunnable && m.e.now-t.enqAt > tsMaxWait && p < tsLwait {
+		p = tsLwait
+	}
+	return p
+}
+
+// better reports whether runnable thread a should run before b.
+func (m *Machine) better(a, b *thread) bool {
+	if m.cfg.Scheduler == TS {
+		pa, pb := m.tsPrio(a), m.tsPrio(b)
+		if pa != pb {
+			return pa > pb
+		}
+	} else if a.vr != b.vr {
+		return a.vr < b.vr
+	}
+	return a.enqKey < b.enqKey
+}
+
+func (m *Machine) enqueue(id int32, front bool) {
+	t := &m.threads[id]
+	t.state = stRunnable
+	t.enqAt = m.e.now
+	m.seq++
+	if front {
+		t.enqKey = -m.seq
+	} else {
+		t.enqKey = m.seq
+	}
+	m.runq = append(m.runq, id)
+}
+
+func (m *Machine) bestRunnable() int {
+	best := -1
+	for i, id := range m.runq {
+		if best < 0 || m.better(&m.threads[id], &m.threads[m.runq[best]]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// account charges the time t ran since t.start.
+func (m *Machine) account(t *thread) {
+	el := m.e.now - t.start
+	t.start = m.e.now
+	if el <= 0 {
+		return
+	}
+	c := min(el, t.cs)
+	t.cs -= c
+	m.acct[catCS] += c
+	w := min(el-c, t.rem)
+	t.rem -= w
+	m.acct[t.cat] += w
+	m.ran(t, el)
+}
+
+func (m *Machine) ran(t *thread, el int64) {
+	t.qleft -= el
+	t.vr += el * nice0Weight / t.weight
+}
+
+// put runs thread id on core c, charging a context switch.
+func (m *Machine) put(id int32, c int) {
+	t := &m.threads[id]
+	t.state = stRunning
+	t.core = int32(c)
+	m.cores[c].cur = id
+	t.cs = int64(m.cfg.Costs.ContextSwitch)
+	m.switches++
+	t.start = m.e.now
+	if m.cfg.Scheduler == CFS {
+		nr := int64(len(m.runq)/m.cfg.CPUs + 1)
+		t.slEnd = m.e.now + max(cfsLatency/nr, cfsMinGran)
+		if t.vr < m.minVr {
+			// never let a long sleeper bank more than half a latency
+			t.vr = max(t.vr, m.minVr-cfsLatency/2)
+		}
+		m.minVr = max(m.minVr, t.vr)
+	}
+	m.schedule(t, id)
+}
+
+// schedule posts the end of t's current burst or slice, whichever is first.
+func (m *Machine) schedule(t *thread, id int32) {
+	left := t.rem
+	if t.sys.op != fxNone {
+		// the kernel finishes a futex call before the quantum is looked at
+	} else if m.cfg.Scheduler == TS {
+		left = min(left, max(t.qleft, 0))
+	} else {
+		left = min(left, max(t.slEnd-m.e.now, 0))
+	}
+	m.e.At(m.e.now+t.cs+left, m.evRun, id, t.gen)
+}
+
+// dispatch gives core c to the best runnable thread, or idles it.
+func (m *Machine) dispatch(c int) {
+	i := m.bestRunnable()
+	if i < 0 {
+		m.cores[c].cur = -1
+		m.idle++
+		return
+	}
+	id := m.runq[i]
+	last := len(m.runq) - 1
+	m.runq[i] = m.runq[last]
+	m.runq = m.runq[:last]
+	m.put(id, c)
+}
+
+// makeRunnable places a thread that just became runnable: on an idle core, by
+// preempting a worse running thread (woken threads only), or on the run queue.
+func (m *Machine) makeRunnable(id int32, wake bool) {
+	if m.idle > 0 {
+		for c := range m.cores {
+			if m.cores[c].cur < 0 {
+				m.idle--
+				m.put(id, c)
+				return
+			}
+		}
+	}
+	if wake {
+		if c := m.victim(&m.threads[id]); c >= 0 {
+			m.preempt(c)
+			m.put(id, c)
+			return
+		}
+	}
+	m.enqueue(id, false)
+}
+
+// victim returns the core whose running thread a woken thread t preempts, or -1.
+// Threads inside a kernel futex operation are not preemptible.
+func (m *Machine) victim(t *thread) int {
+	best, bestKey := -1, int64(0)
+	for c := range m.cores {
+		r := &m.threads[m.cores[c].cur]
+		if r.sys.op != fxNone {
+			continue
+		}
+		var key int64
+		if m.cfg.Scheduler == TS {
+			key = -int64(m.tsPrio(r))
+		} else {
+			key = r.vr + (m.e.now-r.start)*nice0Weight/r.weight
+		}
+		if best < 0 || key > bestKey {
+			best, bestKey = c, key
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	if m.cfg.Scheduler == TS {
+		if m.tsPrio(t) > int(-bestKey) {
+			return best
+		}
+		return -1
+	}
+	if bestKey-t.vr > cfsWakeupGran*nice0Weight/t.weight {
+		return best
+	}
+	return -1
+}
+
+// preempt takes core c's thread off the core; it goes to the front of the queue
+// under TS (setfrontdq: it keeps its quantum), to its vruntime's place under CFS.
+func (m *Machine) preempt(c int) {
+	id := m.cores[c].cur
+	r := &m.threads[id]
+	m.account(r)
+	r.gen++
+	m.cores[c].cur = -1
+	m.enqueue(id, m.cfg.Scheduler == TS)
+}
+
+// block takes running thread t off its core and gives the core to the next.
+func (m *Machine) block(t *thread) {
+	c := int(t.core)
+	t.state = stBlocked
+	t.gen++
+	t.core = -1
+	m.cores[c].cur = -1
+	m.dispatch(c)
+}
+
+// wake makes a blocked thread runnable. Every wake is a return from sleep for
+// TS (ts_slpret raises its CPU priority); under CFS its virtual runtime is
+// placed at most half a latency behind the minimum.
+func (m *Machine) wake(id int32) {
+	t := &m.threads[id]
+	if t.state != stBlocked {
+		return
+	}
+	t.gen++
+	if up := tsSleepReturn(t.cpupri); up != t.cpupri {
+		// a new level brings that level's quantum; at the top the quantum runs on
+		// across sleeps, so a thread that runs 20 ms in short bursts still expires
+		t.cpupri = up
+		t.qleft = tsQuantum(up)
+	}
+	if m.cfg.Scheduler == CFS {
+		t.vr = max(t.vr, m.minVr-cfsLatency/2)
+	}
+	m.makeRunnable(id, true)
+}
+
+func (m *Machine) onWake(now int64, a int32, gen uint32) {
+	if m.threads[a].gen == gen {
+		m.wake(a)
+	}
+}
+
+// sliceEnd handles an expired TS quantum or CFS slice.
+func (m *Machine) sliceEnd(t *thread, id int32) {
+	if t.sys.op != fxNone {
+		// inside a futex call (maybe holding a bucket spinlock): the kernel does
+		// not preempt it; the slice ends when it returns to user mode
+		if m.cfg.Scheduler == CFS {
+			t.slEnd = m.e.now + cfsMinGran
+		}
+		m.schedule(t, id)
+		return
+	}
+	if m.cfg.Scheduler == TS {
+		if t.qleft <= 0 {
+			t.cpupri = tsQuantumExpired(t.cpupri)
+			t.qleft = tsQuantum(t.cpupri)
+		}
+		if i := m.bestRunnable(); i >= 0 && m.tsPrio(&m.threads[m.runq[i]]) >= m.tsPrio(t) {
+			m.requeue(t, id)
+			return
+		}
+	} else {
+		if i := m.bestRunnable(); i >= 0 && m.threads[m.runq[i]].vr < t.vr {
+			m.requeue(t, id)
+			return
+		}
+		t.slEnd = m.e.now + cfsMinGran
+	}
+	m.schedule(t, id)
+}
+
+// requeue puts a running thread at the back of the run queue and dispatches.
+func (m *Machine) requeue(t *thread, id int32) {
+	c := int(t.core)
+	t.gen++
+	m.cores[c].cur = -1
+	m.enqueue(id, false)
+	m.dispatch(c)
+}

@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"bytes"
 	"fmt"
 
+	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/mycnf"
 )
 
@@ -29,7 +29,7 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		if err != nil {
 			return Cell{}, fmt.Errorf("sim: %w", err)
 		}
-		c.Gate = &GateConfig{Policy: GateQueue, Config: cc}
+		c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: cc}
 	}
 	if workload == "oltp_insert" {
 		ac, err := s.AIOConfig()
@@ -39,22 +39,4 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		c.AIO = &ac
 	}
 	return c, nil
-}
-
-// studySettings parses an embedded study option file; the files are fixed, so
-// an error is a bug caught by the tests.
-func studySettings(name string) (mycnf.Settings, error) {
-	b, err := reference.ReadFile("testdata/" + name)
-	if err != nil {
-		return mycnf.Settings{}, err
-	}
-	f, err := mycnf.Parse(bytes.NewReader(b), name)
-	if err != nil {
-		return mycnf.Settings{}, fmt.Errorf("sim: %w", err)
-	}
-	s, err := f.Settings()
-	if err != nil {
-		return mycnf.Settings{}, fmt.Errorf("sim: %w", err)
-	}
-	return s, nil
 }

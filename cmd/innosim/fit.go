@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -176,7 +177,7 @@ func runSeries(recs [][]string) (out []series, ok bool) {
 // that cannot be fitted is an error naming it and the reason (after the table
 // of the others).
 func fitSeries(w io.Writer, name string, all []series) error {
-	t := sim.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
+	t := report.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
 	var failed []string
 	for _, s := range all {
 		n, x, err := readPoints(s.rows, name, s.n, s.x)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -37,20 +38,20 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
-	var studies []sim.Study
+	var studies []study.Study
 	switch which := fs.Args(); {
 	case len(which) == 0 || len(which) == 1 && which[0] == "all":
-		studies = sim.Studies()
+		studies = study.All()
 	case len(which) == 1:
-		s, err := sim.LookupStudy(which[0])
+		s, err := study.Lookup(which[0])
 		if err != nil {
 			return fmt.Errorf("%w: study %q, want a, b, c, d or all", errUsage, which[0])
 		}
-		studies = []sim.Study{s}
+		studies = []study.Study{s}
 	default:
 		return fmt.Errorf("%w: want one study, got %q", errUsage, strings.Join(which, " "))
 	}
-	opts := sim.Options{Seed: *seed}
+	opts := study.Options{Seed: *seed}
 	if *costs != "" {
 		p, err := sim.LoadProfile(*costs)
 		if err != nil {

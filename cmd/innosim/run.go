@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
 )
@@ -163,8 +165,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	w, _ := sim.LookupWorkload(f.workload)
-	t := sim.Table{Title: fmt.Sprintf("%s (%s) by client threads", f.workload, w.Unit)}
-	long := sim.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share"}}
+	t := report.Table{Title: fmt.Sprintf("%s (%s) by client threads", f.workload, w.Unit)}
+	long := report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share"}}
 	if varyKey != "" {
 		t.Header = append(t.Header, varyKey)
 		long.Header = append([]string{varyKey}, long.Header...)
@@ -174,7 +176,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
 	t.Header = append(t.Header, "usl peak")
-	var chart []sim.Series
+	var chart []report.Series
 	for i, r := range rows {
 		cellsRow := []any{}
 		if varyKey != "" {
@@ -203,7 +205,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if varyKey != "" {
 			name = fmt.Sprintf("%s=%s, %s", varyKey, r.val, name)
 		}
-		chart = append(chart, sim.Series{Name: name, X: ns, Y: xs})
+		chart = append(chart, report.Series{Name: name, X: ns, Y: xs})
 	}
 	if err := t.WriteText(stdout); err != nil {
 		return err
@@ -222,7 +224,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if f.plot != "" {
-		if err := sim.WriteChart(f.plot, t.Title, "client threads", w.Unit, true, chart); err != nil {
+		if err := report.WriteChart(f.plot, t.Title, "client threads", w.Unit, true, chart); err != nil {
 			return fmt.Errorf("-plot: %w", err)
 		}
 	}
@@ -270,8 +272,8 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 			return sim.Cell{}, fmt.Errorf("-profile: %w", err)
 		}
 	}
-	g, err := sim.ParseGatePolicy(f.gate)
-	if err != nil {
+	g, err := concurrency.ParsePolicy(f.gate)
+	if err != nil || g != concurrency.PolicyQueue && g != concurrency.PolicyAtomic && g != concurrency.PolicyHandoff {
 		return sim.Cell{}, fmt.Errorf("%w: -gate %q: want queue, atomic or handoff", errUsage, f.gate)
 	}
 	if c.Gate != nil {

@@ -41,8 +41,11 @@ func Split(b *testing.B, body func(j, n int)) {
 
 // Offset is the byte offset of submitter j's i-th request: a page of segment
 // (j + Submitters×i) mod handlers, two pages from any other submitter's.
-func Offset(j, i, handlers int) int64 {
-	seg := (j + Submitters*i) % handlers
+func Offset(j, i, handlers int) int64 { return offset(j, i, handlers, Submitters) }
+
+// offset is Offset with submitters submitters (Predict's Config.Submitters).
+func offset(j, i, handlers, submitters int) int64 {
+	seg := (j + submitters*i) % handlers
 	return int64(seg)*Stripe + int64(2*j)*Page
 }
 

@@ -15,10 +15,9 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/internal/aiobench"
 	"github.com/innosim/innosim/internal/futex"
-	"github.com/innosim/innosim/sim"
 )
 
-// The bounds of the check, from issue 6: each predicted ns/op within ±35% of the
+// The bounds of the check: each predicted ns/op within ±35% of the
 // measured one, and the predicted wake-all / targeted ratio within ±25% of the
 // measured ratio.
 const (
@@ -197,7 +196,7 @@ const predictRuns = 64
 type CheckOptions struct {
 	// Costs is the calibration the prediction uses.
 	Costs Costs
-	// Handlers are the handler counts to run; nil means 4 and 32 (issue 6).
+	// Handlers are the handler counts to run; nil means 4 and 32.
 	Handlers []int
 	// Benchtime is each benchmark case's run time; 0 means 1s, go test's
 	// default. At most 1m.
@@ -215,7 +214,7 @@ type CheckOptions struct {
 }
 
 // Check predicts BenchmarkAIOWake in futex mode (wake-all and targeted at each
-// handler count) with sim.PredictAIOWake on GOMAXPROCS cores and Costs' profile,
+// handler count) with aiobench.Predict on GOMAXPROCS cores and Costs' profile,
 // runs the same cases for real Count times each through testing.Benchmark (the
 // benchmark's own body, internal/aiobench.Wake), and returns the report against
 // the medians. It returns ErrNoFutex off
@@ -253,7 +252,7 @@ func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
 	for _, wake := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
 		for _, h := range o.Handlers {
 			c := CheckCase{Wake: wake, Handlers: h, Runs: o.Count}
-			p, err := sim.PredictAIOWake(sim.AIOBenchConfig{Wake: wake, Handlers: h,
+			p, err := aiobench.Predict(aiobench.Config{Wake: wake, Handlers: h,
 				CPUs: runtime.GOMAXPROCS(0), Costs: prof, Runs: predictRuns})
 			if err != nil {
 				return CheckReport{}, fmt.Errorf("calibrate: predict %s: %w", c.Name(), err)

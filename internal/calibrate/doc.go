@@ -81,11 +81,11 @@
 // sim.LoadProfile reads, with the environment fingerprint in its header: the file
 // behind `innosim run --costs` and `innosim reproduce --costs`.
 //
-// Check holds the simulator against reality: sim.PredictAIOWake predicts
+// Check holds the simulator against reality: aiobench.Predict predicts
 // BenchmarkAIOWake in futex mode from the profile, testing.Benchmark runs the
 // benchmark's own body (internal/aiobench.Wake, the code bench_aio_test.go runs),
 // and the report gives predicted, measured and their ratio for each case and for
-// the wake-all / targeted ratio, against issue 6's bounds (±35% per case, ±25% on
+// the wake-all / targeted ratio, against its bounds (±35% per case, ±25% on
 // the ratio). Both sides are averages over draws, because one run of this
 // benchmark is a draw: the prediction is the mean of 64 seeded runs (each with
 // its own placement of threads on CPUs), the measurement the median of Count

@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"fmt"
@@ -11,7 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Series is one line of a chart: Y against X, labelled Name.
+// Series is one line of a chart: Y against X, labelled Name. X and Y have the
+// same length.
 type Series struct {
 	Name string
 	X, Y []float64
@@ -22,21 +23,36 @@ type Series struct {
 	Color int
 }
 
+// Chart describes a chart: its labels, whether X is on a log scale, and its
+// series.
+type Chart struct {
+	Title, XLabel, YLabel string
+	LogX                  bool
+	Series                []Series
+}
+
+// Write draws c to path, as WriteChart.
+func (c Chart) Write(path string) error {
+	return WriteChart(path, c.Title, c.XLabel, c.YLabel, c.LogX, c.Series)
+}
+
 // palette is a fixed colour order so that charts are the same from run to run.
-var palette = []color.RGBA{
+var palette = [...]color.RGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
 	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
 }
 
-// WriteChart draws the series as lines with points and saves the chart to path;
-// the format follows the extension (.svg, .png, .pdf). logX draws the X axis
-// on a log scale (for thread counts 1, 2, 4, …).
+// WriteChart draws the series as lines with points through gonum/plot and
+// saves the chart to path, 7 × 4.5 inches; the format follows the extension
+// (.svg, .png, .pdf), and any other extension is an error wrapping
+// ErrInvalidConfig. logX draws the X axis on a log scale (for thread counts
+// 1, 2, 4, …). A series whose X and Y differ in length is an error.
 func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".svg", ".png", ".pdf":
 	default:
-		return fmt.Errorf("sim: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
+		return fmt.Errorf("report: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
 	}
 	p := plot.New()
 	p.Title.Text = title
@@ -50,13 +66,16 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 	p.Legend.Top = true
 	p.Legend.Left = true
 	for i, s := range series {
+		if len(s.X) != len(s.Y) {
+			return fmt.Errorf("report: chart series %q: %d X and %d Y values: %w", s.Name, len(s.X), len(s.Y), ErrInvalidConfig)
+		}
 		pts := make(plotter.XYs, len(s.X))
 		for j := range s.X {
 			pts[j].X, pts[j].Y = s.X[j], s.Y[j]
 		}
 		l, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return fmt.Errorf("sim: chart series %q: %w", s.Name, err)
+			return fmt.Errorf("report: chart series %q: %w", s.Name, err)
 		}
 		c := palette[i%len(palette)]
 		if s.Color > 0 {

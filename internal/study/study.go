@@ -1,14 +1,17 @@
-package sim
+package study
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
 )
 
 // Study is one of the four reference studies: a sweep of cells built from the
 // study's own configuration, the published data beside the simulated, and the
-// checks the issue sets for it.
+// acceptance checks that give its verdict.
 type Study struct {
 	// ID is the study's letter: "a", "b", "c" or "d".
 	ID string
@@ -29,7 +32,7 @@ type Options struct {
 	// Costs, if not nil, replaces the cost profile of every cell (a profile
 	// from innosim calibrate: this machine's costs). Each study's own profiles
 	// are then unused, so study C's old/new-kernel contrast disappears.
-	Costs *CostProfile
+	Costs *sim.CostProfile
 }
 
 // Check is one acceptance check of a study and its outcome.
@@ -43,26 +46,16 @@ type Check struct {
 // checks.
 type Report struct {
 	Study  Study
-	Tables []Table
+	Tables []report.Table
 	Checks []Check
 	Notes  []string
 	// Plot is the study's chart (see Chart).
-	Plot ChartSpec
+	Plot report.Chart
 }
 
-// ChartSpec describes a chart: its labels, whether X is on a log scale, and its
-// series.
-type ChartSpec struct {
-	Title, XLabel, YLabel string
-	LogX                  bool
-	Series                []Series
-}
-
-// Chart writes the report's chart to path (.svg, .png or .pdf).
-func (r *Report) Chart(path string) error {
-	p := r.Plot
-	return WriteChart(path, p.Title, p.XLabel, p.YLabel, p.LogX, p.Series)
-}
+// Chart writes the report's chart to path (.svg, .png or .pdf), as
+// report.Chart.Write.
+func (r *Report) Chart(path string) error { return r.Plot.Write(path) }
 
 // Pass reports whether every check passed.
 func (r *Report) Pass() bool {
@@ -95,23 +88,23 @@ func (s Study) Run(ctx context.Context, o Options) (*Report, error) {
 	return s.run(ctx, o)
 }
 
-// Studies returns the four reference studies in order A, B, C, D.
-func Studies() []Study {
+// All returns the four reference studies in order A, B, C, D.
+func All() []Study {
 	return []Study{studyA(), studyB(), studyC(), studyD()}
 }
 
-// LookupStudy returns the study with the given letter (case-insensitive).
-func LookupStudy(id string) (Study, error) {
-	for _, s := range Studies() {
+// Lookup returns the study with the given letter (case-insensitive).
+func Lookup(id string) (Study, error) {
+	for _, s := range All() {
 		if strings.EqualFold(s.ID, id) {
 			return s, nil
 		}
 	}
-	return Study{}, fmt.Errorf("sim: study %q, want a, b, c or d: %w", id, ErrInvalidConfig)
+	return Study{}, fmt.Errorf("study: %q, want a, b, c or d: %w", id, sim.ErrInvalidConfig)
 }
 
 // runCells seeds the cells from o and runs them with o's progress.
-func runCells(ctx context.Context, o Options, cells []Cell) ([]Result, error) {
+func runCells(ctx context.Context, o Options, cells []sim.Cell) ([]sim.Result, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = o.Seed*1_000_003 + uint64(i)
 		if o.Costs != nil {
@@ -122,7 +115,7 @@ func runCells(ctx context.Context, o Options, cells []Cell) ([]Result, error) {
 	if o.Progress != nil {
 		progress = func(done int) { o.Progress(done, len(cells)) }
 	}
-	return RunCells(ctx, cells, progress)
+	return sim.RunCells(ctx, cells, progress)
 }
 
 func check(name string, pass bool, format string, args ...any) Check {

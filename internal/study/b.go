@@ -1,10 +1,12 @@
-package sim
+package study
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
 )
 
 // Study B's settings: mysqlslap against a small in-memory table on MySQL 5.0
@@ -17,11 +19,11 @@ var (
 	studyBClients = []int{1, 2, 4, 8, 16, 32, 64}
 )
 
-func studyBGate(p GatePolicy, limit int) *GateConfig {
+func studyBGate(p concurrency.Policy, limit int) *sim.GateConfig {
 	cfg := concurrency.DefaultConfig(limit)
 	cfg.Tickets = 500
 	cfg.SleepDelay = 0
-	return &GateConfig{Policy: p, Config: cfg}
+	return &sim.GateConfig{Policy: p, Config: cfg}
 }
 
 func studyB() Study {
@@ -38,19 +40,19 @@ func studyB() Study {
 
 func runStudyB(ctx context.Context, o Options) (*Report, error) {
 	type key struct {
-		p     GatePolicy
+		p     concurrency.Policy
 		cpus  int
 		limit int
 		cl    int
 	}
 	var keys []key
-	for _, p := range []GatePolicy{GateQueue, GateAtomic, GateHandoff} {
+	for _, p := range []concurrency.Policy{concurrency.PolicyQueue, concurrency.PolicyAtomic, concurrency.PolicyHandoff} {
 		for _, c := range studyBCPUs {
-			if p != GateQueue && c != 8 {
+			if p != concurrency.PolicyQueue && c != 8 {
 				continue
 			}
 			for _, l := range studyBLimits {
-				if p != GateQueue && l == 0 {
+				if p != concurrency.PolicyQueue && l == 0 {
 					continue
 				}
 				for _, cl := range studyBClients {
@@ -59,10 +61,10 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
-	cells := make([]Cell, len(keys))
+	cells := make([]sim.Cell, len(keys))
 	for i, k := range keys {
-		cells[i] = Cell{Workload: "slap_select", Threads: k.cl, Gate: studyBGate(k.p, k.limit),
-			Machine: MachineConfig{CPUs: k.cpus, Scheduler: CFS, Costs: OldKernel(), SpinLoops: DefaultSpinLoops}}
+		cells[i] = sim.Cell{Workload: "slap_select", Threads: k.cl, Gate: studyBGate(k.p, k.limit),
+			Machine: sim.MachineConfig{CPUs: k.cpus, Scheduler: sim.CFS, Costs: sim.OldKernel(), SpinLoops: sim.DefaultSpinLoops}}
 	}
 	res, err := runCells(ctx, o, cells)
 	if err != nil {
@@ -72,12 +74,12 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 	for i, k := range keys {
 		x[k] = res[i].Throughput
 	}
-	t := Table{Title: "Study B: queries/s by innodb_thread_concurrency (mysqlslap select; published: a plateau, no table)",
+	t := report.Table{Title: "Study B: queries/s by innodb_thread_concurrency (mysqlslap select; published: a plateau, no table)",
 		Header: []string{"gate", "cpus", "limit"}}
 	for _, cl := range studyBClients {
 		t.Header = append(t.Header, fmt.Sprintf("c%d", cl))
 	}
-	for _, p := range []GatePolicy{GateQueue, GateAtomic, GateHandoff} {
+	for _, p := range []concurrency.Policy{concurrency.PolicyQueue, concurrency.PolicyAtomic, concurrency.PolicyHandoff} {
 		for _, c := range studyBCPUs {
 			for _, l := range studyBLimits {
 				if _, ok := x[key{p, c, l, 1}]; !ok {
@@ -91,18 +93,18 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
-	rep := &Report{Study: studyB(), Tables: []Table{t}}
-	rep.Plot = ChartSpec{Title: "Study B: 8 cpus, innodb_thread_concurrency (queue gate unless named)", XLabel: "clients",
+	rep := &Report{Study: studyB(), Tables: []report.Table{t}}
+	rep.Plot = report.Chart{Title: "Study B: 8 cpus, innodb_thread_concurrency (queue gate unless named)", XLabel: "clients",
 		YLabel: "queries/s", LogX: true}
 	for _, s := range []struct {
-		p GatePolicy
+		p concurrency.Policy
 		l int
-	}{{GateQueue, 0}, {GateQueue, 4}, {GateQueue, 8}, {GateQueue, 16}, {GateAtomic, 8}, {GateHandoff, 8}} {
+	}{{concurrency.PolicyQueue, 0}, {concurrency.PolicyQueue, 4}, {concurrency.PolicyQueue, 8}, {concurrency.PolicyQueue, 16}, {concurrency.PolicyAtomic, 8}, {concurrency.PolicyHandoff, 8}} {
 		var xs, ys []float64
 		for _, cl := range studyBClients {
 			xs, ys = append(xs, float64(cl)), append(ys, x[key{s.p, 8, s.l, cl}])
 		}
-		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%s limit %d", s.p, s.l), X: xs, Y: ys})
+		rep.Plot.Series = append(rep.Plot.Series, report.Series{Name: fmt.Sprintf("%s limit %d", s.p, s.l), X: xs, Y: ys})
 	}
 	plateau, off, scale := true, true, true
 	var pd, od, sd string
@@ -110,8 +112,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 		if cl < 8 {
 			continue
 		}
-		q4, q8, q16 := x[key{GateQueue, 8, 4, cl}], x[key{GateQueue, 8, 8, cl}], x[key{GateQueue, 8, 16, cl}]
-		q0, q0c4 := x[key{GateQueue, 8, 0, cl}], x[key{GateQueue, 4, 0, cl}]
+		q4, q8, q16 := x[key{concurrency.PolicyQueue, 8, 4, cl}], x[key{concurrency.PolicyQueue, 8, 8, cl}], x[key{concurrency.PolicyQueue, 8, 16, cl}]
+		q0, q0c4 := x[key{concurrency.PolicyQueue, 8, 0, cl}], x[key{concurrency.PolicyQueue, 4, 0, cl}]
 		r8, r16 := q8/q4, q16/q4
 		pd += fmt.Sprintf(" c%d: %.2f/%.2f", cl, r8, r16)
 		if r8 < 0.9 || r8 > 1.1 || r16 < 0.9 || r16 > 1.1 {
@@ -131,8 +133,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 		check("limit 0 ≥ 1.2 × limit 8", off, "limit0/limit8:%s", od),
 		check("limit 0: 8 cpus ≥ 4 cpus", scale, "8cpu/4cpu:%s", sd),
 	}
-	for _, p := range []GatePolicy{GateAtomic, GateHandoff} {
-		q, a := x[key{GateQueue, 8, 8, 64}], x[key{p, 8, 8, 64}]
+	for _, p := range []concurrency.Policy{concurrency.PolicyAtomic, concurrency.PolicyHandoff} {
+		q, a := x[key{concurrency.PolicyQueue, 8, 8, 64}], x[key{p, 8, 8, 64}]
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s gate, 8 cpus, limit 8, 64 clients: %.0f queries/s = %.2f × queue (no gate mutex, no plateau)", p, a, a/q))
 	}
 	return rep, nil

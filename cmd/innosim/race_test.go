@@ -1,6 +1,6 @@
 //go:build race
 
-package sim
+package main
 
 // raceEnabled: the race detector slows the simulator about tenfold.
 const raceEnabled = true

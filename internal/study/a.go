@@ -1,10 +1,13 @@
-package sim
+package study
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
 )
 
 // Study A's sweep, from the study's text: MySQL 5.1.24 on Solaris (TS class),
@@ -19,8 +22,8 @@ var (
 // studyACosts is the cost profile of study A's machine: OldKernel on a 2008
 // x86 server whose PAUSE takes longer, so one round of ut_delay(0..6) costs about
 // 1 µs (innodb_spin_wait_delay 6 × 50 PAUSEs of ~10 ns on average).
-func studyACosts() CostProfile {
-	p := OldKernel()
+func studyACosts() sim.CostProfile {
+	p := sim.OldKernel()
 	p.Name = "solaris-x86-2008"
 	p.SpinRound = time.Microsecond
 	// Solaris parks threads through lwp_park and sleep queues rather than Linux
@@ -36,17 +39,17 @@ const studyARepeats = 2
 // studyACell is study_a_my.cnf's server (read through package mycnf) on cpus
 // cores under TS, with thread priorities on (the file's default) or off
 // (--skip-thread-priority).
-func studyACell(cpus, threads int, prioOn bool) (Cell, error) {
+func studyACell(cpus, threads int, prioOn bool) (sim.Cell, error) {
 	s, err := studySettings("study_a_my.cnf")
 	if err != nil {
-		return Cell{}, err
+		return sim.Cell{}, err
 	}
 	s.ThreadPriority = prioOn
-	c, err := CellFromSettings(s, "oltp_read_only")
+	c, err := sim.CellFromSettings(s, "oltp_read_only")
 	if err != nil {
-		return Cell{}, err
+		return sim.Cell{}, err
 	}
-	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = threads, cpus, TS
+	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = threads, cpus, sim.TS
 	c.Machine.Costs = studyACosts()
 	c.Measure = 200 * time.Millisecond // the convoys come and go: a longer window
 	return c, nil
@@ -77,7 +80,7 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 			pub[[2]int{th, c}] = atof(r[2+i])
 		}
 	}
-	var cells []Cell
+	var cells []sim.Cell
 	for _, c := range studyACPUs {
 		for _, th := range studyAThreads {
 			for _, on := range []bool{true, false} {
@@ -108,7 +111,7 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 			i += 2 * studyARepeats
 		}
 	}
-	t := Table{Title: "Study A: throughput with priorities on / off (oltp_read_only, Solaris TS)", Header: []string{"threads"}}
+	t := report.Table{Title: "Study A: throughput with priorities on / off (oltp_read_only, Solaris TS)", Header: []string{"threads"}}
 	for _, c := range studyACPUs {
 		t.Header = append(t.Header, fmt.Sprintf("cpu%d pub", c), "sim", "sim/pub")
 	}
@@ -120,16 +123,16 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 		}
 		t.AddRow(row...)
 	}
-	rep := &Report{Study: studyA(), Tables: []Table{t}}
-	rep.Plot = ChartSpec{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
+	rep := &Report{Study: studyA(), Tables: []report.Table{t}}
+	rep.Plot = report.Chart{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
 		YLabel: "throughput ratio on/off", LogX: true}
 	for i, c := range studyACPUs {
 		var xs, ys, ps []float64
 		for _, th := range studyAThreads {
 			xs, ys, ps = append(xs, float64(th)), append(ys, sim[[2]int{th, c}]), append(ps, pub[[2]int{th, c}])
 		}
-		rep.Plot.Series = append(rep.Plot.Series, Series{Name: fmt.Sprintf("%d cpus sim", c), X: xs, Y: ys, Color: i + 1},
-			Series{Name: fmt.Sprintf("%d cpus published", c), X: xs, Y: ps, Dashed: true, Color: i + 1})
+		rep.Plot.Series = append(rep.Plot.Series, report.Series{Name: fmt.Sprintf("%d cpus sim", c), X: xs, Y: ys, Color: i + 1},
+			report.Series{Name: fmt.Sprintf("%d cpus published", c), X: xs, Y: ps, Dashed: true, Color: i + 1})
 	}
 
 	below, above, same, total := true, true, 0, 0

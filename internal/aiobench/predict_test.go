@@ -1,19 +1,20 @@
-package sim
+package aiobench
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
-	"github.com/innosim/innosim/aio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/sim"
 )
 
 // benchCosts is a cost profile of the shape innosim calibrate writes on a 2-core
 // VM.
-func benchCosts() CostProfile {
-	p := OldKernel()
+func benchCosts() sim.CostProfile {
+	p := sim.OldKernel()
 	p.Syscall = 200 * time.Nanosecond
 	p.ContextSwitch = 3500 * time.Nanosecond
 	p.FutexWakeCall = 9 * time.Microsecond
@@ -25,14 +26,14 @@ func benchCosts() CostProfile {
 	return p
 }
 
-func predict(t *testing.T, wake aio.WakePolicy, handlers int, c CostProfile) AIOBenchPrediction {
+func predict(t *testing.T, wake aio.WakePolicy, handlers int, c sim.CostProfile) Prediction {
 	t.Helper()
 	return predictOn(t, wake, handlers, 2, c)
 }
 
-func predictOn(t *testing.T, wake aio.WakePolicy, handlers, cpus int, c CostProfile) AIOBenchPrediction {
+func predictOn(t *testing.T, wake aio.WakePolicy, handlers, cpus int, c sim.CostProfile) Prediction {
 	t.Helper()
-	p, err := PredictAIOWake(AIOBenchConfig{Wake: wake, Handlers: handlers, CPUs: cpus, Costs: c, Ops: 2000, Runs: 4})
+	p, err := Predict(Config{Wake: wake, Handlers: handlers, CPUs: cpus, Costs: c, Ops: 2000, Runs: 4})
 	require.NoError(t, err)
 	return p
 }
@@ -40,24 +41,24 @@ func predictOn(t *testing.T, wake aio.WakePolicy, handlers, cpus int, c CostProf
 func TestPredictAIOWakeRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  AIOBenchConfig
+		cfg  Config
 		want string
 	}{
-		{"no handlers", AIOBenchConfig{CPUs: 2}, "Handlers = 0, want 1..64"},
-		{"too many handlers", AIOBenchConfig{Handlers: 65, CPUs: 2}, "Handlers = 65, want 1..64"},
-		{"no cpus", AIOBenchConfig{Handlers: 4}, "CPUs = 0, want 1..1024"},
-		{"negative submitters", AIOBenchConfig{Handlers: 4, CPUs: 2, Submitters: -1}, "Submitters = -1, want 1..64"},
-		{"too many ops", AIOBenchConfig{Handlers: 4, CPUs: 2, Ops: 20_000_000}, "Ops = 20000000, want 1..10000000"},
-		{"negative runs", AIOBenchConfig{Handlers: 4, CPUs: 2, Runs: -1}, "Runs = -1, want 1..64 (0 for 16)"},
-		{"negative futex wake", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
-		{"preempt share over 1", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, WakePreempt: 1.5}}, "wake_preempt = 1.5, want 0..1"},
-		{"sysmon tick shorter than its request", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, SysmonTick: 10 * time.Microsecond}}, "sysmon_tick = 10µs, want 20µs..10ms"},
-		{"sysmon tick past sysmon's longest sleep", AIOBenchConfig{Handlers: 4, CPUs: 2, Costs: CostProfile{IOService: 1, SysmonTick: 20 * time.Millisecond}}, "sysmon_tick = 20ms, want 20µs..10ms"},
+		{"no handlers", Config{CPUs: 2}, "Handlers = 0, want 1..64"},
+		{"too many handlers", Config{Handlers: 65, CPUs: 2}, "Handlers = 65, want 1..64"},
+		{"no cpus", Config{Handlers: 4}, "CPUs = 0, want 1..1024"},
+		{"negative submitters", Config{Handlers: 4, CPUs: 2, Submitters: -1}, "Submitters = -1, want 1..64"},
+		{"too many ops", Config{Handlers: 4, CPUs: 2, Ops: 20_000_000}, "Ops = 20000000, want 1..10000000"},
+		{"negative runs", Config{Handlers: 4, CPUs: 2, Runs: -1}, "Runs = -1, want 1..64 (0 for 16)"},
+		{"negative futex wake", Config{Handlers: 4, CPUs: 2, Costs: sim.CostProfile{IOService: 1, FutexWake: -1}}, "futex_wake = -1ns"},
+		{"preempt share over 1", Config{Handlers: 4, CPUs: 2, Costs: sim.CostProfile{IOService: 1, WakePreempt: 1.5}}, "wake_preempt = 1.5, want 0..1"},
+		{"sysmon tick shorter than its request", Config{Handlers: 4, CPUs: 2, Costs: sim.CostProfile{IOService: 1, SysmonTick: 10 * time.Microsecond}}, "sysmon_tick = 10µs, want 20µs..10ms"},
+		{"sysmon tick past sysmon's longest sleep", Config{Handlers: 4, CPUs: 2, Costs: sim.CostProfile{IOService: 1, SysmonTick: 20 * time.Millisecond}}, "sysmon_tick = 20ms, want 20µs..10ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := PredictAIOWake(tt.cfg)
-			require.ErrorIs(t, err, ErrInvalidConfig)
+			_, err := Predict(tt.cfg)
+			require.ErrorIs(t, err, sim.ErrInvalidConfig)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
@@ -125,19 +126,6 @@ func TestPredictAIOWakeWakeAllCostsMoreWithMoreHandlers(t *testing.T) {
 	assert.Greater(t, all32.NsPerOp, 2*all4.NsPerOp, "wake-all at 32 vs 4 handlers")
 }
 
-func TestCostProfileWriteToRoundTrip(t *testing.T) {
-	for _, p := range []CostProfile{OldKernel(), NewKernel(), benchCosts()} {
-		t.Run(p.Name, func(t *testing.T) {
-			var buf bytes.Buffer
-			_, err := p.WriteTo(&buf)
-			require.NoError(t, err)
-			got, err := ParseProfile(&buf, "x")
-			require.NoError(t, err)
-			assert.Equal(t, p, got)
-		})
-	}
-}
-
 // Each cost moves the prediction the way it should: dearer is never faster
 // where the cost is paid, and strictly slower in a case that pays it often. On
 // one CPU every wake is local; on two, wake-all at 32 handlers wakes many
@@ -145,18 +133,18 @@ func TestCostProfileWriteToRoundTrip(t *testing.T) {
 func TestPredictAIOWakeMovesWithEachCost(t *testing.T) {
 	tests := []struct {
 		name     string
-		dearer   func(*CostProfile)
+		dearer   func(*sim.CostProfile)
 		wake     aio.WakePolicy
 		handlers int
 		cpus     int
 	}{
-		{"context switch, targeted on one CPU", func(c *CostProfile) { c.ContextSwitch *= 3 }, aio.WakeTargeted, 4, 1},
-		{"context switch, wake-all on one CPU", func(c *CostProfile) { c.ContextSwitch *= 3 }, aio.WakeAll, 32, 1},
-		{"system call, wake-all on one CPU", func(c *CostProfile) { c.Syscall *= 10 }, aio.WakeAll, 32, 1},
-		{"remote wake call, wake-all on two CPUs", func(c *CostProfile) { c.FutexWakeCall *= 3 }, aio.WakeAll, 32, 2},
-		{"remote wake latency, wake-all on two CPUs", func(c *CostProfile) { c.FutexWake *= 3 }, aio.WakeAll, 32, 2},
-		{"thread handoff, wake-all on two CPUs", func(c *CostProfile) { c.ThreadHandoff *= 5 }, aio.WakeAll, 32, 2},
-		{"sysmon tick, targeted at 32 handlers on two CPUs", func(c *CostProfile) { c.SysmonTick *= 5 }, aio.WakeTargeted, 32, 2},
+		{"context switch, targeted on one CPU", func(c *sim.CostProfile) { c.ContextSwitch *= 3 }, aio.WakeTargeted, 4, 1},
+		{"context switch, wake-all on one CPU", func(c *sim.CostProfile) { c.ContextSwitch *= 3 }, aio.WakeAll, 32, 1},
+		{"system call, wake-all on one CPU", func(c *sim.CostProfile) { c.Syscall *= 10 }, aio.WakeAll, 32, 1},
+		{"remote wake call, wake-all on two CPUs", func(c *sim.CostProfile) { c.FutexWakeCall *= 3 }, aio.WakeAll, 32, 2},
+		{"remote wake latency, wake-all on two CPUs", func(c *sim.CostProfile) { c.FutexWake *= 3 }, aio.WakeAll, 32, 2},
+		{"thread handoff, wake-all on two CPUs", func(c *sim.CostProfile) { c.ThreadHandoff *= 5 }, aio.WakeAll, 32, 2},
+		{"sysmon tick, targeted at 32 handlers on two CPUs", func(c *sim.CostProfile) { c.SysmonTick *= 5 }, aio.WakeTargeted, 32, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,7 +205,7 @@ func TestPredictAIOWakePreemptionLetsTheHandlerCatchTheNextRequest(t *testing.T)
 // starved submitter waits about 10 ms at most: by 30 ms of simulated time
 // every submitter has done some of its requests.
 func TestPredictAIOWakeNoSubmitterStarves(t *testing.T) {
-	cfg := AIOBenchConfig{Wake: aio.WakeTargeted, Handlers: 4, CPUs: 2, Costs: benchCosts(), Ops: 1_000_000, Submitters: 4, Runs: 1}
+	cfg := Config{Wake: aio.WakeTargeted, Handlers: 4, CPUs: 2, Costs: benchCosts(), Ops: 1_000_000, Submitters: 4, Runs: 1}
 	acfg := aio.DefaultConfig()
 	acfg.ReadSegments, acfg.WriteSegments = 4, 4
 	acfg.Wake, acfg.Handlers = aio.WakeTargeted, aio.HandlerFutex
@@ -228,7 +216,7 @@ func TestPredictAIOWakeNoSubmitterStarves(t *testing.T) {
 		for b.e.Now() < int64(30*time.Millisecond) && b.e.Step() {
 		}
 		for id := range b.threads {
-			if th := b.threads[id]; !th.handler {
+			if th := b.threads[id].sub; th != nil {
 				assert.Positive(t, th.i, "seed %d: submitter %d did %d requests of %d", seed, th.j, th.i, b.ops)
 			}
 		}
@@ -242,7 +230,7 @@ func newIdleBench(t *testing.T, preempt float64) *aioBench {
 	t.Helper()
 	c := benchCosts()
 	c.WakePreempt = preempt
-	cfg := AIOBenchConfig{Wake: aio.WakeTargeted, Handlers: 4, Submitters: 4, CPUs: 2, Costs: c, Ops: 100, Runs: 1}
+	cfg := Config{Wake: aio.WakeTargeted, Handlers: 4, Submitters: 4, CPUs: 2, Costs: c, Ops: 100, Runs: 1}
 	acfg := aio.DefaultConfig()
 	acfg.ReadSegments, acfg.WriteSegments = 4, 4
 	acfg.Wake, acfg.Handlers = aio.WakeTargeted, aio.HandlerFutex

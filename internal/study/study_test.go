@@ -1,4 +1,4 @@
-package sim
+package study
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
 )
 
 func TestStudiesPassTheirChecks(t *testing.T) {
-	for _, s := range Studies() {
+	for _, s := range All() {
 		t.Run("study="+s.ID, func(t *testing.T) {
 			if (testing.Short() || raceEnabled) && (s.ID == "a" || s.ID == "b") {
 				t.Skip("-short or -race: studies A and B take a minute under the race detector; run go test ./sim")
@@ -47,11 +49,11 @@ type bytesWriter []byte
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
 
 func TestLookupStudy(t *testing.T) {
-	s, err := LookupStudy("B")
+	s, err := Lookup("B")
 	require.NoError(t, err)
 	assert.Equal(t, "b", s.ID)
-	_, err = LookupStudy("e")
-	assert.ErrorIs(t, err, ErrInvalidConfig)
+	_, err = Lookup("e")
+	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
 }
 
 func TestReferenceDataIsEmbedded(t *testing.T) {

@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"encoding/csv"

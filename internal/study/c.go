@@ -1,10 +1,13 @@
-package sim
+package study
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
 )
 
 // Study C's settings: MariaDB's regression machine (Linux, CFS); the same build
@@ -46,12 +49,12 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
-	var cells []Cell
+	var cells []sim.Cell
 	for _, wl := range []string{"connect", "oltp_read_only"} {
 		for _, th := range studyCThreads {
-			for _, p := range []CostProfile{OldKernel(), NewKernel()} {
-				cells = append(cells, Cell{Workload: wl, Threads: th,
-					Machine: MachineConfig{CPUs: studyCCPUs, Scheduler: CFS, Costs: p, SpinLoops: DefaultSpinLoops}})
+			for _, p := range []sim.CostProfile{sim.OldKernel(), sim.NewKernel()} {
+				cells = append(cells, sim.Cell{Workload: wl, Threads: th,
+					Machine: sim.MachineConfig{CPUs: studyCCPUs, Scheduler: sim.CFS, Costs: p, SpinLoops: sim.DefaultSpinLoops}})
 			}
 		}
 	}
@@ -59,7 +62,7 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := Table{Title: "Study C: connections/s, old vs new kernel (published: MariaDB " + studyCBuild + ")",
+	t := report.Table{Title: "Study C: connections/s, old vs new kernel (published: MariaDB " + studyCBuild + ")",
 		Header: []string{"threads", "pub old", "pub new", "pub new/old", "sim old", "sim new", "sim new/old", "cpu-bound new/old"}}
 	var xs, so_, sn_, po, pn []float64
 	ok1, ok2 := true, true
@@ -82,15 +85,15 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}
-	rep := &Report{Study: studyC(), Tables: []Table{t}}
-	rep.Plot = ChartSpec{Title: "Study C: connect; SELECT 1; disconnect", XLabel: "client threads", YLabel: "connections/s", LogX: true,
-		Series: []Series{{Name: "sim old kernel", X: xs, Y: so_, Color: 1}, {Name: "sim new kernel", X: xs, Y: sn_, Color: 2},
+	rep := &Report{Study: studyC(), Tables: []report.Table{t}}
+	rep.Plot = report.Chart{Title: "Study C: connect; SELECT 1; disconnect", XLabel: "client threads", YLabel: "connections/s", LogX: true,
+		Series: []report.Series{{Name: "sim old kernel", X: xs, Y: so_, Color: 1}, {Name: "sim new kernel", X: xs, Y: sn_, Color: 2},
 			{Name: "published old kernel", X: xs, Y: po, Dashed: true, Color: 1}, {Name: "published new kernel", X: xs, Y: pn, Dashed: true, Color: 2}}}
 	rep.Checks = []Check{
 		check("new kernel loses 15–40% at 16–128 threads", ok1, "%s", strings.Join(d1, ", ")),
 		check("a CPU-bound workload loses less than half as much", ok2, "oltp_read_only vs connect: %s", strings.Join(d2, ", ")),
 	}
 	rep.Notes = append(rep.Notes, "a comparison across environments is not a regression verdict: profiles "+
-		strconv.Quote(OldKernel().Name)+" and "+strconv.Quote(NewKernel().Name)+" differ only in syscall and context-switch cost")
+		strconv.Quote(sim.OldKernel().Name)+" and "+strconv.Quote(sim.NewKernel().Name)+" differ only in syscall and context-switch cost")
 	return rep, nil
 }

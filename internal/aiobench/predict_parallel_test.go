@@ -1,15 +1,16 @@
-package sim
+package aiobench
 
 import (
 	"fmt"
 	"runtime"
 	"testing"
 
-	"github.com/innosim/innosim/aio"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/aio"
 )
 
-// TestPredictAIOWakeDoesNotDependOnGOMAXPROCS: PredictAIOWake runs its seeded
+// TestPredictAIOWakeDoesNotDependOnGOMAXPROCS: Predict runs its seeded
 // runs in parallel, at most GOMAXPROCS at a time, and must give the same
 // prediction, bit for bit, whether they run one at a time or side by side, and
 // twice in a row; more runs than Ps and an odd count make the scheduling uneven.
@@ -23,11 +24,11 @@ func TestPredictAIOWakeDoesNotDependOnGOMAXPROCS(t *testing.T) {
 		{aio.WakeDeferred, 3, 3},
 	} {
 		t.Run(fmt.Sprintf("%s/handlers=%d/runs=%d", tc.wake, tc.handlers, tc.runs), func(t *testing.T) {
-			cfg := AIOBenchConfig{Wake: tc.wake, Handlers: tc.handlers, CPUs: 2, Costs: benchCosts(), Ops: 1000, Runs: tc.runs}
-			var got []AIOBenchPrediction
+			cfg := Config{Wake: tc.wake, Handlers: tc.handlers, CPUs: 2, Costs: benchCosts(), Ops: 1000, Runs: tc.runs}
+			var got []Prediction
 			for _, procs := range []int{1, 2, 1, 2, 5} {
 				prev := runtime.GOMAXPROCS(procs)
-				p, err := PredictAIOWake(cfg)
+				p, err := Predict(cfg)
 				runtime.GOMAXPROCS(prev)
 				require.NoError(t, err)
 				got = append(got, p)

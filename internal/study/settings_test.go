@@ -1,10 +1,12 @@
-package sim
+package study
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
 )
 
 func TestStudySettingsParse(t *testing.T) {
@@ -15,7 +17,7 @@ func TestStudySettingsParse(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 16, d.ReadIOThreads)
 	assert.Equal(t, 16, d.WriteIOThreads)
-	c, err := CellFromSettings(d, "oltp_insert")
+	c, err := sim.CellFromSettings(d, "oltp_insert")
 	require.NoError(t, err)
 	require.NotNil(t, c.AIO)
 	assert.Equal(t, 16, c.AIO.ReadSegments)

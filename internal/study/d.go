@@ -1,4 +1,4 @@
-package sim
+package study
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
 )
 
 // Study D's settings, from study_d_my.cnf and the study's text: sysbench prepare
@@ -21,18 +23,18 @@ var (
 
 // studyDCell is study_d_my.cnf's server (read through package mycnf) with io
 // read and io write threads and wake policy w.
-func studyDCell(io int, w aio.WakePolicy) (Cell, error) {
+func studyDCell(io int, w aio.WakePolicy) (sim.Cell, error) {
 	s, err := studySettings("study_d_my.cnf")
 	if err != nil {
-		return Cell{}, err
+		return sim.Cell{}, err
 	}
 	s.ReadIOThreads, s.WriteIOThreads = io, io
-	c, err := CellFromSettings(s, "oltp_insert")
+	c, err := sim.CellFromSettings(s, "oltp_insert")
 	if err != nil {
-		return Cell{}, err
+		return sim.Cell{}, err
 	}
 	c.AIO.Wake = w
-	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = studyDThreads, studyDCPUs, CFS
+	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = studyDThreads, studyDCPUs, sim.CFS
 	c.Warmup, c.Measure = 50*time.Millisecond, 500*time.Millisecond // the herd is bursty: a long window
 	return c, nil
 }
@@ -59,7 +61,7 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	for _, r := range rows {
 		pub[r[0]] = [2]float64{atof(r[2]), atof(r[3])}
 	}
-	var cells []Cell
+	var cells []sim.Cell
 	for _, w := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
 		for _, io := range studyDIO {
 			c, err := studyDCell(io, w)
@@ -73,7 +75,7 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := Table{Title: "Study D: bulk insert with simulated AIO, 48 threads",
+	t := report.Table{Title: "Study D: bulk insert with simulated AIO, 48 threads",
 		Header: []string{"wake", "io threads", "pub rows/s", "sim rows/s", "sim/pub", "pub spin %", "sim spin %"}}
 	i := 0
 	for _, w := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
@@ -91,10 +93,10 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	all16, all4, tg16, tg4 := res[0], res[1], res[2], res[3]
 	ra := all16.Throughput / all4.Throughput
 	rt := tg16.Throughput / tg4.Throughput
-	rep := &Report{Study: studyD(), Tables: []Table{t}}
+	rep := &Report{Study: studyD(), Tables: []report.Table{t}}
 	io := []float64{4, 16}
-	rep.Plot = ChartSpec{Title: "Study D: bulk insert, 48 threads", XLabel: "read + write io threads (each)", YLabel: "rows/s",
-		Series: []Series{
+	rep.Plot = report.Chart{Title: "Study D: bulk insert, 48 threads", XLabel: "read + write io threads (each)", YLabel: "rows/s",
+		Series: []report.Series{
 			{Name: "sim wake-all", X: io, Y: []float64{all4.Throughput, all16.Throughput}, Color: 1},
 			{Name: "sim targeted", X: io, Y: []float64{tg4.Throughput, tg16.Throughput}},
 			{Name: "published (wake-all)", X: io, Y: []float64{pub["4"][0], pub["16"][0]}, Dashed: true, Color: 1},

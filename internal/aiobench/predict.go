@@ -1,4 +1,4 @@
-package sim
+package aiobench
 
 import (
 	"fmt"
@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/sim"
 )
 
-// AIOBenchConfig describes one case of BenchmarkAIOWake in futex mode (the root
-// package's bench_aio_test.go) for PredictAIOWake.
-type AIOBenchConfig struct {
+// Config describes one case of BenchmarkAIOWake in futex mode (the root
+// package's bench_aio_test.go) for Predict.
+type Config struct {
 	// Wake is the wake policy (WakeAll or WakeTargeted; WakeDeferred is
 	// accepted and behaves as the benchmark's Flush after every request).
 	Wake aio.WakePolicy
@@ -28,7 +29,7 @@ type AIOBenchConfig struct {
 	// ThreadHandoff, MutexHandoff, WakePreempt (which must be at most 1) and
 	// SysmonTick (20µs..10ms: sysmon cannot sleep less than it asks); the
 	// other fields are not used. The zero value means OldKernel().
-	Costs CostProfile
+	Costs sim.CostProfile
 	// Ops is how many requests to simulate, the benchmark's b.N: submitter j
 	// does Ops/Submitters of them (one more for j < Ops%Submitters), and the
 	// time is that of the last to finish, as the benchmark's. 0 means 20000;
@@ -47,9 +48,9 @@ type AIOBenchConfig struct {
 	Runs int
 }
 
-// AIOBenchPrediction is what PredictAIOWake predicts for one case, per request
+// Prediction is what Predict predicts for one case, per request
 // (one benchmark op).
-type AIOBenchPrediction struct {
+type Prediction struct {
 	// NsPerOp is the predicted wall time per request in nanoseconds, the
 	// benchmark's ns/op.
 	NsPerOp float64
@@ -76,7 +77,7 @@ type AIOBenchPrediction struct {
 // cycle at a few hundred ns on the 2-core build machine).
 const aioCoreWork = 100 * time.Nanosecond
 
-// PredictAIOWake simulates BenchmarkAIOWake in futex mode: Submitters threads
+// Predict simulates BenchmarkAIOWake in futex mode: Submitters threads
 // each submit one 16 KiB read at a time to an aio.Core (the real policy core,
 // MySQL 5.5's defaults with Handlers read and write segments and Wake) and sleep
 // on a futex event until its handler delivers the completion; the Latency backend
@@ -151,7 +152,7 @@ const aioCoreWork = 100 * time.Nanosecond
 // and its submitter stay on the CPUs where each run's seed first put them. A
 // thread spinning for a segment mutex, or holding one, is not preempted (see
 // benchMutex). Where placement decides, one run differs from the
-// next (see AIOBenchConfig.Runs), and so does the real benchmark. Two gaps
+// next (see Config.Runs), and so does the real benchmark. Two gaps
 // remain. Wake-all at 4 handlers: on a quiet machine a run makes 1.9-2.4
 // wakeups per request at 16-31 µs (runs with 4.3-4.9 at 53-66 µs were seen
 // beside other work on the machine); the model makes about 2.7. Its handlers
@@ -165,11 +166,11 @@ const aioCoreWork = 100 * time.Nanosecond
 // BenchmarkAIOWakeFloor, took 6.8-9.2 µs per request at 32 handlers and
 // 5.1-5.8 µs at 4 in four quiet runs).
 //
-// The handler loop is aio.Array.handle's: wait for the first wake, then lock,
-// Pick; if work, unlock, deliver the last batch's completions, do the I/O,
-// lock, Complete, and Pick again only if a request waits (aio.Array.handle
-// skips the call, and the model its aioCoreWork, when none does and no wake
-// is to be counted: Pick would return nothing and change nothing); if none,
+// The handler loop's decisions are aio.HandlerCycle's, the ones aio.Array's
+// handlers step: wait for the first wake, then lock, Pick; if work, unlock,
+// deliver the last batch's completions, do the I/O, lock, Complete, and Pick
+// again without sleeping (the cycle skips the call, and the model its
+// aioCoreWork, when nothing waits and no wake is to be counted); if none,
 // reset the event, unlock, deliver, wait.
 // The submitter loop is the benchmark's: lock the request's segment,
 // ReserveIn, unlock, Set the events of the wake set, wait for completion.
@@ -178,7 +179,7 @@ const aioCoreWork = 100 * time.Nanosecond
 // same config gives the same prediction, the mean of Runs runs. It returns an
 // error wrapping ErrInvalidConfig for a field out of range, or aio.NewCore's
 // error.
-func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
+func Predict(cfg Config) (Prediction, error) {
 	if cfg.Submitters == 0 {
 		cfg.Submitters = 4
 	}
@@ -188,29 +189,29 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	if cfg.Runs == 0 {
 		cfg.Runs = 16
 	}
-	if cfg.Costs == (CostProfile{}) {
-		cfg.Costs = OldKernel()
+	if cfg.Costs == (sim.CostProfile{}) {
+		cfg.Costs = sim.OldKernel()
 	}
 	switch {
 	case cfg.Handlers < 1 || cfg.Handlers > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Handlers = %d, want 1..64: %w", cfg.Handlers, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Handlers = %d, want 1..64: %w", cfg.Handlers, sim.ErrInvalidConfig)
 	case cfg.Submitters < 1 || cfg.Submitters > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Submitters = %d, want 1..64 (0 for 4): %w", cfg.Submitters, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Submitters = %d, want 1..64 (0 for 4): %w", cfg.Submitters, sim.ErrInvalidConfig)
 	case cfg.CPUs < 1 || cfg.CPUs > 1024:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.CPUs = %d, want 1..1024: %w", cfg.CPUs, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.CPUs = %d, want 1..1024: %w", cfg.CPUs, sim.ErrInvalidConfig)
 	case cfg.Ops < 1 || cfg.Ops > 10_000_000:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Ops = %d, want 1..10000000 (0 for 20000): %w", cfg.Ops, sim.ErrInvalidConfig)
 	case cfg.Runs < 1 || cfg.Runs > 64:
-		return AIOBenchPrediction{}, fmt.Errorf("sim: AIOBenchConfig.Runs = %d, want 1..64 (0 for 16): %w", cfg.Runs, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: Config.Runs = %d, want 1..64 (0 for 16): %w", cfg.Runs, sim.ErrInvalidConfig)
 	}
 	if err := cfg.Costs.Validate(); err != nil {
-		return AIOBenchPrediction{}, err
+		return Prediction{}, err
 	}
 	if p := cfg.Costs.WakePreempt; p > 1 {
-		return AIOBenchPrediction{}, fmt.Errorf("sim: cost profile wake_preempt = %v, want 0..1: %w", p, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: cost profile wake_preempt = %v, want 0..1: %w", p, sim.ErrInvalidConfig)
 	}
 	if d := cfg.Costs.SysmonTick; d < sysmonMin || d > sysmonMax {
-		return AIOBenchPrediction{}, fmt.Errorf("sim: cost profile sysmon_tick = %v, want %v..%v: %w", d, sysmonMin, sysmonMax, ErrInvalidConfig)
+		return Prediction{}, fmt.Errorf("aiobench: cost profile sysmon_tick = %v, want %v..%v: %w", d, sysmonMin, sysmonMax, sim.ErrInvalidConfig)
 	}
 	acfg := aio.DefaultConfig()
 	acfg.ReadSegments, acfg.WriteSegments = cfg.Handlers, cfg.Handlers
@@ -219,7 +220,7 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 	// The runs are independent machines with their own seeds: they run in
 	// parallel, at most GOMAXPROCS at a time, and are summed in run order, so
 	// the prediction does not depend on the parallelism.
-	runs := make([]AIOBenchPrediction, cfg.Runs)
+	runs := make([]Prediction, cfg.Runs)
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for r := range runs {
@@ -233,9 +234,9 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return AIOBenchPrediction{}, err
+		return Prediction{}, err
 	}
-	var sum AIOBenchPrediction
+	var sum Prediction
 	for _, p := range runs {
 		sum = sum.add(p)
 	}
@@ -243,8 +244,8 @@ func PredictAIOWake(cfg AIOBenchConfig) (AIOBenchPrediction, error) {
 }
 
 // add returns the field-by-field sum of p and q.
-func (p AIOBenchPrediction) add(q AIOBenchPrediction) AIOBenchPrediction {
-	return AIOBenchPrediction{
+func (p Prediction) add(q Prediction) Prediction {
+	return Prediction{
 		NsPerOp:             p.NsPerOp + q.NsPerOp,
 		WakeupsPerOp:        p.WakeupsPerOp + q.WakeupsPerOp,
 		WastedPerOp:         p.WastedPerOp + q.WastedPerOp,
@@ -258,8 +259,8 @@ func (p AIOBenchPrediction) add(q AIOBenchPrediction) AIOBenchPrediction {
 }
 
 // scale returns p with every field multiplied by f.
-func (p AIOBenchPrediction) scale(f float64) AIOBenchPrediction {
-	return AIOBenchPrediction{
+func (p Prediction) scale(f float64) Prediction {
+	return Prediction{
 		NsPerOp:             p.NsPerOp * f,
 		WakeupsPerOp:        p.WakeupsPerOp * f,
 		WastedPerOp:         p.WastedPerOp * f,
@@ -314,84 +315,98 @@ const (
 )
 
 // stallLimit is the virtual time without a completed request after which
-// PredictAIOWake gives up: far beyond any wait the model can produce (sysmon's
+// Predict gives up: far beyond any wait the model can produce (sysmon's
 // longest interval is 10 ms).
 const stallLimit = time.Second
 
-// benchEvent is a futex.Event: the set flag, the signal count and whether its
-// thread is inside Wait (registered as a waiter).
-type benchEvent struct {
-	set     bool
-	signals uint32
-	waiting bool
-}
+// submitterStage is how far a submitter has got in the benchmark's loop body.
+type submitterStage uint8
 
-// Thread stages of the benchmark model.
 const (
-	// submitter
-	bsLock = iota
-	bsReserve
-	bsUnlock
-	bsWake
-	bsWait
-	bsWaitCheck
-	bsDone
-	// handler
-	bhLock
-	bhPick
-	bhUnlockDo
-	bhDeliverDo
-	bhLock2
-	bhComplete
-	bhUnlockSleep
-	bhDeliverSleep
-	bhWait
-	bhWaitCheck
+	bsLock      submitterStage = iota // route the next request and take its segment's mutex
+	bsReserve                         // ReserveIn, with the mutex held
+	bsUnlock                          // release the mutex
+	bsWake                            // Set the events of the wake set, one FUTEX_WAKE at a time
+	bsWait                            // wait for the completion: its event set, or a FUTEX_WAIT
+	bsWaitCheck                       // in FUTEX_WAIT's entry: sleep unless the event was set meanwhile
+	bsDone                            // its share done: asleep for good
 )
 
-type benchThread struct {
-	handler bool
-	seg     int // handler: its segment
-	j, i    int // submitter: its number and its next request's index
-	stage   int
-	gen     uint32
-	blocked bool            // asleep in FUTEX_WAIT
-	p       int             // the P it runs on, -1 if none
-	cpu     int             // the OS CPU it runs on, is queued on, or last ran on
-	preempt int32           // a thread woken onto this one's CPU, which takes it when this one's system call returns; -1 if none
-	inCall  bool            // inside a system call that returns (a FUTEX_WAKE): onSysRet is due
-	lockSeg int             // submitter: the segment its request lands in, whose mutex it takes
-	req     aio.SlotRequest // submitter: its next request
-	handed  bool            // a P was handed to it while it slept on the run queue
-	lastP   int             // the P it entered its last system call on (its oldp), -1 if none
+// handlerStage is how far a handler has got in its cycle (aio.HandlerCycle's
+// decisions, this model's blocking).
+type handlerStage uint8
 
-	woken   bool
-	sigSeen uint32
+const (
+	bhLock         handlerStage = iota // take the segment's mutex
+	bhPick                             // the cycle's Next, with the mutex held
+	bhUnlockDo                         // release the mutex before the I/O
+	bhDeliverDo                        // deliver the last batch's completions, then the I/O
+	bhLock2                            // retake the mutex after the I/O
+	bhComplete                         // the cycle's Complete, with the mutex held
+	bhUnlockSleep                      // release the mutex before sleeping
+	bhDeliverSleep                     // deliver the last batch's completions, then wait
+	bhWait                             // wait for a wake: the event set, or a FUTEX_WAIT
+	bhWaitCheck                        // in FUTEX_WAIT's entry: sleep unless the event was set meanwhile
+)
+
+// benchThread is what the OS and Go's scheduler keep for one locked OS thread
+// of the benchmark; its driver's own state is sub (a submitter) or hdl (a
+// handler), exactly one of them set.
+type benchThread struct {
+	sub *submitter
+	hdl *handler
+
+	gen     uint32
+	blocked bool  // asleep in FUTEX_WAIT
+	p       int   // the P it runs on, -1 if none
+	cpu     int   // the OS CPU it runs on, is queued on, or last ran on
+	preempt int32 // a thread woken onto this one's CPU, which takes it when this one's system call returns; -1 if none
+	inCall  bool  // inside a system call that returns (a FUTEX_WAKE): onSysRet is due
+	handed  bool  // a P was handed to it while it slept on the run queue
+	lastP   int   // the P it entered its last system call on (its oldp), -1 if none
+
 	// stepping is set while the thread runs on its CPU in user mode until
 	// due (a pending step); a preemption there (preemptUser) keeps the
 	// remain of it and sets resume.
 	stepping, resume bool
 	due, remain      int64
-	wake             aio.SegmentSet // submitter: events still to set
-	pending          []int          // handler: submitters of the last batch, to deliver
-	batch            []int          // handler: submitters of the batch in progress
+}
+
+// submitter is a submitting thread's state: the benchmark's loop body.
+type submitter struct {
+	stage   submitterStage
+	j, i    int             // its number and its next request's index
+	lockSeg int             // the segment its request lands in, whose mutex it takes
+	req     aio.SlotRequest // its next request
+	wake    aio.SegmentSet  // events still to set
+}
+
+// handler is a handler thread's state: its segment's cycle and the batches
+// whose completions it delivers.
+type handler struct {
+	stage   handlerStage
+	seg     int
+	cycle   *aio.HandlerCycle // the decisions, as aio.Array's handlers make them
+	sigSeen uint32            // its event's signal count at the last reset
+	pending []int             // submitters of the last batch, to deliver
+	batch   []int             // submitters of the batch in progress
 }
 
 type aioBench struct {
-	cfg   AIOBenchConfig
+	cfg   Config
 	core  *aio.Core
-	e     *Engine
-	kStep Kind
+	e     *sim.Engine
+	kStep sim.Kind
 
 	threads []benchThread
-	hev     []benchEvent // handler events by segment
-	sev     []benchEvent // submitter completion events
-	slotSub []int        // submitter of the request in each slot
+	hev     []sim.Event // handler events by segment
+	sev     []sim.Event // submitter completion events
+	slotSub []int       // submitter of the request in each slot
 
 	ps                               []benchP
 	cpu                              []benchCPU
 	runq                             []int32 // threads back from FUTEX_WAIT with no P: Go's global run queue, FIFO
-	kExit, kSysRet, kSysmon, kHanded Kind
+	kExit, kSysRet, kSysmon, kHanded sim.Kind
 	sysmonIdle                       int   // sysmon rounds in succession that retook nothing
 	sysmonDelay                      int64 // ns sysmon asks to sleep until its next round
 	sysmonSlack                      int64 // ns its sleeps last beyond what it asks: Costs.SysmonTick − sysmonMin
@@ -407,8 +422,8 @@ type aioBench struct {
 	err           error
 }
 
-func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
-	b := &aioBench{cfg: cfg, core: core, e: NewEngine(seed), ps: make([]benchP, cfg.CPUs)}
+func newAIOBench(cfg Config, core *aio.Core, seed uint64) *aioBench {
+	b := &aioBench{cfg: cfg, core: core, e: sim.NewEngine(seed), ps: make([]benchP, cfg.CPUs)}
 	b.kStep = b.e.On(b.onStep)
 	b.kExit = b.e.On(b.onExit)
 	b.kSysRet = b.e.On(b.onSysRet)
@@ -418,15 +433,16 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
 	for c := range b.cpu {
 		b.cpu[c].cur = -1
 	}
-	b.hev = make([]benchEvent, core.Segments())
+	b.hev = make([]sim.Event, core.Segments())
 	b.mu = make([]benchMutex, core.Segments())
-	b.sev = make([]benchEvent, cfg.Submitters)
+	b.sev = make([]sim.Event, cfg.Submitters)
 	b.slotSub = make([]int, core.Slots())
 	for s := range core.Segments() {
-		b.threads = append(b.threads, benchThread{handler: true, seg: s, stage: bhWait, p: -1, lastP: -1, preempt: -1})
+		h := &handler{stage: bhWait, seg: s, cycle: aio.NewHandlerCycle(core, s)}
+		b.threads = append(b.threads, benchThread{hdl: h, p: -1, lastP: -1, preempt: -1})
 	}
 	for j := range cfg.Submitters {
-		b.threads = append(b.threads, benchThread{j: j, stage: bsLock, p: -1, lastP: -1, preempt: -1})
+		b.threads = append(b.threads, benchThread{sub: &submitter{j: j, stage: bsLock}, p: -1, lastP: -1, preempt: -1})
 	}
 	for id := range b.threads {
 		b.threads[id].cpu = b.e.Rand().IntN(cfg.CPUs)
@@ -438,19 +454,19 @@ func newAIOBench(cfg AIOBenchConfig, core *aio.Core, seed uint64) *aioBench {
 	return b
 }
 
-func (b *aioBench) run() (AIOBenchPrediction, error) {
+func (b *aioBench) run() (Prediction, error) {
 	for b.finished < b.cfg.Submitters && b.err == nil && b.e.Step() {
 		if b.e.Now()-b.tLast > int64(stallLimit) {
-			return AIOBenchPrediction{}, fmt.Errorf("sim: aio bench: no request completed in %v of virtual time at %v (a model fault)",
+			return Prediction{}, fmt.Errorf("aiobench: no request completed in %v of virtual time at %v (a model fault)",
 				stallLimit, time.Duration(b.e.Now()))
 		}
 	}
 	if b.err != nil {
-		return AIOBenchPrediction{}, b.err
+		return Prediction{}, b.err
 	}
 	n := float64(b.ops)
 	st := b.core.Stats()
-	return AIOBenchPrediction{
+	return Prediction{
 		NsPerOp:             float64(b.tEnd) / n,
 		WakeupsPerOp:        float64(st.Wakeups) / n,
 		WastedPerOp:         float64(st.WastedWakeups) / n,
@@ -757,20 +773,18 @@ func (b *aioBench) idleP() bool {
 // done retires submitter id: its thread leaves the CPU and its P for good.
 func (b *aioBench) done(id int32) {
 	t := &b.threads[id]
-	t.stage = bsDone
+	t.sub.stage = bsDone
 	b.handoff(t.p) // the goroutine exits: its P goes to the run queue's head
 	t.p = -1
 	b.sleep(id)
 }
 
-// jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does: real
-// costs vary, and without it the threads fall into a lockstep no machine keeps.
-func (b *aioBench) jit(d time.Duration) int64 {
-	if d <= 0 {
-		return 0
-	}
-	return int64(d)/2 + b.e.Rand().Int64N(int64(d))
-}
+// clock is the virtual time, the clock the policy core is given.
+func (b *aioBench) clock() time.Duration { return time.Duration(b.e.Now()) }
+
+// jit draws a duration uniformly in [0.5, 1.5) × d, as Machine does
+// (sim.Engine.Jitter).
+func (b *aioBench) jit(d time.Duration) int64 { return b.e.Jitter(d) }
 
 // after continues thread id's program d ns from now.
 func (b *aioBench) after(id int32, d int64) {
@@ -788,14 +802,12 @@ func (b *aioBench) onStep(_ int64, id int32, gen uint32) {
 	b.step(id)
 }
 
-// resetEvent is handler t finding nothing to pick: it resets its event under
+// resetEvent is handler h finding nothing to pick: it resets its event under
 // its segment's lock (remembering the signal count for its Wait) and goes on
 // to unlock and sleep.
-func (b *aioBench) resetEvent(t *benchThread) {
-	ev := &b.hev[t.seg]
-	ev.set = false
-	t.sigSeen = ev.signals
-	t.stage = bhUnlockSleep
+func (b *aioBench) resetEvent(h *handler) {
+	h.sigSeen = b.hev[h.seg].Reset()
+	h.stage = bhUnlockSleep
 }
 
 // benchMutex is one segment's sync.Mutex: held or not (by owner), and the
@@ -851,17 +863,15 @@ func (b *aioBench) unlock(seg int) {
 // event was set already or nobody waits; wakeUp's time if the call wakes the
 // event's sleeping thread; Syscall if the waiter has not gone to sleep yet (the
 // kernel finds nobody to wake).
-func (b *aioBench) setEvent(ev *benchEvent, owner, caller int32) (int64, bool) {
-	if ev.set {
+func (b *aioBench) setEvent(ev *sim.Event, owner, caller int32) (int64, bool) {
+	if !ev.Set() {
 		return 0, false
 	}
-	ev.set = true
-	ev.signals++
-	if !ev.waiting {
+	if !ev.Waiting {
 		return 0, false
 	}
 	if b.threads[owner].blocked {
-		ev.waiting = false
+		ev.Waiting = false
 		return b.wakeUp(owner, caller), true
 	}
 	return int64(b.cfg.Costs.Syscall), true
@@ -870,118 +880,132 @@ func (b *aioBench) setEvent(ev *benchEvent, owner, caller int32) (int64, bool) {
 // step runs thread id from its stage until it takes time, spins or blocks.
 func (b *aioBench) step(id int32) {
 	t := &b.threads[id]
-	sys := int64(b.cfg.Costs.Syscall)
+	// drawn at every step, used or not, so that the draws follow the events
 	work := b.jit(aioCoreWork)
+	if t.hdl != nil {
+		b.stepHandler(id, t.hdl, work)
+		return
+	}
+	b.stepSubmitter(id, t.sub, work)
+}
+
+// stepSubmitter runs the benchmark's loop body for submitter s (thread id);
+// work is the CPU of a core call with its segment's mutex, this step's draw.
+func (b *aioBench) stepSubmitter(id int32, s *submitter, work int64) {
+	sys := int64(b.cfg.Costs.Syscall)
 	for {
-		switch t.stage {
-		// ---- submitter: the benchmark's loop body ----
+		switch s.stage {
 		case bsLock:
-			h := b.cfg.Handlers
-			seg := (t.j + b.cfg.Submitters*t.i) % h
-			off := int64(seg)*64*b.core.Config().PageSize + int64(2*t.j)*b.core.Config().PageSize
-			t.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: b.core.Config().PageSize}
+			off := offset(s.j, s.i, b.cfg.Handlers, b.cfg.Submitters)
+			s.req = aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1, Offset: off, Length: Page}
 			var err error
-			if t.lockSeg, err = b.core.Route(t.req); err != nil {
-				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+			if s.lockSeg, err = b.core.Route(s.req); err != nil {
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", s.j, err)
 				b.e.Stop()
 				return
 			}
-			t.stage = bsReserve
-			if !b.lock(id, t.lockSeg) {
+			s.stage = bsReserve
+			if !b.lock(id, s.lockSeg) {
 				return
 			}
 		case bsReserve:
-			res, err := b.core.ReserveIn(t.lockSeg, t.req, time.Duration(b.e.Now()))
+			res, err := b.core.ReserveIn(s.lockSeg, s.req, time.Duration(b.e.Now()))
 			if err != nil { // one request per submitter: the segment is never full
-				b.err = fmt.Errorf("sim: aio bench: submitter %d: %w", t.j, err)
+				b.err = fmt.Errorf("aiobench: submitter %d: %w", s.j, err)
 				b.e.Stop()
 				return
 			}
-			b.slotSub[res.Slot] = t.j
-			t.wake = res.Wake
+			b.slotSub[res.Slot] = s.j
+			s.wake = res.Wake
 			if b.cfg.Wake == aio.WakeDeferred {
-				t.wake = t.wake.Union(b.core.FlushAll())
+				s.wake = s.wake.Union(b.core.FlushAll())
 			}
-			t.stage = bsUnlock
+			s.stage = bsUnlock
 			b.after(id, work)
 			return
 		case bsUnlock:
-			b.unlock(t.lockSeg)
-			t.stage = bsWake
+			b.unlock(s.lockSeg)
+			s.stage = bsWake
 		case bsWake:
-			s := t.wake.Next(0)
-			if s < 0 {
-				t.stage = bsWait
+			seg := s.wake.Next(0)
+			if seg < 0 {
+				s.stage = bsWait
 				continue
 			}
-			t.wake = withoutSeg(t.wake, s)
-			if d, ok := b.setEvent(&b.hev[s], int32(s), id); ok {
+			s.wake = withoutSeg(s.wake, seg)
+			if d, ok := b.setEvent(&b.hev[seg], int32(seg), id); ok {
 				b.hFutex++
 				b.syscall(id, d)
 				return
 			}
 		case bsWait:
-			ev := &b.sev[t.j]
-			if ev.set {
-				ev.set = false
-				t.stage = bsLock
-				if b.opDone(t) {
+			ev := &b.sev[s.j]
+			if ev.IsSet() {
+				ev.Reset()
+				s.stage = bsLock
+				if b.opDone(s) {
 					b.done(id)
 					return
 				}
 				continue
 			}
-			ev.waiting = true
+			ev.Waiting = true
 			b.sFutx++
-			t.stage = bsWaitCheck
+			s.stage = bsWaitCheck
 			b.after(id, sys)
 			return
 		case bsDone:
 			return
 		case bsWaitCheck:
-			ev := &b.sev[t.j]
-			t.stage = bsWait
-			if ev.set {
-				ev.waiting = false
+			ev := &b.sev[s.j]
+			s.stage = bsWait
+			if ev.IsSet() {
+				ev.Waiting = false
 				continue
 			}
 			b.release(id)
 			return
 
-		// ---- handler: aio.Array.handle ----
+		}
+	}
+}
+
+// stepHandler runs handler h's cycle (thread id): aio.HandlerCycle's
+// decisions, aio.Array's blocking; work is as for stepSubmitter.
+func (b *aioBench) stepHandler(id int32, h *handler, work int64) {
+	sys := int64(b.cfg.Costs.Syscall)
+	for {
+		switch h.stage {
 		case bhLock:
-			t.stage = bhPick
-			if !b.lock(id, t.seg) {
+			h.stage = bhPick
+			if !b.lock(id, h.seg) {
 				return
 			}
 		case bhPick:
-			if !t.woken && b.core.Waiting(t.seg) == 0 {
-				// aio.Array.handle skips Pick with nothing waiting and no
-				// wake to count (it would return nothing and change
-				// nothing): no core work, straight to the reset.
-				b.resetEvent(t)
-				continue
-			}
-			bt, ok := b.core.Pick(t.seg, time.Duration(b.e.Now()), t.woken)
-			t.woken = false
-			if ok {
-				t.batch = t.batch[:0]
-				for _, s := range bt.Slots {
-					t.batch = append(t.batch, b.slotSub[s])
+			// aio.Array.handle's decisions: Pick skipped with nothing waiting
+			// and no wake to count (no core work then), reset on nothing found
+			step := h.cycle.Next(b.clock, false)
+			if step.Action == aio.HandlerIssue {
+				h.batch = h.batch[:0]
+				for _, s := range h.cycle.Batch().Slots {
+					h.batch = append(h.batch, b.slotSub[s])
 				}
-				t.stage = bhUnlockDo
+				h.stage = bhUnlockDo
 			} else {
-				b.resetEvent(t)
+				b.resetEvent(h)
+			}
+			if !step.Picked {
+				continue
 			}
 			b.after(id, work)
 			return
 		case bhUnlockDo, bhUnlockSleep:
-			b.unlock(t.seg)
-			t.stage++ // to the matching deliver stage
+			b.unlock(h.seg)
+			h.stage++ // to the matching deliver stage
 		case bhDeliverDo, bhDeliverSleep:
-			if len(t.pending) > 0 {
-				j := t.pending[0]
-				t.pending = t.pending[1:]
+			if len(h.pending) > 0 {
+				j := h.pending[0]
+				h.pending = h.pending[1:]
 				if d, ok := b.setEvent(&b.sev[j], int32(len(b.hev)+j), id); ok {
 					b.sFutx++
 					b.syscall(id, d)
@@ -989,40 +1013,40 @@ func (b *aioBench) step(id int32) {
 				}
 				continue
 			}
-			if t.stage == bhDeliverDo {
+			if h.stage == bhDeliverDo {
 				// the Latency backend at zero service time: no I/O
-				t.pending = append(t.pending[:0], t.batch...)
-				t.stage = bhLock2
+				h.pending = append(h.pending[:0], h.batch...)
+				h.stage = bhLock2
 			} else {
-				t.stage = bhWait
+				h.stage = bhWait
 			}
 		case bhLock2:
-			t.stage = bhComplete
-			if !b.lock(id, t.seg) {
+			h.stage = bhComplete
+			if !b.lock(id, h.seg) {
 				return
 			}
 		case bhComplete:
-			b.core.Complete(t.seg, 0)
-			t.stage = bhPick
+			h.cycle.Complete(0)
+			h.stage = bhPick
 			b.after(id, work)
 			return
 		case bhWait:
-			ev := &b.hev[t.seg]
-			if ev.set || ev.signals != t.sigSeen {
-				t.woken = true
-				t.stage = bhLock
+			ev := &b.hev[h.seg]
+			if ev.Ready(h.sigSeen) {
+				h.cycle.Woken()
+				h.stage = bhLock
 				continue
 			}
-			ev.waiting = true
+			ev.Waiting = true
 			b.hFutex++
-			t.stage = bhWaitCheck
+			h.stage = bhWaitCheck
 			b.after(id, sys)
 			return
 		case bhWaitCheck:
-			ev := &b.hev[t.seg]
-			t.stage = bhWait
-			if ev.set || ev.signals != t.sigSeen {
-				ev.waiting = false
+			ev := &b.hev[h.seg]
+			h.stage = bhWait
+			if ev.Ready(h.sigSeen) {
+				ev.Waiting = false
 				continue
 			}
 			b.release(id)
@@ -1033,7 +1057,7 @@ func (b *aioBench) step(id int32) {
 
 // opDone counts a completed request of submitter t; a submitter that has done
 // its share stops (it never submits again and sleeps for good).
-func (b *aioBench) opDone(t *benchThread) bool {
+func (b *aioBench) opDone(t *submitter) bool {
 	t.i++
 	b.ops++
 	b.tLast = b.e.Now()
@@ -1052,4 +1076,15 @@ func (b *aioBench) share(j int) int {
 		n++
 	}
 	return n
+}
+
+// withoutSeg returns set minus seg.
+func withoutSeg(set aio.SegmentSet, seg int) aio.SegmentSet {
+	var out aio.SegmentSet
+	for s := set.Next(0); s >= 0; s = set.Next(s + 1) {
+		if s != seg {
+			out.Add(s)
+		}
+	}
+	return out
 }

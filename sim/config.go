@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// MachineConfig describes the simulated server: its cores, its scheduler, its
+// costs and the InnoDB settings that shape lock behaviour.
+type MachineConfig struct {
+	// CPUs is the number of cores, 1..1024.
+	CPUs int
+	// Scheduler is the CPU scheduler model (CFS or TS).
+	Scheduler Scheduler
+	// Costs is the cost profile; the zero value means OldKernel().
+	Costs CostProfile
+	// Priorities applies OpSetPrio (MySQL 5.1's thread priorities on); false is
+	// --skip-thread-priority: the calls are not made.
+	Priorities bool
+	// SpinLoops is innodb_sync_spin_loops: spin rounds before a mutex waiter
+	// sleeps, 0..10000. The zero value spins not at all; DefaultSpinLoops is 30.
+	SpinLoops int
+	// Seed seeds the machine's random source.
+	Seed uint64
+}
+
+// DefaultSpinLoops is innodb_sync_spin_loops' default (30) in MySQL 5.1..8.0.
+const DefaultSpinLoops = 30
+
+func (c MachineConfig) validate() (MachineConfig, error) {
+	if c.CPUs < 1 || c.CPUs > 1024 {
+		return c, fmt.Errorf("sim: CPUs = %d, want 1..1024: %w", c.CPUs, ErrInvalidConfig)
+	}
+	if c.Scheduler > TS {
+		return c, fmt.Errorf("sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)
+	}
+	if c.SpinLoops < 0 || c.SpinLoops > 10000 {
+		return c, fmt.Errorf("sim: SpinLoops = %d, want 0..10000: %w", c.SpinLoops, ErrInvalidConfig)
+	}
+	if c.Costs == (CostProfile{}) {
+		c.Costs = OldKernel()
+	}
+	return c, c.Costs.Validate()
+}
+
+// Accounting categories of CPU time.
+const (
+	catUser      = iota // the workload's own CPU bursts
+	catSys              // system-call entry/exit and kernel work
+	catCS               // context switches
+	catMutexSpin        // InnoDB mutex spin rounds
+	catFutexSpin        // waiting for a futex hash-bucket spinlock (raw_spin_lock)
+	catFutexHold        // holding a futex hash-bucket spinlock
+	numCats
+)
+
+// Result is what one run measured over its measurement window.
+type Result struct {
+	// Elapsed is the measurement window in virtual time.
+	Elapsed time.Duration
+	// Units counts OpDone units completed in the window.
+	Units uint64
+	// Throughput is Units per second of virtual time.
+	Throughput float64
+	// CPU is the busy time of all cores by category, in ns (see the Share methods).
+	CPU [numCats]int64
+	// Switches and Syscalls count context switches and system calls.
+	Switches, Syscalls uint64
+	// Events is how many engine events the whole run (warm-up included) took.
+	Events uint64
+	// Capacity is CPUs × Elapsed in ns: the CPU time available.
+	Capacity int64
+}
+
+// Busy returns the CPU time used, in ns.
+func (r Result) Busy() int64 {
+	var s int64
+	for _, v := range r.CPU {
+		s += v
+	}
+	return s
+}
+
+// FutexSpinShare returns the share of busy CPU spent waiting for futex
+// hash-bucket spinlocks (what perf attributes to raw_spin_lock), 0..1.
+func (r Result) FutexSpinShare() float64 {
+	if b := r.Busy(); b > 0 {
+		return float64(r.CPU[catFutexSpin]) / float64(b)
+	}
+	return 0
+}
+
+// Utilisation returns the busy share of the machine's CPU capacity, 0..1.
+func (r Result) Utilisation() float64 {
+	if r.Capacity > 0 {
+		return float64(r.Busy()) / float64(r.Capacity)
+	}
+	return 0
+}
