@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -124,6 +125,14 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 		t.AddRow(row...)
 	}
 	rep := &Report{Study: studyA(), Tables: []report.Table{t}}
+	vt := validate.Table{Name: "study A read-only on/off", Source: "MySQL bug 37536 (study A)", Use: validate.Fitted, Ratio: true}
+	for _, c := range studyACPUs {
+		for _, th := range studyAThreads {
+			k := [2]int{th, c}
+			vt.Rows = append(vt.Rows, validate.Row{Label: fmt.Sprintf("%dcpu t%d", c, th), Published: pub[k], Simulated: sim[k]})
+		}
+	}
+	rep.Validation = []validate.Table{vt}
 	rep.Plot = report.Chart{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
 		YLabel: "throughput ratio on/off", LogX: true}
 	for i, c := range studyACPUs {
