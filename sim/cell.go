@@ -22,6 +22,9 @@ type Cell struct {
 	Gate *GateConfig
 	// AIO, when not nil, installs a simulated-AIO array with its handler threads.
 	AIO *aio.Config
+	// Device, when not nil, installs the storage device that the AIO handlers
+	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
+	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.
 	Warmup, Measure time.Duration
@@ -56,6 +59,11 @@ func (c Cell) Run() (Result, error) {
 	}
 	if c.Gate != nil {
 		if err := m.SetGate(c.Gate.Policy, c.Gate.Config); err != nil {
+			return Result{}, err
+		}
+	}
+	if c.Device != nil {
+		if err := m.SetDevice(*c.Device); err != nil {
 			return Result{}, err
 		}
 	}

@@ -53,3 +53,21 @@ func TestValidateRefusesAnUnknownGroupAndABadTable(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, `header has no column "scheduler"`)
 }
+
+func TestRunReportsTheDevicesIORates(t *testing.T) {
+	code, out, stderr := runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8",
+		"-vary", "innodb_read_io_threads=1,16", "-device", "units=8,read=5ms,dist=fixed", "-measure", "200ms")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "innodb_read_io_threads=1 8   200/0/0")
+	assert.Contains(t, out, "innodb_read_io_threads=16 8  1600/0/0")
+	for _, bad := range []struct{ arg, want string }{
+		{"units=0", "units = \"0\": want 1..1024"},
+		{"read=5ms", "units is required"},
+		{"units=8,dist=normal", "dist = \"normal\""},
+		{"units=8,seek=1ms", "key \"seek\""},
+	} {
+		code, _, stderr := runCmd("run", "-workload", "read_ahead", "-device", bad.arg)
+		assert.Equal(t, 2, code, bad.arg)
+		assert.Contains(t, stderr, bad.want, bad.arg)
+	}
+}
