@@ -2,12 +2,16 @@ package innosim_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/internal/aiobench"
@@ -245,4 +249,303 @@ func benchAIOFilePlain(b *testing.B, f *os.File) {
 			}
 		}
 	}
+}
+
+// Native AIO beside simulated AIO (issue: native AIO), in two loads:
+//
+//   - pattern=random: 16 KiB reads at random pages of a 256 MiB file opened
+//     O_DIRECT (on the disk the test's temporary directory is on; the page
+//     cache is bypassed), aioNativeDepth of them in flight at all times: each
+//     of aioNativeDepth goroutines submits one read, waits for it and
+//     submits the next. Through a native Array, through simulated AIO with
+//     targeted wake (each handler does one pread at a time, so at most one
+//     read per read segment is in flight), and io=pread: the same goroutines
+//     each calling pread themselves, the plain Go loop to beat, whose rate is
+//     what the device allows at this depth.
+//   - pattern=studyD: aiowake's clients (examples/aiowake): each inserts a
+//     leaf page's worth of rows, then splits it: it writes the full leaf and
+//     prefetches one or two sibling pages, waiting for that I/O only at its
+//     next split. The file is in the page cache, so the cost is the path
+//     between submitter and handler: native, simulated targeted, simulated
+//     wake-all (futex handler threads, as InnoDB's).
+//
+// One op is one request (read or write). Metrics: reads/s; syscalls/op, the
+// system calls aio makes per request: io_uring_enter calls (native), preads
+// or pwrites plus FUTEX_WAIT/FUTEX_WAKE on the handlers' events (simulated,
+// futex handlers; goroutine handlers' channel wakes are the runtime's and
+// not counted), one pread (io=pread); and wakeups/op and wasted/op.
+func BenchmarkAIONative(b *testing.B) {
+	if err := nativeAvailable(); err != nil {
+		b.Skipf("native AIO unavailable: %v", err)
+	}
+	b.Run("pattern=random", benchAIONativeRandom)
+	b.Run("pattern=studyD", benchAIONativeStudyD)
+}
+
+// aioNativeDepth is the queue depth of pattern=random.
+const aioNativeDepth = 32
+
+func nativeAvailable() error {
+	cfg := aio.DefaultConfig()
+	cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+	a, err := aio.New(cfg)
+	if err != nil {
+		return err
+	}
+	return a.Close()
+}
+
+func benchAIONativeRandom(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "aionative")
+	if err := writeAIOFile(path); err != nil {
+		b.Fatal(err)
+	}
+	f, err := aio.OpenDirect(path, os.O_RDONLY, 0)
+	if err != nil {
+		b.Skipf("O_DIRECT: %v", err)
+	}
+	defer f.Close()
+	for _, segs := range []int{4, 16} {
+		b.Run(fmt.Sprintf("io=native/segments=%d", segs), func(b *testing.B) {
+			cfg := aio.DefaultConfig()
+			cfg.ReadSegments, cfg.WriteSegments = segs, segs
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+			benchRandomArray(b, f, cfg)
+		})
+		for _, mode := range []aio.HandlerMode{aio.HandlerGoroutine, aio.HandlerFutex} {
+			if mode == aio.HandlerFutex && !futex.Supported() {
+				continue
+			}
+			b.Run(fmt.Sprintf("io=simulated/handlers=%s/wake=targeted/segments=%d", mode, segs), func(b *testing.B) {
+				cfg := aio.DefaultConfig()
+				cfg.ReadSegments, cfg.WriteSegments = segs, segs
+				cfg.Handlers, cfg.Wake, cfg.Backend = mode, aio.WakeTargeted, aio.FileBackend{}
+				benchRandomArray(b, f, cfg)
+			})
+		}
+	}
+	b.Run(fmt.Sprintf("io=pread/goroutines=%d", aioNativeDepth), func(b *testing.B) {
+		start := time.Now()
+		runDepth(b, func() func(*rand.Rand, []byte) error {
+			return func(rng *rand.Rand, buf []byte) error {
+				_, err := f.ReadAt(buf, randomPage(rng))
+				return err
+			}
+		})
+		reportReads(b, start)
+		b.ReportMetric(1, "syscalls/op")
+	})
+}
+
+// randomPage returns the offset of a random page of the 256 MiB file.
+func randomPage(rng *rand.Rand) int64 { return rng.Int64N(aioFileSize/aioPage) * aioPage }
+
+// runDepth runs b.N reads, aioNativeDepth at a time: each of aioNativeDepth
+// goroutines gets its own read function from newRead and an aligned page
+// buffer, and calls it until b.N are done. It fails b on an error.
+func runDepth(b *testing.B, newRead func() func(rng *rand.Rand, buf []byte) error) {
+	var (
+		next sync.WaitGroup
+		left atomic.Int64
+	)
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	for g := range aioNativeDepth {
+		next.Add(1)
+		go func() {
+			defer next.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 0x5eed))
+			buf := aio.AlignedBuffer(aioPage, aioPage)
+			read := newRead()
+			for left.Add(-1) >= 0 {
+				if err := read(rng, buf); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	next.Wait()
+	b.StopTimer()
+}
+
+func reportReads(b *testing.B, start time.Time) {
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+}
+
+func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config) {
+	a, err := aio.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	before := a.Stats()
+	start := time.Now()
+	runDepth(b, func() func(*rand.Rand, []byte) error {
+		done := make(chan error, 1)
+		r := &aio.Request{File: f, Done: func(_ *aio.Request, err error) { done <- err }}
+		return func(rng *rand.Rand, buf []byte) error {
+			r.Offset, r.Buf = randomPage(rng), buf
+			if err := a.Submit(context.Background(), r); err != nil {
+				return err
+			}
+			return <-done
+		}
+	})
+	reportReads(b, start)
+	reportAIOStats(b, a.Stats(), before)
+}
+
+// reportAIOStats reports syscalls/op, wakeups/op and wasted/op between two
+// snapshots of one Array's counters.
+func reportAIOStats(b *testing.B, st, before aio.Stats) {
+	ops := float64(st.Submitted - before.Submitted)
+	if ops == 0 {
+		return
+	}
+	sys := st.RingSyscalls - before.RingSyscalls
+	if st.RingSyscalls == 0 {
+		sys = st.Batches - before.Batches + st.FutexSyscalls - before.FutexSyscalls
+	}
+	b.ReportMetric(float64(sys)/ops, "syscalls/op")
+	b.ReportMetric(float64(st.Wakeups-before.Wakeups)/ops, "wakeups/op")
+	b.ReportMetric(float64(st.WastedWakeups-before.WastedWakeups)/ops, "wasted/op")
+}
+
+// Study D's pattern (examples/aiowake): rows of 160 bytes into 16 KiB leaves.
+const (
+	studyDClients = 8
+	studyDRow     = 160
+	studyDPages   = 8192
+)
+
+func benchAIONativeStudyD(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "ibdata")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(studyDPages * aioPage); err != nil {
+		b.Fatal(err)
+	}
+	for _, segs := range []int{4, 16} {
+		b.Run(fmt.Sprintf("io=native/segments=%d", segs), func(b *testing.B) {
+			cfg := aio.DefaultConfig()
+			cfg.ReadSegments, cfg.WriteSegments = segs, segs
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+			benchStudyD(b, f, cfg)
+		})
+		for _, policy := range []aio.WakePolicy{aio.WakeTargeted, aio.WakeAll} {
+			mode := aio.HandlerGoroutine
+			if futex.Supported() {
+				mode = aio.HandlerFutex // InnoDB's handler threads are OS threads on events
+			}
+			b.Run(fmt.Sprintf("io=simulated/handlers=%s/wake=%s/segments=%d", mode, policy, segs), func(b *testing.B) {
+				cfg := aio.DefaultConfig()
+				cfg.ReadSegments, cfg.WriteSegments = segs, segs
+				cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, aio.FileBackend{}
+				benchStudyD(b, f, cfg)
+			})
+		}
+	}
+}
+
+// benchStudyD runs studyDClients clients until they have submitted b.N
+// requests between them.
+func benchStudyD(b *testing.B, f *os.File, cfg aio.Config) {
+	a, err := aio.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := a.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	var (
+		left   atomic.Int64
+		nextPg atomic.Int64
+		reads  atomic.Int64
+		wg     sync.WaitGroup
+	)
+	left.Store(int64(b.N))
+	before := a.Stats()
+	start := time.Now()
+	b.ResetTimer()
+	for c := range studyDClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := studyDClient(a, f, uint64(c), &left, &nextPg, &reads); err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(reads.Load())/time.Since(start).Seconds(), "reads/s")
+	reportAIOStats(b, a.Stats(), before)
+}
+
+// studyDClient inserts rows into its leaf; at each split it waits for its
+// previous split's I/O, writes the full leaf and prefetches one or two
+// siblings of the new one, until left runs out.
+func studyDClient(a *aio.Array, f *os.File, seed uint64, left, nextPg, reads *atomic.Int64) error {
+	rng := rand.New(rand.NewPCG(seed, 0xD))
+	leaf, row := make([]byte, aioPage), make([]byte, studyDRow)
+	var (
+		reqs  [3]aio.Request
+		bufs  [3][]byte
+		out   sync.WaitGroup
+		mu    sync.Mutex
+		ioErr error
+	)
+	for i := range bufs {
+		bufs[i] = make([]byte, aioPage)
+	}
+	done := func(_ *aio.Request, err error) {
+		if err != nil {
+			mu.Lock()
+			ioErr = errors.Join(ioErr, err)
+			mu.Unlock()
+		}
+		out.Done()
+	}
+	leafPage := nextPg.Add(1) % studyDPages
+	for left.Load() > 0 {
+		for slot := range aioPage / studyDRow {
+			for i := range row {
+				row[i] = byte(rng.Uint32())
+			}
+			copy(leaf[slot*studyDRow:], row)
+		}
+		out.Wait()
+		copy(bufs[0], leaf)
+		reqs[0] = aio.Request{Op: aio.Write, File: f, Offset: leafPage * aioPage, Buf: bufs[0], Done: done}
+		leafPage = nextPg.Add(1) % studyDPages
+		siblings := 1 + rng.IntN(2)
+		for s := 1; s <= siblings; s++ {
+			sib := (leafPage + int64(s)*(studyDPages/3)) % studyDPages
+			reqs[s] = aio.Request{File: f, Offset: sib * aioPage, Buf: bufs[s], Done: done}
+		}
+		for s := 0; s <= siblings; s++ {
+			out.Add(1)
+			if err := a.Submit(context.Background(), &reqs[s]); err != nil {
+				out.Done()
+				out.Wait()
+				return err
+			}
+		}
+		reads.Add(int64(siblings))
+		left.Add(-int64(siblings + 1))
+	}
+	out.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	return ioErr
 }

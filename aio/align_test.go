@@ -125,6 +125,17 @@ func TestEquallyAlignedRequestsStillMergeIntoOneCall(t *testing.T) {
 // O_DIRECT file and preadv/pwritev; skipped where the file system refuses
 // O_DIRECT. The failing request's error names the file.
 func TestODirectMisalignedNeighbourDoesNotFailTheBatch(t *testing.T) {
+	for _, d := range []driver{{}, {native: true}} {
+		t.Run(d.String(), func(t *testing.T) {
+			if d.native {
+				requireNative(t)
+			}
+			testODirectMisalignedNeighbour(t, d)
+		})
+	}
+}
+
+func testODirectMisalignedNeighbour(t *testing.T, d driver) {
 	const pages = 4
 	for _, op := range []aio.Op{aio.Read, aio.Write} {
 		t.Run(op.String(), func(t *testing.T) {
@@ -138,7 +149,7 @@ func TestODirectMisalignedNeighbourDoesNotFailTheBatch(t *testing.T) {
 			if _, err := f.ReadAt(probe, 0); err != nil {
 				t.Skipf("this file system refuses O_DIRECT reads: %v", err)
 			}
-			a := newArray(t, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeDeferred, aio.FileBackend{} })
+			a := newDriverArray(t, d, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeDeferred, aio.FileBackend{} })
 			bufs := misalignedAt(pages, page, 1)
 			want := bytes.Clone(data) // the file afterwards
 			if op == aio.Write {

@@ -63,6 +63,8 @@ type Array struct {
 
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
+
+	native *native // IONative only (native_linux.go)
 }
 
 // New validates cfg, builds its Core and starts one handler thread per global
@@ -97,6 +99,12 @@ func New(cfg Config) (*Array, error) {
 	a.files = make([]map[File]fileRef, n)
 	for s := range n {
 		a.files[s] = make(map[File]fileRef)
+	}
+	if cfg.IO == IONative {
+		if err := a.startNative(); err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 	a.events = make([]event, n)
 	a.work = make([]handlerScratch, n)
@@ -340,6 +348,10 @@ func (a *Array) Flush() {
 
 // wake sets the events of set's segments, in segment order.
 func (a *Array) wake(set SegmentSet) {
+	if a.native != nil {
+		a.issueSet(set) // native AIO wakes no handler: the segments' requests go to the kernel
+		return
+	}
 	for i, w := range set.w {
 		for ; w != 0; w &= w - 1 { // one pass per set bit, lowest first
 			a.events[i<<6+bits.TrailingZeros64(w)].Set()
@@ -415,6 +427,9 @@ func (a *Array) Stats() Stats {
 	for _, ev := range a.futexes {
 		st.FutexSyscalls += ev.Syscalls()
 	}
+	if a.native != nil {
+		st.RingSyscalls = a.native.ringSyscalls()
+	}
 	return st
 }
 
@@ -441,6 +456,9 @@ func (a *Array) Close() error {
 		}
 		for _, ev := range a.events {
 			ev.Set()
+		}
+		if a.native != nil {
+			a.closeNative() // the rest waiting goes to the kernel, then each ring's close mark
 		}
 	})
 	a.handlers.Wait()

@@ -51,11 +51,11 @@ func requireBalanced(t testing.TB, st aio.Stats) {
 // writes of every kind through each handler mode and wake policy, and checks
 // that each Done runs exactly once and the counters balance.
 func TestEveryAcceptedRequestCompletesOnce(t *testing.T) {
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
-			t.Run(mode.String()+"/"+policy.String(), func(t *testing.T) {
-				a := newArray(t, func(c *aio.Config) {
-					c.Handlers, c.Wake, c.SlotsPerSegment = mode, policy, 8
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
+			t.Run(d.String()+"/"+policy.String(), func(t *testing.T) {
+				a := newDriverArray(t, d, func(c *aio.Config) {
+					c.Wake, c.SlotsPerSegment = policy, 8
 				})
 				const submitters, each = 4, 300
 				done := make([]atomic.Int32, submitters*each)
@@ -67,7 +67,7 @@ func TestEveryAcceptedRequestCompletesOnce(t *testing.T) {
 						for i := range each {
 							k := s*each + i
 							r := &aio.Request{
-								Op: aio.Op(k % 2), Kind: aio.Kind(k % 3), Offset: int64(k) * page,
+								Op: aio.Op(k % 2), Kind: aio.Kind(k % 3), File: d.File, Offset: int64(k) * page,
 								Buf: make([]byte, 512),
 								Done: func(_ *aio.Request, err error) {
 									if err == nil {
@@ -95,10 +95,15 @@ func TestEveryAcceptedRequestCompletesOnce(t *testing.T) {
 				require.Equal(t, uint64(submitters*each), st.Completed)
 				require.Zero(t, st.InFlight)
 				require.LessOrEqual(t, st.MaxPending, 8)
-				if mode == aio.HandlerFutex {
+				if d.handlers == aio.HandlerFutex && !d.native {
 					require.NotZero(t, st.FutexSyscalls)
 				} else {
 					require.Zero(t, st.FutexSyscalls)
+				}
+				if d.native {
+					require.NotZero(t, st.RingSyscalls)
+				} else {
+					require.Zero(t, st.RingSyscalls)
 				}
 			})
 		}
@@ -135,17 +140,18 @@ var fileBackends = []struct {
 
 func TestFileBackendReadsMergedPagesCorrectly(t *testing.T) {
 	for _, fb := range fileBackends {
-		t.Run(fb.name, func(t *testing.T) { testMergedRead(t, fb.backend) })
+		t.Run(fb.name, func(t *testing.T) { testMergedRead(t, driver{}, fb.backend) })
 	}
+	t.Run("native readv", func(t *testing.T) { requireNative(t); testMergedRead(t, driver{native: true}, nil) })
 }
 
-func testMergedRead(t *testing.T, backend aio.Backend) {
+func testMergedRead(t *testing.T, d driver, backend aio.Backend) {
 	const pages = 256
 	path, data := writeFile(t, pages*page)
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
+	a := newDriverArray(t, d, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
 	got := make([]byte, len(data))
 	var wg sync.WaitGroup
 	var failures atomic.Int32
@@ -171,17 +177,18 @@ func testMergedRead(t *testing.T, backend aio.Backend) {
 
 func TestFileBackendWritesMergedPagesCorrectly(t *testing.T) {
 	for _, fb := range fileBackends {
-		t.Run(fb.name, func(t *testing.T) { testMergedWrite(t, fb.backend) })
+		t.Run(fb.name, func(t *testing.T) { testMergedWrite(t, driver{}, fb.backend) })
 	}
+	t.Run("native writev", func(t *testing.T) { requireNative(t); testMergedWrite(t, driver{native: true}, nil) })
 }
 
-func testMergedWrite(t *testing.T, backend aio.Backend) {
+func testMergedWrite(t *testing.T, d driver, backend aio.Backend) {
 	const pages = 128
 	path, _ := writeFile(t, pages*page)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
+	a := newDriverArray(t, d, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
 	want := bytes.Repeat([]byte("innosim!"), pages*page/8)
 	var wg sync.WaitGroup
 	wg.Add(pages)
@@ -203,16 +210,26 @@ func TestShortReadFailsWithUnexpectedEOF(t *testing.T) {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	for _, fb := range fileBackends {
+	cases := append(fileBackends[:len(fileBackends):len(fileBackends)], struct {
+		name    string
+		backend aio.Backend
+	}{"native", nil})
+	for _, fb := range cases {
+		d := driver{native: fb.name == "native"}
 		for _, merged := range []bool{false, true} {
 			name := fb.name + "/" + map[bool]string{false: "single", true: "merged"}[merged]
-			t.Run(name, func(t *testing.T) { testShortRead(t, f, fb.backend, merged) })
+			t.Run(name, func(t *testing.T) {
+				if d.native {
+					requireNative(t)
+				}
+				testShortRead(t, f, d, fb.backend, merged)
+			})
 		}
 	}
 }
 
-func testShortRead(t *testing.T, f *os.File, backend aio.Backend, merged bool) {
-	a := newArray(t, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
+func testShortRead(t *testing.T, f *os.File, d driver, backend aio.Backend, merged bool) {
+	a := newDriverArray(t, d, func(c *aio.Config) { c.Wake = aio.WakeDeferred; c.Backend = backend })
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	n := 1
@@ -251,18 +268,22 @@ func (b failing) ReadAt(aio.File, []byte, int64) (int, error)  { return 0, b.err
 func (b failing) WriteAt(aio.File, []byte, int64) (int, error) { return 0, b.err }
 
 func TestBackendErrorReachesTheCompletion(t *testing.T) {
-	boom := errors.New("device on fire")
-	a := newArray(t, func(c *aio.Config) { c.Backend = failing{boom}; c.Wake = aio.WakeTargeted })
-	got := make(chan error, 1)
-	require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 10),
-		Done: func(_ *aio.Request, err error) { got <- err }}))
-	err := <-got
-	require.ErrorIs(t, err, boom)
-	require.Contains(t, err.Error(), "read of 10 bytes at offset 0")
-	require.NoError(t, a.Close())
-	st := a.Stats()
-	require.Equal(t, uint64(1), st.Failed)
-	requireBalanced(t, st)
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			boom := errors.New("device on fire")
+			a := newDriverArray(t, d, func(c *aio.Config) { c.Backend = failing{boom}; c.Wake = aio.WakeTargeted })
+			got := make(chan error, 1)
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 10),
+				Done: func(_ *aio.Request, err error) { got <- err }}))
+			err := <-got
+			require.ErrorIs(t, err, boom)
+			require.Contains(t, err.Error(), "read of 10 bytes at offset 0")
+			require.NoError(t, a.Close())
+			st := a.Stats()
+			require.Equal(t, uint64(1), st.Failed)
+			requireBalanced(t, st)
+		})
+	}
 }
 
 // gate is a Backend that holds every I/O until released.
@@ -272,13 +293,19 @@ func (g gate) ReadAt(_ aio.File, p []byte, _ int64) (int, error)  { <-g.open; re
 func (g gate) WriteAt(_ aio.File, p []byte, _ int64) (int, error) { <-g.open; return len(p), nil }
 
 func TestFullArrayWaitsAndHonoursTheContext(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) { testFullArrayWaits(t, d) })
+	}
+}
+
+func testFullArrayWaits(t *testing.T, d driver) {
 	g := gate{make(chan struct{})}
-	a := newArray(t, func(c *aio.Config) {
+	a := newDriverArray(t, d, func(c *aio.Config) {
 		c.ReadSegments, c.SlotsPerSegment, c.Backend, c.Wake = 1, 2, g, aio.WakeTargeted
 	})
 	var done atomic.Int32
 	req := func() *aio.Request {
-		return &aio.Request{Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
+		return &aio.Request{File: d.File, Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
 	}
 	require.NoError(t, a.Submit(context.Background(), req()))
 	require.NoError(t, a.Submit(context.Background(), req()))
@@ -306,17 +333,17 @@ func TestFullArrayWaitsAndHonoursTheContext(t *testing.T) {
 }
 
 func TestCloseDrainsAndRefusesNewRequests(t *testing.T) {
-	for _, mode := range modes() {
-		t.Run(mode.String(), func(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
 			cfg := aio.DefaultConfig()
-			cfg.Handlers, cfg.Wake = mode, aio.WakeDeferred
+			cfg.Wake = aio.WakeDeferred
 			cfg.Backend = &aio.Latency{Service: time.Millisecond}
-			a, err := aio.New(cfg)
+			a, err := d.New(cfg)
 			require.NoError(t, err)
 			var done atomic.Int32
 			for p := range 50 {
-				// Never flushed: only Close wakes the handlers.
-				require.NoError(t, a.Submit(context.Background(), &aio.Request{Offset: int64(p) * stripe,
+				// Never flushed: only Close wakes the handlers (native: submits them).
+				require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Offset: int64(p) * stripe,
 					Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}))
 			}
 			require.NoError(t, a.Close())
@@ -333,17 +360,26 @@ func TestCloseDrainsAndRefusesNewRequests(t *testing.T) {
 }
 
 func TestCloseReleasesSubmittersWaitingOnAFullArray(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) { testCloseReleases(t, d) })
+	}
+}
+
+func testCloseReleases(t *testing.T, d driver) {
 	g := gate{make(chan struct{})}
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments, cfg.SlotsPerSegment, cfg.Backend = 1, 1, g
-	a, err := aio.New(cfg)
+	if d.native {
+		cfg.Wake = aio.WakeTargeted
+	}
+	a, err := d.New(cfg)
 	require.NoError(t, err)
 	var done atomic.Int32
-	req := &aio.Request{Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
+	req := &aio.Request{File: d.File, Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
 	require.NoError(t, a.Submit(context.Background(), req))
 	blocked := make(chan error, 1)
 	go func() {
-		blocked <- a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8), Done: func(*aio.Request, error) {}})
+		blocked <- a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 8), Done: func(*aio.Request, error) {}})
 	}()
 	require.Eventually(t, func() bool { return a.Stats().ArrayFullWaits >= 1 }, 5*time.Second, time.Millisecond)
 	closed := make(chan struct{})

@@ -64,7 +64,8 @@ type Config struct {
 	// of lower offsets and higher priorities (oldest first). Range 1ms..1h,
 	// default 2 s.
 	OldAge time.Duration
-	// Wake is the wake policy. Default WakeAll.
+	// Wake is the wake policy. Default WakeAll. Under IONative it says when a
+	// request reaches the kernel (see IO), and WakeAll is refused.
 	Wake WakePolicy
 	// Handlers is how the real driver runs its handler threads; the Core
 	// ignores it. Default HandlerGoroutine.
@@ -72,6 +73,30 @@ type Config struct {
 	// Backend performs the I/O for the real driver; the Core ignores it. Nil
 	// means FileBackend{}: real ReadAt/WriteAt on the request's File.
 	Backend Backend
+	// IO chooses simulated or native AIO (innodb_use_native_aio). Default
+	// IOSimulated. Under IONative (Linux io_uring; elsewhere, or where the
+	// kernel refuses io_uring, New fails with ErrNativeUnavailable):
+	//
+	//   - no submitter wakes a handler, so Wake says only when a request
+	//     reaches the kernel: WakeTargeted pushes it to its segment's ring and
+	//     submits it from Submit (one io_uring_enter); WakeDeferred leaves it
+	//     in its slot until Flush, which picks and merges each segment's
+	//     waiting requests as a simulated handler would and submits them with
+	//     one io_uring_enter per segment. WakeAll is refused: there is no
+	//     handler to wake but the one the kernel wakes.
+	//   - Handlers must be HandlerGoroutine: every native handler waits in
+	//     io_uring_enter on its own locked OS thread, which exits with it.
+	//   - Backend must be nil: the I/O is the kernel's, on the request's File,
+	//     which needs an Fd method (*os.File has one); a request whose File
+	//     is nil fails with ErrNoFile, one without Fd with ErrInvalidRequest,
+	//     both through Done.
+	//   - Hints and OldAge order the pick among a segment's waiting requests
+	//     (under WakeDeferred there can be several); the kernel is given no
+	//     priority.
+	//   - In Stats, Wakeups counts the handlers' returns from waiting in
+	//     io_uring_enter (wasted: with no completion), Signals the segments
+	//     a submission or Flush went to, RingSyscalls every io_uring_enter.
+	IO IOMode
 }
 
 // DefaultConfig returns MySQL 5.5–5.7's simulated-AIO configuration (see Config).
@@ -127,6 +152,17 @@ func (c Config) Validate() error {
 		return invalid("Wake", c.Wake, "WakeAll, WakeTargeted or WakeDeferred")
 	case c.Handlers < HandlerGoroutine || c.Handlers > HandlerFutex:
 		return invalid("Handlers", c.Handlers, "HandlerGoroutine or HandlerFutex")
+	case c.IO > IONative:
+		return invalid("IO", c.IO, "IOSimulated or IONative")
+	case c.IO == IONative && c.Wake == WakeAll:
+		return invalid("Wake", "all with IO = native",
+			"WakeTargeted or WakeDeferred (native AIO wakes no handler: the kernel wakes the one whose ring completed)")
+	case c.IO == IONative && c.Handlers != HandlerGoroutine:
+		return invalid("Handlers", c.Handlers.String()+" with IO = native",
+			"HandlerGoroutine (a native handler waits in io_uring_enter on its own OS thread)")
+	case c.IO == IONative && c.Backend != nil:
+		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
+			"nil (native AIO does its I/O through io_uring, not a Backend)")
 	}
 	return nil
 }

@@ -22,7 +22,9 @@ func TestHandlerCycleDecides(t *testing.T) {
 		seg, _ := core.ArraySegments(ArrayRead)
 		c := NewHandlerCycle(core, seg)
 		var calls []string
-		c.Observe = func(call CycleCall) { calls = append(calls, fmt.Sprintf("%s %v %v", call.Op, call.Counted, call.Slots)) }
+		c.Observe = func(call CycleCall) {
+			calls = append(calls, fmt.Sprintf("%s %v %v", call.Op, call.Counted, call.Slots))
+		}
 		return core, c, seg, &calls
 	}
 	reserve := func(t *testing.T, core *Core, off int64) {

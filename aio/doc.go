@@ -53,6 +53,19 @@
 // channel events or as locked OS threads sleeping on raw futex words
 // (internal/futex), the way InnoDB's threads sleep on os_event_t.
 //
+// # Native AIO
+//
+// Config.IO = IONative is InnoDB's native AIO (innodb_use_native_aio=1) on
+// Linux io_uring instead of libaio: the same arrays, segments, slots and
+// Core, but each segment owns a ring. A submitter reserves a slot, then pushes
+// the segment's waiting requests (picked and merged by the Core, as a handler
+// would) to the ring and submits them with one io_uring_enter; the segment's
+// handler thread waits in io_uring_enter for its own ring's completions, frees
+// the slots and runs Done, as os_aio_linux_handle does with io_getevents. No
+// submitter wakes a handler; the kernel wakes the one whose ring completed.
+// Many requests per segment are in the kernel at once, where a simulated
+// handler does one synchronous I/O at a time.
+//
 // # Differences from InnoDB, and why
 //
 //   - Ages are exact durations, not whole seconds of time(NULL); "the same age"
@@ -117,8 +130,10 @@
 // locked threads; goroutine mode needs nothing of the kind.
 //
 // Sources: os0file.cc (os_aio_array_reserve_slot, os_aio_simulated_handle,
-// os_aio_simulated_wake_handler_thread(s), os_aio_array_free_slot) and
-// srv0start.cc of MySQL 5.5–5.7; MySQL bugs 67973 (a merge condition that
+// os_aio_simulated_wake_handler_thread(s), os_aio_array_free_slot,
+// os_aio_linux_dispatch, os_aio_linux_handle) and srv0start.cc of MySQL
+// 5.5–5.7; io_uring_setup(2), io_uring_enter(2) and io_uring(7) of the Linux
+// man pages for native AIO; MySQL bugs 67973 (a merge condition that
 // never matched) and 95491 (the array-full wake path); study D in
 // ../shared/reference.
 package aio

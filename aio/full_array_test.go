@@ -23,24 +23,24 @@ import (
 // handler's skipped Pick and the array-full wake to what they did before they
 // lost their divisions and returned structs.
 func TestFullArrayOfAnySegmentCount(t *testing.T) {
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
 			for segs := 1; segs <= 7; segs++ {
 				for _, slots := range []int{1, 2} {
-					name := fmt.Sprintf("%s/%s/segments=%d/slots=%d", mode, policy, segs, slots)
-					t.Run(name, func(t *testing.T) { testFullArray(t, mode, policy, segs, slots) })
+					name := fmt.Sprintf("%s/%s/segments=%d/slots=%d", d, policy, segs, slots)
+					t.Run(name, func(t *testing.T) { testFullArray(t, d, policy, segs, slots) })
 				}
 			}
 		}
 	}
 }
 
-func testFullArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, segs, slots int) {
+func testFullArray(t *testing.T, d driver, policy aio.WakePolicy, segs, slots int) {
 	g := gate{make(chan struct{})}
 	cfg := aio.DefaultConfig()
-	cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, g
+	cfg.Wake, cfg.Backend = policy, g
 	cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = segs, 1, slots
-	a, err := aio.New(cfg)
+	a, err := d.New(cfg)
 	require.NoError(t, err)
 	released := false
 	defer func() {
@@ -57,7 +57,7 @@ func testFullArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, se
 		// A full array below capacity would make this wait; the deadline
 		// turns that into a failure instead of a hang.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := a.Submit(ctx, &aio.Request{Offset: last + int64(k%2)*page, Buf: make([]byte, 8),
+		err := a.Submit(ctx, &aio.Request{File: d.File, Offset: last + int64(k%2)*page, Buf: make([]byte, 8),
 			Done: func(_ *aio.Request, err error) {
 				if err == nil {
 					done[k].Add(1)
@@ -74,7 +74,7 @@ func testFullArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, se
 	errs := make(chan error, waiters)
 	for range waiters {
 		go func() {
-			errs <- a.Submit(ctx, &aio.Request{Buf: make([]byte, 8), Done: func(*aio.Request, error) {
+			errs <- a.Submit(ctx, &aio.Request{File: d.File, Buf: make([]byte, 8), Done: func(*aio.Request, error) {
 				t.Error("a canceled request completed")
 			}})
 		}()
@@ -109,14 +109,14 @@ func testFullArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, se
 // submitters' contexts canceled while they wait; every accepted request
 // completes once and the counters balance.
 func TestFullArrayUnderLoadOfAnySegmentCount(t *testing.T) {
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
 			for _, segs := range []int{1, 3, 5, 6, 7} {
-				t.Run(fmt.Sprintf("%s/%s/segments=%d", mode, policy, segs), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/segments=%d", d, policy, segs), func(t *testing.T) {
 					cfg := aio.DefaultConfig()
-					cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, &aio.Latency{}
+					cfg.Wake, cfg.Backend = policy, &aio.Latency{}
 					cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = segs, segs, 1
-					a, err := aio.New(cfg)
+					a, err := d.New(cfg)
 					require.NoError(t, err)
 					var (
 						wg                         sync.WaitGroup
@@ -132,7 +132,7 @@ func TestFullArrayUnderLoadOfAnySegmentCount(t *testing.T) {
 									ctx, cancel = context.WithCancel(ctx)
 									cancel() // at once: refused if it must wait
 								}
-								r := &aio.Request{Op: aio.Op(i % 2), Offset: int64(s*100+i) * stripe / 3,
+								r := &aio.Request{Op: aio.Op(i % 2), File: d.File, Offset: int64(s*100+i) * stripe / 3,
 									Buf: make([]byte, 8), Done: func(*aio.Request, error) { served.Add(1) }}
 								switch err := a.Submit(ctx, r); {
 								case err == nil:
@@ -206,10 +206,10 @@ func TestWakeAllReachesEveryHandlerInEachMode(t *testing.T) {
 // over 7 read and 5 write segments wait until Flush, and one Flush serves them
 // all; a Flush with nothing pending signals nothing.
 func TestDeferredWaitsForFlushInEverySegment(t *testing.T) {
-	for _, mode := range modes() {
-		t.Run(mode.String(), func(t *testing.T) {
-			a := newArray(t, func(c *aio.Config) {
-				c.Handlers, c.Wake, c.ReadSegments, c.WriteSegments = mode, aio.WakeDeferred, 7, 5
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			a := newDriverArray(t, d, func(c *aio.Config) {
+				c.Wake, c.ReadSegments, c.WriteSegments = aio.WakeDeferred, 7, 5
 			})
 			a.Flush()
 			require.Zero(t, a.Stats().Signals, "Flush with nothing pending")
@@ -217,7 +217,7 @@ func TestDeferredWaitsForFlushInEverySegment(t *testing.T) {
 			done := make(chan struct{}, n)
 			for k := range n {
 				require.NoError(t, a.Submit(context.Background(), &aio.Request{Op: aio.Op(k % 2),
-					Offset: int64(k) * stripe, Buf: make([]byte, 8),
+					File: d.File, Offset: int64(k) * stripe, Buf: make([]byte, 8),
 					Done: func(*aio.Request, error) { done <- struct{}{} }}))
 			}
 			time.Sleep(20 * time.Millisecond) // handlers that would wrongly serve unflushed requests have had time
@@ -241,14 +241,14 @@ func TestDeferredWaitsForFlushInEverySegment(t *testing.T) {
 // each Submit either is refused with ErrClosed or its request completes once,
 // and Close returns only after the last one.
 func TestCloseRacesSubmittersOnAFullArray(t *testing.T) {
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
-			t.Run(mode.String()+"/"+policy.String(), func(t *testing.T) {
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
+			t.Run(d.String()+"/"+policy.String(), func(t *testing.T) {
 				for range 10 {
 					cfg := aio.DefaultConfig()
-					cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, &aio.Latency{}
+					cfg.Wake, cfg.Backend = policy, &aio.Latency{}
 					cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = 3, 5, 1
-					a, err := aio.New(cfg)
+					a, err := d.New(cfg)
 					require.NoError(t, err)
 					var (
 						wg                      sync.WaitGroup
@@ -259,7 +259,7 @@ func TestCloseRacesSubmittersOnAFullArray(t *testing.T) {
 						go func() {
 							defer wg.Done()
 							for i := range 40 {
-								r := &aio.Request{Op: aio.Op((s + i) % 2), Offset: int64(i) * stripe,
+								r := &aio.Request{Op: aio.Op((s + i) % 2), File: d.File, Offset: int64(i) * stripe,
 									Buf: make([]byte, 8), Done: func(*aio.Request, error) { done.Add(1) }}
 								switch err := a.Submit(context.Background(), r); {
 								case err == nil:

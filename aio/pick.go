@@ -75,6 +75,23 @@ func (c *Core) pick(b *Batch, seg int, now time.Duration, woken bool) bool {
 		}
 		return false
 	}
+	batch, f, length := c.choose(sg, seg, now, sg.batch[:0])
+	sg.batch = batch
+	sg.busy = true
+	sg.waiting -= len(batch)
+	sg.st.batches++
+	sg.st.merges += uint64(len(batch) - 1)
+	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}
+	return true
+}
+
+// choose is the choice and the merge of pick, for segment seg (sg) with at
+// least one request waiting: it marks the batch's slots in progress, appends
+// their global numbers to batch and returns it, the first request's slot and
+// the batch's length. The caller does the segment's bookkeeping (busy,
+// waiting, counters): pick for the handler's one batch at a time, issue for
+// native AIO's many.
+func (c *Core) choose(sg *segState, seg int, now time.Duration, batch []int) ([]int, *slot, int64) {
 	per := c.cfg.SlotsPerSegment
 	base := seg * per // global number of the segment's first slot
 	slots := c.slots[base : base+per]
@@ -106,18 +123,12 @@ func (c *Core) pick(b *Batch, seg int, now time.Duration, woken bool) bool {
 	}
 	f := &slots[first]
 	f.inProgress = true
-	batch := append(sg.batch[:0], base+first)
+	batch = append(batch, base+first)
 	length := f.length
 	if c.cfg.MergeLimit > 1 && sg.waiting > 1 {
 		batch, length = c.merge(&sg.merge, slots, base, f, batch, sg.waiting-1)
 	}
-	sg.batch = batch
-	sg.busy = true
-	sg.waiting -= len(batch)
-	sg.st.batches++
-	sg.st.merges += uint64(len(batch) - 1)
-	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}
-	return true
+	return batch, f, length
 }
 
 // merge extends batch (holding f) with the consecutive requests among slots,

@@ -20,14 +20,14 @@ const hangLimit = 30 * time.Second
 // return ErrCloseFromDone at once and change nothing: the array still serves
 // requests, and Close from another goroutine closes it.
 func TestCloseFromDoneIsRefused(t *testing.T) {
-	for _, mode := range modes() {
-		t.Run(mode.String(), func(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
 			cfg := aio.DefaultConfig()
-			cfg.Handlers, cfg.Wake, cfg.Backend = mode, aio.WakeTargeted, &aio.Latency{}
-			a, err := aio.New(cfg)
+			cfg.Wake, cfg.Backend = aio.WakeTargeted, &aio.Latency{}
+			a, err := d.New(cfg)
 			require.NoError(t, err)
 			closeErr := make(chan error, 1)
-			require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8),
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 8),
 				Done: func(*aio.Request, error) { closeErr <- a.Close() }}))
 			select {
 			case err := <-closeErr:
@@ -36,7 +36,7 @@ func TestCloseFromDoneIsRefused(t *testing.T) {
 				t.Fatal("Close called from a Done never returned")
 			}
 			done := make(chan error, 1)
-			require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8),
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 8),
 				Done: func(_ *aio.Request, err error) { done <- err }}), "the refused Close closed nothing")
 			require.NoError(t, <-done)
 			require.NoError(t, a.Close())
@@ -54,24 +54,24 @@ func TestCloseFromDoneIsRefused(t *testing.T) {
 // it until Close; it must return an error wrapping ErrArrayFull at once, and
 // the accepted request must still complete.
 func TestSubmitFromDoneOnAFullArrayDoesNotWait(t *testing.T) {
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
-			t.Run(mode.String()+"/"+policy.String(), func(t *testing.T) {
-				a := newArray(t, func(c *aio.Config) {
-					c.Handlers, c.Wake, c.ReadSegments, c.SlotsPerSegment = mode, policy, 1, 1
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
+			t.Run(d.String()+"/"+policy.String(), func(t *testing.T) {
+				a := newDriverArray(t, d, func(c *aio.Config) {
+					c.Wake, c.ReadSegments, c.SlotsPerSegment = policy, 1, 1
 				})
 				chained := make(chan error, 1)
 				submitted := make(chan [2]error, 1)
 				second := func(*aio.Request, error) { t.Error("a refused request's Done ran") }
 				first := func(*aio.Request, error) {
 					var errs [2]error
-					errs[0] = a.Submit(context.Background(), &aio.Request{Offset: page, Buf: make([]byte, 8),
+					errs[0] = a.Submit(context.Background(), &aio.Request{File: d.File, Offset: page, Buf: make([]byte, 8),
 						Done: func(_ *aio.Request, err error) { chained <- err }})
-					errs[1] = a.Submit(context.Background(), &aio.Request{Offset: 2 * page, Buf: make([]byte, 8), Done: second})
+					errs[1] = a.Submit(context.Background(), &aio.Request{File: d.File, Offset: 2 * page, Buf: make([]byte, 8), Done: second})
 					a.Flush()
 					submitted <- errs
 				}
-				require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8), Done: first}))
+				require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 8), Done: first}))
 				a.Flush()
 				var errs [2]error
 				select {

@@ -1,7 +1,7 @@
 package aio
 
 // Stats is a snapshot of an AIO system's counters. The Core keeps every field
-// but Canceled and FutexSyscalls, which only the real driver can see, so the
+// but Canceled, FutexSyscalls and RingSyscalls, which only the real driver can see, so the
 // simulator and the real driver report the same numbers for the same run.
 //
 // At every instant Submitted = Completed + Failed + Canceled + InFlight.
@@ -42,6 +42,9 @@ type Stats struct {
 	// FutexSyscalls counts FUTEX_WAIT and FUTEX_WAKE calls on the handlers'
 	// events (HandlerFutex only).
 	FutexSyscalls uint64
+	// RingSyscalls counts io_uring_enter calls, to submit and to wait for
+	// completions (IONative only).
+	RingSyscalls uint64
 }
 
 // Add returns the field-by-field sum of s and t, with the larger MaxPending.
@@ -60,6 +63,7 @@ func (s Stats) Add(t Stats) Stats {
 		ArrayFullWaits: s.ArrayFullWaits + t.ArrayFullWaits,
 		MaxPending:     max(s.MaxPending, t.MaxPending),
 		FutexSyscalls:  s.FutexSyscalls + t.FutexSyscalls,
+		RingSyscalls:   s.RingSyscalls + t.RingSyscalls,
 	}
 }
 

@@ -35,18 +35,18 @@ type faultyBackend struct {
 	failedBytes atomic.Uint64
 }
 
-func (b *faultyBackend) serve(p []byte) (int, error) {
+func (b *faultyBackend) serve(n int) (int, error) {
 	k := b.calls.Add(1)
 	if (k*0x9E3779B97F4A7C15)>>32%100 == 0 {
 		b.injected.Add(1)
-		b.failedBytes.Add(uint64(len(p)))
+		b.failedBytes.Add(uint64(n))
 		return 0, errInjected
 	}
-	return len(p), nil
+	return n, nil
 }
 
-func (b *faultyBackend) ReadAt(_ aio.File, p []byte, _ int64) (int, error)  { return b.serve(p) }
-func (b *faultyBackend) WriteAt(_ aio.File, p []byte, _ int64) (int, error) { return b.serve(p) }
+func (b *faultyBackend) ReadAt(_ aio.File, p []byte, _ int64) (int, error)  { return b.serve(len(p)) }
+func (b *faultyBackend) WriteAt(_ aio.File, p []byte, _ int64) (int, error) { return b.serve(len(p)) }
 
 // osThreads returns the process's thread count from /proc/self/status, or -1
 // where there is none.
@@ -123,16 +123,16 @@ func TestStressNothingLost(t *testing.T) {
 	if stressLong() {
 		perConfig = 1_000_000
 	}
-	for _, mode := range modes() {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred} {
-			t.Run("handlers="+mode.String()+"/wake="+policy.String(), func(t *testing.T) {
-				stressArray(t, mode, policy, perConfig)
+	for _, d := range drivers(t) {
+		for _, policy := range d.policies(aio.WakeAll, aio.WakeTargeted, aio.WakeDeferred) {
+			t.Run("handlers="+d.String()+"/wake="+policy.String(), func(t *testing.T) {
+				stressArray(t, d, policy, perConfig)
 			})
 		}
 	}
 }
 
-func stressArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, total int) {
+func stressArray(t *testing.T, d driver, policy aio.WakePolicy, total int) {
 	const (
 		submitters = 8
 		reqLen     = 512
@@ -141,8 +141,8 @@ func stressArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, tota
 	backend := &faultyBackend{}
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = 8, 8, 2
-	cfg.Handlers, cfg.Wake, cfg.Backend = mode, policy, backend
-	a, err := aio.New(cfg)
+	cfg.Wake, cfg.Backend = policy, backend
+	a, err := d.New(cfg)
 	require.NoError(t, err)
 	cancels := startCanceler()
 	defer cancels.close()
@@ -166,7 +166,7 @@ func stressArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, tota
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(s), uint64(policy)<<8|uint64(mode)))
+			rng := rand.New(rand.NewPCG(uint64(s), uint64(policy)<<8|uint64(d.handlers)))
 			for {
 				k := attempts.Add(1) - 1
 				if k >= int64(total) {
@@ -185,6 +185,7 @@ func stressArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, tota
 				r := &aio.Request{
 					Op: aio.Op(rng.IntN(2)), Kind: aio.Kind(rng.IntN(3)),
 					Hint:   prio.Hint(rng.IntN(9) - 4),
+					File:   d.File,
 					Offset: rng.Int64N(256) * reqLen, // close together, so batches merge
 					Buf:    make([]byte, reqLen),
 					Done: func(_ *aio.Request, err error) {
@@ -254,10 +255,10 @@ func stressArray(t *testing.T, mode aio.HandlerMode, policy aio.WakePolicy, tota
 		total, nAccepted.Load(), st.Completed, st.Failed, st.Canceled, nClosed.Load(),
 		backend.calls.Load(), backend.injected.Load(), st.ArrayFullWaits)
 
-	if mode == aio.HandlerFutex && threadsBefore > 0 {
-		// Each futex handler ran on its own locked OS thread; the thread ends
-		// with its goroutine. The runtime may keep a few idle threads it made
-		// meanwhile, but fewer than the handlers (18 here).
+	if (d.handlers == aio.HandlerFutex || d.native) && threadsBefore > 0 {
+		// Each futex or native handler ran on its own locked OS thread; the
+		// thread ends with its goroutine. The runtime may keep a few idle
+		// threads it made meanwhile, but fewer than the handlers (18 here).
 		require.Eventually(t, func() bool { return osThreads()-threadsBefore < cfg.Segments() },
 			5*time.Second, 10*time.Millisecond, "handler threads left: %d before, %d now", threadsBefore, osThreads())
 	}
@@ -271,10 +272,10 @@ func TestStressCloseRacesSubmit(t *testing.T) {
 	if stressLong() {
 		rounds = 500
 	}
-	for _, mode := range modes() {
-		t.Run("handlers="+mode.String(), func(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run("handlers="+d.String(), func(t *testing.T) {
 			for range rounds {
-				a := newArrayNoCleanup(t, mode)
+				a := newArrayNoCleanup(t, d)
 				var (
 					wg                sync.WaitGroup
 					accepted, refused atomic.Int64
@@ -285,7 +286,7 @@ func TestStressCloseRacesSubmit(t *testing.T) {
 					go func() {
 						defer wg.Done()
 						for range 50 {
-							r := &aio.Request{Buf: make([]byte, 64), Done: func(*aio.Request, error) { done.Add(1) }}
+							r := &aio.Request{File: d.File, Buf: make([]byte, 64), Done: func(*aio.Request, error) { done.Add(1) }}
 							switch err := a.Submit(context.Background(), r); {
 							case err == nil:
 								accepted.Add(1)
@@ -310,11 +311,11 @@ func TestStressCloseRacesSubmit(t *testing.T) {
 	}
 }
 
-func newArrayNoCleanup(t *testing.T, mode aio.HandlerMode) *aio.Array {
+func newArrayNoCleanup(t *testing.T, d driver) *aio.Array {
 	t.Helper()
 	cfg := aio.DefaultConfig()
-	cfg.Handlers, cfg.Wake, cfg.SlotsPerSegment, cfg.Backend = mode, aio.WakeTargeted, 4, &aio.Latency{}
-	a, err := aio.New(cfg)
+	cfg.Wake, cfg.SlotsPerSegment, cfg.Backend = aio.WakeTargeted, 4, &aio.Latency{}
+	a, err := d.New(cfg)
 	require.NoError(t, err)
 	return a
 }

@@ -49,7 +49,13 @@ func NewAdaptive(cfg Config, aimd AIMDConfig) (*Adaptive, error) {
 
 // Enter admits t as Handoff does and starts timing its round inside.
 func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
-	if err := a.h.Enter(ctx, t); err != nil {
+	if checkThreads {
+		if !t.claim() {
+			return errShared("Enter")
+		}
+		defer t.unclaim()
+	}
+	if err := a.h.enter(ctx, t); err != nil {
 		return err
 	}
 	t.entered = a.h.clock.now()
@@ -59,25 +65,37 @@ func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
 // Exit ends t's round inside, records its time, and exits as Handoff does.
 // It does nothing, and records nothing, if t holds no seat.
 func (a *Adaptive) Exit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("Exit")
+		defer t.unclaim()
+	}
 	if !t.inside {
 		return
 	}
 	a.observe(t)
-	a.h.Exit(t)
+	a.h.exit(t)
 }
 
 // ForceExit ends t's round inside, records its time, and gives the seat back.
 func (a *Adaptive) ForceExit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceExit")
+		defer t.unclaim()
+	}
 	if !t.inside {
 		return
 	}
 	a.observe(t)
-	a.h.ForceExit(t)
+	a.h.forceExit(t)
 }
 
 // ForceEnter takes a seat regardless of the limit and starts timing a round.
 func (a *Adaptive) ForceEnter(t *Thread) {
-	a.h.ForceEnter(t)
+	if checkThreads {
+		t.mustClaim("ForceEnter")
+		defer t.unclaim()
+	}
+	a.h.core.ForceEnter(t, 0)
 	t.entered = a.h.clock.now()
 }
 

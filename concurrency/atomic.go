@@ -30,6 +30,18 @@ func NewAtomic(cfg Config) (*Atomic, error) {
 // increment-and-check, else sleep and try again. It returns ctx.Err() if ctx
 // ends while t sleeps; t then holds no seat.
 func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
+	if checkThreads {
+		if !t.claim() {
+			return errShared("Enter")
+		}
+		err := g.enter(ctx, t)
+		t.unclaim()
+		return err
+	}
+	return g.enter(ctx, t)
+}
+
+func (g *Atomic) enter(ctx context.Context, t *Thread) error {
 	if g.core.tryEnter(t) {
 		return nil
 	}
@@ -50,13 +62,31 @@ func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
 }
 
 // Exit gives t's seat back once its tickets are spent; it wakes nobody.
-func (g *Atomic) Exit(t *Thread) { g.core.Exit(t, 0) }
+func (g *Atomic) Exit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("Exit")
+		defer t.unclaim()
+	}
+	g.core.Exit(t, 0)
+}
 
 // ForceExit gives t's seat back whatever its tickets; it wakes nobody.
-func (g *Atomic) ForceExit(t *Thread) { g.core.ForceExit(t, 0) }
+func (g *Atomic) ForceExit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceExit")
+		defer t.unclaim()
+	}
+	g.core.ForceExit(t, 0)
+}
 
 // ForceEnter counts t inside regardless of the limit.
-func (g *Atomic) ForceEnter(t *Thread) { g.core.ForceEnter(t, 0) }
+func (g *Atomic) ForceEnter(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceEnter")
+		defer t.unclaim()
+	}
+	g.core.ForceEnter(t, 0)
+}
 
 // SetLimit changes the limit (0..1000); sleepers see it on their next try.
 func (g *Atomic) SetLimit(n int) error {

@@ -62,17 +62,30 @@ type Config struct {
 	// Kickup is how long a low-class waiter waits before it moves to the high
 	// queue (Handoff with Priority ByHint or Auto), as MariaDB's
 	// thread_pool_prio_kickup_timer: 0..2^32-1 ms; 0 selects DefaultKickup.
+	// It moves at the first enter or exit that finds it so, to its place by
+	// waiting time (ahead of high waiters that queued after it); with
+	// Starvation > 0 it is then served strictly, as a starving waiter is.
 	Kickup time.Duration
-	// Starvation turns on barging in Handoff: 0..1 s; 0 (the default) keeps
-	// the strict handoff, in which every seat freed while threads wait goes
-	// straight to the next waiter. With Starvation > 0 a freed seat goes to
-	// whichever thread takes it first, an entering thread included, and an
-	// exit wakes one waiter to compete for it; a waiter that loses after
-	// waiting Starvation or longer turns the gate back to strict handoff until
-	// a waiter is served in less (sync.Mutex's starvation mode; Go uses 1 ms).
-	// Barging saves the park and wake that strict handoff costs on every enter
-	// once the gate is full (see the package doc), and gives up strict order.
+	// Starvation turns on bounded barging in Handoff: 0..1 s; 0 (the default)
+	// keeps the strict handoff, in which every seat freed while threads wait
+	// goes straight to the next waiter. With Starvation > 0 a freed seat goes
+	// to whichever thread takes it first, an entering thread included, and an
+	// exit wakes one waiter to compete for it; but an exit that finds the
+	// waiter next in line (or one woken to compete that has not run yet)
+	// waiting Starvation or longer hands its seat strictly to that waiter, so
+	// no admitted wait exceeds Starvation by more than the time to the next
+	// exit, whenever the woken goroutine runs (Go's sync.Mutex uses 1 ms for
+	// its starvation mode). Barging saves the park and wake that strict
+	// handoff costs on every enter once the gate is full (see the package
+	// doc), and gives up strict order below the bound.
 	Starvation time.Duration
+	// LockHolderAllowance is how many threads that hold locks
+	// (Thread.HoldsLocks) Handoff admits beyond Limit, past the queue, so that
+	// a lock holder is never kept out by threads inside that wait for its
+	// locks (MariaDB's and Percona's thread pools let such work exceed the
+	// limit likewise): 0..1000, 0 (the default) = none. Queue, Atomic and
+	// Semaphore ignore it. Stats.LockHolderBypasses counts its admissions.
+	LockHolderAllowance int
 }
 
 // DefaultConfig returns InnoDB's defaults (MySQL 5.6–8.0) with the given limit:
@@ -125,6 +138,10 @@ func (c Config) validate() (Config, error) {
 	if c.Starvation < 0 || c.Starvation > MaxStarvation {
 		return c, fmt.Errorf("concurrency: Starvation = %v, want 0..1s (0 = strict handoff): %w",
 			c.Starvation, ErrInvalidConfig)
+	}
+	if c.LockHolderAllowance < 0 || c.LockHolderAllowance > MaxLimit {
+		return c, fmt.Errorf("concurrency: LockHolderAllowance = %d, want 0..%d: %w",
+			c.LockHolderAllowance, MaxLimit, ErrInvalidConfig)
 	}
 	return c, nil
 }

@@ -22,7 +22,7 @@ import "time"
 //	}
 //
 // and for an exit: r := core.Exit(t, now); if r.Outcome is HandedOff or Woken,
-// wake r.To.
+// wake r.To (Reserved names a thread already woken: no second wake).
 //
 // The methods in detail:
 //
@@ -42,7 +42,8 @@ import "time"
 //   - Cancel(t, now): t gives up waiting (sleeping or queued): Withdrawn. If a
 //     seat had already been handed to t (the driver saw cancellation before the
 //     wake), t passes it on as by ForceExit, and the result says who gets it
-//     (Freed or HandedOff) — the seat is never leaked.
+//     (Freed, HandedOff, or for Handoff with barging Woken or Reserved) — the
+//     seat is never leaked.
 //     A thread woken to compete (Handoff with barging) that cancels passes its
 //     chance on the same way (Woken or None).
 //   - SetLimit(n, now): sets the limit (validated 0..1000) and returns the

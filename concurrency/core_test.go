@@ -43,6 +43,8 @@ func TestConfigValidation(t *testing.T) {
 		{"negative kickup", Config{Kickup: -1}, "Kickup = -1ns"},
 		{"starvation above 1s", Config{Starvation: 2 * time.Second}, "Starvation = 2s, want 0..1s"},
 		{"negative starvation", Config{Starvation: -time.Millisecond}, "Starvation = -1ms"},
+		{"lock-holder allowance above 1000", Config{LockHolderAllowance: 1001}, "LockHolderAllowance = 1001, want 0..1000"},
+		{"negative lock-holder allowance", Config{LockHolderAllowance: -1}, "LockHolderAllowance = -1"},
 	}
 	for _, tt := range tests {
 		for _, m := range coreMakers {
@@ -338,11 +340,16 @@ func TestHandoffCoreKickup(t *testing.T) {
 	require.Equal(t, Queued, c.Enter(hi[0], 1*ms).Verdict)
 	assert.Equal(t, hi[0], c.ForceExit(a, 2*ms).To, "before the kickup time the high waiter goes first")
 	require.Equal(t, Queued, c.Enter(hi[1], 3*ms).Verdict)
-	assert.Equal(t, hi[1], c.ForceExit(hi[0], 12*ms).To, "the aged low waiter joins the high queue behind hi[1]")
+	assert.Equal(t, old, c.ForceExit(hi[0], 12*ms).To,
+		"the aged low waiter joins the high queue in its place by waiting time: ahead of hi[1], who queued after it")
 	require.Equal(t, Queued, c.Enter(hi[2], 13*ms).Verdict)
-	assert.Equal(t, old, c.ForceExit(hi[1], 14*ms).To, "and is served before a later high arrival")
-	assert.Equal(t, hi[2], c.ForceExit(old, 15*ms).To)
-	checkBalance(t, c.Stats())
+	assert.Equal(t, hi[1], c.ForceExit(old, 14*ms).To)
+	assert.Equal(t, hi[2], c.ForceExit(hi[1], 15*ms).To)
+	s := c.Stats()
+	assert.Equal(t, uint64(1), s.Kickups)
+	assert.Equal(t, uint64(3), s.WaitsHigh)
+	assert.Equal(t, uint64(4), s.Waits)
+	checkBalance(t, s)
 }
 
 func TestAtomicCoreAdaptiveDelay(t *testing.T) {

@@ -60,6 +60,15 @@ const (
 	// queue to compete for it (Handoff with Config.Starvation > 0); the caller
 	// must wake it, and it calls Enter again.
 	Woken
+	// Reserved: the seat went to Release.To, a waiter already woken to compete
+	// (an earlier Woken) that had not called Enter again and had waited
+	// Config.Starvation or longer; it is now inside. The wake already on its
+	// way is the only one: the caller must not wake it again, and when it runs
+	// it finds itself inside, not Woken (Handoff with barging). A woken waiter
+	// can also be given the free seat it was woken for while another thread
+	// exits (Freed or Woken for that thread's seat); it then leaves the woken
+	// set as silently, and Stats.StarvationHandoffs counts both.
+	Reserved
 )
 
 // String returns the outcome's lower-case name.
@@ -77,6 +86,8 @@ func (o Outcome) String() string {
 		return "withdrawn"
 	case Woken:
 		return "woken"
+	case Reserved:
+		return "reserved"
 	}
 	return "outcome(?)"
 }
@@ -84,7 +95,7 @@ func (o Outcome) String() string {
 // Release is what a core's Exit, ForceExit or Cancel did with the seat.
 type Release struct {
 	Outcome Outcome
-	// To is the waiter that received the seat (Outcome HandedOff) or was woken
-	// to compete for it (Woken), else nil.
+	// To is the waiter that received the seat (Outcome HandedOff or Reserved)
+	// or was woken to compete for it (Woken), else nil.
 	To *Thread
 }

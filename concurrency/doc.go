@@ -23,15 +23,30 @@
 //
 // Exit is not a release: with tickets left the thread keeps its seat, as InnoDB
 // does between the rows of one statement. So a caller ends each statement (or
-// connection, or request) with ForceExit, which gives the seat back whatever the
-// tickets; a Thread dropped while Inside() reports true takes its seat with it,
-// and after Limit such threads every Enter waits forever:
+// connection, or request) by giving the seat back whatever the tickets —
+// Statement does it, and so does ForceExit — as InnoDB does when a statement
+// ends (innobase_srv_conc_force_exit_innodb from ha_innobase::external_lock).
+// A Thread dropped while Inside() reports true takes its seat with it, and
+// after Limit such threads every Enter waits forever:
 //
-//	t := &concurrency.Thread{}          // one per connection
-//	if err := g.Enter(ctx, t); err != nil {
-//		return err
-//	}
-//	defer g.ForceExit(t)                // not Exit: that keeps the seat on a ticket
+//	t := &concurrency.Thread{}          // one per connection, never shared
+//	err := concurrency.Statement(ctx, g, t, func() error {
+//		return runStatement()           // per-row g.Enter/g.Exit spend tickets
+//	})                                  // the seat is given back, whatever happened
+//
+// or, by hand: g.Enter(ctx, t), then defer g.ForceExit(t) — not Exit.
+//
+// A thread that waits for a lock while inside keeps its seat, and a lock holder
+// that must enter to release the lock can then find the gate full of its own
+// waiters (Percona's thread pool bug 1619559 has this shape). WaitOutside runs
+// such a wait with the seat given back (ForceExit before, ForceEnter after, as
+// lock_wait_suspend_thread does); Config.LockHolderAllowance lets a thread
+// with HoldsLocks set in beyond the limit for callers that cannot wrap their
+// waits.
+//
+// A Thread belongs to one goroutine at a time. Queue and Handoff refuse an
+// Enter with a Thread another goroutine is waiting with (ErrThreadShared);
+// built with -race or -tags innosim_checkthreads every gate checks every call.
 //
 // # Policies
 //
@@ -46,62 +61,52 @@
 //	Semaphore  golang.org/x/sync/semaphore, what a Go programmer would pick.
 //	Handoff    ours: a lock-free CAS while a seat is free and nobody waits,
 //	           parked waiters (no polling sleep), each exit handing its seat to
-//	           exactly one waiter, a high and a low class with MariaDB's kickup,
-//	           and a limit that can change at run time.
+//	           exactly one waiter (or, with Config.Starvation, bounded barging),
+//	           a high and a low class with MariaDB's kickup, a lock-holder
+//	           allowance, and a limit that can change at run time.
 //	Adaptive   Handoff with its limit found online by an AIMD controller from
 //	           the time threads spend inside (Netflix concurrency-limits' idea).
 //
-// Study B (../shared/reference) is the reason for the last one: with a short
+// Study B (innosim reproduce b) is the reason for Handoff: with a short
 // burst inside the engine, the 5.5 gate's mutex — taken on every enter and exit —
 // became the bottleneck, and turning the check off was fastest. Atomic removed
 // the mutex but replaced the handoff by sleeping and polling, which wastes a seat
 // for up to a sleep delay whenever one comes free. Handoff keeps both good
 // halves: no lock on the fast path, and no seat left empty while someone waits.
 //
-// Handoff's strict FIFO has a price worth knowing: when a seat is handed to a
-// waiter that is runnable but not yet running, the seat is idle until the
-// scheduler runs it, and a newcomer that finds the queue non-empty must queue too.
-// With many more threads than cores and the gate full, every enter then costs a
-// park and a wake (a convoy), as it does for x/sync/semaphore and a buffered
-// channel. Once formed, the convoy lasts: with 16 goroutines and 8 seats, each
-// exit hands its seat on and its thread, entering again, finds 7 still queued.
-// sync.Mutex avoids convoys by letting newcomers barge, trading away the
-// fairness that an admission gate exists to give; Handoff keeps the fairness by
-// default, and keeps the uncontended path lock-free. Config.Starvation turns
-// barging on, with sync.Mutex's starvation mode as the bound on unfairness (see
-// below for what each choice costs).
+// # Handoff's three ways to pass a seat
 //
-// What a wait costs is therefore what Handoff can improve. An exit that finds
-// waiters does not free its seat and take it back: it passes it on with one CAS
-// under the mutex (inside unchanged, one waiter fewer), and the mutex and queue
-// heads share the state word's cache line, so a handoff moves one line between
-// cores for them where it pulled several. On the 2-core development machine
-// (BenchmarkAdmission, 16 goroutines, -count 5 medians, old and new builds
-// interleaved) that took limit 2 from about 770 to 740 ns/op: 0.77–0.80 of
-// x/sync/semaphore, whose own figure swings ±15% between runs, and 1.13–1.17 of
-// a buffered channel, whose one lock per operation stays cheaper than Handoff's
-// mutex plus its channel. Waiters that spin before parking were measured and
-// rejected: at limit 2, 1, 2 or 8 rounds of runtime.Gosched before parking ran
-// at 1.7, 1.5 and 2.0× the channel against 1.13× for parking at once (a yield
-// costs a trip through the global run queue, more than the park it saves), and
-// polling the wake channel 20 times changed nothing measurable; at limit 8
-// neither moved the figure. The seat holders need the two CPUs more than the
-// spinners do. At limit 8 Handoff stays 1.2–1.4× Unlimited, as
-// the channel does, against 1.05–1.12× for Queue, whose refused threads
-// sleep out of the way for a whole sleep delay; but the 99th percentile wait is
-// 8–32 µs for Handoff against 32–131 ms for Queue.
+// Strict handoff (Config.Starvation = 0, the default) serves waiters in order:
+// no newcomer takes a seat while anyone waits, and an exit that finds waiters
+// passes its seat on with one CAS under the mutex. Waits are short and ordered,
+// but once the gate is full with more goroutines than cores every enter costs a
+// park and a wake (a convoy, as for x/sync/semaphore and a buffered channel):
+// each exit hands its seat to a waiter that is runnable but not yet running,
+// and the exiting thread, entering again, must queue behind the rest.
 //
-// Barging (Config.Starvation, 1 ms in BenchmarkAdmissionBarging) is the other
-// side of that trade. An exit frees its seat and the exiting thread, entering
-// again, takes it back without parking; the woken waiter runs when the
-// scheduler gets to it, finds the seat taken and parks again, so the park and
-// wake per enter are gone. On the same machine (-count 5 medians, one run):
-// limit 8, 16 goroutines, 503 ns/op against Unlimited's 493 (strict Handoff
-// 704, Queue 550); limit 2, 508 ns/op against x/sync/semaphore's 1022 and the
-// channel's 680 (strict Handoff 838). The price is the wait: a parked thread
-// waits for its goroutine to be scheduled, up to a time slice, so the 99th
-// percentile wait is 33–131 ms, Queue's, and starvation mode turns strict
-// handoff on whenever a waiter that lost had waited 1 ms.
+// Bounded barging (Config.Starvation > 0, e.g. sync.Mutex's 1 ms) lets a freed
+// seat go to whoever takes it first, so the thread that just left, entering
+// again, takes it back without parking, and one waiter is woken to compete. The
+// unfairness is bounded where the seat changes hands: an exit that finds
+// waiters reads the clock once, and once the longest waiter has waited
+// Starvation (or, with priority classes, Kickup if shorter) the exit hands it
+// its seat strictly — a waiter woken earlier whose goroutine the scheduler has
+// not run yet gets the seat reserved (Release outcome Reserved). So no admitted
+// wait exceeds the bound by more than the time to the next exit, whatever the
+// Go scheduler does with a woken goroutine; what it cannot bound is a seat held
+// by a goroutine preempted while inside, which no gate can take back.
+//
+// The lock-holder allowance (Config.LockHolderAllowance) is the third: a thread
+// holding locks may enter past the queue and past the limit, by at most that
+// many seats, so the limit is exceeded only by lock holders and only by the
+// allowance.
+//
+// The trade-off in figures (throughput ratios to x/sync/semaphore, a buffered
+// channel and Unlimited, and the 99th-percentile wait, measured with the
+// benchmarks in bench_admission_test.go) is in examples/gate's README, with the
+// command that produced it. Stats tells an operator why work waited: waits by
+// class (WaitsHigh), Kickups, StarvationHandoffs, LockHolderBypasses, and the
+// wait distribution (WaitTime, P50Wait, P99Wait, MaxWait).
 //
 // # Cores and drivers
 //
@@ -122,6 +127,7 @@
 // returns the context's error and holds no seat; a seat handed to a waiter whose
 // context ended at the same moment is passed on, never dropped (the shape of a
 // bug once fixed in x/sync/semaphore). Queue and Handoff never have more threads
-// inside than the limit, except those let in by ForceEnter. The counters balance
-// (see Stats).
+// inside than the limit, except those let in by ForceEnter and, for Handoff, up
+// to LockHolderAllowance threads holding locks. The counters balance (see
+// Stats).
 package concurrency

@@ -18,7 +18,9 @@ type Gate interface {
 	Enter(ctx context.Context, t *Thread) error
 	// Exit marks the end of t's work inside: t keeps its seat while it has
 	// tickets, else gives it back (handing it to a waiter, for Queue and
-	// Handoff). It does nothing if t holds no seat.
+	// Handoff). It does nothing if t holds no seat. It is InnoDB's per-row
+	// exit, not the end of a statement: end a statement with ForceExit, or
+	// run it with Statement, or the seat stays with t.
 	Exit(t *Thread)
 	// ForceExit gives t's seat back whatever its tickets: before a lock wait or
 	// at the end of a statement, as srv_conc_force_exit_innodb.
@@ -118,6 +120,14 @@ func (c clock) now() time.Duration { return time.Since(c.start) }
 func wake(t *Thread) {
 	if t != nil {
 		t.wake <- struct{}{}
+	}
+}
+
+// wakeFor wakes the thread a release names, if the release asks for a wake
+// (HandedOff, Woken); a Reserved thread already has one on its way.
+func wakeFor(r Release) {
+	if r.Outcome == HandedOff || r.Outcome == Woken {
+		wake(r.To)
 	}
 }
 

@@ -14,7 +14,8 @@ type Handoff struct {
 
 var _ Gate = (*Handoff)(nil)
 
-// NewHandoff returns a handoff gate for cfg (Limit, Tickets, Priority, Kickup).
+// NewHandoff returns a handoff gate for cfg (Limit, Tickets, Priority, Kickup,
+// Starvation, LockHolderAllowance).
 // The error wraps ErrInvalidConfig and names the field out of range.
 func NewHandoff(cfg Config) (*Handoff, error) {
 	core, err := NewHandoffCore(cfg)
@@ -29,6 +30,18 @@ func NewHandoff(cfg Config) (*Handoff, error) {
 // returns ctx.Err() if ctx ends first; t then holds no seat, and a seat handed to
 // it at that moment goes to the next waiter.
 func (g *Handoff) Enter(ctx context.Context, t *Thread) error {
+	if checkThreads {
+		if !t.claim() {
+			return errShared("Enter")
+		}
+		err := g.enter(ctx, t)
+		t.unclaim()
+		return err
+	}
+	return g.enter(ctx, t)
+}
+
+func (g *Handoff) enter(ctx context.Context, t *Thread) error {
 	if g.core.tryEnter(t) {
 		return nil
 	}
@@ -37,7 +50,10 @@ func (g *Handoff) Enter(ctx context.Context, t *Thread) error {
 
 func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 	ch := t.wakeChan() // before queueing: an exit may pick t at once
-	d := g.core.enterSlow(t, g.clock.now())
+	d, ok := g.core.enterSlow(t, g.clock.now())
+	if !ok {
+		return errShared("Enter")
+	}
 	done := ctx.Done()
 	for d.Verdict != Admitted {
 		if done == nil { // cannot be canceled: a plain receive is cheaper than select
@@ -49,15 +65,18 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 				r := g.core.Cancel(t, g.clock.now())
 				if r.Outcome != Withdrawn {
 					<-ch // a seat was handed (or a chance given) to t first: take the wake, pass it on
-					wake(r.To)
+					wakeFor(r)
 				}
 				return ctx.Err()
 			}
 		}
-		if t.phase != woken {
-			return nil // handed a seat
+		if g.core.starvation == 0 {
+			return nil // strict: only a handoff wakes a waiter
 		}
-		d = g.core.retry(t, g.clock.now()) // woken to compete (barging)
+		// Barging: woken to compete, or handed (or reserved) a seat; t.phase
+		// may be written by an exit after the wake was sent (Reserved), so
+		// it is read under the core's mutex, in retry.
+		d = g.core.retry(t, g.clock.now())
 	}
 	return nil
 }
@@ -65,6 +84,14 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 // Exit gives t's seat back once its tickets are spent, handing it to exactly one
 // waiter if any is queued.
 func (g *Handoff) Exit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("Exit")
+		defer t.unclaim()
+	}
+	g.exit(t)
+}
+
+func (g *Handoff) exit(t *Thread) {
 	if !t.inside || t.tickets > 0 {
 		return
 	}
@@ -73,6 +100,14 @@ func (g *Handoff) Exit(t *Thread) {
 
 // ForceExit gives t's seat back whatever its tickets, handing it on as Exit does.
 func (g *Handoff) ForceExit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceExit")
+		defer t.unclaim()
+	}
+	g.forceExit(t)
+}
+
+func (g *Handoff) forceExit(t *Thread) {
 	if !t.inside {
 		return
 	}
@@ -83,20 +118,38 @@ func (g *Handoff) ForceExit(t *Thread) {
 // It repeats the core's branches rather than sharing a helper: the extra call
 // cost 0.6 ns of the 10 ns uncontended enter and exit.
 func (g *Handoff) release(t *Thread) {
-	if g.core.barging() {
-		if !g.core.free(t) {
-			wake(g.core.wakeNext(g.clock.now()).To)
+	c := g.core
+	if c.starvation > 0 {
+		if waitersOf(c.state.Load()) == 0 {
+			if !c.free(t) { // a waiter queued since the load
+				wakeFor(c.wakeNext(g.clock.now()))
+			}
+			return
+		}
+		now := g.clock.now() // waiters exist: the one clock read of a barging exit
+		if c.due(now) {
+			wakeFor(c.serveDue(t, now))
+			return
+		}
+		if !c.free(t) {
+			wakeFor(c.wakeNext(now))
 		}
 		return
 	}
-	if g.core.leave(t) {
+	if c.leave(t) {
 		return
 	}
-	wake(g.core.handOff(g.clock.now()).To)
+	wake(c.handOff(g.clock.now()).To)
 }
 
 // ForceEnter counts t inside regardless of the limit.
-func (g *Handoff) ForceEnter(t *Thread) { g.core.ForceEnter(t, 0) }
+func (g *Handoff) ForceEnter(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceEnter")
+		defer t.unclaim()
+	}
+	g.core.ForceEnter(t, 0)
+}
 
 // SetLimit changes the limit (0..1000) and wakes every waiter that now fits.
 func (g *Handoff) SetLimit(n int) error {

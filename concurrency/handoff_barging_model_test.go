@@ -43,6 +43,7 @@ func runBargingModel(t *testing.T, starvation time.Duration, mode PriorityMode, 
 	}
 	now := time.Duration(0)
 	var woken []*Thread // told to compete (Release.To with Woken), not yet tried
+	var drop func(w *Thread)
 	take := func(r Release) {
 		switch r.Outcome {
 		case Woken:
@@ -50,9 +51,15 @@ func runBargingModel(t *testing.T, starvation time.Duration, mode PriorityMode, 
 			woken = append(woken, r.To)
 		case HandedOff:
 			require.True(t, r.To.Inside() || c.Limit() == 0)
+		case Reserved:
+			// A woken waiter past the starvation time got the seat: it is
+			// inside, no longer woken, and its wake is the one already sent.
+			require.True(t, r.To.Inside() || c.Limit() == 0)
+			require.False(t, r.To.Woken())
+			drop(r.To)
 		}
 	}
-	drop := func(w *Thread) {
+	drop = func(w *Thread) {
 		for i, x := range woken {
 			if x == w {
 				woken = append(woken[:i], woken[i+1:]...)
@@ -115,10 +122,35 @@ func runBargingModel(t *testing.T, starvation time.Duration, mode PriorityMode, 
 				}
 			}
 		}
+		// A woken waiter given its free seat on another thread's exit
+		// (starvation) leaves the woken set without a Release naming it.
+		for i := 0; i < len(woken); {
+			if !woken[i].Woken() {
+				require.True(t, woken[i].Inside() || c.Limit() == 0, "step %d: left the woken set without a seat", step)
+				woken = append(woken[:i], woken[i+1:]...)
+				continue
+			}
+			i++
+		}
 		s := c.Stats()
 		checkBalance(t, s)
 		c.mu.Lock()
 		listed := c.listed()
+		if starvation > 0 {
+			// The bound: every waiter, queued or woken, is due no later than
+			// the deadline an exit compares its clock with, so the first exit
+			// after that serves the longest of them.
+			for _, l := range []*waitList{&c.low, &c.high, &c.woken} {
+				for w := l.head; w != nil; w = w.next {
+					if l == &c.low && mode != FIFO && c.high.n > 0 {
+						// A low waiter behind high ones is due at its kickup.
+						require.LessOrEqual(t, c.deadline.Load(), int64(w.since+c.kickup), "step %d (%s): kickup deadline", step, what)
+						continue
+					}
+					require.LessOrEqual(t, c.deadline.Load(), int64(w.since+c.bound), "step %d (%s): deadline past a waiter's bound", step, what)
+				}
+			}
+		}
 		c.mu.Unlock()
 		require.Equal(t, int64(listed+len(woken)), s.Waiting, "step %d (%s): waiter count", step, what)
 		if lim := c.Limit(); lim > 0 && listed > 0 {

@@ -82,31 +82,81 @@ func TestBargingWakesOneWaiterPerFreeSeat(t *testing.T) {
 	checkBalance(t, s)
 }
 
-// TestBargingStarvationTurnsStrictHandoffOn: a woken waiter that loses after
-// waiting the Starvation time or longer turns barging off, so the next exit
-// hands it the seat and newcomers queue; once a waiter is served in less than
-// the Starvation time (or nobody is left queued), barging resumes.
-func TestBargingStarvationTurnsStrictHandoffOn(t *testing.T) {
+// TestBargingStarvingWaiterIsHandedTheNextSeat: an exit that finds the head
+// of the queue waiting the Starvation time or longer hands its seat strictly
+// to it instead of freeing it for barging; before that, freed seats go to
+// whoever comes first.
+func TestBargingStarvingWaiterIsHandedTheNextSeat(t *testing.T) {
 	c := newBargingCore(t, 1)
-	a, w, n1, n2, q := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	a, w, n1, n2 := &Thread{}, &Thread{}, &Thread{}, &Thread{}
 	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
 	require.Equal(t, Queued, c.Enter(w, 0).Verdict)
-	require.Equal(t, Woken, c.ForceExit(a, 20*ms).Outcome)
-	require.Equal(t, Admitted, c.Enter(n1, 20*ms).Verdict, "barges")
-	require.Equal(t, Queued, c.Enter(w, 20*ms).Verdict, "w lost after waiting 20 ms ≥ 10 ms")
+	require.Equal(t, Release{Outcome: Woken, To: w}, c.ForceExit(a, 3*ms))
+	require.Equal(t, Admitted, c.Enter(n1, 3*ms).Verdict, "a newcomer barges")
+	require.Equal(t, Queued, c.Enter(w, 4*ms).Verdict, "w lost, after 4 ms < 10 ms")
 
-	assert.Equal(t, Queued, c.Enter(n2, 21*ms).Verdict, "starving: a newcomer must queue behind w")
-	assert.Equal(t, Release{Outcome: HandedOff, To: w}, c.ForceExit(n1, 22*ms), "starving: the seat goes straight to w")
+	assert.Equal(t, Release{Outcome: HandedOff, To: w}, c.ForceExit(n1, 10*ms), "w has waited 10 ms: the seat goes straight to it")
 	assert.True(t, w.Inside())
-
-	// n2 has waited 1 ms < 10 ms when it is served: barging resumes, so the
-	// next exit that finds a waiter frees its seat and wakes it.
-	assert.Equal(t, Release{Outcome: HandedOff, To: n2}, c.ForceExit(w, 22*ms))
-	require.Equal(t, Queued, c.Enter(q, 23*ms).Verdict)
-	assert.Equal(t, Release{Outcome: Woken, To: q}, c.ForceExit(n2, 23*ms))
-	require.Equal(t, Admitted, c.Enter(q, 23*ms).Verdict)
+	assert.Equal(t, Queued, c.Enter(n2, 10*ms).Verdict, "the seat was never free")
+	assert.Equal(t, Release{Outcome: Woken, To: n2}, c.ForceExit(w, 11*ms), "n2 has waited 1 ms: barging again")
 	s := c.Stats()
-	assert.Equal(t, uint64(2), s.Handoffs)
+	assert.Equal(t, uint64(1), s.StarvationHandoffs)
+	assert.Equal(t, uint64(1), s.Handoffs)
+	assert.Equal(t, 10*ms, s.MaxWait)
+	checkBalance(t, s)
+}
+
+// TestBargingBoundHoldsWhileTheWokenGoroutineDoesNotRun: the bound does not
+// depend on when the scheduler runs a woken waiter. w is woken to compete and
+// does not run; barging threads take every freed seat; the first exit after w
+// has waited the Starvation time reserves that exit's seat for w (Reserved: no
+// second wake), so that when w finally runs, 20 ms later, it is inside, and
+// its wait is counted to the reservation.
+func TestBargingBoundHoldsWhileTheWokenGoroutineDoesNotRun(t *testing.T) {
+	c := newBargingCore(t, 1)
+	a, w, n1, n2, n3 := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w, 0).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w}, c.ForceExit(a, 1*ms))
+	require.Equal(t, Admitted, c.Enter(n1, 1*ms).Verdict, "barges: w has not run")
+	require.Equal(t, Release{Outcome: Freed}, c.ForceExit(n1, 5*ms), "w, woken, still has the free seat to come for")
+	require.Equal(t, Admitted, c.Enter(n2, 5*ms).Verdict, "barges again")
+
+	assert.Equal(t, Release{Outcome: Reserved, To: w}, c.ForceExit(n2, 10*ms))
+	assert.True(t, w.Inside())
+	assert.False(t, w.Woken())
+	assert.Equal(t, Queued, c.Enter(n3, 10*ms).Verdict, "w's seat is kept for it")
+	assert.Equal(t, Admitted, c.Enter(w, 30*ms).Verdict, "w runs at last and is inside")
+	s := c.Stats()
+	assert.Equal(t, uint64(1), s.StarvationHandoffs)
+	assert.Equal(t, 10*ms, s.MaxWait, "the wait ended with the reservation")
+	assert.Equal(t, int64(1), s.Waiting, "n3")
+	checkBalance(t, s)
+}
+
+// TestBargingStarvingWokenWaiterTakesItsFreeSeat: a woken waiter that has not
+// run and has waited the Starvation time, whose free seat no barging thread
+// took, is given that seat on the next exit; the exiting thread's seat is then
+// freed as in barging. Handing it the exiting seat instead would leave the
+// free seat claimed by nobody while others sleep.
+func TestBargingStarvingWokenWaiterTakesItsFreeSeat(t *testing.T) {
+	c := newBargingCore(t, 2)
+	a, b, w, q := &Thread{}, &Thread{}, &Thread{}, &Thread{}
+	require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
+	require.Equal(t, Admitted, c.Enter(b, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(w, 0).Verdict)
+	require.Equal(t, Queued, c.Enter(q, 2*ms).Verdict)
+	require.Equal(t, Release{Outcome: Woken, To: w}, c.ForceExit(a, 1*ms))
+
+	assert.Equal(t, Release{Outcome: Woken, To: q}, c.ForceExit(b, 10*ms),
+		"w gets the free seat; b's seat is freed and q woken to compete for it")
+	assert.True(t, w.Inside())
+	assert.False(t, w.Woken())
+	assert.Equal(t, Admitted, c.Enter(q, 10*ms).Verdict)
+	s := c.Stats()
+	assert.Equal(t, int64(2), s.Inside)
+	assert.Equal(t, int64(0), s.Waiting)
+	assert.Equal(t, uint64(1), s.StarvationHandoffs)
 	checkBalance(t, s)
 }
 
@@ -163,11 +213,12 @@ func TestBargingSetLimitServesQueuedWaitersOnly(t *testing.T) {
 	checkBalance(t, s)
 }
 
-// TestBargingLoserKeepsItsKickedUpPlace: a low waiter moved to the high queue
-// by the kickup, woken and beaten by a barging thread, goes back to the head of
-// the high queue, where it was served from, not to the low queue, from where
-// the next kickup would put it behind the high waiters that queued meanwhile.
-func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
+// TestBargingKickedUpWaiterIsServedStrictly: with priority classes, a low
+// waiter that has waited the kickup time is served as a starving one, strictly,
+// even when the kickup time is shorter than the Starvation time; a woken low
+// waiter that loses after the kickup time goes back to the high queue, where it
+// was served from, ahead of the high waiters that queued after it.
+func TestBargingKickedUpWaiterIsServedStrictly(t *testing.T) {
 	for _, mode := range []PriorityMode{ByHint, Auto} {
 		t.Run(mode.String(), func(t *testing.T) {
 			c, err := NewHandoffCore(Config{Limit: 1, Starvation: time.Second, Priority: mode, Kickup: 10 * ms})
@@ -175,44 +226,17 @@ func TestBargingLoserKeepsItsKickedUpPlace(t *testing.T) {
 			a, low, high, n := &Thread{}, &Thread{}, &Thread{Hint: prio.High}, &Thread{}
 			require.Equal(t, Admitted, c.Enter(a, 0).Verdict)
 			require.Equal(t, Queued, c.Enter(low, 0).Verdict)
-			require.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(a, 20*ms), "low is kicked up and woken")
-			require.Equal(t, Admitted, c.Enter(n, 20*ms).Verdict, "a newcomer barges")
-			require.Equal(t, Queued, c.Enter(high, 21*ms).Verdict)
-			require.Equal(t, Queued, c.Enter(low, 22*ms).Verdict, "low lost the seat")
-			assert.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(n, 30*ms),
-				"low was the head of the high queue when it lost")
+			require.Equal(t, Release{Outcome: Woken, To: low}, c.ForceExit(a, 5*ms), "before the kickup time: barging")
+			require.Equal(t, Admitted, c.Enter(n, 5*ms).Verdict, "a newcomer barges")
+			require.Equal(t, Queued, c.Enter(high, 11*ms).Verdict)
+			require.Equal(t, Queued, c.Enter(low, 12*ms).Verdict, "low lost the seat, after the kickup time")
+			assert.Equal(t, low, c.high.head, "back in the high queue, ahead of the later high waiter")
+			assert.Equal(t, Release{Outcome: HandedOff, To: low}, c.ForceExit(n, 13*ms), "served strictly")
+			s := c.Stats()
+			assert.Equal(t, uint64(1), s.StarvationHandoffs)
+			checkBalance(t, s)
 		})
 	}
-}
-
-// TestBargingStarvingNewcomerTakesASeatNoWokenWaiterNeeds: in starvation mode
-// a newcomer queues behind the waiters, but when the only waiters are woken
-// ones on their way to seats and more seats are free than they need, queueing
-// would leave a seat free while the newcomer sleeps: it takes the spare seat.
-func TestBargingStarvingNewcomerTakesASeatNoWokenWaiterNeeds(t *testing.T) {
-	c := newBargingCore(t, 3)
-	a, b, d, w1, w2, n1, n2, q := &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}, &Thread{}
-	for _, th := range []*Thread{a, b, d} {
-		require.Equal(t, Admitted, c.Enter(th, 0).Verdict)
-	}
-	require.Equal(t, Queued, c.Enter(w1, 0).Verdict)
-	require.Equal(t, Queued, c.Enter(w2, 0).Verdict)
-	require.Equal(t, Release{Outcome: Woken, To: w1}, c.ForceExit(a, 20*ms))
-	require.Equal(t, Release{Outcome: Woken, To: w2}, c.ForceExit(b, 20*ms))
-	require.Equal(t, Admitted, c.Enter(n1, 20*ms).Verdict)
-	require.Equal(t, Admitted, c.Enter(n2, 20*ms).Verdict)
-	require.Equal(t, Queued, c.Enter(w1, 20*ms).Verdict, "w1 lost after 20 ms: starving")
-	require.Equal(t, Release{Outcome: Withdrawn}, c.Cancel(w1, 21*ms))
-	require.Equal(t, Release{Outcome: Freed}, c.ForceExit(d, 22*ms), "nobody queued: w2 is on its way")
-	require.Equal(t, Release{Outcome: Freed}, c.ForceExit(n1, 22*ms))
-	require.Equal(t, int64(1), c.Stats().Inside, "two seats free, one woken waiter")
-
-	assert.Equal(t, Admitted, c.Enter(q, 23*ms).Verdict, "a spare seat: no need to queue")
-	assert.Equal(t, Admitted, c.Enter(w2, 23*ms).Verdict, "w2 still finds its seat")
-	s := c.Stats()
-	assert.Equal(t, int64(3), s.Inside)
-	assert.Equal(t, int64(0), s.Waiting)
-	checkBalance(t, s)
 }
 
 // TestBargingSetLimitLeavesTheWokenWaiterItsSeat: raising the limit while a

@@ -1,6 +1,7 @@
 package concurrency
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,24 +41,39 @@ func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 // lock and no allocation. A thread that finds no seat parks in a wait queue (no
 // polling sleep); an exit that sees waiters hands its seat to exactly one of
 // them, and no newcomer can take it in between. The queue has a high and a low
-// class (Config.Priority) with MariaDB's kickup: a low waiter older than
-// Config.Kickup moves to the high queue when the next seat is handed out. The limit can change at run time: raising it hands seats to every
-// waiter that now fits; lowering it evicts nobody (exits free seats until the
-// count is under the new limit, then hand off again).
+// class (Config.Priority) with MariaDB's kickup: a low waiter that has waited
+// Config.Kickup moves to the high queue, in its place by the time it began
+// waiting, at the first enter or exit that finds it so, and the next seat
+// handed out then goes to it unless a high waiter has waited longer. The limit
+// can change at run time: raising it hands seats to every waiter that now fits;
+// lowering it evicts nobody (exits free seats until the count is under the new
+// limit, then hand off again).
 //
 // Newcomers never overtake waiters: the fast path admits only while the waiter
 // count is zero, so under load the seats go round in queue order. That is the
 // same rule x/sync/semaphore keeps, for the same reason: otherwise a steady
 // stream of newcomers can starve a parked thread forever.
 //
-// Config.Starvation > 0 relaxes that rule as sync.Mutex does: a freed seat goes
-// to whoever takes it first (the fast path admits while waiters queue), an exit
-// that finds waiters frees its seat and wakes one of them to compete (Release
-// outcome Woken; at most one per free seat: while the woken waiters that have
-// not tried yet are as many as the free seats, exits wake nobody else), and a
-// woken waiter that loses goes back to the head of its queue. A loser that has
-// waited Starvation or longer turns barging off: seats are handed over in queue
-// order until a waiter is served in less, or none is left queued.
+// Config.Starvation > 0 relaxes that rule, with a bound. A freed seat goes to
+// whoever takes it first (the fast path admits while waiters queue), and an
+// exit that finds waiters frees its seat and wakes one of them to compete
+// (Release outcome Woken; at most one per free seat: while the woken waiters
+// that have not tried yet are as many as the free seats, exits wake nobody
+// else); a woken waiter that loses goes back to its place in its queue. The
+// bound is kept where the seat changes hands, not where the loser notices: an
+// exit that finds waiters reads the clock and compares it with the time at
+// which the longest waiter — the head of the serving order, or a woken waiter
+// whose goroutine has not run yet — reaches Starvation (with priority classes,
+// Kickup if that is shorter), one atomic load; from then on that exit hands its
+// seat strictly to that waiter (HandedOff, or Reserved for a woken one, whose
+// wake is already on its way) instead of freeing it. So an admitted wait
+// exceeds the bound by at most the time to the next exit, and a woken
+// goroutine the scheduler leaves runnable for a whole time slice finds
+// its seat kept for it rather than taken by a barging thread.
+//
+// Config.LockHolderAllowance > 0 lets a thread that holds locks in past a full
+// gate and past the queue, up to that many seats beyond the limit: threads
+// inside that wait for its locks can then never keep it out.
 //
 // HandoffCore is safe for concurrent use. The queue and the decisions that move
 // the waiter count are guarded by an internal mutex taken only on slow paths
@@ -73,20 +89,27 @@ type HandoffCore struct {
 	mu        sync.Mutex
 	low, high waitList
 
-	// Barging (starvation > 0): starving suspends it until a waiter is served
-	// quickly again; pending counts the waiters taken off the queue to compete
-	// for a freed seat that have not tried yet, so an exit need not wake another
-	// while they are as many as the free seats.
-	starving   atomic.Bool
+	// Bounded barging (starvation > 0): woken holds the waiters taken off the
+	// queues to compete for a freed seat that have not tried yet, ordered by
+	// the time they began waiting; pending is its length, read without c.mu,
+	// so that an exit need not wake another while they are as many as the free
+	// seats; deadline is the earliest clock reading (ns) at which an exit must
+	// look at the waiters under c.mu: when the longest waiter reaches
+	// starvation, or (priority modes) the oldest low waiter reaches kickup
+	// while high waiters queue; math.MaxInt64 when neither can happen.
+	woken      waitList
 	pending    atomic.Int64
+	deadline   atomic.Int64
 	starvation time.Duration
+	bound      time.Duration // wait after which a waiter is served strictly: starvation, or kickup if shorter (priority modes)
 
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
 	stats      counters      // all but Enters and Exits
 
-	tickets uint32
-	mode    PriorityMode
-	kickup  time.Duration
+	tickets   uint32
+	mode      PriorityMode
+	kickup    time.Duration
+	allowance uint64 // LockHolderAllowance
 
 	afterWrap func() // test hook: runs between a wrap of the admission field and its carry
 }
@@ -94,20 +117,29 @@ type HandoffCore struct {
 var _ Core = (*HandoffCore)(nil)
 
 // NewHandoffCore returns a handoff gate for cfg (Limit, Tickets, Priority,
-// Kickup). The error wraps ErrInvalidConfig and names the field out of range.
+// Kickup, Starvation, LockHolderAllowance). The error wraps ErrInvalidConfig and
+// names the field out of range.
 func NewHandoffCore(cfg Config) (*HandoffCore, error) {
 	cfg, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
-	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup, starvation: cfg.Starvation}
+	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup,
+		starvation: cfg.Starvation, allowance: uint64(cfg.LockHolderAllowance)}
+	c.bound = c.starvation
+	if c.mode != FIFO && c.kickup < c.bound {
+		c.bound = c.kickup // a kicked-up waiter is served as one starving
+	}
 	c.limit.Store(int64(cfg.Limit))
+	c.deadline.Store(math.MaxInt64)
 	return c, nil
 }
 
 // Enter decides for t at now: a ticket if t has one; a seat at once if one is
-// free and nobody waits (lock-free); else Queued in t's class (high or low). It
-// never returns Sleep.
+// free and nobody waits (lock-free), or if t holds locks and the allowance has
+// room; else Queued in t's class (high or low). It never returns Sleep. A
+// thread woken to compete (Woken) calls it again to try for the freed seat
+// (one whose seat was reserved meanwhile, Reserved, is inside and not Woken).
 func (c *HandoffCore) Enter(t *Thread, now time.Duration) Decision {
 	if t.phase == woken {
 		return c.retry(t, now)
@@ -115,7 +147,8 @@ func (c *HandoffCore) Enter(t *Thread, now time.Duration) Decision {
 	if c.tryEnter(t) {
 		return Decision{Verdict: Admitted}
 	}
-	return c.enterSlow(t, now)
+	d, _ := c.enterSlow(t, now)
+	return d
 }
 
 // tryEnter is the lock-free fast path of Enter: no clock, no lock, no allocation.
@@ -127,9 +160,14 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 	if lim == 0 || t.inside {
 		return true
 	}
+	if t.phase != outside {
+		// Waiting in another goroutine's Enter (a shared Thread): the slow
+		// path refuses it under the mutex rather than seat it twice.
+		return false
+	}
 	for {
 		s := c.state.Load()
-		if insideOf(s) >= lim || s>>enterShift == enterWrap-1 || (waitersOf(s) != 0 && !c.barging()) {
+		if insideOf(s) >= lim || s>>enterShift == enterWrap-1 || (waitersOf(s) != 0 && c.starvation == 0) {
 			// The second case: this admission would wrap the count's low
 			// field. Wraps happen only under c.mu, where Stats looks, so that
 			// no snapshot sees the wrap without its carry.
@@ -143,25 +181,39 @@ func (c *HandoffCore) tryEnter(t *Thread) bool {
 	}
 }
 
-// enterSlow queues t, or admits it if a seat came free since tryEnter looked.
-func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
+// enterSlow queues t, or admits it if a seat came free since tryEnter looked or
+// the lock-holder allowance lets it in. It reports false, deciding nothing, if
+// t is already waiting (queued, or woken and not yet tried): a Thread shared by
+// two goroutines, which the driver refuses.
+func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) (Decision, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if t.list != nil || t.phase != outside {
+		return Decision{Verdict: Queued}, false
+	}
 	lim := uint64(c.limit.Load())
 	if lim == 0 {
-		return Decision{Verdict: Admitted}
+		return Decision{Verdict: Admitted}, true
+	}
+	if c.mode != FIFO {
+		c.kickupLocked(now) // an enter that finds an old low waiter moves it up
 	}
 	for {
 		s := c.state.Load()
 		// Strict handoff queues t behind the waiters; but when none is queued
 		// and the woken ones (barging) leave a seat unclaimed, queueing would
 		// leave that seat free while t sleeps.
-		if insideOf(s) < lim && (waitersOf(s) == 0 || c.barging() || (c.listed() == 0 && c.seatUnclaimed(s))) {
+		admit := insideOf(s) < lim && (waitersOf(s) == 0 || c.starvation > 0 || (c.listed() == 0 && c.seatUnclaimed(s)))
+		bypass := !admit && t.HoldsLocks && insideOf(s) < lim+c.allowance
+		if admit || bypass {
 			if c.state.CompareAndSwap(s, s+1+oneEnter) {
 				c.carry(s + 1 + oneEnter)
 				t.inside = true
 				t.tickets = c.tickets
-				return Decision{Verdict: Admitted}
+				if bypass {
+					c.stats.lockBypasses.Add(1)
+				}
+				return Decision{Verdict: Admitted}, true
 			}
 			continue
 		}
@@ -172,15 +224,19 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) Decision {
 	c.stats.beginWait(t, now)
 	t.phase = queued
 	if c.mode.high(t) {
-		c.high.pushBack(t)
+		c.stats.waitsHigh.Add(1)
+		c.high.insertBySince(t)
 	} else {
-		c.low.pushBack(t)
+		c.low.insertBySince(t)
 	}
-	return Decision{Verdict: Queued}
+	c.rearm()
+	return Decision{Verdict: Queued}, true
 }
 
 // Exit returns t's seat unless it has tickets left. With waiters queued (and the
-// count within the limit) the seat goes to exactly one of them: HandedOff.
+// count within the limit) the seat goes to exactly one of them: HandedOff; with
+// barging it is freed and one of them woken (Woken), unless the longest waiter
+// has waited Config.Starvation (HandedOff or Reserved).
 func (c *HandoffCore) Exit(t *Thread, now time.Duration) Release {
 	if !t.inside {
 		return Release{}
@@ -200,7 +256,10 @@ func (c *HandoffCore) ForceExit(t *Thread, now time.Duration) Release {
 }
 
 func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
-	if c.barging() {
+	if c.starvation > 0 {
+		if waitersOf(c.state.Load()) != 0 && c.due(now) {
+			return c.serveDue(t, now)
+		}
 		if c.free(t) {
 			return Release{Outcome: Freed}
 		}
@@ -212,9 +271,9 @@ func (c *HandoffCore) release(t *Thread, now time.Duration) Release {
 	return c.handOff(now)
 }
 
-// barging reports whether a freed seat goes to whoever takes it first
-// (Config.Starvation > 0 and the gate is not starving).
-func (c *HandoffCore) barging() bool { return c.starvation > 0 && !c.starving.Load() }
+// due reports whether an exit at now must look at the waiters under c.mu (see
+// HandoffCore.deadline).
+func (c *HandoffCore) due(now time.Duration) bool { return int64(now) >= c.deadline.Load() }
 
 // free gives up t's seat at once (barging): one atomic add. It reports false
 // when threads wait and fewer have been woken to compete than seats are free;
@@ -252,17 +311,137 @@ func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
 	}
 	w := c.next(now)
 	w.phase = woken
+	c.woken.insertBySince(w)
 	c.pending.Add(1)
+	c.rearm()
 	return Release{Outcome: Woken, To: w}
 }
 
+// serveDue is release for an exit at or past the deadline (barging, waiters
+// counted): it gives the longest waiter a seat if that one has waited
+// Config.Starvation, and otherwise (the deadline was a kickup's, or the waiter
+// was served in between) frees t's seat as barging does.
+//
+// A queued waiter gets t's seat (HandedOff). A woken one, whose goroutine has
+// not run yet, gets the free seat it was woken for if no barging thread took
+// it, and t's seat goes as in barging (Freed or Woken); if a barging thread did
+// take it, t's seat (Reserved). Handing t's seat to it while its free seat
+// stayed free would leave that seat claimed by nobody: a lost wakeup.
+func (c *HandoffCore) serveDue(t *Thread, now time.Duration) Release {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mode != FIFO {
+		c.kickupLocked(now)
+	}
+	w := c.longest()
+	if w == nil || now-w.since < c.bound || c.limit.Load() == 0 {
+		c.rearm()
+		return c.freeLocked(t, now)
+	}
+	wokenW := w.phase == woken
+	for {
+		s := c.state.Load()
+		lim := uint64(c.limit.Load())
+		switch {
+		case insideOf(s) > lim:
+			// Above a lowered limit (or a lock holder's allowance): the seat
+			// goes, and a later exit serves w.
+			t.inside = false
+			t.tickets = 0
+			if c.state.CompareAndSwap(s, s-1) {
+				return Release{Outcome: Freed}
+			}
+		case wokenW && insideOf(s) < lim:
+			if next := s - oneWaiter + 1 + oneEnter; c.state.CompareAndSwap(s, next) {
+				c.carry(next)
+				c.serve(w, now)
+				return c.freeLocked(t, now)
+			}
+		default:
+			t.inside = false
+			t.tickets = 0
+			if next := s - oneWaiter + oneEnter; c.state.CompareAndSwap(s, next) {
+				c.carry(next)
+				out := HandedOff
+				if wokenW {
+					out = Reserved
+				}
+				c.serve(w, now)
+				return Release{Outcome: out, To: w}
+			}
+		}
+	}
+}
+
+// freeLocked is the barging release of t's seat with c.mu held: free it, and
+// wake a waiter to compete if the seat is unclaimed.
+func (c *HandoffCore) freeLocked(t *Thread, now time.Duration) Release {
+	if c.free(t) {
+		return Release{Outcome: Freed}
+	}
+	return c.wakeNextLocked(now)
+}
+
+// longest returns the waiter that has waited longest among the head of the
+// serving order and the woken waiters (c.mu held), or nil.
+func (c *HandoffCore) longest() *Thread {
+	w := c.woken.head
+	h := c.high.head
+	if h == nil {
+		h = c.low.head
+	}
+	if h != nil && (w == nil || h.since < w.since) {
+		w = h
+	}
+	return w
+}
+
+// serve makes starving waiter w inside in a seat that serveDue has already
+// counted for it in the state word (c.mu held): off its queue, or out of the
+// woken waiters, whose wake is already on its way.
+func (c *HandoffCore) serve(w *Thread, now time.Duration) {
+	w.list.remove(w)
+	if w.phase == woken {
+		c.pending.Add(-1)
+	}
+	w.phase = outside
+	w.inside = true
+	w.tickets = c.tickets
+	c.stats.handoffs.Add(1)
+	c.stats.starvationHandoffs.Add(1)
+	c.stats.endWait(w, now)
+	c.rearm()
+}
+
+// rearm recomputes the deadline after the waiters changed (c.mu held; barging
+// only: strict handoff looks at the waiters on every exit that finds them).
+func (c *HandoffCore) rearm() {
+	if c.starvation == 0 {
+		return
+	}
+	d := int64(math.MaxInt64)
+	if w := c.longest(); w != nil {
+		d = int64(w.since + c.bound)
+	}
+	if c.mode != FIFO && c.high.n > 0 && c.low.head != nil {
+		d = min(d, int64(c.low.head.since+c.kickup))
+	}
+	c.deadline.Store(d)
+}
+
 // retry is Enter for a thread woken to compete for a freed seat: it takes a
-// free seat, or goes back to the head of its queue if a barging thread took it
-// first. A loser that has waited Config.Starvation or longer turns barging off
-// until a waiter is served in less (see grant).
+// free seat, or goes back to its place in its queue if a barging thread took it
+// first. A woken thread whose seat was reserved meanwhile (Reserved) is
+// admitted at once.
 func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if t.phase != woken {
+		// Handed a seat while parked, or reserved one while woken: the
+		// driver's wake told it to look, and it is inside.
+		return Decision{Verdict: Admitted}
+	}
+	c.woken.remove(t)
 	c.pending.Add(-1) // before the state word is read: see free
 	t.phase = outside
 	lim := uint64(c.limit.Load())
@@ -272,6 +451,7 @@ func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 		case lim == 0:
 			if c.state.CompareAndSwap(s, s-oneWaiter) {
 				c.stats.endWait(t, now)
+				c.rearm()
 				return Decision{Verdict: Admitted}
 			}
 		case insideOf(s) < lim:
@@ -280,20 +460,20 @@ func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 				t.inside = true
 				t.tickets = c.tickets
 				c.stats.endWait(t, now)
+				c.rearm()
 				return Decision{Verdict: Admitted}
 			}
 		default:
-			if now-t.since >= c.starvation {
-				c.starving.Store(true)
-			}
 			t.phase = queued
-			// Back to the head of the queue it was served from: a low waiter
-			// past the kickup time had been moved to the high queue (see next).
+			// Back to its place by waiting time in the queue it was served
+			// from: a low waiter past the kickup time had been moved to the
+			// high queue (see kickupLocked).
 			if c.mode.high(t) || (c.mode != FIFO && now-t.since >= c.kickup) {
-				c.high.pushFront(t)
+				c.high.insertBySince(t)
 			} else {
-				c.low.pushFront(t)
+				c.low.insertBySince(t)
 			}
+			c.rearm()
 			return Decision{Verdict: Queued}
 		}
 	}
@@ -336,8 +516,7 @@ func (c *HandoffCore) handOff(now time.Duration) Release {
 		lim := uint64(c.limit.Load())
 		switch {
 		case c.listed() == 0 || (lim != 0 && insideOf(s) > lim):
-			// Nobody queued (a woken waiter, if any, will find the seat), or
-			// the count is above a lowered limit.
+			// Nobody queued, or the count is above a lowered limit.
 			if c.state.CompareAndSwap(s, s-1) {
 				return Release{Outcome: Freed}
 			}
@@ -373,29 +552,41 @@ func (c *HandoffCore) carry(s uint64) {
 func (c *HandoffCore) grant(now time.Duration, counted bool) *Thread {
 	w := c.next(now)
 	w.phase = outside
-	if c.starving.Load() && (now-w.since < c.starvation || c.listed() == 0) {
-		c.starving.Store(false) // served quickly, or the queue is empty: barge again
-	}
 	if counted {
 		w.inside = true
 		w.tickets = c.tickets
 	}
 	c.stats.handoffs.Add(1)
 	c.stats.endWait(w, now)
+	c.rearm()
 	return w
 }
 
-// next pops the waiter to serve: low waiters older than the kickup time move to
-// the high queue first, then the high queue's head, else the low queue's.
+// next pops the waiter to serve (c.mu held): low waiters that have waited the
+// kickup time move to the high queue first, then the high queue's head, else
+// the low queue's.
 func (c *HandoffCore) next(now time.Duration) *Thread {
-	for w := c.low.head; w != nil && c.mode != FIFO && now-w.since >= c.kickup; w = c.low.head {
-		c.low.remove(w)
-		c.high.pushBack(w)
+	if c.mode != FIFO {
+		c.kickupLocked(now)
 	}
 	if w := c.high.popFront(); w != nil {
 		return w
 	}
 	return c.low.popFront()
+}
+
+// kickupLocked moves every low waiter that has waited the kickup time to the
+// high queue, in its place by waiting time (c.mu held; priority modes). The low
+// queue is ordered by waiting time, so only its head need be looked at. With
+// the place kept by waiting time, a kicked-up waiter is served before every
+// high waiter that queued after it, not behind the high queue's tail: behind a
+// stream of high waiters that tail keeps moving away.
+func (c *HandoffCore) kickupLocked(now time.Duration) {
+	for w := c.low.head; w != nil && now-w.since >= c.kickup; w = c.low.head {
+		c.low.remove(w)
+		c.high.insertBySince(w)
+		c.stats.kickups.Add(1)
+	}
 }
 
 // ForceEnter counts t inside regardless of the limit, with one ticket, as
@@ -412,23 +603,17 @@ func (c *HandoffCore) ForceEnter(t *Thread, _ time.Duration) {
 
 // Cancel withdraws queued t: Withdrawn. If t is no longer queued, a seat was
 // handed to it before it could withdraw (the driver saw its context end first);
-// t passes the seat on as ForceExit does and the result (Freed or HandedOff)
-// names the thread that gets it, so the seat is never leaked. Any outcome but
-// Withdrawn tells a driver that a wake for t is on its way and must be consumed.
+// t passes the seat on as ForceExit does and the result (Freed, HandedOff,
+// Woken or Reserved) names the thread that gets it, so the seat is never
+// leaked. Any outcome but Withdrawn tells a driver that a wake for t is on its
+// way and must be consumed.
 func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 	c.mu.Lock()
-	if l := t.list; l != nil {
-		l.remove(t)
-		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
-		t.phase = outside
-		c.stats.cancelWait(t)
-		c.mu.Unlock()
-		return Release{Outcome: Withdrawn}
-	}
 	if t.phase == woken {
 		// Woken to compete for a freed seat, and giving up instead: the wake
 		// is on its way (None, not Withdrawn), and the chance passes to the
 		// next waiter if the seat is still free.
+		c.woken.remove(t)
 		t.phase = outside
 		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
 		c.stats.cancelWait(t)
@@ -437,8 +622,18 @@ func (c *HandoffCore) Cancel(t *Thread, now time.Duration) Release {
 		if r.Outcome != Woken {
 			r = Release{Outcome: None}
 		}
+		c.rearm()
 		c.mu.Unlock()
 		return r
+	}
+	if l := t.list; l != nil {
+		l.remove(t)
+		c.state.Add(^uint64(oneWaiter - 1)) // minus one waiter
+		t.phase = outside
+		c.stats.cancelWait(t)
+		c.rearm()
+		c.mu.Unlock()
+		return Release{Outcome: Withdrawn}
 	}
 	c.mu.Unlock()
 	c.stats.passedOn.Add(1)
@@ -462,6 +657,7 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 		s := c.state.Load()
 		switch {
 		case c.listed() == 0:
+			c.rearm()
 			return served, nil
 		case lim == 0:
 			if c.state.CompareAndSwap(s, s-oneWaiter) {
@@ -474,6 +670,7 @@ func (c *HandoffCore) SetLimit(n int, now time.Duration) ([]*Thread, error) {
 				served = append(served, c.grant(now, true))
 			}
 		default:
+			c.rearm()
 			return served, nil
 		}
 	}

@@ -34,10 +34,28 @@ func NewQueue(cfg Config) (*Queue, error) {
 // exiting thread hands t its seat. It returns ctx.Err() if ctx ends while t
 // sleeps or waits; t then holds no seat.
 func (g *Queue) Enter(ctx context.Context, t *Thread) error {
+	if checkThreads {
+		if !t.claim() {
+			return errShared("Enter")
+		}
+		err := g.enter(ctx, t)
+		t.unclaim()
+		return err
+	}
+	return g.enter(ctx, t)
+}
+
+func (g *Queue) enter(ctx context.Context, t *Thread) error {
 	if useTicket(t, &g.core.stats) {
 		return nil
 	}
 	g.mu.Lock()
+	if t.phase != outside {
+		// Another goroutine is sleeping or queued with t: entering again
+		// would corrupt its wait (and the FIFO).
+		g.mu.Unlock()
+		return errShared("Enter")
+	}
 	if g.core.tryEnter(t) {
 		g.mu.Unlock()
 		return nil
@@ -88,15 +106,27 @@ func (g *Queue) wait(ctx context.Context, t *Thread, ch chan struct{}) error {
 
 // Exit gives t's seat back once its tickets are spent, as srv_conc_exit_innodb.
 func (g *Queue) Exit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("Exit")
+		defer t.unclaim()
+	}
 	if !t.inside || t.tickets > 0 {
 		return
 	}
-	g.ForceExit(t)
+	g.forceExit(t)
 }
 
 // ForceExit gives t's seat back whatever its tickets, handing it to the first
 // waiter, as srv_conc_force_exit_innodb in MySQL 5.5.
 func (g *Queue) ForceExit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceExit")
+		defer t.unclaim()
+	}
+	g.forceExit(t)
+}
+
+func (g *Queue) forceExit(t *Thread) {
 	if !t.inside {
 		return
 	}
@@ -113,6 +143,10 @@ func (g *Queue) ForceExit(t *Thread) {
 
 // ForceEnter counts t inside regardless of the limit, under the mutex.
 func (g *Queue) ForceEnter(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceEnter")
+		defer t.unclaim()
+	}
 	g.mu.Lock()
 	g.core.ForceEnter(t, 0)
 	g.mu.Unlock()

@@ -45,6 +45,18 @@ func NewSemaphore(cfg Config) (*Semaphore, error) {
 // Enter spends a ticket, or takes a seat with TryAcquire(1), else waits in
 // Acquire(ctx, 1).
 func (g *Semaphore) Enter(ctx context.Context, t *Thread) error {
+	if checkThreads {
+		if !t.claim() {
+			return errShared("Enter")
+		}
+		err := g.enter(ctx, t)
+		t.unclaim()
+		return err
+	}
+	return g.enter(ctx, t)
+}
+
+func (g *Semaphore) enter(ctx context.Context, t *Thread) error {
 	if t.tickets > 0 {
 		t.tickets--
 		return nil
@@ -70,13 +82,25 @@ func (g *Semaphore) Enter(ctx context.Context, t *Thread) error {
 
 // Exit releases t's seat once its tickets are spent.
 func (g *Semaphore) Exit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("Exit")
+		defer t.unclaim()
+	}
 	if t.tickets == 0 {
-		g.ForceExit(t)
+		g.forceExit(t)
 	}
 }
 
 // ForceExit releases t's seat whatever its tickets.
 func (g *Semaphore) ForceExit(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceExit")
+		defer t.unclaim()
+	}
+	g.forceExit(t)
+}
+
+func (g *Semaphore) forceExit(t *Thread) {
 	if !t.inside {
 		return
 	}
@@ -88,6 +112,10 @@ func (g *Semaphore) ForceExit(t *Thread) {
 // ForceEnter takes a seat if one is free (TryAcquire), with one ticket; a
 // Weighted cannot be overbooked, so with no free seat t runs without one.
 func (g *Semaphore) ForceEnter(t *Thread) {
+	if checkThreads {
+		t.mustClaim("ForceEnter")
+		defer t.unclaim()
+	}
 	if g.sem == nil || t.inside || !g.sem.TryAcquire(1) {
 		return
 	}

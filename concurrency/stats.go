@@ -44,6 +44,20 @@ type Stats struct {
 	// (it is counted in WaitsAdmitted and Exits too). Canceled + PassedOn is the
 	// number of Enters that returned an error.
 	PassedOn uint64
+	// WaitsHigh counts the waits of threads in the high class (Handoff with
+	// Priority ByHint or Auto); Waits - WaitsHigh waited in the low (or only)
+	// class.
+	WaitsHigh uint64
+	// Kickups counts low-class waiters moved to the high queue after waiting
+	// Config.Kickup (Handoff, as MariaDB's thread_pool_prio_kickup_timer).
+	Kickups uint64
+	// StarvationHandoffs counts seats handed strictly to a waiter that had
+	// waited Config.Starvation or longer, instead of freed for barging
+	// (Handoff with Starvation > 0; included in Handoffs).
+	StarvationHandoffs uint64
+	// LockHolderBypasses counts threads holding locks admitted past a full
+	// gate by Config.LockHolderAllowance (Handoff; included in Enters).
+	LockHolderBypasses uint64
 	// Inside is the number of seats held now (srv_conc.n_active).
 	Inside int64
 	// Waiting is the number of threads sleeping or queued now (srv_conc.n_waiting).
@@ -51,16 +65,49 @@ type Stats struct {
 	// WaitTime is the distribution of the time from the first refusal to the
 	// admission, one sample per admitted wait.
 	WaitTime Histogram
+	// P50Wait, P99Wait are WaitTime's median and 99th percentile (upper bucket
+	// edges, so at most 25% above the true value); MaxWait is the longest
+	// admitted wait, exact. All 0 with no admitted wait.
+	P50Wait, P99Wait, MaxWait time.Duration
 }
 
-// HistogramBuckets is the number of buckets of a Histogram.
-const HistogramBuckets = 40
+// HistogramOctaves is the number of powers of two of microseconds a
+// Histogram resolves (2^40 µs is about 12.7 days).
+const HistogramOctaves = 40
 
-// Histogram counts durations in power-of-two buckets of microseconds: bucket 0
-// holds durations under 1 µs, bucket i (1 ≤ i < HistogramBuckets) holds
-// [2^(i-1), 2^i) µs, and the last bucket also everything longer.
+// HistogramBuckets is the number of buckets of a Histogram: one for durations
+// under 1 µs, one each for [1, 2) and [2, 4) µs, then four per octave.
+const HistogramBuckets = 3 + 4*(HistogramOctaves-2)
+
+// Histogram counts durations in log-linear buckets of microseconds: bucket 0
+// holds durations under 1 µs, buckets 1 and 2 hold [1, 2) and [2, 4) µs, and
+// each further octave [2^o, 2^(o+1)) µs (2 ≤ o < HistogramOctaves) is split
+// into four buckets of equal width, so that from 4 µs up a bucket's upper edge
+// is at most 25% above any duration it holds; the last bucket also holds
+// everything longer.
+// The zero value is empty; Add is not safe for concurrent use (the policies keep
+// their own atomic form and return copies).
 type Histogram struct {
 	Buckets [HistogramBuckets]uint64
+}
+
+// Add counts one duration d (a negative d counts as 0).
+func (h *Histogram) Add(d time.Duration) { h.Buckets[bucketOf(d)]++ }
+
+// Merge adds o's counts to h.
+func (h *Histogram) Merge(o Histogram) {
+	for i, c := range o.Buckets {
+		h.Buckets[i] += c
+	}
+}
+
+// Sub returns h minus an earlier snapshot o of the same counters: the samples
+// counted between the two.
+func (h Histogram) Sub(o Histogram) Histogram {
+	for i, c := range o.Buckets {
+		h.Buckets[i] -= c
+	}
+	return h
 }
 
 // Count returns the number of samples.
@@ -96,20 +143,27 @@ func (h Histogram) Quantile(q float64) time.Duration {
 
 // bucketUpper returns the exclusive upper edge of bucket i.
 func bucketUpper(i int) time.Duration {
-	return time.Duration(uint64(1)<<uint(i)) * time.Microsecond
+	if i < 3 {
+		return time.Duration(uint64(1)<<uint(i)) * time.Microsecond
+	}
+	o, sub := uint(2+(i-3)/4), uint64((i-3)%4)
+	return time.Duration(uint64(1)<<o+(sub+1)<<(o-2)) * time.Microsecond
 }
 
 // bucketOf returns the bucket for duration d.
 func bucketOf(d time.Duration) int {
-	us := uint64(0)
-	if d > 0 {
-		us = uint64(d / time.Microsecond)
+	if d < time.Microsecond {
+		return 0
 	}
-	i := bits.Len64(us)
-	if i >= HistogramBuckets {
-		i = HistogramBuckets - 1
+	us := uint64(d / time.Microsecond)
+	o := bits.Len64(us) - 1
+	switch {
+	case o < 2:
+		return 1 + o
+	case o >= HistogramOctaves:
+		return HistogramBuckets - 1
 	}
-	return i
+	return 3 + 4*(o-2) + int(us>>uint(o-2))&3
 }
 
 // counters is the live form of Stats. Every field is atomic so that a ticket
@@ -119,6 +173,9 @@ type counters struct {
 	enters, ticketEnters, forceEnters, exits atomic.Uint64
 	waits, sleeps, handoffs, waitsAdmitted   atomic.Uint64
 	canceled, passedOn                       atomic.Uint64
+	waitsHigh, kickups, starvationHandoffs   atomic.Uint64
+	lockBypasses                             atomic.Uint64
+	maxWait                                  atomic.Int64 // ns
 	waitTime                                 [HistogramBuckets]atomic.Uint64
 }
 
@@ -135,12 +192,20 @@ func (c *counters) snapshot(inside, waiting int64) Stats {
 		WaitsAdmitted: c.waitsAdmitted.Load(),
 		Canceled:      c.canceled.Load(),
 		PassedOn:      c.passedOn.Load(),
+		WaitsHigh:     c.waitsHigh.Load(),
+		Kickups:       c.kickups.Load(),
 		Inside:        inside,
 		Waiting:       waiting,
+		MaxWait:       time.Duration(c.maxWait.Load()),
+
+		StarvationHandoffs: c.starvationHandoffs.Load(),
+		LockHolderBypasses: c.lockBypasses.Load(),
 	}
 	for i := range c.waitTime {
 		s.WaitTime.Buckets[i] = c.waitTime[i].Load()
 	}
+	s.P50Wait = s.WaitTime.Quantile(0.5)
+	s.P99Wait = s.WaitTime.Quantile(0.99)
 	return s
 }
 
@@ -158,7 +223,10 @@ func (c *counters) endWait(t *Thread, now time.Duration) {
 	if t.waiting {
 		t.waiting = false
 		c.waitsAdmitted.Add(1)
-		c.waitTime[bucketOf(now-t.since)].Add(1)
+		d := now - t.since
+		c.waitTime[bucketOf(d)].Add(1)
+		for m := c.maxWait.Load(); int64(d) > m && !c.maxWait.CompareAndSwap(m, int64(d)); m = c.maxWait.Load() {
+		}
 	}
 }
 

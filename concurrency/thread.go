@@ -15,7 +15,8 @@ import (
 //
 // The caller sets HoldsLocks, InTransaction and Hint; the rest is written only by
 // the policy, and the caller reads it through the methods. A Thread must not be
-// used with two policies at once, nor copied while it is inside or waiting.
+// used with two policies at once, nor by two goroutines at once (see
+// ErrThreadShared), nor copied while it is inside or waiting.
 type Thread struct {
 	// HoldsLocks reports that the thread holds row locks or latches: Queue then
 	// skips the sleep before queueing, as MySQL 5.5 did for a trx with locks.
@@ -41,6 +42,7 @@ type Thread struct {
 	list       *waitList
 
 	wake chan struct{} // the real driver's parking place, made on first wait
+	busy uint32        // 1 while a Gate call uses the thread (checkThreads builds)
 }
 
 // phase is where a thread stands in its current enter.
@@ -69,7 +71,7 @@ func (t *Thread) Tickets() uint32 { return t.tickets }
 func (t *Thread) HasSlept() bool { return t.hasSlept }
 
 // Queued reports whether the thread is parked in a wait queue.
-func (t *Thread) Queued() bool { return t.list != nil }
+func (t *Thread) Queued() bool { return t.phase == queued }
 
 // Woken reports whether the thread was taken off a wait queue to compete for a
 // freed seat (Release outcome Woken) and has not yet called Enter again.

@@ -36,6 +36,36 @@ func (l *waitList) pushFront(t *Thread) {
 	l.n++
 }
 
+// insertBySince puts t before the first thread that began waiting after it:
+// the lists stay ordered by Thread.since, so the head is the longest waiter. A
+// thread that began waiting last (a newcomer) or first (a woken waiter that
+// lost its seat, the usual re-queue) costs one or two comparisons; any other
+// walks from the tail past the younger threads behind its place.
+func (l *waitList) insertBySince(t *Thread) {
+	if l.head != nil && t.since < l.head.since {
+		l.pushFront(t)
+		return
+	}
+	at := l.tail
+	for at != nil && at.since > t.since {
+		at = at.prev
+	}
+	if at == nil {
+		l.pushFront(t)
+		return
+	}
+	t.list = l
+	t.prev = at
+	t.next = at.next
+	if at.next != nil {
+		at.next.prev = t
+	} else {
+		l.tail = t
+	}
+	at.next = t
+	l.n++
+}
+
 func (l *waitList) remove(t *Thread) {
 	if t.prev != nil {
 		t.prev.next = t.next

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,23 +50,35 @@ type tracedLatency struct {
 func (b tracedLatency) ObserveCycle(c aio.CycleCall) { b.trace.observe(c) }
 
 // cycleConfig is the array of both runs: one read segment, so that every
-// read lands in it, and targeted wakes, so that only its handler wakes.
-func cycleConfig() aio.Config {
+// read lands in it, and wake policy wake.
+func cycleConfig(wake aio.WakePolicy) aio.Config {
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments = 1
-	cfg.Wake = aio.WakeTargeted
+	cfg.Wake = wake
 	return cfg
+}
+
+// bySegment splits a trace into each segment's calls, in order: handlers of
+// different segments run concurrently in aio.Array, so only each one's own
+// sequence is determined.
+func bySegment(lines []string) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range lines {
+		seg := strings.Fields(l)[1]
+		out[seg] = append(out[seg], l)
+	}
+	return out
 }
 
 // simCycleTrace runs the simulator's AIO driver with one thread that submits
 // pages read-ahead pages at once every 0.5-1.5 ms (far longer than their 100 µs
 // I/Os) for 30 ms of virtual time, and returns the handler cycles' Core calls
 // up to the last completed batch.
-func simCycleTrace(t *testing.T, pages int32) []string {
+func simCycleTrace(t *testing.T, wake aio.WakePolicy, pages int32) []string {
 	t.Helper()
 	m, err := NewMachine(MachineConfig{CPUs: 2, Seed: 1})
 	require.NoError(t, err)
-	require.NoError(t, m.SetAIO(cycleConfig(), 1)) // one page: every read at offset 0
+	require.NoError(t, m.SetAIO(cycleConfig(wake), 1)) // one page: every read at offset 0
 	trace := &cycleTrace{}
 	for _, h := range m.aio.hs {
 		h.cycle.Observe = trace.observe
@@ -79,16 +92,33 @@ func simCycleTrace(t *testing.T, pages int32) []string {
 	return lines
 }
 
+// simCyclePicks is how many requests the simulated run picked.
+func simCyclePicks(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "pick") && !strings.HasSuffix(l, "slots=[]") {
+			n++
+		}
+	}
+	return n
+}
+
 // realCycleTrace submits n reads to a real aio.Array (the Latency backend, so
 // nothing is read), one at a time, each after the last one's Done, and
 // returns the handler cycles' Core calls before Close (which wakes every
 // handler to exit; the simulator's never close).
-func realCycleTrace(t *testing.T, n int) []string {
+//
+// Under WakeAll every submission also wakes every other handler, which finds
+// nothing; before the next submission the run waits until all of them have
+// counted their wake (Stats takes every segment lock, and a handler's Pick
+// and its event's Reset are under one hold of its segment's lock, so each has
+// reset its event by then and no Set is lost to a handler not yet asleep).
+func realCycleTrace(t *testing.T, wake aio.WakePolicy, n int) []string {
 	t.Helper()
 	lat, err := aio.NewLatency(0, 1)
 	require.NoError(t, err)
 	trace := &cycleTrace{}
-	cfg := cycleConfig()
+	cfg := cycleConfig(wake)
 	cfg.Backend = tracedLatency{Latency: lat, trace: trace}
 	a, err := aio.New(cfg)
 	require.NoError(t, err)
@@ -99,6 +129,10 @@ func realCycleTrace(t *testing.T, n int) []string {
 			Done: func(_ *aio.Request, err error) { done <- err }}
 		require.NoError(t, a.Submit(context.Background(), r))
 		require.NoError(t, <-done)
+		if wake == aio.WakeAll {
+			want := uint64((i + 1) * cfg.Segments())
+			require.Eventually(t, func() bool { return a.Stats().Wakeups >= want }, 10*time.Second, 100*time.Microsecond)
+		}
 	}
 	lines := trace.lines()
 	require.NoError(t, a.Close())
@@ -106,23 +140,23 @@ func realCycleTrace(t *testing.T, n int) []string {
 }
 
 // The simulator's AIO handlers and aio.Array's make the same Core calls for
-// the same submissions, because both step aio.HandlerCycle: a Pick counting
-// the wake, the Complete of its batch, and no Pick after it while nothing
-// waits (the cycle skips that call; a driver that made it would show a
-// "pick ... counted=false slots=[]" line here).
+// the same submissions, because both step aio.HandlerCycle. Targeted: a Pick
+// counting the wake, the Complete of its batch, and no Pick after it while
+// nothing waits (the cycle skips that call; a driver that made it would show
+// a "pick ... counted=false slots=[]" line). WakeAll: besides, every other
+// handler's wasted wake ("counted=true slots=[]"), which a driver that skipped
+// the Pick whenever nothing waits would not show.
 func TestSimAndRealHandlersMakeTheSameCoreCalls(t *testing.T) {
-	sim := simCycleTrace(t, 1)
-	require.NotEmpty(t, sim)
-	picks := 0
-	for _, l := range sim {
-		if l[:4] == "pick" {
-			picks++
-		}
+	for _, wake := range []aio.WakePolicy{aio.WakeTargeted, aio.WakeAll} {
+		t.Run("wake="+wake.String(), func(t *testing.T) {
+			sim := simCycleTrace(t, wake, 1)
+			picks := simCyclePicks(sim)
+			require.GreaterOrEqual(t, picks, 10, "the simulated run submitted enough reads")
+			real := realCycleTrace(t, wake, picks)
+			assert.Equal(t, bySegment(sim), bySegment(real))
+			assert.Equal(t, "pick seg=2 counted=true slots=[512]", bySegment(real)["seg=2"][0], "the read segment's first slot")
+		})
 	}
-	require.GreaterOrEqual(t, picks, 10, "the simulated run submitted enough reads")
-	real := realCycleTrace(t, picks)
-	assert.Equal(t, sim, real)
-	assert.Equal(t, "pick seg=2 counted=true slots=[512]", real[0], "the read segment's first slot")
 }
 
 // tracedLatencyHold is tracedLatency whose reads each wait, once in the I/O,
@@ -145,7 +179,7 @@ func (b tracedLatencyHold) ReadAt(f aio.File, p []byte, off int64) (int, error) 
 // that slept after Complete instead of asking the cycle would find its event
 // set by the second request and count a wake ("counted=true") here.
 func TestSimAndRealHandlersMakeTheSameCoreCallsWithTwoRequestsAtOnce(t *testing.T) {
-	sim := simCycleTrace(t, 2)
+	sim := simCycleTrace(t, aio.WakeTargeted, 2)
 	rounds := 0
 	for _, l := range sim {
 		if l[:4] == "pick" {
@@ -160,7 +194,7 @@ func TestSimAndRealHandlersMakeTheSameCoreCallsWithTwoRequestsAtOnce(t *testing.
 	require.NoError(t, err)
 	trace := &cycleTrace{}
 	be := tracedLatencyHold{tracedLatency{Latency: lat, trace: trace}, make(chan struct{}), make(chan struct{})}
-	cfg := cycleConfig()
+	cfg := cycleConfig(aio.WakeTargeted)
 	cfg.Backend = be
 	a, err := aio.New(cfg)
 	require.NoError(t, err)

@@ -4,9 +4,13 @@
 // through aio. Under WakeAll every submission wakes every handler thread
 // (4 + 4 → 10 wakes, 16 + 16 → 34), almost all of them for nothing; under
 // WakeTargeted only the handler of the segment that received the request wakes.
+// With native AIO (innodb_use_native_aio=1, Linux io_uring) no submitter wakes a
+// handler at all: each request goes to its segment's ring and the kernel wakes
+// the handler whose ring completed.
 //
-// It prints rows/s and wakeups for 4 + 4 and 16 + 16 handler threads under
-// wake-all and targeted:
+// It prints rows/s, wakeups and system calls for 4 + 4 and 16 + 16 handler
+// threads under wake-all, targeted and native (where io_uring is refused, the
+// native rows say why):
 //
 //	go run ./examples/aiowake                 # 1 s per configuration
 //	go run ./examples/aiowake -duration 5s -clients 16
@@ -85,20 +89,49 @@ func run(o options) error {
 	fmt.Printf("%d clients, %v per configuration, handler threads: %s, file: %d MiB\n\n",
 		o.clients, o.duration, mode, o.pages*pageSize>>20)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "handlers\tpolicy\trows/s\tI/Os\twakeups/I/O\twasted/I/O\tfutex calls/I/O\t")
+	fmt.Fprintln(tw, "handlers\tpolicy\trows/s\tI/Os\twakeups/I/O\twasted/I/O\tfutex calls/I/O\tio_uring_enter/I/O\t")
+	var unavailable error
 	for _, threads := range []int{4, 16} {
-		for _, policy := range []aio.WakePolicy{aio.WakeAll, aio.WakeTargeted} {
-			r, err := insert(o, f, mode, threads, policy)
+		for _, c := range []setup{{mode, aio.WakeAll, aio.IOSimulated}, {mode, aio.WakeTargeted, aio.IOSimulated},
+			{aio.HandlerGoroutine, aio.WakeTargeted, aio.IONative}} {
+			r, err := insert(o, f, c, threads)
+			if errors.Is(err, aio.ErrNativeUnavailable) {
+				unavailable = err
+				fmt.Fprintf(tw, "%d+%d\t%s\tunavailable\t\t\t\t\t\t\n", threads, threads, c)
+				continue
+			}
 			if err != nil {
 				return err
 			}
 			ios := float64(max(r.stats.Submitted, 1))
-			fmt.Fprintf(tw, "%d+%d\t%s\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t\n", threads, threads, policy,
+			fmt.Fprintf(tw, "%d+%d\t%s\t%.0f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", threads, threads, c,
 				r.rowsPerSec, r.stats.Submitted, float64(r.stats.Wakeups)/ios,
-				float64(r.stats.WastedWakeups)/ios, float64(r.stats.FutexSyscalls)/ios)
+				float64(r.stats.WastedWakeups)/ios, float64(r.stats.FutexSyscalls)/ios, float64(r.stats.RingSyscalls)/ios)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unavailable != nil {
+		fmt.Printf("\nnative: %v\n", unavailable)
+	}
+	return nil
+}
+
+// setup is one configuration of the table: simulated AIO with a handler mode
+// and wake policy, or native AIO.
+type setup struct {
+	handlers aio.HandlerMode
+	policy   aio.WakePolicy
+	io       aio.IOMode
+}
+
+// String is the policy column: "all", "targeted" or "native".
+func (c setup) String() string {
+	if c.io == aio.IONative {
+		return "native"
+	}
+	return c.policy.String()
 }
 
 type result struct {
@@ -106,12 +139,12 @@ type result struct {
 	stats      aio.Stats
 }
 
-// insert runs the clients for o.duration against an Array with the given
-// handler threads and wake policy.
-func insert(o options, f *os.File, mode aio.HandlerMode, threads int, policy aio.WakePolicy) (result, error) {
+// insert runs the clients for o.duration against an Array with threads read
+// and threads write segments, set up as c says.
+func insert(o options, f *os.File, c setup, threads int) (result, error) {
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments, cfg.WriteSegments = threads, threads
-	cfg.Handlers, cfg.Wake = mode, policy
+	cfg.Handlers, cfg.Wake, cfg.IO = c.handlers, c.policy, c.io
 	arr, err := aio.New(cfg)
 	if err != nil {
 		return result{}, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -19,23 +20,32 @@ func TestInsertCountsRowsAndWakeups(t *testing.T) {
 	defer f.Close()
 	require.NoError(t, f.Truncate(o.pages*pageSize))
 	tests := []struct {
-		name   string
-		policy aio.WakePolicy
+		name  string
+		setup setup
 	}{
-		{"wake-all wastes wakeups", aio.WakeAll},
-		{"targeted wakes only the segment with work", aio.WakeTargeted},
+		{"wake-all wastes wakeups", setup{aio.HandlerGoroutine, aio.WakeAll, aio.IOSimulated}},
+		{"targeted wakes only the segment with work", setup{aio.HandlerGoroutine, aio.WakeTargeted, aio.IOSimulated}},
+		{"native wakes no handler: the kernel does", setup{aio.HandlerGoroutine, aio.WakeTargeted, aio.IONative}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := insert(o, f, aio.HandlerGoroutine, 4, tt.policy)
+			r, err := insert(o, f, tt.setup, 4)
+			if errors.Is(err, aio.ErrNativeUnavailable) {
+				t.Skipf("native AIO unavailable here: %v", err)
+			}
 			require.NoError(t, err)
 			require.Positive(t, r.rowsPerSec)
 			st := r.stats
 			require.Positive(t, st.Submitted)
 			require.Equal(t, st.Submitted, st.Completed, "every split's I/O completed")
-			if tt.policy == aio.WakeAll {
+			switch {
+			case tt.setup.io == aio.IONative:
+				require.Zero(t, st.WastedWakeups, "the kernel wakes a handler only for its own ring's completions")
+				require.NotZero(t, st.RingSyscalls)
+				require.Zero(t, st.FutexSyscalls)
+			case tt.setup.policy == aio.WakeAll:
 				require.Equal(t, 10*st.Submitted, st.Signals, "4+4 handlers plus ibuf and log: 10 per request")
-			} else {
+			default:
 				require.Equal(t, st.Submitted, st.Signals)
 			}
 		})

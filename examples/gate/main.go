@@ -3,12 +3,15 @@
 // second) by number of client goroutines (rows) and concurrency limit (columns).
 //
 // Each client loops: Enter, a CPU burst (default about 1 µs), ForceExit — one
-// short statement per round, study B's condition. Run it on an idle machine; on
-// a shared one the figures move by tens of percent between runs.
+// short statement per round, study B's condition. With -p99 each cell also
+// shows the 99th percentile of the waits (for the policies that time them).
+// Run it on an idle machine; on a shared one the figures move by tens of
+// percent between runs. README.md compares Handoff's strict handoff and
+// bounded barging with figures.
 //
 //	go run ./examples/gate
 //	go run ./examples/gate -clients 1,2,4,8,16,32 -limits 1,2,4,8 -duration 500ms
-//	go run ./examples/gate -policies handoff -starvation 1ms   # Handoff with barging
+//	go run ./examples/gate -policies handoff -starvation 1ms -p99   # bounded barging
 package main
 
 import (
@@ -43,7 +46,8 @@ func run(args []string, out io.Writer) error {
 	duration := fs.Duration("duration", 100*time.Millisecond, "how long each cell runs")
 	burst := fs.Int("burst", 450, "xorshift rounds of CPU work inside the gate per statement (450 ≈ 1 µs)")
 	policies := fs.String("policies", "unlimited,queue,atomic,semaphore,handoff", "comma-separated policies")
-	starvation := fs.Duration("starvation", 0, "Handoff's Config.Starvation: 0 hands seats over strictly, > 0 (e.g. 1ms) lets threads barge")
+	starvation := fs.Duration("starvation", 0, "Handoff's Config.Starvation: 0 hands seats over strictly, > 0 (e.g. 1ms) lets threads barge, no wait longer than about that")
+	showP99 := fs.Bool("p99", false, "show each cell's 99th-percentile wait after its rate (queue, atomic, handoff, adaptive)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil // -h: the usage is printed, nothing to measure
@@ -91,11 +95,15 @@ func run(args []string, out io.Writer) error {
 		for _, c := range rows {
 			fmt.Fprintf(tw, "%d\t", c)
 			for _, l := range cols {
-				rate, err := measure(p, cfg(l), c, *burst, *duration)
+				rate, st, err := measure(p, cfg(l), c, *burst, *duration)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%.0f\t", rate)
+				if *showP99 && st.WaitTime.Count() > 0 {
+					fmt.Fprintf(tw, "%.0f (p99 %v)\t", rate, st.P99Wait)
+				} else {
+					fmt.Fprintf(tw, "%.0f\t", rate)
+				}
 			}
 			fmt.Fprintln(tw)
 		}
@@ -107,11 +115,11 @@ func run(args []string, out io.Writer) error {
 }
 
 // measure runs clients goroutines through a fresh gate for d and returns the
-// statements completed per second.
-func measure(p concurrency.Policy, cfg concurrency.Config, clients, burst int, d time.Duration) (float64, error) {
+// statements completed per second and the gate's counters.
+func measure(p concurrency.Policy, cfg concurrency.Config, clients, burst int, d time.Duration) (float64, concurrency.Stats, error) {
 	g, err := concurrency.New(p, cfg)
 	if err != nil {
-		return 0, err
+		return 0, concurrency.Stats{}, err
 	}
 	var stop atomic.Bool
 	var done atomic.Int64
@@ -126,15 +134,17 @@ func measure(p concurrency.Policy, cfg concurrency.Config, clients, burst int, d
 			t := &concurrency.Thread{}
 			x, n := uint64(i+1), int64(0)
 			for !stop.Load() {
-				if g.Enter(ctx, t) != nil {
+				err := concurrency.Statement(ctx, g, t, func() error {
+					for k := 0; k < burst; k++ {
+						x ^= x << 13
+						x ^= x >> 7
+						x ^= x << 17
+					}
+					return nil
+				})
+				if err != nil {
 					return
 				}
-				for k := 0; k < burst; k++ {
-					x ^= x << 13
-					x ^= x >> 7
-					x ^= x << 17
-				}
-				g.ForceExit(t)
 				n++
 			}
 			done.Add(n)
@@ -144,7 +154,7 @@ func measure(p concurrency.Policy, cfg concurrency.Config, clients, burst int, d
 	time.Sleep(d)
 	stop.Store(true)
 	wg.Wait()
-	return float64(done.Load()) / time.Since(start).Seconds(), nil
+	return float64(done.Load()) / time.Since(start).Seconds(), g.Stats(), nil
 }
 
 func parseInts(s string, lo, hi int) ([]int, error) {

@@ -32,6 +32,19 @@ func TestRunMeasuresHandoffWithBarging(t *testing.T) {
 	assert.Contains(t, out.String(), "Handoff starvation 1ms")
 }
 
+// TestRunShowsTheP99Wait: with -p99 a cell whose gate timed waits shows the
+// 99th percentile after the rate; Semaphore times none and shows the rate only.
+func TestRunShowsTheP99Wait(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-clients", "8", "-limits", "1", "-duration", "20ms", "-policies", "handoff,semaphore", "-p99"}, &out)
+	require.NoError(t, err)
+	text := out.String()
+	handoff, semaphore, ok := strings.Cut(text, "policy=semaphore")
+	require.True(t, ok, text)
+	assert.Contains(t, handoff, "(p99 ", "8 clients at limit 1 wait")
+	assert.NotContains(t, semaphore, "(p99 ")
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	tests := []struct {
 		name string

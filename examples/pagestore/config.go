@@ -57,8 +57,9 @@ type Config struct {
 	// PolicyNice (nice 10 on Linux).
 	Priority prio.Policy
 	// AIO configures the Array. Its Wake is always set to aio.WakeDeferred: the
-	// store ends every batch of submissions with one Flush. Default
-	// aio.DefaultConfig().
+	// store ends every batch of submissions with one Flush, which wakes the
+	// handlers of simulated AIO, or under native AIO (IO = aio.IONative)
+	// submits the batch to the kernel, merged. Default aio.DefaultConfig().
 	AIO aio.Config
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/prio"
 )
 
@@ -16,6 +17,7 @@ type options struct {
 	clients, ops, frames, limit int
 	pages                       int64
 	priority                    string
+	aio                         string
 	dir                         string
 }
 
@@ -27,6 +29,7 @@ func main() {
 	flag.IntVar(&o.frames, "frames", 512, "buffer pool frames")
 	flag.IntVar(&o.limit, "limit", 4, "sessions inside at once (innodb_thread_concurrency)")
 	flag.StringVar(&o.priority, "priority", "off", "how the flusher's background hint reaches the OS: off or nice")
+	flag.StringVar(&o.aio, "aio", "simulated", "simulated or native (innodb_use_native_aio: Linux io_uring)")
 	flag.StringVar(&o.dir, "dir", "", "directory for the data file (default: a new temporary directory)")
 	flag.Parse()
 	if err := run(os.Stdout, o); err != nil {
@@ -43,6 +46,15 @@ func run(out io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
+	var io aio.IOMode
+	switch o.aio {
+	case "", "simulated":
+		io = aio.IOSimulated
+	case "native":
+		io = aio.IONative
+	default:
+		return fmt.Errorf("-aio %q, want simulated or native", o.aio)
+	}
 	dir := o.dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "pagestore")
@@ -54,6 +66,7 @@ func run(out io.Writer, o options) error {
 	}
 	cfg := DefaultConfig(filepath.Join(dir, "pages.ibd"), o.pages)
 	cfg.Frames, cfg.Limit, cfg.Priority = o.frames, o.limit, policy
+	cfg.AIO.IO = io
 	s, err := Open(cfg)
 	if err != nil {
 		return err
@@ -74,8 +87,8 @@ func run(out io.Writer, o options) error {
 	fmt.Fprintf(out, "write-back:  %d pages (flusher: %d rounds, then a checkpoint at Close), %d write errors\n",
 		st.Writes, st.FlushRounds, st.WriteErrors)
 	a := st.AIO
-	fmt.Fprintf(out, "aio:         %d submitted, %d completed, %d failed, %d batches (+%d merged), %d wakeups (%d wasted)\n",
-		a.Submitted, a.Completed, a.Failed, a.Batches, a.Merges, a.Wakeups, a.WastedWakeups)
+	fmt.Fprintf(out, "aio (%s): %d submitted, %d completed, %d failed, %d batches (+%d merged), %d wakeups (%d wasted)\n",
+		io, a.Submitted, a.Completed, a.Failed, a.Batches, a.Merges, a.Wakeups, a.WastedWakeups)
 	g := st.Admission
 	fmt.Fprintf(out, "admission:   %d enters, %d on tickets, %d waited (p99 wait ≤ %v)\n",
 		g.Enters, g.TicketEnters, g.Waits, g.WaitTime.Quantile(0.99))

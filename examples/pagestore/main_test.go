@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
+	"github.com/innosim/innosim/aio"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -16,6 +18,19 @@ func TestRunPrintsAndVerifies(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, out.String(), "verified:    256 pages, every checksum good")
 	require.Contains(t, out.String(), "0 failed")
+}
+
+func TestRunOnNativeAIO(t *testing.T) {
+	var out bytes.Buffer
+	err := run(&out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", aio: "native", dir: t.TempDir()})
+	if errors.Is(err, aio.ErrNativeUnavailable) {
+		t.Skipf("native AIO unavailable here: %v", err)
+	}
+	require.NoError(t, err)
+	require.Contains(t, out.String(), "aio (native):")
+	require.Contains(t, out.String(), "verified:    256 pages, every checksum good")
+	require.ErrorContains(t, run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1,
+		priority: "off", aio: "kernel", dir: t.TempDir()}), `-aio "kernel"`)
 }
 
 func TestRunRejectsAnUnknownPriority(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,12 +49,16 @@ func TestMixedWorkloadLosesNothing(t *testing.T) {
 		{"read-ahead off, the smallest pool the limit allows", func(c *Config) {
 			c.ReadAheadThreshold, c.Frames, c.Limit = 0, 8, 4
 		}},
+		{"native AIO (io_uring) where the kernel allows it", func(c *Config) { c.AIO.IO = aio.IONative }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := smallConfig(t)
 			tt.change(&cfg)
 			s, err := Open(cfg)
+			if errors.Is(err, aio.ErrNativeUnavailable) {
+				t.Skipf("native AIO unavailable here: %v", err)
+			}
 			require.NoError(t, err)
 			res, err := Run(context.Background(), s, Workload{Clients: 8, Ops: 100,
 				UpdatePercent: 40, ScanPercent: 5, ScanPages: 80, Seed: 7})

@@ -1,0 +1,25 @@
+//go:build !linux
+
+package aio
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// native is an Array's native state; io_uring is Linux only, so New never
+// makes one here.
+type native struct {
+	faults atomic.Pointer[func(res int32) error]
+}
+
+func (a *Array) startNative() error {
+	return fmt.Errorf("aio: IO = native on %s: io_uring is Linux only: %w", runtime.GOOS, ErrNativeUnavailable)
+}
+
+func (a *Array) issueSet(SegmentSet) {}
+
+func (a *Array) closeNative() {}
+
+func (n *native) ringSyscalls() uint64 { return 0 }

@@ -1,0 +1,271 @@
+package aio_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/aio"
+	"github.com/stretchr/testify/require"
+)
+
+// Native AIO refuses the options it has no use for, by field, rather than
+// ignoring them.
+func TestNativeRefusesWhatItCannotHonour(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*aio.Config)
+		field  string
+	}{
+		{"wake-all: the kernel wakes one handler", func(c *aio.Config) { c.Wake = aio.WakeAll }, "Wake = all with IO = native"},
+		{"futex handlers: a native handler waits in io_uring_enter", func(c *aio.Config) { c.Handlers = aio.HandlerFutex }, "Handlers = futex with IO = native"},
+		{"a Backend: the kernel does the I/O", func(c *aio.Config) { c.Backend = &aio.Latency{} }, "Backend = *aio.Latency with IO = native"},
+		{"an unknown IO mode", func(c *aio.Config) { c.IO = 7 }, "IO = io(7)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := aio.DefaultConfig()
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+			tt.change(&cfg)
+			a, err := aio.New(cfg)
+			require.ErrorIs(t, err, aio.ErrInvalidConfig)
+			require.Contains(t, err.Error(), tt.field)
+			require.Nil(t, a)
+		})
+	}
+}
+
+// Where io_uring is refused, New says so with ErrNativeUnavailable; where it
+// works, New gives a working Array. One of the two holds on every machine.
+func TestNativeIsAvailableOrSaysWhyNot(t *testing.T) {
+	cfg := aio.DefaultConfig()
+	cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+	a, err := aio.New(cfg)
+	if err != nil {
+		require.ErrorIs(t, err, aio.ErrNativeUnavailable)
+		require.NotErrorIs(t, err, aio.ErrInvalidConfig)
+		t.Skipf("native AIO unavailable here (the error under test): %v", err)
+	}
+	require.Equal(t, "linux", runtime.GOOS, "io_uring is Linux only")
+	require.NoError(t, a.Close())
+}
+
+// A request whose File has no descriptor, or none at all, or a closed one,
+// fails through its Done with the reason; the Array goes on serving.
+func TestNativeFailsRequestsItCannotSubmit(t *testing.T) {
+	requireNative(t)
+	closed, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	require.NoError(t, closed.Close())
+	tests := []struct {
+		name string
+		file aio.File
+		want error
+	}{
+		{"no File", nil, aio.ErrNoFile},
+		{"a File without Fd", &bytesFile{}, aio.ErrInvalidRequest},
+		{"a closed *os.File", closed, os.ErrClosed},
+	}
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan error, 1)
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: tt.file, Buf: make([]byte, 512),
+				Done: func(_ *aio.Request, err error) { got <- err }}))
+			err := <-got
+			require.Error(t, err)
+			if tt.want != os.ErrClosed {
+				require.ErrorIs(t, err, tt.want)
+			} else {
+				// The kernel's word for a descriptor that is gone.
+				require.Contains(t, err.Error(), "bad file descriptor")
+			}
+		})
+	}
+	st := a.Stats()
+	require.Equal(t, uint64(len(tests)), st.Failed)
+	requireBalanced(t, st)
+}
+
+// bytesFile is a File with no descriptor.
+type bytesFile struct{}
+
+func (*bytesFile) ReadAt(p []byte, _ int64) (int, error)  { return len(p), nil }
+func (*bytesFile) WriteAt(p []byte, _ int64) (int, error) { return len(p), nil }
+
+// Under WakeDeferred a native request reaches the kernel only at Flush, and
+// one Flush submits a stripe of consecutive pages as one READV.
+func TestNativeDeferredSubmitsAtFlushAsOneReadv(t *testing.T) {
+	requireNative(t)
+	const pages = 64 // one stripe: one segment
+	path, data := writeFile(t, pages*page)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeDeferred })
+	got := make([]byte, len(data))
+	var wg sync.WaitGroup
+	wg.Add(pages)
+	for p := range pages {
+		require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(p) * page,
+			Buf: got[p*page : (p+1)*page], Done: func(_ *aio.Request, err error) { require.NoError(t, err); wg.Done() }}))
+	}
+	time.Sleep(20 * time.Millisecond)
+	st := a.Stats()
+	require.Zero(t, st.RingSyscalls-st.Wakeups, "no submission before Flush (only handler waits)")
+	require.Zero(t, st.Completed)
+	a.Flush()
+	wg.Wait()
+	require.True(t, bytes.Equal(data, got))
+	st = a.Stats()
+	require.Equal(t, uint64(1), st.Batches, "the whole stripe is one READV")
+	require.Equal(t, uint64(pages-1), st.Merges)
+}
+
+// Native reads of a file opened with O_DIRECT into aligned buffers, merged and
+// single. Skipped where the file system refuses O_DIRECT.
+func TestNativeODirectReads(t *testing.T) {
+	requireNative(t)
+	const pages = 96
+	path, data := writeFile(t, pages*page)
+	f, err := aio.OpenDirect(path, os.O_RDONLY, 0)
+	if err != nil {
+		t.Skipf("O_DIRECT not available here: %v", err)
+	}
+	defer f.Close()
+	for _, policy := range []aio.WakePolicy{aio.WakeTargeted, aio.WakeDeferred} {
+		t.Run(policy.String(), func(t *testing.T) {
+			a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = policy })
+			got := aio.AlignedBuffer(pages*page, page)
+			errs := make([]error, pages)
+			var wg sync.WaitGroup
+			wg.Add(pages)
+			for p := range pages {
+				require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(p) * page,
+					Buf: got[p*page : (p+1)*page], Done: func(_ *aio.Request, err error) { errs[p] = err; wg.Done() }}))
+			}
+			a.Flush()
+			wg.Wait()
+			for p, err := range errs {
+				if err != nil {
+					t.Skipf("this file system refuses O_DIRECT reads (page %d): %v", p, err)
+				}
+			}
+			require.True(t, bytes.Equal(data, got))
+		})
+	}
+}
+
+// A native Array's handlers are locked OS threads that exit with it: cycles of
+// New, I/O and Close leave the process's thread count where it was, give or
+// take the runtime's own idle threads (fewer than one Array's handlers).
+func TestNativeLeavesNoThreadBehind(t *testing.T) {
+	requireNative(t)
+	before := taskCount(t)
+	f := sparseFile(t)
+	for range 10 {
+		cfg := aio.DefaultConfig()
+		cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+		a, err := aio.New(cfg)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for k := range 40 {
+			wg.Add(1)
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{Op: aio.Op(k % 2), Offset: int64(k) * stripe,
+				File: f, Buf: make([]byte, 4096), Done: func(_ *aio.Request, err error) { require.NoError(t, err); wg.Done() }}))
+		}
+		wg.Wait()
+		require.NoError(t, a.Close())
+	}
+	require.Eventually(t, func() bool { return taskCount(t)-before < aio.DefaultConfig().Segments() },
+		5*time.Second, 10*time.Millisecond, "threads: %d before, %d after 10 arrays of 10 handlers", before, taskCount(t))
+}
+
+// taskCount is the number of the process's threads (/proc/self/task).
+func taskCount(t testing.TB) int {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skipf("no /proc/self/task: %v", err)
+	}
+	return len(ents)
+}
+
+// A write past the end of a short file and a read back of it, through one
+// ring, with the injected fault failing only what it names.
+func TestNativeFaultHookFailsOnlyItsBatch(t *testing.T) {
+	requireNative(t)
+	boom := errors.New("injected")
+	f := sparseFile(t)
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
+	aio.SetNativeFaults(a, func(res int32) error {
+		if res == 1000 {
+			return boom
+		}
+		return nil
+	})
+	errs := make(chan error, 2)
+	for _, n := range []int{1000, 2000} {
+		require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Buf: make([]byte, n),
+			Done: func(_ *aio.Request, err error) { errs <- err }}))
+	}
+	got := []error{<-errs, <-errs}
+	require.Len(t, got, 2)
+	failures := 0
+	for _, err := range got {
+		if err != nil {
+			require.ErrorIs(t, err, boom)
+			require.NotErrorIs(t, err, io.ErrUnexpectedEOF)
+			failures++
+		}
+	}
+	require.Equal(t, 1, failures)
+}
+
+// A request submitted from a Done (a chain of O_DIRECT reads, each started by
+// the previous one's completion) is left to the handler, which submits it in
+// the io_uring_enter that waits for it: about one system call per link, where
+// a submitter's own enter plus the handler's wait would be two. (A read from
+// the page cache completes inside the enter that submits it, so the file is
+// O_DIRECT: skipped where the file system refuses it.)
+func TestNativeChainedSubmitRidesOnTheHandlersWait(t *testing.T) {
+	requireNative(t)
+	const links = 200
+	path, _ := writeFile(t, (links+1)*page)
+	f, err := aio.OpenDirect(path, os.O_RDONLY, 0)
+	if err != nil {
+		t.Skipf("O_DIRECT not available here: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(aio.AlignedBuffer(page, page), 0); err != nil {
+		t.Skipf("this file system refuses O_DIRECT reads: %v", err)
+	}
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
+	finished := make(chan error, 1)
+	var chain func(k int) func(*aio.Request, error)
+	chain = func(k int) func(*aio.Request, error) {
+		return func(_ *aio.Request, err error) {
+			if err != nil || k == links {
+				finished <- err
+				return
+			}
+			if err := a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(k) * page,
+				Buf: aio.AlignedBuffer(page, page), Done: chain(k + 1)}); err != nil {
+				finished <- err
+			}
+		}
+	}
+	before := a.Stats()
+	require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Buf: aio.AlignedBuffer(page, page), Done: chain(1)}))
+	require.NoError(t, <-finished)
+	st := a.Stats()
+	calls := st.RingSyscalls - before.RingSyscalls
+	require.Equal(t, uint64(links), st.Completed)
+	require.Less(t, calls, uint64(links*3/2), "io_uring_enter calls for %d chained requests", links)
+	t.Logf("%d io_uring_enter calls for %d chained requests", calls, links)
+}

@@ -1,0 +1,95 @@
+//go:build linux
+
+package aio
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// Each way the kernel refuses io_uring_setup is named in the error, which
+// wraps both ErrNativeUnavailable and the errno.
+func TestSetupRefusalSaysWhich(t *testing.T) {
+	tests := []struct {
+		name     string
+		errno    unix.Errno
+		disabled string
+		want     string
+	}{
+		{"a kernel without io_uring", unix.ENOSYS, "", "the kernel has no io_uring"},
+		{"the sysctl disables it for all", unix.EPERM, "2\n", "kernel.io_uring_disabled = 2"},
+		{"the sysctl keeps it for a group", unix.EPERM, "1\n", "kernel.io_uring_disabled = 1"},
+		{"a seccomp filter", unix.EPERM, "0\n", "seccomp filter"},
+		{"a seccomp filter, no sysctl", unix.EPERM, "", "seccomp filter"},
+		{"RLIMIT_MEMLOCK", unix.ENOMEM, "0\n", "RLIMIT_MEMLOCK is 65536 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := setupRefusal(tt.errno, tt.disabled, 64<<10)
+			require.ErrorIs(t, err, ErrNativeUnavailable)
+			require.ErrorIs(t, err, tt.errno)
+			require.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// A short transfer that is not the end of the file is finished with plain
+// pread: the requests it covers then succeed. One that ends at the end of the
+// file fails the requests past it with io.ErrUnexpectedEOF, and a canceled
+// one is done again whole.
+func TestNativeResultFinishesShortTransfers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	data := make([]byte, 3*4096)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	require.NoError(t, os.WriteFile(path, data[:2*4096+100], 0o600)) // 2 pages and a bit
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	tests := []struct {
+		name       string
+		res        int32
+		wantFailed int
+	}{
+		{"half of the first page came back", 2048, 1},
+		{"nothing but an EINTR came back", -int32(unix.EINTR), 1},
+		{"a cancel", -int32(unix.ECANCELED), 1},
+		{"the end of the file at once", 0, 3},
+		{"an I/O error", -int32(unix.EIO), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reqs := make([]*Request, 3)
+			for i := range reqs {
+				reqs[i] = &Request{File: f, Offset: int64(i) * 4096, Buf: make([]byte, 4096)}
+			}
+			if tt.res > 0 {
+				copy(reqs[0].Buf[:tt.res], data) // what the kernel transferred
+			}
+			fs := &nativeSlot{n: 3, op: Read, offset: 0, length: 3 * 4096}
+			errs := make([]error, 3)
+			var n native
+			failed := n.result(fs, tt.res, reqs, errs)
+			require.Equal(t, tt.wantFailed, failed)
+			if tt.wantFailed == 1 {
+				require.Equal(t, data[:4096], reqs[0].Buf)
+				require.Equal(t, data[4096:2*4096], reqs[1].Buf)
+				require.NoError(t, errs[0])
+				require.NoError(t, errs[1])
+				require.ErrorIs(t, errs[2], io.ErrUnexpectedEOF)
+			}
+			if tt.res == -int32(unix.EIO) {
+				for _, err := range errs {
+					require.True(t, errors.Is(err, unix.EIO), "%v", err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,284 @@
+//go:build linux
+
+package aio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// An io_uring instance as io_uring_setup(2), io_uring_enter(2) and io_uring(7)
+// describe it: a submission queue (SQ) of entries (SQEs) the application fills
+// and publishes by moving the SQ tail, and a completion queue (CQ) of entries
+// (CQEs) the kernel fills and publishes by moving the CQ tail. Both rings live
+// in memory shared with the kernel (mmap of the ring's file descriptor). The
+// application writes an SQE, then stores the SQ tail with release order; it
+// loads the CQ tail with acquire order, reads the CQEs up to it, then stores
+// the CQ head with release order so the kernel may reuse them. sync/atomic's
+// loads and stores are sequentially consistent, stronger than both.
+
+// Layout of the kernel's structures (include/uapi/linux/io_uring.h).
+const (
+	uringSetupSubmitAll = 1 << 7 // IORING_SETUP_SUBMIT_ALL (5.18): go on past an SQE that fails
+
+	uringFeatSingleMmap   = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4): one mmap for both rings
+	uringFeatNoDrop       = 1 << 1 // IORING_FEAT_NODROP (5.5): no CQE is ever dropped
+	uringFeatSubmitStable = 1 << 2 // IORING_FEAT_SUBMIT_STABLE (5.5): iovecs are read by the time the SQE is consumed
+	uringFeatRWCurPos     = 1 << 3 // IORING_FEAT_RW_CUR_POS (5.6), the release that added IORING_OP_READ/WRITE
+	uringFeatsNeeded      = uringFeatSingleMmap | uringFeatNoDrop | uringFeatSubmitStable | uringFeatRWCurPos
+
+	uringOffSQRing = 0          // IORING_OFF_SQ_RING
+	uringOffSQEs   = 0x10000000 // IORING_OFF_SQES
+
+	uringEnterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
+
+	uringOpNop    = 0  // IORING_OP_NOP
+	uringOpReadv  = 1  // IORING_OP_READV
+	uringOpWritev = 2  // IORING_OP_WRITEV
+	uringOpRead   = 22 // IORING_OP_READ
+	uringOpWrite  = 23 // IORING_OP_WRITE
+
+	// uringMaxLen is the most bytes one SQE asks for: the kernel transfers
+	// at most MAX_RW_COUNT (just under 2 GiB) per call anyway, and the driver
+	// finishes a short transfer synchronously.
+	uringMaxLen = 1 << 30
+)
+
+// uringParams is struct io_uring_params.
+type uringParams struct {
+	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
+	resv                                                                   [3]uint32
+	sqOff                                                                  uringSQOffsets
+	cqOff                                                                  uringCQOffsets
+}
+
+// uringSQOffsets is struct io_sqring_offsets: byte offsets in the ring mapping.
+type uringSQOffsets struct {
+	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+	userAddr                                                        uint64
+}
+
+// uringCQOffsets is struct io_cqring_offsets.
+type uringCQOffsets struct {
+	head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+	userAddr                                                        uint64
+}
+
+// uringSQE is struct io_uring_sqe (64 bytes) with the fields reads, writes and
+// nops use.
+type uringSQE struct {
+	opcode   uint8
+	flags    uint8
+	ioprio   uint16
+	fd       int32
+	off      uint64
+	addr     uint64
+	len      uint32
+	rwFlags  uint32
+	userData uint64
+	_        [3]uint64 // buf_index, personality, splice_fd_in, addr3, pad
+}
+
+// uringCQE is struct io_uring_cqe (16 bytes): the SQE's user_data and its
+// result, a byte count or a negated errno.
+type uringCQE struct {
+	userData uint64
+	res      int32
+	flags    uint32
+}
+
+var (
+	_ [64 - unsafe.Sizeof(uringSQE{})]byte
+	_ [unsafe.Sizeof(uringSQE{}) - 64]byte
+	_ [16 - unsafe.Sizeof(uringCQE{})]byte
+	_ [120 - unsafe.Sizeof(uringParams{})]byte
+	_ [unsafe.Sizeof(uringParams{}) - 120]byte
+)
+
+// ring is one io_uring: its descriptor and the shared rings. push is for one
+// submitter at a time (the driver holds the segment's lock), reap for the
+// handler thread alone; enter may be called by anyone.
+type ring struct {
+	fd       int
+	mem      []byte // the SQ and CQ rings, one mapping
+	sqeMem   []byte
+	sqHead   *uint32 // written by the kernel
+	sqTail   *uint32 // written by push
+	sqMask   uint32
+	sqLen    uint32 // entries
+	sqes     []uringSQE
+	cqHead   *uint32 // written by reap
+	cqTail   *uint32 // written by the kernel
+	cqMask   uint32
+	cqes     []uringCQE
+	tail     uint32 // push's copy of the SQ tail
+	head     uint32 // reap's copy of the CQ head
+	entries  uint32 // SQ entries granted
+	features uint32
+}
+
+// newRing sets up an io_uring with at least entries SQ entries (and the
+// kernel's default of twice as many CQ entries) and maps its rings. Errors
+// wrap ErrNativeUnavailable when the kernel refuses io_uring.
+func newRing(entries uint32) (*ring, error) {
+	p := uringParams{flags: uringSetupSubmitAll}
+	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	if errno == unix.EINVAL {
+		// Before 5.18 an unknown setup flag is EINVAL: try without it (the
+		// submit path then repeats io_uring_enter for SQEs left behind).
+		p = uringParams{}
+		fd, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	}
+	if errno != 0 {
+		return nil, setupRefusal(errno, readSysctl("/proc/sys/kernel/io_uring_disabled"), memlockLimit())
+	}
+	r := &ring{fd: int(fd), features: p.features, entries: p.sqEntries}
+	if p.features&uringFeatsNeeded != uringFeatsNeeded {
+		r.close()
+		return nil, fmt.Errorf("aio: IO = native: io_uring features %#x lack %#x (Linux 5.6 or later needed): %w",
+			p.features, uringFeatsNeeded&^p.features, ErrNativeUnavailable)
+	}
+	size := max(int(p.sqOff.array)+int(p.sqEntries)*4, int(p.cqOff.cqes)+int(p.cqEntries)*int(unsafe.Sizeof(uringCQE{})))
+	mem, err := unix.Mmap(r.fd, uringOffSQRing, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		r.close()
+		return nil, mmapRefusal(err)
+	}
+	r.mem = mem
+	sqeMem, err := unix.Mmap(r.fd, uringOffSQEs, int(p.sqEntries)*int(unsafe.Sizeof(uringSQE{})),
+		unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		r.close()
+		return nil, mmapRefusal(err)
+	}
+	r.sqeMem = sqeMem
+	at := func(off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }
+	r.sqHead, r.sqTail = at(p.sqOff.head), at(p.sqOff.tail)
+	r.sqMask, r.sqLen = *at(p.sqOff.ringMask), *at(p.sqOff.ringEntries)
+	r.cqHead, r.cqTail = at(p.cqOff.head), at(p.cqOff.tail)
+	r.cqMask = *at(p.cqOff.ringMask)
+	r.sqes = unsafe.Slice((*uringSQE)(unsafe.Pointer(&sqeMem[0])), p.sqEntries)
+	r.cqes = unsafe.Slice((*uringCQE)(unsafe.Pointer(&mem[p.cqOff.cqes])), p.cqEntries)
+	// The SQ ring holds indexes into the SQE array; with SQE i always at ring
+	// position i the array is the identity, written once.
+	array := unsafe.Slice((*uint32)(unsafe.Pointer(&mem[p.sqOff.array])), p.sqEntries)
+	for i := range array {
+		array[i] = uint32(i)
+	}
+	r.tail = atomic.LoadUint32(r.sqTail)
+	r.head = atomic.LoadUint32(r.cqHead)
+	return r, nil
+}
+
+// push writes e to the next SQE and publishes it. It returns false, writing
+// nothing, if the SQ is full (every entry pushed and not yet consumed by an
+// io_uring_enter).
+func (r *ring) push(e *uringSQE) bool {
+	if r.tail-atomic.LoadUint32(r.sqHead) >= r.sqLen {
+		return false
+	}
+	r.sqes[r.tail&r.sqMask] = *e
+	r.tail++
+	atomic.StoreUint32(r.sqTail, r.tail) // after the SQE: the kernel loads the tail with acquire
+	return true
+}
+
+// reap copies up to len(dst) CQEs into dst, frees their entries and returns
+// how many it copied.
+func (r *ring) reap(dst []uringCQE) int {
+	tail := atomic.LoadUint32(r.cqTail) // before the CQEs it covers
+	n := 0
+	for r.head != tail && n < len(dst) {
+		dst[n] = r.cqes[r.head&r.cqMask]
+		r.head++
+		n++
+	}
+	if n > 0 {
+		atomic.StoreUint32(r.cqHead, r.head) // after reading them: the kernel may reuse the entries
+	}
+	return n
+}
+
+// enter calls io_uring_enter(2) with toSubmit SQEs to consume and, with
+// flags uringEnterGetEvents, waits until minComplete CQEs are ready. It
+// returns the number of SQEs consumed.
+func (r *ring) enter(toSubmit, minComplete uint32, flags uintptr) (int, unix.Errno) {
+	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
+	return int(n), errno
+}
+
+// close unmaps the rings and closes the descriptor; the kernel cancels
+// nothing the driver still waits for, since the handler closes its ring only
+// after reaping every CQE. r.fd is left as it was: a submitter's
+// io_uring_enter may still be on its way out of the kernel, which holds its
+// own reference to the ring's file since it consumed the SQEs.
+func (r *ring) close() {
+	if r.sqeMem != nil {
+		_ = unix.Munmap(r.sqeMem)
+		r.sqeMem = nil
+	}
+	if r.mem != nil {
+		_ = unix.Munmap(r.mem)
+		r.mem = nil
+	}
+	_ = unix.Close(r.fd)
+}
+
+// setupRefusal explains io_uring_setup's errno: disabled is the content of
+// /proc/sys/kernel/io_uring_disabled ("" if unreadable), memlock the soft
+// RLIMIT_MEMLOCK in bytes.
+func setupRefusal(errno unix.Errno, disabled string, memlock uint64) error {
+	var why string
+	switch errno {
+	case unix.ENOSYS:
+		why = "the kernel has no io_uring (Linux 5.1 added it) or a seccomp filter hides it"
+	case unix.EPERM, unix.EACCES:
+		switch strings.TrimSpace(disabled) {
+		case "2":
+			why = "kernel.io_uring_disabled = 2: io_uring is disabled for every process"
+		case "1":
+			why = "kernel.io_uring_disabled = 1: io_uring is only for root and kernel.io_uring_group"
+		default:
+			why = "refused by a seccomp filter or a security module (kernel.io_uring_disabled is " +
+				strings.TrimSpace(disabled+" ") + "not set)"
+			if disabled == "" {
+				why = "refused by a seccomp filter or a security module"
+			}
+		}
+	case unix.ENOMEM:
+		why = fmt.Sprintf("no memory for the rings (RLIMIT_MEMLOCK is %d bytes; kernels before 5.12 charge the rings to it)", memlock)
+	default:
+		why = "refused"
+	}
+	return fmt.Errorf("aio: IO = native: io_uring_setup: %s: %w: %w", why, errno, ErrNativeUnavailable)
+}
+
+func mmapRefusal(err error) error {
+	if errors.Is(err, unix.ENOMEM) || errors.Is(err, unix.EAGAIN) {
+		return fmt.Errorf("aio: IO = native: mapping the rings: no memory (RLIMIT_MEMLOCK is %d bytes): %w: %w",
+			memlockLimit(), err, ErrNativeUnavailable)
+	}
+	return fmt.Errorf("aio: IO = native: mapping the rings: %w: %w", err, ErrNativeUnavailable)
+}
+
+func readSysctl(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func memlockLimit() uint64 {
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_MEMLOCK, &rl) != nil {
+		return 0
+	}
+	return rl.Cur
+}
