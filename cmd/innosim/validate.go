@@ -93,6 +93,13 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("study %s: %w", s.ID, err)
 		}
 		all = append(all, rep.Validation...)
+		if s.ID == "a" { // the same machine on the workload it was not fitted to
+			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: *seed})
+			if err != nil {
+				return fmt.Errorf("study a read-write: %w", err)
+			}
+			all = append(all, t)
+		}
 	}
 	if slices.Contains(parts, "field") {
 		ft, err := validate.FieldCases(ctx, *seed)

@@ -41,12 +41,17 @@ const studyARepeats = 2
 // cores under TS, with thread priorities on (the file's default) or off
 // (--skip-thread-priority).
 func studyACell(cpus, threads int, prioOn bool) (sim.Cell, error) {
+	return studyAWorkloadCell("oltp_read_only", cpus, threads, prioOn)
+}
+
+// studyAWorkloadCell is studyACell with another workload on the same machine.
+func studyAWorkloadCell(workload string, cpus, threads int, prioOn bool) (sim.Cell, error) {
 	s, err := studySettings("study_a_my.cnf")
 	if err != nil {
 		return sim.Cell{}, err
 	}
 	s.ThreadPriority = prioOn
-	c, err := sim.CellFromSettings(s, "oltp_read_only")
+	c, err := sim.CellFromSettings(s, workload)
 	if err != nil {
 		return sim.Cell{}, err
 	}
