@@ -77,3 +77,26 @@ func TestParseUserTableBoundsItsSize(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "larger than 1 MiB")
 }
+
+// FuzzParseUserTable: any input is a table or an error, never a panic, and a
+// table it accepts has one published figure > 0 per cell, each cell valid.
+func FuzzParseUserTable(f *testing.F) {
+	f.Add(userCSV)
+	f.Add("cpus,scheduler,costs,workload,threads,published\n4,ts,new-kernel,connect,8,1e5\n")
+	f.Add("# bound: 1e400\ncpus\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ut, err := ParseUserTable(strings.NewReader(in), "f.csv")
+		if err != nil {
+			return
+		}
+		require.Len(t, ut.Published, len(ut.Cells))
+		require.Greater(t, ut.Bound, 1.0)
+		for i, c := range ut.Cells {
+			require.Greater(t, ut.Published[i], 0.0)
+			require.GreaterOrEqual(t, c.Threads, 1)
+			require.LessOrEqual(t, c.Threads, 10000)
+			_, err := sim.LookupWorkload(c.Workload)
+			require.NoError(t, err)
+		}
+	})
+}
