@@ -52,7 +52,8 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "table the cells on the published side of 1.0 (ratios), the mean |log(sim/pub)| and the")
 		fmt.Fprintln(stderr, "worst cell, and whether the table chose parameters (fitted) or not (predicted).")
 		fmt.Fprintln(stderr, "Exits 1 when a predicted table misses its bound. Naming groups limits the run to them")
-		fmt.Fprintln(stderr, "(and the -table files); none means all.")
+		fmt.Fprintln(stderr, "(and the -table files); none means all. Group a is study A's read-only table and its")
+		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
