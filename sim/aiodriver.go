@@ -158,6 +158,10 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			return
 		case hsIOWait:
 			h.stage = hsLock2
+			if m.dev != nil { // one read on the device, in its queue
+				m.deviceIO(t, id, ioRead)
+				return
+			}
 			m.block(t)
 			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
 			return

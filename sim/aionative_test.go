@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -136,7 +137,7 @@ func TestNativeAIOBeatsSimulatedWakeAllOnInserts(t *testing.T) {
 	run := func(cfg aio.Config) Result {
 		cfg.ReadSegments, cfg.WriteSegments = 16, 16
 		r, err := Cell{Workload: "oltp_insert", Threads: 32, AIO: &cfg,
-			Machine: MachineConfig{CPUs: 96, Seed: 11}}.Run()
+			Machine: MachineConfig{CPUs: 96, Seed: 11}}.Run(context.Background())
 		require.NoError(t, err)
 		return r
 	}

@@ -25,6 +25,9 @@ type Cell struct {
 	// AIO, when not nil, installs an AIO array with its handler threads:
 	// simulated or native by AIO.IO (see Machine.SetAIO).
 	AIO *aio.Config
+	// Device, when not nil, installs the storage device that the AIO handlers
+	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
+	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.
 	Warmup, Measure time.Duration
@@ -96,6 +99,11 @@ func (c Cell) build() (*Machine, error) {
 	}
 	if c.Gate != nil {
 		if err := m.SetGate(c.Gate.Policy, c.Gate.Config); err != nil {
+			return nil, err
+		}
+	}
+	if c.Device != nil {
+		if err := m.SetDevice(*c.Device); err != nil {
 			return nil, err
 		}
 	}

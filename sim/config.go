@@ -70,6 +70,19 @@ type Result struct {
 	Events uint64
 	// Capacity is CPUs × Elapsed in ns: the CPU time available.
 	Capacity int64
+	// Reads, Writes and Fsyncs count the I/Os the device (Machine.SetDevice)
+	// completed in the window: zero without a device.
+	Reads, Writes, Fsyncs uint64
+}
+
+// IORates returns the device's reads, writes and fsyncs per second of the
+// window.
+func (r Result) IORates() (reads, writes, fsyncs float64) {
+	s := r.Elapsed.Seconds()
+	if s <= 0 {
+		return 0, 0, 0
+	}
+	return float64(r.Reads) / s, float64(r.Writes) / s, float64(r.Fsyncs) / s
 }
 
 // Busy returns the CPU time used, in ns.

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/innosim/innosim/aio"
@@ -15,7 +16,7 @@ func ExampleMachine_SetAIO_native() {
 	run := func(cfg aio.Config) float64 {
 		cfg.ReadSegments, cfg.WriteSegments = 16, 16
 		r, err := sim.Cell{Workload: "oltp_insert", Threads: 32, AIO: &cfg,
-			Machine: sim.MachineConfig{CPUs: 96, Seed: 1}}.Run()
+			Machine: sim.MachineConfig{CPUs: 96, Seed: 1}}.Run(context.Background())
 		if err != nil {
 			panic(err)
 		}

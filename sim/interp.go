@@ -136,6 +136,19 @@ func (m *Machine) advance(t *thread, id int32) {
 				return
 			}
 			m.next(t)
+		case OpRead, OpWrite, OpFsync:
+			switch t.step {
+			case opStart:
+				t.step = opCharged
+				m.syscalls++
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(op.Dur), catSys)
+				return
+			case opCharged:
+				t.step = opWaiting
+				m.deviceIO(t, id, ioKind(op.Kind-OpRead))
+				return
+			}
+			m.next(t)
 		case OpAIOHandler:
 			if m.aion != nil {
 				m.nativeHandlerLoop(t, id, int(op.Arg))

@@ -33,6 +33,7 @@ type Machine struct {
 	gate *gateDriver
 	aio  *aioDriver
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
+	dev  *device
 
 	activeTrx int
 	activeSum uint64
@@ -83,12 +84,15 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
 			return err
 		}
+		if (op.Kind == OpRead || op.Kind == OpWrite || op.Kind == OpFsync) && m.dev == nil {
+			return fmt.Errorf("sim: op %d waits for the device, want a device installed by SetDevice: %w", op.Kind, ErrInvalidConfig)
+		}
 		if op.Kind == OpAIOHandler && (op.Arg < 0 || int(op.Arg) >= m.aioSegments()) {
 			return fmt.Errorf("sim: OpAIOHandler of segment %d, want a segment of the array SetAIO installed: %w", op.Arg, ErrInvalidConfig)
 		}
 		switch op.Kind {
-		case OpCPU, OpSyscall, OpSleep, OpAIOHandler:
-			timed = timed || op.Dur > 0 || op.Kind == OpSyscall || op.Kind == OpAIOHandler
+		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync:
+			timed = timed || op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
 		}
 	}
 	if !timed {
@@ -107,10 +111,12 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 // measured after the warm-up.
 func (m *Machine) Run(warmup, measure time.Duration) Result {
 	m.e.Run(int64(warmup))
-	u0, a0, s0, c0 := m.units, m.acct, m.switches, m.syscalls
+	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.deviceDone()
 	m.e.Run(int64(warmup + measure))
+	io := m.deviceDone()
 	r := Result{Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
-		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs)}
+		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
+		Reads: io[ioRead] - io0[ioRead], Writes: io[ioWrite] - io0[ioWrite], Fsyncs: io[ioFsync] - io0[ioFsync]}
 	for i := range r.CPU {
 		r.CPU[i] = m.acct[i] - a0[i]
 	}

@@ -51,6 +51,16 @@ const (
 	// array's segment Arg (see Machine.SetAIO, which adds these threads); it
 	// never returns.
 	OpAIOHandler
+	// OpRead reads a page and waits for it, as a buffer-pool miss does
+	// (buf_read_page → fil_io with sync = true → os_file_read: pread): a
+	// system call of Dur kernel work, then blocked until the device
+	// (Machine.SetDevice) completes the read.
+	OpRead
+	// OpWrite writes a page and waits for it (os_file_write: pwrite), as OpRead.
+	OpWrite
+	// OpFsync flushes the file and waits for it (os_file_flush: fsync), as
+	// OpRead.
+	OpFsync
 )
 
 // Op is one step: what to do (Kind), on what (Arg) and for how long (Dur).

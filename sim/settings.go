@@ -12,7 +12,7 @@ import (
 // priorities → Machine.Priorities; innodb_thread_concurrency and its tickets and
 // sleep delays → a Queue gate (none when the limit is 0); innodb_read_io_threads,
 // innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
-// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert). The caller sets Threads and
+// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, read_ahead). The caller sets Threads and
 // Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
 func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 	if _, err := LookupWorkload(workload); err != nil {
@@ -31,7 +31,7 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		}
 		c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: cc}
 	}
-	if workload == "oltp_insert" {
+	if workload == "oltp_insert" || workload == "read_ahead" {
 		ac, err := s.AIOConfig()
 		if err != nil {
 			return Cell{}, fmt.Errorf("sim: %w", err)

@@ -18,6 +18,7 @@ type opStage uint8
 const (
 	opStart   opStage = iota
 	opCharged         // the op's time was charged: finish it
+	opWaiting         // blocked on the device (OpRead, OpWrite, OpFsync): finish when woken
 )
 
 // thread is what the machine keeps for one simulated thread: the scheduler's

@@ -4,6 +4,7 @@
 // simulator's costs on this machine.
 //
 //	innosim reproduce [--json F] [a|b|c|d|all]  published vs simulated, then a PASS/FAIL line per study
+//	innosim validate [--table F.csv]  every published table and field case: error, fitted or predicted
 //	innosim run --workload W --threads 1,2,4 --cpus 4,8 [--cnf FILE] [--aio simulated|native] [--vary key=v1,v2] [--csv F] [--json F] [--plot F.svg]
 //	innosim fit FILE.csv              fit σ, κ, λ to (concurrency, throughput) rows, or per series of run --csv
 //	innosim compare OLD.txt NEW.txt   benchmark change with CI and p-value; none across environments
@@ -38,6 +39,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		reproduceCommand(),
+		validateCommand(),
 		runCommand(),
 		fitCommand(),
 		compareCommand(),

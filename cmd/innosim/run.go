@@ -64,6 +64,7 @@ type runFlags struct {
 	threads, cpus                                                     intList
 	seed                                                              uint64
 	measure                                                           time.Duration
+	device                                                            deviceFlag
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -84,6 +85,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
@@ -173,6 +175,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		proto.Device = f.device.cfg
 		for _, c := range f.cpus {
 			rows = append(rows, row{v, c})
 			for _, th := range f.threads {
@@ -209,7 +212,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	w, _ := sim.LookupWorkload(f.workload)
 	t := report.Table{Title: fmt.Sprintf("%s (%s) by client threads", f.workload, w.Unit)}
-	long := report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share"}}
+	long := report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share", "reads_per_s", "writes_per_s", "fsyncs_per_s"}}
 	if varyKey != "" {
 		t.Header = append(t.Header, varyKey)
 		long.Header = append([]string{varyKey}, long.Header...)
@@ -232,7 +235,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			x := res[i*len(f.threads)+j]
 			cellsRow = append(cellsRow, x.Throughput)
 			ns, xs = append(ns, float64(th)), append(xs, x.Throughput)
-			lr := []any{r.cpus, th, x.Throughput, w.Unit, x.Utilisation(), x.FutexSpinShare()}
+			rd, wr, fy := x.IORates()
+			lr := []any{r.cpus, th, x.Throughput, w.Unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy}
 			js.Cells = append(js.Cells, cellJSON{Value: r.val, CPUs: r.cpus, Threads: th, Throughput: x.Throughput,
 				Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
 				Seed: cells[i*len(f.threads)+j].Machine.Seed})
@@ -259,6 +263,17 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := t.WriteText(stdout); err != nil {
 		return err
+	}
+	if f.device.cfg != nil {
+		it := ioTable(f.workload, len(rows), f.threads, res, func(i int) string {
+			if varyKey != "" {
+				return fmt.Sprintf("%s=%s %d", varyKey, rows[i].val, rows[i].cpus)
+			}
+			return strconv.Itoa(rows[i].cpus)
+		})
+		if err := it.WriteText(stdout); err != nil {
+			return err
+		}
 	}
 	if err := csvOut.write(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -40,12 +41,17 @@ const studyARepeats = 2
 // cores under TS, with thread priorities on (the file's default) or off
 // (--skip-thread-priority).
 func studyACell(cpus, threads int, prioOn bool) (sim.Cell, error) {
+	return studyAWorkloadCell("oltp_read_only", cpus, threads, prioOn)
+}
+
+// studyAWorkloadCell is studyACell with another workload on the same machine.
+func studyAWorkloadCell(workload string, cpus, threads int, prioOn bool) (sim.Cell, error) {
 	s, err := studySettings("study_a_my.cnf")
 	if err != nil {
 		return sim.Cell{}, err
 	}
 	s.ThreadPriority = prioOn
-	c, err := sim.CellFromSettings(s, "oltp_read_only")
+	c, err := sim.CellFromSettings(s, workload)
 	if err != nil {
 		return sim.Cell{}, err
 	}
@@ -124,6 +130,14 @@ func runStudyA(ctx context.Context, o Options) (*Report, error) {
 		t.AddRow(row...)
 	}
 	rep := &Report{Study: studyA(), Tables: []report.Table{t}}
+	vt := validate.Table{Name: "study A read-only on/off", Source: "MySQL bug 37536 (study A)", Use: validate.Fitted, Ratio: true}
+	for _, c := range studyACPUs {
+		for _, th := range studyAThreads {
+			k := [2]int{th, c}
+			vt.Rows = append(vt.Rows, validate.Row{Label: fmt.Sprintf("%dcpu t%d", c, th), Published: pub[k], Simulated: sim[k]})
+		}
+	}
+	rep.Validation = []validate.Table{vt}
 	rep.Plot = report.Chart{Title: "Study A: priority on/off (solid: simulated, dashed: published)", XLabel: "client threads",
 		YLabel: "throughput ratio on/off", LogX: true}
 	for i, c := range studyACPUs {

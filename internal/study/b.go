@@ -6,6 +6,7 @@ import (
 
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -106,6 +107,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 		}
 		rep.Plot.Series = append(rep.Plot.Series, report.Series{Name: fmt.Sprintf("%s limit %d", s.p, s.l), X: xs, Y: ys})
 	}
+	vt := validate.Table{Name: "study B plateau (8 cpus, queue gate)", Use: validate.Fitted, Ratio: true,
+		Source: "study B's text: limits 4, 8 and 16 give the same throughput (a plateau: ratio 1.0), limit 0 more"}
 	plateau, off, scale := true, true, true
 	var pd, od, sd string
 	for _, cl := range studyBClients {
@@ -115,6 +118,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 		q4, q8, q16 := x[key{concurrency.PolicyQueue, 8, 4, cl}], x[key{concurrency.PolicyQueue, 8, 8, cl}], x[key{concurrency.PolicyQueue, 8, 16, cl}]
 		q0, q0c4 := x[key{concurrency.PolicyQueue, 8, 0, cl}], x[key{concurrency.PolicyQueue, 4, 0, cl}]
 		r8, r16 := q8/q4, q16/q4
+		vt.Rows = append(vt.Rows, validate.Row{Label: fmt.Sprintf("limit8/limit4 c%d", cl), Published: 1, Simulated: r8},
+			validate.Row{Label: fmt.Sprintf("limit16/limit4 c%d", cl), Published: 1, Simulated: r16})
 		pd += fmt.Sprintf(" c%d: %.2f/%.2f", cl, r8, r16)
 		if r8 < 0.9 || r8 > 1.1 || r16 < 0.9 || r16 > 1.1 {
 			plateau = false
@@ -128,6 +133,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 			scale = false
 		}
 	}
+	vt.Checks = []validate.Check{{Name: "limit 0 ≥ 1.2 × limit 8 at ≥ 8 clients", Pass: off, Detail: "limit0/limit8:" + od}}
+	rep.Validation = []validate.Table{vt}
 	rep.Checks = []Check{
 		check("8 cpus, ≥ 8 clients: limit 8 and 16 within 10% of limit 4", plateau, "limit8/limit4, limit16/limit4:%s", pd),
 		check("limit 0 ≥ 1.2 × limit 8", off, "limit0/limit8:%s", od),

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -65,6 +66,10 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 	t := report.Table{Title: "Study C: connections/s, old vs new kernel (published: MariaDB " + studyCBuild + ")",
 		Header: []string{"threads", "pub old", "pub new", "pub new/old", "sim old", "sim new", "sim new/old", "cpu-bound new/old"}}
 	var xs, so_, sn_, po, pn []float64
+	abs := validate.Table{Name: "study C connect connections/s", Source: "MariaDB MDEV-24140 " + studyCBuild + " (study C)", Use: validate.Fitted}
+	rat := validate.Table{Name: "study C connect new/old", Source: abs.Source, Use: validate.Fitted, Ratio: true}
+	cpuBound := validate.Table{Name: "study C cpu-bound new/old", Use: validate.Predicted, Ratio: true,
+		Source: "study C's text: the same kernel change costs a CPU-bound workload a few percent (no figures)"}
 	ok1, ok2 := true, true
 	var d1, d2 []string
 	n := len(studyCThreads)
@@ -72,6 +77,10 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 		so, sn := res[2*i].Throughput, res[2*i+1].Throughput
 		co, cn := res[2*n+2*i].Throughput, res[2*n+2*i+1].Throughput
 		t.AddRow(th, pubOld[i], pubNew[i], pubNew[i]/pubOld[i], so, sn, sn/so, cn/co)
+		abs.Rows = append(abs.Rows, validate.Row{Label: fmt.Sprintf("old t%d", th), Published: pubOld[i], Simulated: so},
+			validate.Row{Label: fmt.Sprintf("new t%d", th), Published: pubNew[i], Simulated: sn})
+		rat.Rows = append(rat.Rows, validate.Row{Label: fmt.Sprintf("t%d", th), Published: pubNew[i] / pubOld[i], Simulated: sn / so})
+		cpuBound.Rows = append(cpuBound.Rows, validate.Row{Label: fmt.Sprintf("oltp_read_only t%d", th), Simulated: cn / co})
 		xs, so_, sn_, po, pn = append(xs, float64(th)), append(so_, so), append(sn_, sn), append(po, pubOld[i]), append(pn, pubNew[i])
 		if th >= 16 && th <= 128 {
 			loss, closs := 1-sn/so, 1-cn/co
@@ -83,9 +92,11 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 			if closs > loss/2 {
 				ok2 = false
 			}
+			cpuBound.Checks = append(cpuBound.Checks, validate.Check{Name: fmt.Sprintf("t%d: loses under a third of connect's loss", th),
+				Pass: closs < loss/3, Detail: fmt.Sprintf("%.1f%% vs connect %.1f%%", 100*closs, 100*loss)})
 		}
 	}
-	rep := &Report{Study: studyC(), Tables: []report.Table{t}}
+	rep := &Report{Study: studyC(), Tables: []report.Table{t}, Validation: []validate.Table{abs, rat, cpuBound}}
 	rep.Plot = report.Chart{Title: "Study C: connect; SELECT 1; disconnect", XLabel: "client threads", YLabel: "connections/s", LogX: true,
 		Series: []report.Series{{Name: "sim old kernel", X: xs, Y: so_, Color: 1}, {Name: "sim new kernel", X: xs, Y: sn_, Color: 2},
 			{Name: "published old kernel", X: xs, Y: po, Dashed: true, Color: 1}, {Name: "published new kernel", X: xs, Y: pn, Dashed: true, Color: 2}}}

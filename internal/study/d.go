@@ -7,6 +7,7 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -94,6 +95,13 @@ func runStudyD(ctx context.Context, o Options) (*Report, error) {
 	ra := all16.Throughput / all4.Throughput
 	rt := tg16.Throughput / tg4.Throughput
 	rep := &Report{Study: studyD(), Tables: []report.Table{t}}
+	rep.Validation = []validate.Table{{Name: "study D wake-all rows/s and spin %", Source: "MySQL bug on btr_cur_prefetch_siblings (study D)", Use: validate.Fitted,
+		Rows: []validate.Row{
+			{Label: "16+16 rows/s", Published: pub["16"][0], Simulated: all16.Throughput},
+			{Label: "4+4 rows/s", Published: pub["4"][0], Simulated: all4.Throughput},
+			{Label: "16+16 spin %", Published: pub["16"][1], Simulated: 100 * all16.FutexSpinShare()},
+			{Label: "4+4 spin %", Published: pub["4"][1], Simulated: 100 * all4.FutexSpinShare()},
+		}}}
 	io := []float64{4, 16}
 	rep.Plot = report.Chart{Title: "Study D: bulk insert, 48 threads", XLabel: "read + write io threads (each)", YLabel: "rows/s",
 		Series: []report.Series{

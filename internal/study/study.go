@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -51,6 +52,10 @@ type Report struct {
 	Notes  []string
 	// Plot is the study's chart (see Chart).
 	Plot report.Chart
+	// Validation is the study's published figures beside the simulated ones,
+	// as innosim validate lists them: Fitted for the tables the study's
+	// parameters were chosen on, Predicted for the rest.
+	Validation []validate.Table
 }
 
 // Chart writes the report's chart to path (.svg, .png or .pdf), as

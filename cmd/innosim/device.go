@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/sim"
+)
+
+// deviceFlag is run's -device: "units=8,read=5ms,write=5ms,fsync=5ms,dist=fixed"
+// (every key optional but units; read, write and fsync default to 5 ms, dist
+// to uniform). Empty: no device (the AIO handlers' reads take the cost
+// profile's io_service, and workloads that wait for I/O are refused).
+type deviceFlag struct{ cfg *sim.DeviceConfig }
+
+// String returns the device as given, or "" for none.
+func (d *deviceFlag) String() string {
+	if d.cfg == nil {
+		return ""
+	}
+	c := d.cfg
+	return fmt.Sprintf("units=%d,read=%v,write=%v,fsync=%v,dist=%s", c.Units, c.Read, c.Write, c.Fsync, c.Dist)
+}
+
+// Set parses key=value pairs; errors name the key and its allowed values.
+func (d *deviceFlag) Set(v string) error {
+	c := sim.DeviceConfig{Read: 5 * time.Millisecond, Write: 5 * time.Millisecond, Fsync: 5 * time.Millisecond}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return fmt.Errorf("%q: want key=value (units, read, write, fsync, dist)", kv)
+		}
+		var err error
+		switch k {
+		case "units":
+			c.Units, err = strconv.Atoi(val)
+			if err != nil || c.Units < 1 || c.Units > 1024 {
+				return fmt.Errorf("units = %q: want 1..1024", val)
+			}
+		case "read", "write", "fsync":
+			dur, err := time.ParseDuration(val)
+			if err != nil || dur < 1 || dur > 10*time.Second {
+				return fmt.Errorf("%s = %q: want a duration 1ns..10s", k, val)
+			}
+			*map[string]*time.Duration{"read": &c.Read, "write": &c.Write, "fsync": &c.Fsync}[k] = dur
+		case "dist":
+			switch val {
+			case "uniform":
+				c.Dist = sim.ServiceUniform
+			case "fixed":
+				c.Dist = sim.ServiceFixed
+			case "exponential":
+				c.Dist = sim.ServiceExponential
+			default:
+				return fmt.Errorf("dist = %q: want uniform, fixed or exponential", val)
+			}
+		default:
+			return fmt.Errorf("key %q: want units, read, write, fsync or dist", k)
+		}
+	}
+	if c.Units == 0 {
+		return fmt.Errorf("units is required (1..1024)")
+	}
+	d.cfg = &c
+	return nil
+}
+
+// ioTable is run's I/O table: reads/s, writes/s and fsyncs/s of each cell, in
+// the layout of the throughput table (rows rows named by label, a column per
+// threads; res holds rows × len(threads) results, row by row).
+func ioTable(workload string, rows int, threads []int, res []sim.Result, label func(i int) string) report.Table {
+	t := report.Table{Title: workload + " device reads/s/writes/s/fsyncs/s by client threads", Header: []string{"cpus"}}
+	for _, th := range threads {
+		t.Header = append(t.Header, "t"+strconv.Itoa(th))
+	}
+	for i := range rows {
+		row := []any{label(i)}
+		for j := range threads {
+			r, w, f := res[i*len(threads)+j].IORates()
+			row = append(row, fmt.Sprintf("%.0f/%.0f/%.0f", r, w, f))
+		}
+		t.AddRow(row...)
+	}
+	return t
+}

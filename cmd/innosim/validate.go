@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/innosim/innosim/internal/study"
+	"github.com/innosim/innosim/internal/validate"
+)
+
+func validateCommand() command {
+	return command{
+		name:    "validate",
+		summary: "every published table and field case beside the simulation: error per table, fitted or predicted",
+		run:     validateRun,
+	}
+}
+
+// pathList is a repeatable flag of file paths.
+type pathList []string
+
+// String returns the paths, comma-separated.
+func (l *pathList) String() string { return strings.Join(*l, ",") }
+
+// Set appends one path.
+func (l *pathList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty path")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// validateParts are the groups of tables validate can be limited to.
+var validateParts = []string{"a", "b", "c", "d", "field"}
+
+func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
+	var tables pathList
+	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field ...]")
+		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
+		fmt.Fprintln(stderr, "cases from public bug reports) and every -table file beside the simulation, with per")
+		fmt.Fprintln(stderr, "table the cells on the published side of 1.0 (ratios), the mean |log(sim/pub)| and the")
+		fmt.Fprintln(stderr, "worst cell, and whether the table chose parameters (fitted) or not (predicted).")
+		fmt.Fprintln(stderr, "Exits 1 when a predicted table misses its bound. Naming groups limits the run to them")
+		fmt.Fprintln(stderr, "(and the -table files); none means all. Group a is study A's read-only table and its")
+		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases.")
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done {
+		return err
+	}
+	parts := fs.Args()
+	for _, p := range parts {
+		if !slices.Contains(validateParts, p) {
+			return fmt.Errorf("%w: %q, want %s", errUsage, p, strings.Join(validateParts, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		parts = validateParts
+	}
+	var users []validate.UserTable
+	for _, path := range tables {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("-table: %w", err)
+		}
+		ut, err := validate.ParseUserTable(f, path)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("-table: %w", err)
+		}
+		users = append(users, ut)
+	}
+	var all []validate.Table
+	for _, s := range study.All() {
+		if !slices.Contains(parts, s.ID) {
+			continue
+		}
+		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
+		rep, err := s.Run(ctx, study.Options{Seed: *seed, Progress: update})
+		finish()
+		if err != nil {
+			return fmt.Errorf("study %s: %w", s.ID, err)
+		}
+		all = append(all, rep.Validation...)
+		if s.ID == "a" { // the same machine on the workload it was not fitted to
+			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: *seed})
+			if err != nil {
+				return fmt.Errorf("study a read-write: %w", err)
+			}
+			all = append(all, t)
+		}
+	}
+	if slices.Contains(parts, "field") {
+		ft, err := validate.FieldCases(ctx, *seed)
+		if err != nil {
+			return err
+		}
+		all = append(all, ft...)
+	}
+	for _, ut := range users {
+		t, err := ut.Run(ctx, *seed)
+		if err != nil {
+			return err
+		}
+		all = append(all, t)
+	}
+	missed, err := validate.Write(stdout, all)
+	if err != nil {
+		return err
+	}
+	if missed {
+		return errFailed
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package validate
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// UserTable is a published table a user adds (innosim validate --table
+// FILE.csv): one cell per row, each naming its machine, its workload, the swept
+// parameter and the published figure.
+//
+// The file is CSV. Lines starting with # are comments, except three optional
+// settings: "# name: TEXT", "# source: TEXT" and "# bound: F" (a factor > 1;
+// default 1.5). The header names the columns, in any order:
+//
+//	cpus       cores of the machine, 1..1024
+//	scheduler  cfs or ts
+//	costs      a built-in cost profile (old-kernel, new-kernel)
+//	workload   a built-in workload (sim.WorkloadNames)
+//	threads    client threads, 1..10000: the swept parameter
+//	published  the published figure in the workload's unit, > 0
+//
+// A user's table is Predicted: its parameters were not chosen on it.
+type UserTable struct {
+	Name, Source string
+	Bound        float64 // factor, > 1
+	Cells        []sim.Cell
+	Published    []float64
+}
+
+// userColumns are the columns a user table must have.
+var userColumns = []string{"cpus", "scheduler", "costs", "workload", "threads", "published"}
+
+// maxUserRows bounds a user table: each row is a simulated cell.
+const maxUserRows = 1000
+
+// userMeasure is a user cell's measured window: reproduce's default.
+const userMeasure = sim.DefaultMeasure
+
+// ParseUserTable reads a user table from r; name is the file's name for errors
+// and the table's default name. Errors name the line and the column.
+func ParseUserTable(r io.Reader, name string) (UserTable, error) {
+	ut := UserTable{Name: name, Source: name, Bound: 1.5}
+	var body strings.Builder
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return ut, fmt.Errorf("validate: %s: %w", name, err)
+	}
+	if len(data) > 1<<20 {
+		return ut, fmt.Errorf("validate: %s: larger than 1 MiB", name)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "#") {
+			body.WriteString(line)
+			body.WriteByte('\n')
+			continue
+		}
+		body.WriteByte('\n') // keep line numbers
+		key, val, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "#")), ":")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		switch strings.TrimSpace(key) {
+		case "name":
+			ut.Name = val
+		case "source":
+			ut.Source = val
+		case "bound":
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(f > 1) || math.IsInf(f, 1) {
+				return ut, fmt.Errorf("validate: %s:%d: bound %q, want a factor > 1: %w", name, i+1, val, sim.ErrInvalidConfig)
+			}
+			ut.Bound = f
+		}
+	}
+	cr := csv.NewReader(strings.NewReader(body.String()))
+	cr.FieldsPerRecord = 0
+	head, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return ut, fmt.Errorf("validate: %s: no header, want columns %s: %w", name, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
+		}
+		return ut, fmt.Errorf("validate: %s: %w", name, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, c := range userColumns {
+		if _, ok := col[c]; !ok {
+			return ut, fmt.Errorf("validate: %s: header has no column %q, want %s: %w", name, c, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return ut, fmt.Errorf("validate: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(ut.Cells) == maxUserRows {
+			return ut, fmt.Errorf("validate: %s:%d: more than %d rows: %w", name, line, maxUserRows, sim.ErrInvalidConfig)
+		}
+		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
+		bad := func(c, want string) error {
+			return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", name, line, c, get(c), want, sim.ErrInvalidConfig)
+		}
+		cpus, err := strconv.Atoi(get("cpus"))
+		if err != nil || cpus < 1 || cpus > 1024 {
+			return ut, bad("cpus", "1..1024")
+		}
+		threads, err := strconv.Atoi(get("threads"))
+		if err != nil || threads < 1 || threads > 10000 {
+			return ut, bad("threads", "1..10000")
+		}
+		pub, err := strconv.ParseFloat(get("published"), 64)
+		if err != nil || !(pub > 0) || math.IsInf(pub, 1) {
+			return ut, bad("published", "a number > 0")
+		}
+		sch, err := sim.ParseScheduler(get("scheduler"))
+		if err != nil {
+			return ut, bad("scheduler", "cfs or ts")
+		}
+		costs, err := sim.Profile(get("costs"))
+		if err != nil {
+			return ut, bad("costs", "old-kernel or new-kernel")
+		}
+		if _, err := sim.LookupWorkload(get("workload")); err != nil {
+			return ut, bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
+		}
+		ut.Cells = append(ut.Cells, sim.Cell{Workload: get("workload"), Threads: threads, Measure: userMeasure,
+			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}})
+		ut.Published = append(ut.Published, pub)
+	}
+	if len(ut.Cells) == 0 {
+		return ut, fmt.Errorf("validate: %s: no rows: %w", name, sim.ErrInvalidConfig)
+	}
+	return ut, nil
+}
+
+// Run simulates the user table's cells (seeded from seed) and returns the
+// Predicted table.
+func (ut UserTable) Run(ctx context.Context, seed uint64) (Table, error) {
+	cells := append([]sim.Cell(nil), ut.Cells...)
+	for i := range cells {
+		cells[i].Machine.Seed = seed*1_000_003 + uint64(i)
+	}
+	res, err := sim.RunCells(ctx, cells, nil)
+	if err != nil {
+		return Table{}, fmt.Errorf("validate: %s: %w", ut.Name, err)
+	}
+	t := Table{Name: ut.Name, Source: ut.Source, Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
+	for i, c := range cells {
+		t.Rows = append(t.Rows, Row{
+			Label:     fmt.Sprintf("%s %s %dcpu %s t%d", c.Workload, c.Machine.Scheduler, c.Machine.CPUs, c.Machine.Costs.Name, c.Threads),
+			Published: ut.Published[i], Simulated: res[i].Throughput,
+		})
+	}
+	return t, nil
+}

@@ -1,0 +1,102 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/innosim/innosim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const userCSV = `# name: my point selects
+# source: my lab, 2026-11
+# bound: 2
+workload,cpus,scheduler,costs,threads,published
+oltp_point_select,4,cfs,old-kernel,1,30000
+oltp_point_select,4,cfs,new-kernel,8,120000
+`
+
+func TestParseUserTableReadsSettingsAndCells(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(userCSV), "lab.csv")
+	require.NoError(t, err)
+	assert.Equal(t, "my point selects", ut.Name)
+	assert.Equal(t, "my lab, 2026-11", ut.Source)
+	assert.Equal(t, 2.0, ut.Bound)
+	require.Len(t, ut.Cells, 2)
+	assert.Equal(t, 8, ut.Cells[1].Threads)
+	assert.Equal(t, "new-kernel", ut.Cells[1].Machine.Costs.Name)
+	assert.Equal(t, []float64{30000, 120000}, ut.Published)
+}
+
+func TestUserTableRunsAsAPredictedTable(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(userCSV), "lab.csv")
+	require.NoError(t, err)
+	tb, err := ut.Run(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, Predicted, tb.Use)
+	assert.InDelta(t, math.Log(2), tb.MaxAbsLog, 1e-12)
+	require.Len(t, tb.Rows, 2)
+	for _, r := range tb.Rows {
+		assert.Greater(t, r.Simulated, 0.0, r.Label)
+	}
+}
+
+func TestParseUserTableRefusesBadInputNamingLineAndField(t *testing.T) {
+	head := "cpus,scheduler,costs,workload,threads,published\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"an empty file", "", "no header"},
+		{"a missing column", "cpus,scheduler,costs,workload,threads\n", `no column "published"`},
+		{"no rows", head, "no rows"},
+		{"cpus out of range", head + "0,cfs,old-kernel,connect,1,5\n", "x.csv:2: cpus = \"0\", want 1..1024"},
+		{"threads out of range", head + "4,cfs,old-kernel,connect,10001,5\n", "threads = \"10001\", want 1..10000"},
+		{"a published zero", head + "4,cfs,old-kernel,connect,1,0\n", "published = \"0\", want a number > 0"},
+		{"an unknown scheduler", head + "4,fifo,old-kernel,connect,1,5\n", "scheduler = \"fifo\", want cfs or ts"},
+		{"an unknown profile", head + "4,cfs,win95,connect,1,5\n", "costs = \"win95\""},
+		{"an unknown workload", head + "4,cfs,old-kernel,tpcc,1,5\n", "workload = \"tpcc\", want one of"},
+		{"a bound of 1 or less", "# bound: 1\n" + head + "4,cfs,old-kernel,connect,1,5\n", "x.csv:1: bound \"1\", want a factor > 1"},
+		{"a short row", head + "4,cfs\n", "wrong number of fields"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseUserTable(strings.NewReader(c.in), "x.csv")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			if !strings.Contains(c.want, "wrong number") {
+				assert.True(t, errors.Is(err, sim.ErrInvalidConfig), "%v wraps ErrInvalidConfig", err)
+			}
+		})
+	}
+}
+
+func TestParseUserTableBoundsItsSize(t *testing.T) {
+	big := strings.Repeat("#", 1<<20+10)
+	_, err := ParseUserTable(strings.NewReader(big), "big.csv")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than 1 MiB")
+}
+
+// FuzzParseUserTable: any input is a table or an error, never a panic, and a
+// table it accepts has one published figure > 0 per cell, each cell valid.
+func FuzzParseUserTable(f *testing.F) {
+	f.Add(userCSV)
+	f.Add("cpus,scheduler,costs,workload,threads,published\n4,ts,new-kernel,connect,8,1e5\n")
+	f.Add("# bound: 1e400\ncpus\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ut, err := ParseUserTable(strings.NewReader(in), "f.csv")
+		if err != nil {
+			return
+		}
+		require.Len(t, ut.Published, len(ut.Cells))
+		require.Greater(t, ut.Bound, 1.0)
+		for i, c := range ut.Cells {
+			require.Greater(t, ut.Published[i], 0.0)
+			require.GreaterOrEqual(t, c.Threads, 1)
+			require.LessOrEqual(t, c.Threads, 10000)
+			_, err := sim.LookupWorkload(c.Workload)
+			require.NoError(t, err)
+		}
+	})
+}
