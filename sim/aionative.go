@@ -141,7 +141,7 @@ func (m *Machine) aioSegments() int {
 // on the array's not_full event while every slot is reserved), then
 // os_aio_linux_dispatch's io_submit of the one request to its segment's I/O
 // context: a system call charged to the submitter, which wakes nobody. The
-// device completes the request IOService (jittered) later. Under
+// device completes the request (nativeIO). Under
 // aio.WakeDeferred the requests are buffered in their slots instead
 // (os_aio_func with should_buffer) and submitted when the read-ahead's last
 // page is reserved, or before waiting for a full array: the segments the core's
@@ -209,7 +209,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
 			return false
 		case nsSubmitted:
-			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, p.io, 0)
+			m.nativeIO(p.io)
 			p.stage = nsReserve
 			p.left--
 			if p.left > 0 {
@@ -272,7 +272,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			return false
 		case nsFlushSubmitted:
 			for _, io := range p.batch {
-				m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
+				m.nativeIO(io)
 			}
 			p.batch = p.batch[:0]
 			p.stage = nsFlush
@@ -294,6 +294,18 @@ func (d *nativeDriver) issue(seg int, now time.Duration) int32 {
 	b, _ := d.core.IssueNative(seg, now, d.ios[io].slots)
 	d.ios[io].seg, d.ios[io].slots = int32(seg), b.Slots
 	return io
+}
+
+// nativeIO puts I/O io in the kernel: on the machine's device when one is
+// installed (SetDevice), else completing the profile's IOService (jittered)
+// later.
+func (m *Machine) nativeIO(io int32) {
+	d := m.aion
+	if m.dev != nil {
+		m.deviceSubmit(ioRead, d.evDone, io)
+		return
+	}
+	m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
 }
 
 // nativeDone is the device completing I/O io: the kernel puts the event on its

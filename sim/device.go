@@ -82,6 +82,11 @@ type ioRequest struct {
 	kind   ioKind
 	thread int32
 	gen    uint32 // the thread's gen when it blocked: wake only that wait
+	// async marks an I/O no thread waits for (native AIO's io_submit): its
+	// completion runs the handler of kind done with arg instead of a wake.
+	async bool
+	done  Kind
+	arg   int32
 }
 
 // device is the machine's storage device: a FIFO queue and the units serving
@@ -98,7 +103,8 @@ type device struct {
 }
 
 // SetDevice installs the machine's storage device: the handlers of a
-// simulated-AIO array and OpRead, OpWrite and OpFsync wait for it. Call it
+// simulated-AIO array and OpRead, OpWrite and OpFsync wait for it, and a
+// native-AIO array's requests are served by it. Call it
 // before adding threads that use it. It returns an error wrapping
 // ErrInvalidConfig for a bad config or a second device.
 func (m *Machine) SetDevice(cfg DeviceConfig) error {
@@ -134,8 +140,20 @@ func (m *Machine) service(k ioKind) int64 {
 // at once on a free unit, else it queues behind the I/Os submitted before it.
 func (m *Machine) deviceIO(t *thread, id int32, k ioKind) {
 	m.block(t)
+	m.queueIO(ioRequest{kind: k, thread: id, gen: t.gen})
+}
+
+// deviceSubmit queues an I/O of kind k that no thread waits for (a native
+// AIO request in the kernel): when the device completes it, the handler of
+// kind done runs with arg, as the kernel posts a completion event.
+func (m *Machine) deviceSubmit(k ioKind, done Kind, arg int32) {
+	m.queueIO(ioRequest{kind: k, async: true, done: done, arg: arg})
+}
+
+// queueIO starts r at once on a free unit, else queues it behind the I/Os
+// submitted before it.
+func (m *Machine) queueIO(r ioRequest) {
 	d := m.dev
-	r := ioRequest{kind: k, thread: id, gen: t.gen}
 	if d.free == 0 {
 		d.queue = append(d.queue, r)
 		return
@@ -163,7 +181,10 @@ func (m *Machine) ioDone(_ int64, u int32, _ uint32) {
 	d.busy[u] = false
 	d.free++
 	d.done[r.kind]++
-	if m.threads[r.thread].gen == r.gen {
+	switch {
+	case r.async:
+		m.e.At(m.e.now, r.done, r.arg, 0)
+	case m.threads[r.thread].gen == r.gen:
 		m.wake(r.thread)
 	}
 	if d.head < len(d.queue) {

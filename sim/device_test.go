@@ -113,6 +113,7 @@ func TestReadIOThreadsAreCappedByTheDevice(t *testing.T) {
 	rate := func(io int) float64 {
 		s := mycnf.Defaults()
 		s.ReadIOThreads = io
+		s.UseNativeAIO = false // the bug is simulated AIO's: one read at a time per read I/O thread
 		ac, err := s.AIOConfig()
 		require.NoError(t, err)
 		c := Cell{Workload: "read_ahead", Threads: 16, AIO: &ac,

@@ -54,12 +54,20 @@ func TestValidateRefusesAnUnknownGroupAndABadTable(t *testing.T) {
 	assert.Contains(t, stderr, `header has no column "scheduler"`)
 }
 
+// TestRunReportsTheDevicesIORates: bug 40604's shape under simulated AIO (a
+// read I/O thread serves one read at a time), and native AIO on the same
+// device, whose reads are in the kernel at once whatever the thread count,
+// so one read I/O thread already reaches the device's 8 units.
 func TestRunReportsTheDevicesIORates(t *testing.T) {
-	code, out, stderr := runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8",
+	code, out, stderr := runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8", "-aio", "simulated",
 		"-vary", "innodb_read_io_threads=1,16", "-device", "units=8,read=5ms,dist=fixed", "-measure", "200ms")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "innodb_read_io_threads=1 8   200/0/0")
 	assert.Contains(t, out, "innodb_read_io_threads=16 8  1600/0/0")
+	code, out, stderr = runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8", "-aio", "native",
+		"-vary", "innodb_read_io_threads=1,16", "-device", "units=8,read=5ms,dist=fixed", "-measure", "200ms")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "innodb_read_io_threads=1 8   1600/0/0", "native AIO is limited by the device, not the I/O threads")
 	for _, bad := range []struct{ arg, want string }{
 		{"units=0", "units = \"0\": want 1..1024"},
 		{"read=5ms", "units is required"},
