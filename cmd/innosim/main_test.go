@@ -48,6 +48,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"calibrate with bad repeats", []string{"calibrate", "-repeats", "0x"}, 2, "invalid value"},
 		{"run with costs and profile", []string{"run", "--workload", "connect", "--costs", "x", "--profile", "new-kernel"}, 2, "-costs and -profile both given"},
 		{"run with a missing costs file", []string{"run", "--workload", "connect", "--costs", "/nonexistent.profile"}, 1, "-costs"},
+		{"run varying a key to a bad value", []string{"run", "--workload", "connect", "--vary", "innodb_thread_concurrency=8,2000"}, 2, "option-file key innodb_thread_concurrency: mycnf: innodb_thread_concurrency"},
 		{"run with a value varied twice", []string{"run", "--workload", "connect", "--vary", "sched=cfs,ts,ts"}, 2, `-vary sched: value "ts" given twice (positions 2 and 3)`},
 		{"reproduce with a costs file", []string{"reproduce", "--costs", "/nonexistent.profile", "c"}, 2, "-costs: a study runs on its own machine"},
 	}

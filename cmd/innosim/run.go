@@ -340,6 +340,9 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 		f.aio = val
 	default:
 		if err := s.Set(key, val); err != nil {
+			if slices.Contains(mycnf.Keys(), strings.ReplaceAll(key, "-", "_")) {
+				return fmt.Errorf("option-file key %s: %w", key, err) // a bad value, not a bad key
+			}
 			return fmt.Errorf("not one of %s, nor an option-file key: %w", strings.Join(varyKeys, ", "), err)
 		}
 	}
