@@ -142,22 +142,7 @@ func TestNativeODirectReads(t *testing.T) {
 	for _, policy := range []aio.WakePolicy{aio.WakeTargeted, aio.WakeDeferred} {
 		t.Run(policy.String(), func(t *testing.T) {
 			a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = policy })
-			got := aio.AlignedBuffer(pages*page, page)
-			errs := make([]error, pages)
-			var wg sync.WaitGroup
-			wg.Add(pages)
-			for p := range pages {
-				require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(p) * page,
-					Buf: got[p*page : (p+1)*page], Done: func(_ *aio.Request, err error) { errs[p] = err; wg.Done() }}))
-			}
-			a.Flush()
-			wg.Wait()
-			for p, err := range errs {
-				if err != nil {
-					t.Skipf("this file system refuses O_DIRECT reads (page %d): %v", p, err)
-				}
-			}
-			require.True(t, bytes.Equal(data, got))
+			readPagesDirect(t, a, f, data)
 		})
 	}
 }
