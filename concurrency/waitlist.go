@@ -8,33 +8,11 @@ type waitList struct {
 	n          int
 }
 
-func (l *waitList) pushBack(t *Thread) {
-	t.list = l
-	t.next = nil
-	t.prev = l.tail
-	if l.tail != nil {
-		l.tail.next = t
-	} else {
-		l.head = t
-	}
-	l.tail = t
-	l.n++
-}
+func (l *waitList) pushBack(t *Thread) { l.insertAfter(l.tail, t) }
 
 // pushFront puts t at the head: a woken waiter that lost its seat to a
 // barging thread keeps its place.
-func (l *waitList) pushFront(t *Thread) {
-	t.list = l
-	t.prev = nil
-	t.next = l.head
-	if l.head != nil {
-		l.head.prev = t
-	} else {
-		l.tail = t
-	}
-	l.head = t
-	l.n++
-}
+func (l *waitList) pushFront(t *Thread) { l.insertAfter(nil, t) }
 
 // insertBySince puts t before the first thread that began waiting after it:
 // the lists stay ordered by Thread.since, so the head is the longest waiter. A
@@ -43,26 +21,32 @@ func (l *waitList) pushFront(t *Thread) {
 // walks from the tail past the younger threads behind its place.
 func (l *waitList) insertBySince(t *Thread) {
 	if l.head != nil && t.since < l.head.since {
-		l.pushFront(t)
+		l.insertAfter(nil, t)
 		return
 	}
 	at := l.tail
 	for at != nil && at.since > t.since {
 		at = at.prev
 	}
-	if at == nil {
-		l.pushFront(t)
-		return
-	}
+	l.insertAfter(at, t)
+}
+
+// insertAfter links t in after at, or at the head when at is nil.
+func (l *waitList) insertAfter(at, t *Thread) {
 	t.list = l
 	t.prev = at
-	t.next = at.next
-	if at.next != nil {
-		at.next.prev = t
+	if at == nil {
+		t.next = l.head
+		l.head = t
+	} else {
+		t.next = at.next
+		at.next = t
+	}
+	if t.next != nil {
+		t.next.prev = t
 	} else {
 		l.tail = t
 	}
-	at.next = t
 	l.n++
 }
 
