@@ -21,7 +21,7 @@ func (l *waitList) pushFront(t *Thread) { l.insertAfter(nil, t) }
 // walks from the tail past the younger threads behind its place.
 func (l *waitList) insertBySince(t *Thread) {
 	if l.head != nil && t.since < l.head.since {
-		l.insertAfter(nil, t)
+		l.pushFront(t)
 		return
 	}
 	at := l.tail
