@@ -7,7 +7,14 @@ import (
 	"github.com/innosim/innosim/prio"
 )
 
-type core struct{ cur int32 }
+// core is one CPU: the thread on it (or on its way to it), -1 if idle, and,
+// under the Go runtime layer, the threads ready to run on it in order
+// (GoRuntime keeps a run queue per CPU; the interpreter's schedulers keep one
+// for the machine, Machine.runq).
+type core struct {
+	cur  int32
+	runq []int32
+}
 
 // Machine is a simulated server: cores, a scheduler, threads running workload
 // programs, InnoDB mutexes and futex hash buckets, and optionally a concurrency
@@ -34,6 +41,7 @@ type Machine struct {
 	aio  *aioDriver
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
 	dev  *device
+	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
 
 	activeTrx int
 	activeSum uint64
@@ -79,6 +87,9 @@ func (m *Machine) addBucket() int32 {
 // AddThread adds a thread that runs prog in a loop, starting runnable at time 0
 // with hint h. prog must contain at least one op that takes time.
 func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
+	if m.gort != nil {
+		return fmt.Errorf("sim: AddThread on a machine with a GoRuntime, want its threads added by GoRuntime.AddThread: %w", ErrInvalidConfig)
+	}
 	timed := false
 	for _, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
@@ -130,6 +141,10 @@ func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
 
 // Mutexes returns a snapshot of the machine's mutexes with their counters.
 func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) }
+
+// Engine returns the machine's engine: a driver of the Go runtime layer
+// steps it (Engine.Step) and draws its costs from it (Engine.Jitter).
+func (m *Machine) Engine() *Engine { return m.e }
 
 // clock returns the virtual time as a time.Duration since the start: the
 // clock the policy cores are given.
