@@ -75,6 +75,21 @@
 // of that segment, which reaps with io_getevents and frees the slot under the
 // array mutex. No submitter wakes a handler.
 //
+// # The Go runtime layer
+//
+// Machine.SetGoRuntime turns a bare machine into one whose threads are
+// goroutines locked to OS threads under Go's scheduler (goruntime.go, after
+// runtime/proc.go): GOMAXPROCS Ps, exitsyscall's choice of a P (the old one,
+// else an idle one, else the global run queue and a sleeping thread), sysmon's
+// rounds (usleep(20) plus CostProfile.SysmonTick's slack, backing off to 10 ms)
+// and retake/handoffp of a P sitting in a system call. Under the layer each
+// CPU keeps its own FIFO run queue and a woken thread goes to the CPU it last
+// ran on, preempting the thread there with probability
+// CostProfile.WakePreempt: CFS as it places wakes of nice-0 threads running
+// short bursts. A driver outside the package (the model of BenchmarkAIOWake
+// that innosim calibrate --check uses) steps its threads on the layer; the
+// machine's own interpreter does not run on it.
+//
 // # Experiments
 //
 // Cell is one run (workload, threads, machine, gate, AIO); CellFromSettings
