@@ -324,33 +324,36 @@ func benchAIONativeRandom(b *testing.B) {
 			})
 		}
 	}
-	b.Run(fmt.Sprintf("io=pread/goroutines=%d", aioNativeDepth), func(b *testing.B) {
-		start := time.Now()
-		runDepth(b, func() func(*rand.Rand, []byte) error {
-			return func(rng *rand.Rand, buf []byte) error {
-				_, err := f.ReadAt(buf, randomPage(rng))
-				return err
-			}
+	// The device's own curve: a plain pread loop per goroutine, at the
+	// benchmark's depth and around it.
+	for _, g := range []int{1, 4, 16, aioNativeDepth, 2 * aioNativeDepth} {
+		b.Run(fmt.Sprintf("io=pread/goroutines=%d", g), func(b *testing.B) {
+			start := time.Now()
+			runDepth(b, g, func() func(*rand.Rand, []byte) error {
+				return func(rng *rand.Rand, buf []byte) error {
+					_, err := f.ReadAt(buf, randomPage(rng))
+					return err
+				}
+			})
+			reportReads(b, start)
+			b.ReportMetric(1, "syscalls/op")
 		})
-		reportReads(b, start)
-		b.ReportMetric(1, "syscalls/op")
-	})
+	}
 }
 
 // randomPage returns the offset of a random page of the 256 MiB file.
 func randomPage(rng *rand.Rand) int64 { return rng.Int64N(aioFileSize/aioPage) * aioPage }
 
-// runDepth runs b.N reads, aioNativeDepth at a time: each of aioNativeDepth
-// goroutines gets its own read function from newRead and an aligned page
+// runDepth runs b.N reads, depth at a time: each of depth goroutines gets its own read function from newRead and an aligned page
 // buffer, and calls it until b.N are done. It fails b on an error.
-func runDepth(b *testing.B, newRead func() func(rng *rand.Rand, buf []byte) error) {
+func runDepth(b *testing.B, depth int, newRead func() func(rng *rand.Rand, buf []byte) error) {
 	var (
 		next sync.WaitGroup
 		left atomic.Int64
 	)
 	left.Store(int64(b.N))
 	b.ResetTimer()
-	for g := range aioNativeDepth {
+	for g := range depth {
 		next.Add(1)
 		go func() {
 			defer next.Done()
@@ -385,7 +388,7 @@ func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config) {
 	}()
 	before := a.Stats()
 	start := time.Now()
-	runDepth(b, func() func(*rand.Rand, []byte) error {
+	runDepth(b, aioNativeDepth, func() func(*rand.Rand, []byte) error {
 		done := make(chan error, 1)
 		r := &aio.Request{File: f, Done: func(_ *aio.Request, err error) { done <- err }}
 		return func(rng *rand.Rand, buf []byte) error {
