@@ -104,26 +104,6 @@ func oltpReadOnly() Workload {
 	}
 }
 
-func oltpReadWrite() Workload {
-	return Workload{
-		Name: "oltp_read_write", Unit: "queries/s",
-		Doc: "oltp_read_only's statement plus, one time in four, an update: a row lock under lock_sys, " +
-			"a log write under log_sys and a commit under kernel_mutex.",
-		Setup: func(m *Machine) []Op {
-			mu := innodbMutexes(m, "kernel_mutex", "buf_pool", "lock_sys", "log_sys")
-			body := readOnlyBody(mu[0], mu[1])
-			upd := []Op{
-				lock(mu[2]), cpu(1 * us), unlock(mu[2]), cpu(8 * us),
-				lock(mu[3]), cpu(2 * us), unlock(mu[3]),
-				lock(mu[0]), cpu(2 * us), unlock(mu[0]),
-			}
-			body = append(body, withProb(0.25, int32(len(upd))))
-			body = append(body, upd...)
-			return statement(5*us, body...)
-		},
-	}
-}
-
 func oltpPointSelect() Workload {
 	return Workload{
 		Name: "oltp_point_select", Unit: "queries/s",
