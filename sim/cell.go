@@ -138,7 +138,8 @@ func (c Cell) build() (*Machine, error) {
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash
 // of the cell's own parameters (workload, threads, machine but its Seed and
 // the profile's Name, gate, AIO array but its Backend, device, durations with
-// zero read as their defaults, the log setting when given) mixed with seed. A cell's result thus depends on what
+// zero read as their defaults, the log setting unless it is the default)
+// mixed with seed. A cell's result thus depends on what
 // the cell is and on seed only, never on the other cells of its sweep or its
 // place among them: the same cell alone or inside a bigger sweep gives the same
 // figures. Two cells that differ in any parameter get unrelated seeds.
@@ -181,7 +182,7 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	if k.Device != nil {
 		fmt.Fprintf(h, "|device %+v", *k.Device)
 	}
-	if k.Log != nil {
+	if k.Log != nil && *k.Log != DefaultLogConfig { // nil means the default
 		fmt.Fprintf(h, "|log %+v", *k.Log)
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
