@@ -104,19 +104,6 @@ func oltpReadOnly() Workload {
 	}
 }
 
-func oltpPointSelect() Workload {
-	return Workload{
-		Name: "oltp_point_select", Unit: "queries/s",
-		Doc: "sysbench oltp_point_select on a MEMORY-engine table: client round trip 30 µs, read, " +
-			"parse 8 µs, the table's lock (THR_LOCK) for 1 µs, 3 µs of row work, write. CPU-bound " +
-			"once the threads outnumber the cores: two system calls per 14 µs of CPU.",
-		Setup: func(m *Machine) []Op {
-			thr := m.AddMutex(Mutex{Name: "THR_LOCK", Spin: false})
-			return statement(30*us, cpu(8*us), lock(thr), cpu(1*us), unlock(thr), cpu(3*us))
-		},
-	}
-}
-
 func connectWorkload() Workload {
 	return Workload{
 		Name: "connect", Unit: "connections/s",

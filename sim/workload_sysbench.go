@@ -136,3 +136,28 @@ func oltpReadWrite() Workload {
 		},
 	}
 }
+
+// oltpPointSelect is sysbench 1.0's oltp_point_select.lua (its event runs
+// execute_point_selects of oltp_common.lua with point_selects forced to 1):
+// per event one SELECT c FROM sbtest1 WHERE id=?, in autocommit, as a
+// server-side prepared statement (1.0's --db-ps-mode=auto), on an InnoDB of
+// MySQL 5.7 / MariaDB 10.3, which study C ran. Per statement: the client's
+// round trip (30 µs), the read of COM_STMT_EXECUTE, 4 µs of dispatch and
+// table open/lock (no parse: prepared), the descent through 3 B-tree pages
+// under their own page latches (1 µs each: no global buffer-pool mutex in
+// these versions; an autocommit read-only transaction takes no trx_sys
+// mutex either), 2 µs to fetch the row and build the result, the write of
+// the result. CPU-bound once the threads outnumber the cores: two system
+// calls and one sleep per 9 µs of CPU. The id's distribution does not matter
+// here: nothing is locked.
+func oltpPointSelect() Workload {
+	return Workload{
+		Name: "oltp_point_select", Unit: "queries/s",
+		Doc: "sysbench 1.0 oltp_point_select.lua: one prepared SELECT c FROM sbtest1 WHERE id=? per event, " +
+			"autocommit, InnoDB of MySQL 5.7 / MariaDB 10.3: client round trip 30 µs, read, 4 µs dispatch " +
+			"and table lock, 3 page fixes of 1 µs under page latches, 2 µs row and result, write.",
+		Setup: func(m *Machine) []Op {
+			return statement(30*us, cpu(4*us), cpu(1*us), cpu(1*us), cpu(1*us), cpu(2*us))
+		},
+	}
+}
