@@ -106,9 +106,14 @@ func (m *Machine) SetRowTable(r RowTable) error {
 	if err := r.validate(); err != nil {
 		return err
 	}
+	m.installRows(r)
+	return nil
+}
+
+// installRows installs a valid row table (a built-in workload's).
+func (m *Machine) installRows(r RowTable) {
 	hot := int64(float64(r.Rows) * r.HotShare)
 	m.rows = &lockSys{table: r, hot: hot, owner: map[int64]int32{}, queue: map[int64][]int32{}}
-	return nil
 }
 
 // RowLockStats returns the lock requests that waited and the deadlocks found

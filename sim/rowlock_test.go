@@ -149,3 +149,7 @@ func TestCellFromSettingsMapsFlushLogAtTrxCommit(t *testing.T) {
 	_, err = CellFromSettings(s, "oltp_read_write")
 	assert.ErrorContains(t, err, "innodb_flush_log_at_trx_commit = 3, want 0..2")
 }
+
+func TestStudyARowsAreAValidTable(t *testing.T) {
+	require.NoError(t, studyARows.validate())
+}

@@ -88,9 +88,7 @@ func oltpReadWrite() Workload {
 				kernel = m.gate.mutex // the gate's mutex is kernel_mutex in 5.1
 			}
 			logMu := m.addLog()
-			if err := m.SetRowTable(studyARows); err != nil {
-				panic(err) // studyARows is valid
-			}
+			m.installRows(studyARows)
 			const rtt = 5 * us
 			var p []Op
 			p = append(p, trxStatement(rtt, 3*us, cpu(3*us))...) // BEGIN
