@@ -20,7 +20,7 @@ type key struct {
 }
 
 // numKeys is the number of modelled options, the length of keys.
-const numKeys = 15
+const numKeys = 16
 
 // keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
 // (the MySQL Reference Manual's server system variable and InnoDB startup
@@ -61,6 +61,8 @@ var keys = [numKeys]key{
 		field: func(s *Settings) any { return &s.ThreadPriority }},
 	{name: "max_connections", goName: "MaxConnections", min: 1, max: 100000, def: 151,
 		field: func(s *Settings) any { return &s.MaxConnections }},
+	{name: "innodb_flush_log_at_trx_commit", goName: "FlushLogAtTrxCommit", min: 0, max: 2, def: 1,
+		field: func(s *Settings) any { return &s.FlushLogAtTrxCommit }},
 }
 
 // MaxSyncSpinLoops is the largest innodb_sync_spin_loops innosim accepts, the

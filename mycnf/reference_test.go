@@ -28,8 +28,9 @@ func TestReferenceConfigurationsParse(t *testing.T) {
 				assert.Equal(t, 0, s.ThreadConcurrency)
 				assert.True(t, s.ThreadPriority, "study A's server changed priorities: no skip-thread-priority")
 				assert.Equal(t, 4, s.ReadIOThreads)
+				assert.Equal(t, 1, s.FlushLogAtTrxCommit)
 			},
-			unknown: 10, // 11 options, of which innosim models innodb_thread_concurrency
+			unknown: 9, // 11 options, of which innosim models innodb_thread_concurrency and innodb_flush_log_at_trx_commit
 		},
 		{
 			file: "study_d_my.cnf",
@@ -42,7 +43,7 @@ func TestReferenceConfigurationsParse(t *testing.T) {
 				assert.Equal(t, 4000, s.MaxConnections)
 				assert.Equal(t, 10*time.Millisecond, s.ThreadSleepDelay)
 			},
-			unknown: 41, // 47 options, of which innosim models six
+			unknown: 40, // 47 options, of which innosim models seven
 		},
 	}
 	for _, tt := range tests {

@@ -89,6 +89,12 @@ type Settings struct {
 	// most connection threads. Range 1..100000, default 151.
 	MaxConnections int
 
+	// FlushLogAtTrxCommit is innodb_flush_log_at_trx_commit: 1 writes and
+	// fsyncs the redo log at every commit, 2 writes it at every commit and
+	// fsyncs it once a second, 0 does both once a second. Range 0..2,
+	// default 1.
+	FlushLogAtTrxCommit int
+
 	// Unknown lists the options of the selected groups that are none of the
 	// above, in file order, as written. They are not errors: a my.cnf is
 	// full of options innosim does not model. File.Warnings says the same

@@ -35,6 +35,7 @@ func TestDefaultsAreMySQLs(t *testing.T) {
 		SyncSpinLoops:           30,
 		ThreadPriority:          true,
 		MaxConnections:          151,
+		FlushLogAtTrxCommit:     1,
 	}, d)
 	assert.NoError(t, d.Validate())
 
@@ -286,7 +287,7 @@ func TestSet(t *testing.T) {
 
 func TestKeysAreTheModelledOptions(t *testing.T) {
 	ks := Keys()
-	assert.Len(t, ks, 15)
+	assert.Len(t, ks, 16)
 	assert.Equal(t, "innodb_thread_concurrency", ks[0])
 	s := Defaults()
 	for _, k := range ks {

@@ -31,6 +31,10 @@ type Cell struct {
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.
 	Warmup, Measure time.Duration
+	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
+	// workloads that commit through the redo log (Machine.SetLog); nil means
+	// DefaultLogConfig.
+	Log *LogConfig
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
@@ -107,6 +111,11 @@ func (c Cell) build() (*Machine, error) {
 			return nil, err
 		}
 	}
+	if c.Log != nil {
+		if err := m.SetLog(*c.Log); err != nil {
+			return nil, err
+		}
+	}
 	if c.AIO != nil {
 		// study D's tablespace: 48 tables of 5M rows of ~100 bytes, in pages
 		if err := m.SetAIO(*c.AIO, 48*5_000_000/100); err != nil {
@@ -128,8 +137,9 @@ func (c Cell) build() (*Machine, error) {
 
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash
 // of the cell's own parameters (workload, threads, machine but its Seed and
-// the profile's Name, gate, AIO array but its Backend, durations with zero
-// read as their defaults) mixed with seed. A cell's result thus depends on what
+// the profile's Name, gate, AIO array but its Backend, device, durations with
+// zero read as their defaults, the log setting unless it is the default)
+// mixed with seed. A cell's result thus depends on what
 // the cell is and on seed only, never on the other cells of its sweep or its
 // place among them: the same cell alone or inside a bigger sweep gives the same
 // figures. Two cells that differ in any parameter get unrelated seeds.
@@ -155,9 +165,26 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 		a.Backend = nil // the simulator's own driver serves the requests
 		array = a
 	}
-	k.Gate, k.AIO = nil, nil
+	// The key keeps the layout the hash had before Cell.Log, so that the
+	// cells without one keep their seeds; the device is hashed by value (its
+	// pointer's address made the seed differ from run to run).
+	key := struct {
+		Workload        string
+		Threads         int
+		Machine         MachineConfig
+		Gate            *GateConfig
+		AIO             *aio.Config
+		Device          *DeviceConfig
+		Warmup, Measure time.Duration
+	}{k.Workload, k.Threads, k.Machine, nil, nil, nil, k.Warmup, k.Measure}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%+v|%+v|%+v", k, gate, array)
+	fmt.Fprintf(h, "%+v|%+v|%+v", key, gate, array)
+	if k.Device != nil {
+		fmt.Fprintf(h, "|device %+v", *k.Device)
+	}
+	if k.Log != nil && *k.Log != DefaultLogConfig { // nil means the default
+		fmt.Fprintf(h, "|log %+v", *k.Log)
+	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }
 

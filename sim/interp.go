@@ -149,6 +149,24 @@ func (m *Machine) advance(t *thread, id int32) {
 				return
 			}
 			m.next(t)
+		case OpPickRow:
+			m.pickRow(id)
+			m.next(t)
+		case OpRowLock:
+			if !m.rowLock(t, id, op) {
+				return
+			}
+			m.next(t)
+		case OpLockRelease:
+			if !m.lockRelease(t, id, op) {
+				return
+			}
+			m.next(t)
+		case OpLogCommit:
+			if !m.logCommit(t, id) {
+				return
+			}
+			m.next(t)
 		case OpAIOHandler:
 			if m.aion != nil {
 				m.nativeHandlerLoop(t, id, int(op.Arg))

@@ -42,6 +42,10 @@ type Machine struct {
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
 	dev  *device
 	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
+	rows *lockSys // row locks (rowlock.go), from the workload's SetRowTable
+
+	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
+	logCfg LogConfig
 
 	activeTrx int
 	activeSum uint64
@@ -58,7 +62,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Machine{cfg: cfg, e: NewEngine(cfg.Seed)}
+	m := &Machine{cfg: cfg, e: NewEngine(cfg.Seed), logCfg: DefaultLogConfig}
 	m.evRun = m.e.On(m.onRun)
 	m.evWake = m.e.On(m.onWake)
 	m.cores = make([]core, cfg.CPUs)
@@ -98,11 +102,14 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 		if (op.Kind == OpRead || op.Kind == OpWrite || op.Kind == OpFsync) && m.dev == nil {
 			return fmt.Errorf("sim: op %d waits for the device, want a device installed by SetDevice: %w", op.Kind, ErrInvalidConfig)
 		}
+		if err := m.checkTrxOp(op); err != nil {
+			return err
+		}
 		if op.Kind == OpAIOHandler && (op.Arg < 0 || int(op.Arg) >= m.aioSegments()) {
 			return fmt.Errorf("sim: OpAIOHandler of segment %d, want a segment of the array SetAIO installed: %w", op.Arg, ErrInvalidConfig)
 		}
 		switch op.Kind {
-		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync:
+		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync, OpLogCommit:
 			timed = timed || op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
 		}
 	}

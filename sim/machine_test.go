@@ -119,7 +119,8 @@ func TestMutexCountersBalance(t *testing.T) {
 func TestSameSeedSameResult(t *testing.T) {
 	run := func(seed uint64) Result {
 		r, err := Cell{Workload: "oltp_read_write", Threads: 24, Machine: MachineConfig{CPUs: 8, Scheduler: TS,
-			Priorities: true, SpinLoops: DefaultSpinLoops, Seed: seed}, Measure: 20 * time.Millisecond}.Run(t.Context())
+			Priorities: true, SpinLoops: DefaultSpinLoops, Seed: seed}, Measure: 20 * time.Millisecond,
+			Device: &DeviceConfig{Units: 1, Read: time.Millisecond, Write: 200 * time.Microsecond, Fsync: 200 * time.Microsecond}}.Run(t.Context())
 		require.NoError(t, err)
 		return r
 	}

@@ -61,6 +61,26 @@ const (
 	// OpFsync flushes the file and waits for it (os_file_flush: fsync), as
 	// OpRead.
 	OpFsync
+	// OpPickRow draws the row id the next OpRowLock locks, from the table
+	// the workload installed with Machine.SetRowTable (sysbench's
+	// GET_RANDOM_ID on the client); it takes no time.
+	OpPickRow
+	// OpRowLock takes an exclusive row lock on the picked row, held to
+	// commit, under InnoDB mutex Arg (kernel_mutex), with Dur of CPU under
+	// it; a lock held by another transaction is waited for, outside the
+	// concurrency gate, and a deadlock rolls the transaction back to the
+	// program's first op (see Machine.rowLock). The program must be one
+	// transaction from its first op.
+	OpRowLock
+	// OpLockRelease releases every row lock of the transaction under InnoDB
+	// mutex Arg (kernel_mutex), Dur of CPU per lock, and wakes the threads
+	// granted a row (lock_release_off_kernel at commit).
+	OpLockRelease
+	// OpLogCommit writes the transaction's commit record into the redo log
+	// and, by innodb_flush_log_at_trx_commit (Machine.SetLog), writes and
+	// fsyncs the log with group commit (log_write_up_to; see
+	// Machine.logCommit). With 1 (the default) it needs a device.
+	OpLogCommit
 )
 
 // Op is one step: what to do (Kind), on what (Arg) and for how long (Dur).
@@ -85,6 +105,10 @@ func trxBegin() Op                     { return Op{Kind: OpTrxBegin} }
 func trxEnd() Op                       { return Op{Kind: OpTrxEnd} }
 func readView(perTrx time.Duration) Op { return Op{Kind: OpReadView, Dur: perTrx} }
 func prefetch(pages int32) Op          { return Op{Kind: OpPrefetch, Arg: pages} }
+func pickRow() Op                      { return Op{Kind: OpPickRow} }
+func rowLock(kernel int32) Op          { return Op{Kind: OpRowLock, Arg: kernel, Dur: rowLockWork} }
+func lockRelease(kernel int32) Op      { return Op{Kind: OpLockRelease, Arg: kernel, Dur: lockReleaseWork} }
+func logCommit() Op                    { return Op{Kind: OpLogCommit} }
 func (k OpKind) check(op Op, mutexes int) error {
 	switch {
 	case op.Dur < 0:

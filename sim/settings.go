@@ -10,7 +10,8 @@ import (
 // CellFromSettings builds a cell for workload from a MySQL option file's
 // settings (package mycnf): innodb_sync_spin_loops → Machine.SpinLoops; thread
 // priorities → Machine.Priorities; innodb_thread_concurrency and its tickets and
-// sleep delays → a Queue gate (none when the limit is 0); innodb_read_io_threads,
+// sleep delays → a Queue gate (none when the limit is 0);
+// innodb_flush_log_at_trx_commit → Log; innodb_read_io_threads,
 // innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
 // array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, read_ahead). The caller sets Threads and
 // Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
@@ -24,6 +25,10 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 	c := Cell{Workload: workload, Machine: MachineConfig{
 		Costs: OldKernel(), SpinLoops: int(s.SyncSpinLoops), Priorities: s.ThreadPriority,
 	}}
+	if s.FlushLogAtTrxCommit < 0 || s.FlushLogAtTrxCommit > 2 {
+		return Cell{}, fmt.Errorf("sim: innodb_flush_log_at_trx_commit = %d, want 0..2: %w", s.FlushLogAtTrxCommit, ErrInvalidConfig)
+	}
+	c.Log = &LogConfig{FlushAtTrxCommit: s.FlushLogAtTrxCommit}
 	if s.ThreadConcurrency > 0 {
 		cc, err := s.ConcurrencyConfig()
 		if err != nil {

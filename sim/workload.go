@@ -104,39 +104,6 @@ func oltpReadOnly() Workload {
 	}
 }
 
-func oltpReadWrite() Workload {
-	return Workload{
-		Name: "oltp_read_write", Unit: "queries/s",
-		Doc: "oltp_read_only's statement plus, one time in four, an update: a row lock under lock_sys, " +
-			"a log write under log_sys and a commit under kernel_mutex.",
-		Setup: func(m *Machine) []Op {
-			mu := innodbMutexes(m, "kernel_mutex", "buf_pool", "lock_sys", "log_sys")
-			body := readOnlyBody(mu[0], mu[1])
-			upd := []Op{
-				lock(mu[2]), cpu(1 * us), unlock(mu[2]), cpu(8 * us),
-				lock(mu[3]), cpu(2 * us), unlock(mu[3]),
-				lock(mu[0]), cpu(2 * us), unlock(mu[0]),
-			}
-			body = append(body, withProb(0.25, int32(len(upd))))
-			body = append(body, upd...)
-			return statement(5*us, body...)
-		},
-	}
-}
-
-func oltpPointSelect() Workload {
-	return Workload{
-		Name: "oltp_point_select", Unit: "queries/s",
-		Doc: "sysbench oltp_point_select on a MEMORY-engine table: client round trip 30 µs, read, " +
-			"parse 8 µs, the table's lock (THR_LOCK) for 1 µs, 3 µs of row work, write. CPU-bound " +
-			"once the threads outnumber the cores: two system calls per 14 µs of CPU.",
-		Setup: func(m *Machine) []Op {
-			thr := m.AddMutex(Mutex{Name: "THR_LOCK", Spin: false})
-			return statement(30*us, cpu(8*us), lock(thr), cpu(1*us), unlock(thr), cpu(3*us))
-		},
-	}
-}
-
 func connectWorkload() Workload {
 	return Workload{
 		Name: "connect", Unit: "connections/s",

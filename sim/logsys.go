@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// LogConfig is the redo log's commit setting.
+type LogConfig struct {
+	// FlushAtTrxCommit is innodb_flush_log_at_trx_commit: 1 writes the log
+	// and fsyncs it at every commit (the default, durable); 2 writes it to
+	// the operating system at every commit and fsyncs it only once a second;
+	// 0 does neither at commit (the master thread writes and fsyncs once a
+	// second). Range 0..2.
+	FlushAtTrxCommit int
+}
+
+// DefaultLogConfig is MySQL's default: innodb_flush_log_at_trx_commit = 1.
+var DefaultLogConfig = LogConfig{FlushAtTrxCommit: 1}
+
+func (c LogConfig) validate() error {
+	if c.FlushAtTrxCommit < 0 || c.FlushAtTrxCommit > 2 {
+		return fmt.Errorf("sim: innodb_flush_log_at_trx_commit = %d, want 0..2: %w", c.FlushAtTrxCommit, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// logSys is InnoDB's log_sys as log_write_up_to sees it (log0log.c, MySQL
+// 5.1): the last lsn given out, the lsn written and the one flushed to disk,
+// whether a write (and flush) is in progress (n_pending_writes) up to which
+// lsn (write_lsn, current_flush_lsn), and the threads waiting on
+// no_flush_event. lsn counts commit records: one per transaction.
+type logSys struct {
+	cfg                             LogConfig
+	mutex                           int32 // log_sys->mutex
+	lsn, written, flushed           int64
+	pending                         bool
+	writeLsn, flushLsn              int64
+	gen                             uint64 // bumped at every os_event_set(no_flush_event)
+	waiters                         []int32
+	th                              []logThread // by thread id, grown on demand
+	Writes, GroupedCommits, Commits uint64
+}
+
+// logThread is one thread's progress through OpLogCommit.
+type logThread struct {
+	stage logStage
+	lsn   int64  // the commit record's lsn
+	retry bool   // woken from the no_flush_event wait: start over (goto loop)
+	gen   uint64 // logSys.gen when the wait was decided
+}
+
+type logStage uint8
+
+const (
+	lgStart    logStage = iota // take log_sys->mutex
+	lgDecide                   // mutex held, the commit record copied: return, wait, or write
+	lgWritten                  // the write into the log file charged: release the mutex
+	lgUnlocked                 // released after the write: fsync, or finish
+	lgFsync                    // the fsync's system-call entry charged: wait for the device
+	lgFlushed                  // the fsync done: take the mutex again
+	lgFinish                   // mutex held: clear the pending write, wake the waiters
+	lgRelease                  // release the mutex at the end
+	lgWake                     // the wake of no_flush_event's waiters charged
+	lgWaitExit                 // release the mutex before the wait
+	lgWait                     // the futex wait's entry charged: sleep unless the event was set
+	lgAsleep                   // asleep on no_flush_event
+)
+
+// Costs of the log path beyond the system-call entries.
+const (
+	logRecordWork = 1 * time.Microsecond // mtr_commit of the commit record: copy into log_sys->buf
+	logWriteWork  = 5 * time.Microsecond // log_group_write_buf's write into the OS page cache (pwrite)
+)
+
+// SetLog sets the redo log's commit setting; without it the machine uses
+// DefaultLogConfig. It returns an error wrapping ErrInvalidConfig for a bad
+// setting.
+func (m *Machine) SetLog(c LogConfig) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	m.logCfg = c
+	if m.log != nil {
+		m.log.cfg = c
+	}
+	return nil
+}
+
+// LogStats returns the log writes started, the commits and how many of those
+// found their record already written or flushed by another thread's write
+// (group commit); zero when no workload commits through the log.
+func (m *Machine) LogStats() (writes, commits, grouped uint64) {
+	if m.log == nil {
+		return 0, 0, 0
+	}
+	return m.log.Writes, m.log.Commits, m.log.GroupedCommits
+}
+
+// addLog installs log_sys with its mutex (an InnoDB mutex) and returns the
+// mutex; a second call returns the same one.
+func (m *Machine) addLog() int32 {
+	if m.log == nil {
+		m.log = &logSys{cfg: m.logCfg, mutex: m.AddMutex(Mutex{Name: "log_sys", Spin: true, WakeAll: true})}
+	}
+	return m.log.mutex
+}
+
+func (l *logSys) thread(id int32) *logThread {
+	for int(id) >= len(l.th) {
+		l.th = append(l.th, logThread{})
+	}
+	return &l.th[id]
+}
+
+// logCommit runs OpLogCommit: the commit record and log_write_up_to(lsn,
+// LOG_WAIT_ALL_GROUPS, flush) of trx_commit_off_kernel in MySQL 5.1, by
+// innodb_flush_log_at_trx_commit. Under log_sys->mutex the record gets the
+// next lsn; with 0 the commit returns. Otherwise, if the lsn is written (2)
+// or flushed (1) already, it returns: another commit's write covered it
+// (group commit). If a write is in progress that will cover it, the thread
+// waits for it on no_flush_event and returns; if one is in progress that
+// will not, it waits and starts over. Else it starts the write itself: the
+// whole buffer up to the latest lsn is written into the log file (a system
+// call into the page cache) with the mutex held; the mutex is released; with
+// 1 the file is fsynced on the device (fil_flush); the mutex is taken again,
+// the write marked done and every waiter woken (os_event_set). It reports
+// whether t goes on.
+func (m *Machine) logCommit(t *thread, id int32) bool {
+	l := m.log
+	lt := l.thread(id)
+	flush := l.cfg.FlushAtTrxCommit == 1
+	for {
+		switch lt.stage {
+		case lgStart:
+			if !m.lock(t, id, l.mutex) {
+				return false
+			}
+			lt.stage = lgDecide
+			if !lt.retry {
+				l.lsn++
+				lt.lsn = l.lsn
+				l.Commits++
+			}
+			m.runBurst(t, id, m.jit(logRecordWork), catUser)
+			return false
+		case lgDecide:
+			lt.retry = false
+			done := l.written >= lt.lsn
+			if flush {
+				done = l.flushed >= lt.lsn
+			}
+			switch {
+			case l.cfg.FlushAtTrxCommit == 0:
+				lt.stage = lgRelease
+			case done:
+				l.GroupedCommits++
+				lt.stage = lgRelease
+			case l.pending:
+				covers := l.writeLsn >= lt.lsn
+				if flush {
+					covers = l.flushLsn >= lt.lsn
+				}
+				if covers {
+					l.GroupedCommits++
+				}
+				lt.retry = !covers
+				lt.gen = l.gen
+				l.waiters = append(l.waiters, id)
+				lt.stage = lgWaitExit
+			default:
+				l.pending = true
+				l.Writes++
+				l.writeLsn = l.lsn
+				if flush {
+					l.flushLsn = l.lsn
+				}
+				lt.stage = lgWritten
+				m.syscalls++
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(logWriteWork), catSys)
+				return false
+			}
+		case lgWritten:
+			l.written = max(l.written, l.writeLsn)
+			if !m.unlock(t, id, l.mutex) {
+				return false
+			}
+			lt.stage = lgUnlocked
+		case lgUnlocked:
+			if !flush {
+				lt.stage = lgFlushed
+				continue
+			}
+			lt.stage = lgFsync
+			m.syscalls++
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			return false
+		case lgFsync:
+			lt.stage = lgFlushed
+			m.deviceIO(t, id, ioFsync)
+			return false
+		case lgFlushed:
+			if flush {
+				l.flushed = max(l.flushed, l.flushLsn)
+			}
+			if !m.lock(t, id, l.mutex) {
+				return false
+			}
+			lt.stage = lgFinish
+		case lgFinish:
+			l.pending = false
+			l.gen++
+			if len(l.waiters) == 0 {
+				lt.stage = lgRelease
+				continue
+			}
+			lt.stage = lgWake
+			m.startWakeAll(t, id)
+			return false
+		case lgWake:
+			for _, w := range l.waiters {
+				if wt := l.thread(w); wt.stage == lgAsleep && m.threads[w].state == stBlocked {
+					m.wake(w)
+				}
+			}
+			l.waiters = l.waiters[:0]
+			lt.stage = lgRelease
+		case lgRelease:
+			if !m.unlock(t, id, l.mutex) {
+				return false
+			}
+			lt.stage = lgStart
+			return true
+		case lgWaitExit:
+			if !m.unlock(t, id, l.mutex) {
+				return false
+			}
+			lt.stage = lgWait
+			m.syscalls++
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), catSys)
+			return false
+		case lgWait:
+			lt.stage = lgAsleep
+			if lt.gen == l.gen { // not set since the wait was decided
+				m.block(t)
+				return false
+			}
+		case lgAsleep:
+			if lt.retry {
+				lt.stage = lgStart
+				continue
+			}
+			lt.stage = lgStart
+			return true
+		}
+	}
+}
+
+// startWakeAll charges one FUTEX_WAKE of every waiter of no_flush_event: the
+// system-call entry and the wake's kernel work for each waiter.
+func (m *Machine) startWakeAll(t *thread, id int32) {
+	m.syscalls++
+	n := int64(len(m.log.waiters))
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+n*int64(lockWait), catSys)
+}
