@@ -105,8 +105,9 @@
 // channel and Unlimited, and the 99th-percentile wait, measured with the
 // benchmarks in bench_admission_test.go) is in examples/gate's README, with the
 // command that produced it. Stats tells an operator why work waited: waits by
-// class (WaitsHigh), Kickups, StarvationHandoffs, LockHolderBypasses, and the
-// wait distribution (WaitTime, P50Wait, P99Wait, MaxWait).
+// class (WaitsHigh), Kickups, StarvationHandoffs, LockHolderBypasses, the
+// wakes barging spent and lost (BargeWakes, BargeLosses), and the wait
+// distribution (WaitTime, P50Wait, P99Wait, MaxWait).
 //
 // # Cores and drivers
 //

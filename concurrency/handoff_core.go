@@ -361,6 +361,7 @@ func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
 	w.phase = woken
 	c.woken.insertBySince(w)
 	c.pending.Add(1)
+	c.stats.bargeWakes.Add(1)
 	c.rearm()
 	return Release{Outcome: Woken, To: w}
 }
@@ -521,6 +522,7 @@ func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 			} else {
 				c.low.insertBySince(t)
 			}
+			c.stats.bargeLosses.Add(1)
 			c.rearm()
 			return Decision{Verdict: Queued}
 		}
