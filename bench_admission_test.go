@@ -87,6 +87,15 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 //
 // Compare within one run, as ratios: handoff against semaphore and chan, queue
 // against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B).
+//
+// Run length decides the contention, so fix it: -benchtime=300000x. The
+// goroutines are CPU-bound and outnumber the Ps, so two of them meet at the
+// gate only when the scheduler preempts one (every 10 ms of running, sysmon's
+// forcePreemptNS), often while it holds a seat; a run of b.N rounds split 16
+// ways lasts b.N/16 µs per goroutine, and below a few time slices (b.N of some
+// 10⁵) the goroutines run one after another and barely contend at all. A
+// -benchtime given as a duration lets b.N, and with it the contention, differ
+// between the policies compared.
 func BenchmarkAdmission(b *testing.B) {
 	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
 		for _, limit := range []int{2, 8} {
@@ -144,6 +153,11 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 		// exact; chan and semaphore keep none).
 		b.ReportMetric(float64(s.P99Wait.Microseconds()), "p99-wait-µs")
 		b.ReportMetric(float64(s.MaxWait.Microseconds()), "max-wait-µs")
+	}
+	if s.BargeWakes > 0 {
+		// Barging's wasted wakes: a woken waiter that finds its seat retaken.
+		b.ReportMetric(float64(s.BargeWakes)/float64(b.N), "barge-wakes/op")
+		b.ReportMetric(float64(s.BargeLosses)/float64(b.N), "barge-losses/op")
 	}
 }
 
@@ -205,7 +219,8 @@ var rampSteps = []int{2, 4, 8, 16, 32, 64, 32, 16, 8, 4, 2}
 // 1; for limit n, n mutexes with goroutine i always on mutex i mod n (seats
 // are not shared between the mutexes' goroutines). Compare the way down with
 // the way up: step=07-down/goroutines=32 with step=05-up/goroutines=32, and so
-// on.
+// on. As for BenchmarkAdmission, fix the run length (-benchtime=300000x):
+// each step's contention depends on it.
 func BenchmarkAdmissionRamp(b *testing.B) {
 	for _, limit := range []int{1, 8} {
 		for _, policy := range []string{"handoff", "handoff-barging", "semaphore", "mutex"} {
@@ -289,5 +304,9 @@ func benchRampStep(b *testing.B, g admissionGate, mus []sync.Mutex, goroutines i
 	if waits := s.WaitTime.Sub(before.WaitTime); waits.Count() > 0 {
 		b.ReportMetric(float64(waits.Quantile(0.99).Microseconds()), "p99-wait-µs")
 		b.ReportMetric(float64(s.Waits-before.Waits)/float64(b.N), "waits/op")
+	}
+	if wakes := s.BargeWakes - before.BargeWakes; wakes > 0 {
+		b.ReportMetric(float64(wakes)/float64(b.N), "barge-wakes/op")
+		b.ReportMetric(float64(s.BargeLosses-before.BargeLosses)/float64(b.N), "barge-losses/op")
 	}
 }

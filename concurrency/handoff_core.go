@@ -33,6 +33,10 @@ const (
 	enterWrap  = 1 << (64 - enterShift) // admissions per wrap of the low field
 )
 
+// enterLast is the lowest state word whose admission field is at its
+// maximum: the next admission would wrap it, which only the slow path does.
+const enterLast = (enterWrap - 1) << enterShift
+
 func insideOf(s uint64) uint64  { return s & fieldMask }
 func waitersOf(s uint64) uint64 { return s >> fieldBits & fieldMask }
 
@@ -106,6 +110,12 @@ type HandoffCore struct {
 	entersHigh atomic.Uint64 // admissions counted past the state word's low field
 	stats      counters      // all but Enters and Exits
 
+	// fastMask selects the part of the state word that the fast enter compares
+	// with the limit: the seats held and, in strict handoff, the waiters too
+	// (a waiter count of one makes the masked word exceed any limit), so that
+	// one comparison says "a seat is free and no waiter may be overtaken".
+	fastMask uint64
+
 	tickets   uint32
 	mode      PriorityMode
 	kickup    time.Duration
@@ -127,6 +137,10 @@ func NewHandoffCore(cfg Config) (*HandoffCore, error) {
 	c := &HandoffCore{tickets: uint32(cfg.Tickets), mode: cfg.Priority, kickup: cfg.Kickup,
 		starvation: cfg.Starvation, allowance: uint64(cfg.LockHolderAllowance)}
 	c.bound = c.starvation
+	c.fastMask = fieldMask
+	if c.starvation == 0 {
+		c.fastMask = oneWaiter*fieldMask | fieldMask
+	}
 	if c.mode != FIFO && c.kickup < c.bound {
 		c.bound = c.kickup // a kicked-up waiter is served as one starving
 	}
@@ -151,7 +165,41 @@ func (c *HandoffCore) Enter(t *Thread, now time.Duration) Decision {
 	return d
 }
 
-// tryEnter is the lock-free fast path of Enter: no clock, no lock, no allocation.
+// fastEnter is the uncontended enter, small enough to be inlined into the
+// driver's Enter: one load and one CAS of the state word, no clock, no lock.
+// It reports false, changing nothing, whenever anything else is to be done
+// (a ticket to spend, limit 0, t inside or waiting, no free seat, a waiter
+// strict handoff must not overtake, an admission count about to wrap, or a
+// lost CAS): tryEnter and the slow path decide those.
+func (c *HandoffCore) fastEnter(t *Thread) bool {
+	if t.tickets != 0 || t.inside || t.phase != outside {
+		return false
+	}
+	s := c.state.Load()
+	if s&c.fastMask >= uint64(c.limit.Load()) || s >= enterLast || !c.state.CompareAndSwap(s, s+1+oneEnter) {
+		return false
+	}
+	t.inside = true
+	t.tickets = c.tickets
+	return true
+}
+
+// fastLeave is the uncontended exit of inside t, inlined into the driver's
+// Exit and ForceExit: one CAS that frees the seat and fails if a waiter is
+// counted, so that the waiter count it read is the one its write goes with
+// (see leave). It reports false, changing nothing, when a waiter is counted or
+// the CAS lost; release then decides.
+func (c *HandoffCore) fastLeave(t *Thread) bool {
+	s := c.state.Load()
+	if waitersOf(s) != 0 || !c.state.CompareAndSwap(s, s-1) {
+		return false
+	}
+	t.inside = false
+	t.tickets = 0
+	return true
+}
+
+// tryEnter is the lock-free path of Enter: no clock, no lock, no allocation.
 func (c *HandoffCore) tryEnter(t *Thread) bool {
 	if useTicket(t, &c.stats) {
 		return true
@@ -313,6 +361,7 @@ func (c *HandoffCore) wakeNextLocked(now time.Duration) Release {
 	w.phase = woken
 	c.woken.insertBySince(w)
 	c.pending.Add(1)
+	c.stats.bargeWakes.Add(1)
 	c.rearm()
 	return Release{Outcome: Woken, To: w}
 }
@@ -473,6 +522,7 @@ func (c *HandoffCore) retry(t *Thread, now time.Duration) Decision {
 			} else {
 				c.low.insertBySince(t)
 			}
+			c.stats.bargeLosses.Add(1)
 			c.rearm()
 			return Decision{Verdict: Queued}
 		}

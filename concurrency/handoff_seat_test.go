@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,4 +94,55 @@ func TestHandoffCoreExitWithWaiterKeepsSeatCounted(t *testing.T) {
 	assert.True(t, c.leave(w), "nobody waits: the seat is freed at once")
 	assert.Zero(t, c.Stats().Inside)
 	checkBalance(t, c.Stats())
+}
+
+// TestHandoffCoreFastPathsDecideOnlyTheUncontendedCase: fastEnter and
+// fastLeave, the inlined one-CAS paths, act only when a seat is free (and, in
+// strict handoff, nobody waits) or nobody waits; everything else is left,
+// unchanged, to the slow paths.
+func TestHandoffCoreFastPathsDecideOnlyTheUncontendedCase(t *testing.T) {
+	tests := []struct {
+		name       string
+		starvation time.Duration
+		limit      int
+		state      uint64 // the state word before the enter
+		tickets    uint32
+		enters     bool
+	}{
+		{"a free seat and nobody waiting: enters", 0, 2, 1, 0, true},
+		{"all seats taken: refuses", 0, 2, 2, 0, false},
+		{"strict, a free seat but a waiter: refuses (no overtaking)", 0, 2, 1 + oneWaiter, 0, false},
+		{"barging, a free seat and a waiter: enters", time.Millisecond, 2, 1 + oneWaiter, 0, true},
+		{"barging, all seats taken and a waiter: refuses", time.Millisecond, 2, 2 + oneWaiter, 0, false},
+		{"the admission count about to wrap: refuses (only the slow path wraps)", 0, 2, enterLast, 0, false},
+		{"limit 0: refuses (tryEnter admits unchecked)", 0, 0, 0, 0, false},
+		{"a ticket to spend: refuses (tryEnter counts it)", 0, 2, 0, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewHandoffCore(Config{Limit: tt.limit, Tickets: 5, Starvation: tt.starvation})
+			require.NoError(t, err)
+			c.state.Store(tt.state)
+			th := &Thread{tickets: tt.tickets}
+			assert.Equal(t, tt.enters, c.fastEnter(th))
+			want := tt.state
+			if tt.enters {
+				want += 1 + oneEnter
+			}
+			assert.Equal(t, want, c.state.Load())
+			assert.Equal(t, tt.enters, th.Inside())
+		})
+	}
+
+	c, err := NewHandoffCore(Config{Limit: 2})
+	require.NoError(t, err)
+	th := &Thread{inside: true}
+	c.state.Store(2 + oneWaiter)
+	assert.False(t, c.fastLeave(th), "a waiter is counted: the seat is left for handOff")
+	assert.Equal(t, uint64(2+oneWaiter), c.state.Load())
+	assert.True(t, th.Inside())
+	c.state.Store(2)
+	assert.True(t, c.fastLeave(th), "nobody waits: freed with one CAS")
+	assert.Equal(t, uint64(1), c.state.Load())
+	assert.False(t, th.Inside())
 }

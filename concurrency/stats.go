@@ -55,6 +55,12 @@ type Stats struct {
 	// waited Config.Starvation or longer, instead of freed for barging
 	// (Handoff with Starvation > 0; included in Handoffs).
 	StarvationHandoffs uint64
+	// BargeWakes counts waiters woken to compete for a freed seat (Handoff
+	// with Starvation > 0, Release outcome Woken), and BargeLosses those of
+	// them that found the seat taken by a barging thread when they ran and
+	// queued again. Many losses per wake mean exits pay for wakes (a channel
+	// send, and a futex wake when a P is idle) that admit nobody.
+	BargeWakes, BargeLosses uint64
 	// LockHolderBypasses counts threads holding locks admitted past a full
 	// gate by Config.LockHolderAllowance (Handoff; included in Enters).
 	LockHolderBypasses uint64
@@ -174,7 +180,7 @@ type counters struct {
 	waits, sleeps, handoffs, waitsAdmitted   atomic.Uint64
 	canceled, passedOn                       atomic.Uint64
 	waitsHigh, kickups, starvationHandoffs   atomic.Uint64
-	lockBypasses                             atomic.Uint64
+	lockBypasses, bargeWakes, bargeLosses    atomic.Uint64
 	maxWait                                  atomic.Int64 // ns
 	waitTime                                 [HistogramBuckets]atomic.Uint64
 }
@@ -200,6 +206,8 @@ func (c *counters) snapshot(inside, waiting int64) Stats {
 
 		StarvationHandoffs: c.starvationHandoffs.Load(),
 		LockHolderBypasses: c.lockBypasses.Load(),
+		BargeWakes:         c.bargeWakes.Load(),
+		BargeLosses:        c.bargeLosses.Load(),
 	}
 	for i := range c.waitTime {
 		s.WaitTime.Buckets[i] = c.waitTime[i].Load()
