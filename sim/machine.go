@@ -42,7 +42,7 @@ type Machine struct {
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
 	dev  *device
 	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
-	rows *lockSys // row locks (rowlock.go), from the workload's SetRowTable
+	rows *lockSys   // row locks (rowlock.go), from the workload's SetRowTable
 
 	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
 	logCfg LogConfig
