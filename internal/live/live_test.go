@@ -120,4 +120,3 @@ func TestConnectScriptIsEmbedded(t *testing.T) {
 		assert.Contains(t, string(connectScript), call)
 	}
 }
-

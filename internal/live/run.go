@@ -231,4 +231,3 @@ func WriteCSV(w io.Writer, setting string, points []Point) error {
 	t := Table(setting, points)
 	return t.WriteCSV(w)
 }
-
