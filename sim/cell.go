@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -31,6 +32,14 @@ type Cell struct {
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.
 	Warmup, Measure time.Duration
+	// ThreadHandling is MariaDB's thread_handling (default
+	// OneThreadPerConnection); PoolOfThreads serves the workload through a
+	// thread pool of ThreadPoolSize groups (see PoolOfThreads). A pool with a
+	// Gate is refused.
+	ThreadHandling ThreadHandling
+	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
+	// default) or 1..MaxThreadPoolSize; read only with PoolOfThreads.
+	ThreadPoolSize int
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
@@ -114,6 +123,16 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
+	switch c.ThreadHandling {
+	case OneThreadPerConnection:
+	case PoolOfThreads:
+		if err := m.setThreadPool(c.ThreadPoolSize); err != nil {
+			return nil, err
+		}
+		prog = poolProgram(prog)
+	default:
+		return nil, fmt.Errorf("sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
+	}
 	start := prio.Normal
 	if c.Machine.Priorities {
 		start = prio.Wait
@@ -156,8 +175,13 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 		array = a
 	}
 	k.Gate, k.AIO = nil, nil
+	key := fmt.Sprintf("%+v|%+v|%+v", k, gate, array)
+	if k.ThreadHandling == OneThreadPerConnection && k.ThreadPoolSize == 0 {
+		// a cell without a pool hashes as it did before the two fields existed
+		key = strings.Replace(key, " ThreadHandling:one-thread-per-connection ThreadPoolSize:0}", "}", 1)
+	}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%+v|%+v|%+v", k, gate, array)
+	h.Write([]byte(key))
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }
 

@@ -12,7 +12,3 @@ function event()
    con:query("SELECT 1")
    con:disconnect()
 end
-
-function thread_done()
-   drv:close()
-end

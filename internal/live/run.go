@@ -129,8 +129,8 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 		}
 		for _, th := range c.Threads {
 			if c.Warmup > 0 {
-				if _, _, err := runGroup(ctx, p.sysbench, sysbenchArgs(name, srv.socket, c, th, c.Warmup, "run")...); err != nil {
-					return points, pointErr(ctx, label, w, th, "warm-up", err, nil)
+				if out, _, err := runGroup(ctx, p.sysbench, sysbenchArgs(name, srv.socket, c, th, c.Warmup, "run")...); err != nil {
+					return points, pointErr(ctx, label, w, th, "warm-up", err, out)
 				}
 			}
 			var reps []Point
@@ -161,7 +161,7 @@ func measure(ctx context.Context, p programs, c Config, srv *server, script, w s
 	out, clientCPU, err := runGroup(ctx, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
 	wall := time.Since(start)
 	if err != nil {
-		return Point{}, pointErr(ctx, "server", w, th, "run", err, out)
+		return Point{}, pointErr(ctx, "server", w, th, "run", err, out) // the caller's label is in its log line
 	}
 	after, err := processCPU(srv.pid())
 	if err != nil {

@@ -104,6 +104,12 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 		"--init-file=" + init,
 		"--innodb-buffer-pool-size=" + strconv.FormatInt(c.BufferPool, 10),
 		"--max-connections=" + strconv.Itoa(maxConn),
+		// connect's clients all knock at once: a listen backlog shorter than
+		// the sweep's threads refuses some with EAGAIN (error 2002)
+		"--back-log=" + strconv.Itoa(min(maxConn, 65535)),
+		// oltp_common.lua prepares its statements per table and thread: 4 tables
+		// × 1,024 threads pass the default max_prepared_stmt_count (16,382)
+		"--max-prepared-stmt-count=1048576",
 		"--skip-log-bin", "--skip-name-resolve",
 	}
 	if os.Geteuid() == 0 {
