@@ -113,7 +113,13 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 	if err != nil {
 		return nil, err
 	}
-	defer srv.stop()
+	defer func() {
+		if ctx.Err() != nil {
+			srv.stop(cancelGrace)
+		} else {
+			srv.stop(stopGrace)
+		}
+	}()
 	if prepare {
 		logf("live: sysbench prepare: %d tables of %d rows", c.Tables, c.TableSize)
 		out, _, err := runGroup(ctx, p.sysbench, sysbenchArgs("oltp_point_select", srv.socket, c, min(c.Tables, 4), 0, "prepare")...)

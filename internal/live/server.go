@@ -97,7 +97,10 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 	if err := os.Remove(s.errlog); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("live: %w", err)
 	}
-	maxConn := c.maxThreads() + 16 // sysbench's connections, the prepare step's, and slack for the thread cache
+	// Twice the sweep's threads: with pool-of-threads the server closes the
+	// previous run's connections in its own time, so they may still count when
+	// the next run connects (error 1040, too many connections); 16 for slack.
+	maxConn := 2*c.maxThreads() + 16
 	args := []string{"--no-defaults",
 		"--datadir=" + s.datadir, "--socket=" + s.socket, "--skip-networking",
 		"--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + s.errlog,
@@ -128,11 +131,11 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 		close(s.exited)
 	}()
 	if err := s.waitReady(ctx, 2*time.Minute); err != nil {
-		s.stop()
+		s.stop(cancelGrace)
 		return nil, err
 	}
 	if err := s.checkLimits(maxConn); err != nil {
-		s.stop()
+		s.stop(stopGrace)
 		return nil, err
 	}
 	return s, nil
@@ -174,26 +177,34 @@ func (s *server) checkLimits(want int) error {
 		n, err := strconv.Atoi(got)
 		if err == nil && n < want {
 			return fmt.Errorf("live: Threads up to %d need max_connections %d, but mariadbd could raise it only to %d (its open files limit): want Threads ≤ %d, or a higher ulimit -n: %w",
-				want-16, want, n, max(n-16, 0), ErrLimit)
+				(want-16)/2, want, n, max((n-16)/2, 0), ErrLimit)
 		}
 	}
 	return nil
 }
 
+// How long stop waits for mariadbd's own shutdown before it kills it: a
+// clean shutdown at the end of a sweep; a short one when the user has
+// interrupted it, who is waiting, and whose datadir is about to be removed.
+const (
+	stopGrace   = 30 * time.Second
+	cancelGrace = 3 * time.Second
+)
+
 // pid returns the server's process id.
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
 // stop shuts the server down: SIGTERM to its group (mariadbd's normal
-// shutdown), then SIGKILL if it has not exited within 30 s. It returns when
+// shutdown), then SIGKILL if it has not exited within grace. It returns when
 // the process has been reaped.
-func (s *server) stop() {
+func (s *server) stop(grace time.Duration) {
 	select {
 	case <-s.exited:
 		return
 	default:
 	}
 	_ = killGroup(s.pid(), syscall.SIGTERM)
-	t := time.NewTimer(30 * time.Second)
+	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-s.exited:
