@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/innosim/innosim/concurrency"
 	"github.com/stretchr/testify/assert"
@@ -66,4 +68,23 @@ func TestSeedForTellsPoolsApart(t *testing.T) {
 	q := p
 	q.ThreadPoolSize = 4
 	assert.NotEqual(t, p.SeedFor(1), q.SeedFor(1))
+}
+
+// The live runs on a 2-core machine (docs/sim-model.md, issue 17) serve
+// fewer point selects and connections at many threads with pool-of-threads
+// than with a thread per connection; the pool's handoff of a seat per request
+// (a park and a wake) is what costs here.
+func TestThreadPoolServesLessThanThreadPerConnectionAtManyThreads(t *testing.T) {
+	for _, w := range []string{"oltp_point_select", "connect"} {
+		t.Run(w, func(t *testing.T) {
+			c := Cell{Workload: w, Threads: 256, Machine: MachineConfig{CPUs: 2, Costs: NewKernel(), Seed: 1}, Measure: 20 * time.Millisecond}
+			per, err := c.Run(context.Background())
+			require.NoError(t, err)
+			c.ThreadHandling = PoolOfThreads
+			pool, err := c.Run(context.Background())
+			require.NoError(t, err)
+			assert.Less(t, pool.Throughput, per.Throughput)
+			assert.Greater(t, pool.Throughput, per.Throughput/2, "a pool of 2 groups still keeps both cores busy")
+		})
+	}
 }
