@@ -120,6 +120,12 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if errors.Is(err, live.ErrInvalidConfig) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
+		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
+			if werr := outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
+				return fmt.Errorf("%w (and %v)", err, werr)
+			}
+			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
+		}
 		return err
 	}
 	t := liveTable(cfg, points)

@@ -124,11 +124,11 @@ func TestConnectScriptIsEmbedded(t *testing.T) {
 func TestCheckLimitsRefusesALoweredMaxConnections(t *testing.T) {
 	dir := t.TempDir()
 	s := &server{errlog: dir + "/error.log"}
-	log := "2026-12-01 23:23:26 0 [Warning] Changed limits: max_connections: 214 (requested 2064)\n"
+	log := "2026-12-01 23:23:26 0 [Warning] Changed limits: max_connections: 214 (requested 3088)\n"
 	require.NoError(t, os.WriteFile(s.errlog, []byte(log), 0o644))
-	err := s.checkLimits(2064)
+	err := s.checkLimits(3088)
 	require.ErrorIs(t, err, ErrLimit)
-	assert.Contains(t, err.Error(), "Threads up to 1024 need max_connections 2064")
-	assert.Contains(t, err.Error(), "want Threads ≤ 99")
+	assert.Contains(t, err.Error(), "Threads up to 1024 need max_connections 3088")
+	assert.Contains(t, err.Error(), "want Threads ≤ 66")
 	assert.NoError(t, s.checkLimits(200), "a sweep the lowered limit still serves")
 }

@@ -97,10 +97,12 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 	if err := os.Remove(s.errlog); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("live: %w", err)
 	}
-	// Twice the sweep's threads: with pool-of-threads the server closes the
-	// previous run's connections in its own time, so they may still count when
-	// the next run connects (error 1040, too many connections); 16 for slack.
-	maxConn := 2*c.maxThreads() + 16
+	// Three times the sweep's threads: with pool-of-threads the server closes
+	// connections in its own time, so the previous run's (and, under connect,
+	// this run's) may still count when new ones arrive (error 1040, too many
+	// connections: twice was not enough for connect at 1,024 threads); 16 for
+	// slack. mariadbd asks for about five open files per connection.
+	maxConn := connFactor*c.maxThreads() + 16
 	args := []string{"--no-defaults",
 		"--datadir=" + s.datadir, "--socket=" + s.socket, "--skip-networking",
 		"--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + s.errlog,
@@ -177,7 +179,7 @@ func (s *server) checkLimits(want int) error {
 		n, err := strconv.Atoi(got)
 		if err == nil && n < want {
 			return fmt.Errorf("live: Threads up to %d need max_connections %d, but mariadbd could raise it only to %d (its open files limit): want Threads ≤ %d, or a higher ulimit -n: %w",
-				(want-16)/2, want, n, max((n-16)/2, 0), ErrLimit)
+				(want-16)/connFactor, want, n, max((n-16)/connFactor, 0), ErrLimit)
 		}
 	}
 	return nil
@@ -190,6 +192,9 @@ const (
 	stopGrace   = 30 * time.Second
 	cancelGrace = 3 * time.Second
 )
+
+// connFactor is max_connections over the sweep's largest thread count.
+const connFactor = 3
 
 // pid returns the server's process id.
 func (s *server) pid() int { return s.cmd.Process.Pid }
