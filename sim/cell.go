@@ -35,6 +35,14 @@ type Cell struct {
 	// workloads that commit through the redo log (Machine.SetLog); nil means
 	// DefaultLogConfig.
 	Log *LogConfig
+	// ThreadHandling is MariaDB's thread_handling (default
+	// OneThreadPerConnection); PoolOfThreads serves the workload through a
+	// thread pool of ThreadPoolSize groups (see PoolOfThreads). A pool with a
+	// Gate is refused.
+	ThreadHandling ThreadHandling
+	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
+	// default) or 1..MaxThreadPoolSize; read only with PoolOfThreads.
+	ThreadPoolSize int
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
@@ -123,6 +131,16 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
+	switch c.ThreadHandling {
+	case OneThreadPerConnection:
+	case PoolOfThreads:
+		if err := m.setThreadPool(c.ThreadPoolSize); err != nil {
+			return nil, err
+		}
+		prog = poolProgram(prog)
+	default:
+		return nil, fmt.Errorf("sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
+	}
 	start := prio.Normal
 	if c.Machine.Priorities {
 		start = prio.Wait
@@ -166,7 +184,7 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 		array = a
 	}
 	// The key keeps the layout the hash had before Cell.Log, so that the
-	// cells without one keep their seeds; the device is hashed by value (its
+	// cells without one (and without a thread pool) keep their seeds; the device is hashed by value (its
 	// pointer's address made the seed differ from run to run).
 	key := struct {
 		Workload        string
@@ -184,6 +202,9 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.Log != nil && *k.Log != DefaultLogConfig { // nil means the default
 		fmt.Fprintf(h, "|log %+v", *k.Log)
+	}
+	if k.ThreadHandling != OneThreadPerConnection || k.ThreadPoolSize != 0 {
+		fmt.Fprintf(h, "|pool %v %d", k.ThreadHandling, k.ThreadPoolSize)
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }

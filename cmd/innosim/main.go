@@ -10,6 +10,7 @@
 //	innosim compare OLD.txt NEW.txt   benchmark change with CI and p-value; none across environments
 //	innosim profile FILE.pprof        futex-share and top contention frames of a CPU profile
 //	innosim calibrate [--out FILE] [--check]  this machine's costs; prediction vs BenchmarkAIOWake
+//	innosim live [--workload W,W] [--threads 1,2,4] [--setting thread_handling=a,b] [--csv F]  a real MariaDB under sysbench
 //
 // Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
 // module version and VCS revision it was built from. The same seed gives the same
@@ -45,6 +46,7 @@ func commands() []command {
 		compareCommand(),
 		profileCommand(),
 		calibrateCommand(),
+		liveCommand(),
 	}
 }
 

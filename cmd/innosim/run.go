@@ -53,12 +53,13 @@ func (l *intList) Set(v string) error {
 }
 
 // varyKeys are the --vary keys that are not option-file keys.
-var varyKeys = []string{"sched", "profile", "gate", "wake", "aio"}
+var varyKeys = []string{"sched", "profile", "gate", "wake", "aio", "thread_handling"}
 
 type runFlags struct {
 	cnf, workload, vary, sched, profile, costs, gate, wake, csv, plot string
 	json                                                              string
 	aio                                                               string
+	threadHandling                                                    string
 	server                                                            string
 	showSettings                                                      bool
 	threads, cpus                                                     intList
@@ -83,6 +84,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
+	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (a thread pool of one group per CPU)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
@@ -146,9 +148,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if i, j, dup := firstDuplicate(varyVals); dup {
 			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
 		}
-		if given[k] || k == "profile" && given["costs"] {
-			flagName := k
-			if !given[k] {
+		if flagged := strings.ReplaceAll(k, "_", "-"); given[flagged] || k == "profile" && given["costs"] {
+			flagName := flagged
+			if !given[flagged] {
 				flagName = "costs"
 			}
 			return fmt.Errorf("%w: -%s and -vary %s both given: want one (-vary sets %s in every row)", errUsage, flagName, k, k)
@@ -338,6 +340,8 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 		f.wake = val
 	case "aio":
 		f.aio = val
+	case "thread_handling":
+		f.threadHandling = val
 	default:
 		if err := s.Set(key, val); err != nil {
 			if slices.Contains(mycnf.Keys(), strings.ReplaceAll(key, "-", "_")) {
@@ -405,6 +409,11 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		c.AIO.Wake = wp
 		if err := c.AIO.Validate(); err != nil {
 			return sim.Cell{}, fmt.Errorf("%w: -wake %q: %v", errUsage, f.wake, err)
+		}
+	}
+	if f.threadHandling != "" {
+		if c.ThreadHandling, err = sim.ParseThreadHandling(f.threadHandling); err != nil {
+			return sim.Cell{}, fmt.Errorf("%w: -thread-handling %q: want one-thread-per-connection or pool-of-threads", errUsage, f.threadHandling)
 		}
 	}
 	c.Measure = f.measure

@@ -11,6 +11,7 @@ import (
 
 	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/internal/validate"
+	"github.com/innosim/innosim/sim"
 )
 
 func validateCommand() command {
@@ -44,7 +45,8 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	var tables pathList
-	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published")
+	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
+	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field ...]")
 		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
@@ -80,6 +82,13 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return fmt.Errorf("-table: %w", err)
 		}
+		if *costs != "" {
+			p, err := sim.LoadProfile(*costs)
+			if err != nil {
+				return fmt.Errorf("-costs: %w", err)
+			}
+			ut = ut.WithCosts(p)
+		}
 		users = append(users, ut)
 	}
 	var all []validate.Table
@@ -110,11 +119,11 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		all = append(all, ft...)
 	}
 	for _, ut := range users {
-		t, err := ut.Run(ctx, *seed)
+		ts, err := ut.Tables(ctx, *seed)
 		if err != nil {
 			return err
 		}
-		all = append(all, t)
+		all = append(all, ts...)
 	}
 	missed, err := validate.Write(stdout, all)
 	if err != nil {

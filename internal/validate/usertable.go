@@ -29,11 +29,21 @@ import (
 //	published  the published figure in the workload's unit, > 0
 //
 // A user's table is Predicted: its parameters were not chosen on it.
+//
+// A table written by innosim live --csv is read too (see parseLive): its
+// header has throughput where a published table has published, and Tables
+// then compares each curve's shape and its level separately.
 type UserTable struct {
 	Name, Source string
 	Bound        float64 // factor, > 1
 	Cells        []sim.Cell
 	Published    []float64
+	// Live marks a table of innosim live; Curves then names each cell's curve
+	// (its workload and setting value) and Setting is the swept server
+	// variable ("" for none).
+	Live    bool
+	Curves  []string
+	Setting string
 }
 
 // userColumns are the columns a user table must have.
@@ -96,6 +106,11 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 	for i, h := range head {
 		col[strings.TrimSpace(h)] = i
 	}
+	if _, pub := col["published"]; !pub {
+		if _, thr := col["throughput"]; thr {
+			return parseLive(ut, cr, head, col)
+		}
+	}
 	for _, c := range userColumns {
 		if _, ok := col[c]; !ok {
 			return ut, fmt.Errorf("validate: %s: header has no column %q, want %s: %w", name, c, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
@@ -151,22 +166,55 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 }
 
 // Run simulates the user table's cells (seeded from seed) and returns the
-// Predicted table.
+// Predicted table: every cell beside the simulation.
 func (ut UserTable) Run(ctx context.Context, seed uint64) (Table, error) {
+	res, err := ut.simulate(ctx, seed)
+	if err != nil {
+		return Table{}, err
+	}
+	t := Table{Name: ut.Name, Source: ut.Source, Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
+	for i, c := range ut.Cells {
+		t.Rows = append(t.Rows, Row{Label: ut.label(i, c), Published: ut.Published[i], Simulated: res[i]})
+	}
+	return t, nil
+}
+
+// Tables returns what validate prints for the table: Run's table for a
+// published one; for a live one, its shape and level tables (liveTables).
+func (ut UserTable) Tables(ctx context.Context, seed uint64) ([]Table, error) {
+	if !ut.Live {
+		t, err := ut.Run(ctx, seed)
+		return []Table{t}, err
+	}
+	res, err := ut.simulate(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	return ut.liveTables(res), nil
+}
+
+// simulate runs the cells, each seeded from seed and its position, and
+// returns their throughputs.
+func (ut UserTable) simulate(ctx context.Context, seed uint64) ([]float64, error) {
 	cells := append([]sim.Cell(nil), ut.Cells...)
 	for i := range cells {
 		cells[i].Machine.Seed = seed*1_000_003 + uint64(i)
 	}
 	res, err := sim.RunCells(ctx, cells, nil)
 	if err != nil {
-		return Table{}, fmt.Errorf("validate: %s: %w", ut.Name, err)
+		return nil, fmt.Errorf("validate: %s: %w", ut.Name, err)
 	}
-	t := Table{Name: ut.Name, Source: ut.Source, Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
-	for i, c := range cells {
-		t.Rows = append(t.Rows, Row{
-			Label:     fmt.Sprintf("%s %s %dcpu %s t%d", c.Workload, c.Machine.Scheduler, c.Machine.CPUs, c.Machine.Costs.Name, c.Threads),
-			Published: ut.Published[i], Simulated: res[i].Throughput,
-		})
+	x := make([]float64, len(res))
+	for i, r := range res {
+		x[i] = r.Throughput
 	}
-	return t, nil
+	return x, nil
+}
+
+// label names cell i in a table row.
+func (ut UserTable) label(i int, c sim.Cell) string {
+	if ut.Live {
+		return fmt.Sprintf("%s %dcpu t%d", ut.Curves[i], c.Machine.CPUs, c.Threads)
+	}
+	return fmt.Sprintf("%s %s %dcpu %s t%d", c.Workload, c.Machine.Scheduler, c.Machine.CPUs, c.Machine.Costs.Name, c.Threads)
 }

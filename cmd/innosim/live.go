@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/innosim/innosim/internal/live"
+	"github.com/innosim/innosim/internal/report"
+)
+
+func liveCommand() command {
+	return command{
+		name:    "live",
+		summary: "run a private MariaDB server under sysbench on this machine: the CSV of run --csv, plus p95 latency and server CPU per query",
+		run:     liveRun,
+	}
+}
+
+// liveFlags are live's flags, parsed into a live.Config by config.
+type liveFlags struct {
+	workloads, setting, csv string
+	mariadbd, installDB, sb string
+	threads                 intList
+	cfg                     live.Config
+	bufferPoolMiB           int64
+}
+
+// parseLiveFlags parses live's command line into a sweep and the CSV path.
+func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, done bool, err error) {
+	fs := flag.NewFlagSet("live", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := liveFlags{cfg: live.DefaultConfig(), threads: intList{1, 2, 4, 8}}
+	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
+	fs.Var(&f.threads, "threads", "client thread counts (sysbench --threads), comma-separated")
+	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
+	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, whole seconds")
+	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, whole seconds; 0 for none")
+	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, "measured runs per point; the median by throughput is reported")
+	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables")
+	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
+	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
+	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it)")
+	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
+	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
+	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: innosim live [flags]")
+		fmt.Fprintln(stderr, "\nStarts a private mariadbd (a temporary datadir, a Unix socket, no network), prepares")
+		fmt.Fprintln(stderr, "sysbench's tables and runs every setting value × workload × threads point, then stops")
+		fmt.Fprintln(stderr, "the server and removes its directory, also on Ctrl-C. Needs Linux and")
+		fmt.Fprintln(stderr, "  "+live.InstallHint)
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if done, err := parseFlags(fs, args); done {
+		return cfg, "", true, err
+	}
+	if fs.NArg() != 0 {
+		return cfg, "", true, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	c := f.cfg
+	c.Workloads = strings.Split(f.workloads, ",")
+	c.Threads = f.threads
+	c.Setting, c.Values = "", nil
+	if f.setting != "" {
+		k, v, ok := strings.Cut(f.setting, "=")
+		if !ok || k == "" || v == "" {
+			return cfg, "", true, fmt.Errorf("%w: -setting %q: want key=v1,v2", errUsage, f.setting)
+		}
+		c.Setting, c.Values = strings.ReplaceAll(k, "-", "_"), strings.Split(v, ",")
+	}
+	if f.bufferPoolMiB < 8 || f.bufferPoolMiB > 64<<10 {
+		return cfg, "", true, fmt.Errorf("%w: -buffer-pool %d: want 8..65536 (MiB)", errUsage, f.bufferPoolMiB)
+	}
+	c.BufferPool = f.bufferPoolMiB << 20
+	c.Mariadbd, c.InstallDB, c.Sysbench = f.mariadbd, f.installDB, f.sb
+	if err := c.Validate(); err != nil {
+		return cfg, "", true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+	}
+	return c, f.csv, false, nil
+}
+
+// liveFlagError names the flag behind a Config field in a validation error.
+func liveFlagError(err error) string {
+	msg := err.Error()
+	for field, fl := range map[string]string{
+		"Workloads =": "-workload", "Threads =": "-threads", "Setting =": "-setting", "Values =": "-setting values",
+		"Duration =": "-time", "Warmup =": "-warmup", "Repeats =": "-repeats", "Tables =": "-tables",
+		"TableSize =": "-table-size", "BufferPool =": "-buffer-pool",
+	} {
+		if strings.Contains(msg, field) {
+			return fl + ": " + msg
+		}
+	}
+	return msg
+}
+
+func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, csvPath, done, err := parseLiveFlags(args, stderr)
+	if done {
+		return err
+	}
+	outs, err := outputs("-csv", csvPath)
+	if err != nil {
+		return err
+	}
+	defer discardAll(outs)
+	cfg.Log = stderr
+	points, err := live.Run(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
+		}
+		if errors.Is(err, live.ErrInvalidConfig) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
+			if werr := outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
+				return fmt.Errorf("%w (and %v)", err, werr)
+			}
+			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
+		}
+		return err
+	}
+	t := liveTable(cfg, points)
+	if err := t.WriteText(stdout); err != nil {
+		return err
+	}
+	return outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+}
+
+// liveTable is live's printed table: a row per setting value × workload, a
+// column per thread count.
+func liveTable(cfg live.Config, points []live.Point) report.Table {
+	t := report.Table{Title: "live: throughput by client threads (queries/s; connect: connections/s)"}
+	if cfg.Setting != "" {
+		t.Header = append(t.Header, cfg.Setting)
+	}
+	t.Header = append(t.Header, "workload", "cpus")
+	for _, th := range cfg.Threads {
+		t.Header = append(t.Header, "t"+strconv.Itoa(th))
+	}
+	for i := 0; i+len(cfg.Threads) <= len(points); i += len(cfg.Threads) {
+		row := []any{}
+		if cfg.Setting != "" {
+			row = append(row, points[i].Value)
+		}
+		row = append(row, points[i].Workload, points[i].CPUs)
+		for _, p := range points[i : i+len(cfg.Threads)] {
+			row = append(row, p.Throughput)
+		}
+		t.AddRow(row...)
+	}
+	return t
+}

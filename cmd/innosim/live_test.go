@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/internal/live"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLiveFlagsBecomeTheSweep(t *testing.T) {
+	var stderr strings.Builder
+	c, csv, done, err := parseLiveFlags([]string{"--workload", "oltp_read_only,connect", "--threads", "1,64",
+		"--setting", "thread-handling=pool-of-threads", "--time", "3s", "--warmup", "0s", "--repeats", "3",
+		"--buffer-pool", "32", "--csv", "x.csv"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.False(t, done)
+	assert.Equal(t, "x.csv", csv)
+	assert.Equal(t, []string{"oltp_read_only", "connect"}, c.Workloads)
+	assert.Equal(t, []int{1, 64}, c.Threads)
+	assert.Equal(t, "thread_handling", c.Setting, "a dashed name is the variable's")
+	assert.Equal(t, []string{"pool-of-threads"}, c.Values)
+	assert.Equal(t, 3*time.Second, c.Duration)
+	assert.Equal(t, time.Duration(0), c.Warmup)
+	assert.Equal(t, 3, c.Repeats)
+	assert.Equal(t, int64(32<<20), c.BufferPool)
+}
+
+func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"--workload=tpcc", "-workload: live: Workloads"},
+		{"--threads=0", "-threads"},
+		{"--setting=thread_handling", "-setting \"thread_handling\": want key=v1,v2"},
+		{"--setting=thread_handling=no-threads", "-setting values: live: Values"},
+		{"--time=500ms", "-time: live: Duration"},
+		{"--repeats=0", "-repeats: live: Repeats = 0, want 1..100"},
+		{"--buffer-pool=1", "-buffer-pool 1: want 8..65536 (MiB)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCmd("live", tc.name)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, tc.want)
+		})
+	}
+}
+
+func TestLiveWithoutSettingHasNoSettingColumn(t *testing.T) {
+	var stderr strings.Builder
+	c, _, _, err := parseLiveFlags([]string{"--setting", ""}, &stderr)
+	require.NoError(t, err)
+	assert.Empty(t, c.Setting)
+	tb := liveTable(c, []live.Point{{Workload: "oltp_point_select", CPUs: 2, Threads: 1, Throughput: 5}, {Workload: "oltp_point_select", CPUs: 2, Threads: 2, Throughput: 9},
+		{Workload: "oltp_point_select", CPUs: 2, Threads: 4, Throughput: 12}, {Workload: "oltp_point_select", CPUs: 2, Threads: 8, Throughput: 11}})
+	assert.Equal(t, []string{"workload", "cpus", "t1", "t2", "t4", "t8"}, tb.Header)
+	assert.Equal(t, [][]string{{"oltp_point_select", "2", "5.00", "9.00", "12.0", "11.0"}}, tb.Rows)
+}
+
+func TestRunVariesThreadHandling(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "64", "--cpus", "2", "--measure", "5ms",
+		"--vary", "thread_handling=one-thread-per-connection,pool-of-threads")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "pool-of-threads")
+	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--thread-handling", "no-threads")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `-thread-handling "no-threads": want one-thread-per-connection or pool-of-threads`)
+	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--thread-handling", "pool-of-threads",
+		"--vary", "thread_handling=pool-of-threads")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-thread-handling and -vary thread_handling both given")
+}

@@ -1,0 +1,120 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// tinySweep is a sweep small enough for a test: one table of 100 rows, one
+// second a point, no warm-up, in dir.
+func tinySweep(t *testing.T, dir string) Config {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("live runs need Linux")
+	}
+	if testing.Short() {
+		t.Skip("starts a MariaDB server: skipped under -short")
+	}
+	c := DefaultConfig()
+	if _, err := findPrograms(c); err != nil {
+		t.Skipf("%v", err)
+	}
+	c.Threads, c.Duration, c.Warmup = []int{1, 2}, time.Second, 0
+	c.Tables, c.TableSize, c.BufferPool = 1, 100, 16<<20
+	c.TempDir = dir
+	return c
+}
+
+// processesIn returns the command lines of the processes whose command line
+// mentions dir (the private server's datadir, socket and sysbench's
+// arguments all do).
+func processesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var found []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue // not a process, or gone
+		}
+		if cmd := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(cmd, dir) {
+			found = append(found, cmd)
+		}
+	}
+	return found
+}
+
+func TestRunSweepsAndLeavesNothingRunning(t *testing.T) {
+	dir := t.TempDir()
+	c := tinySweep(t, dir)
+	c.Workloads = []string{"oltp_point_select", "connect"}
+	pts, err := Run(context.Background(), c)
+	require.NoError(t, err)
+	require.Len(t, pts, 2*2*2, "values × workloads × threads")
+	for _, p := range pts {
+		assert.Greater(t, p.Throughput, 0.0, "%+v", p)
+		assert.Greater(t, p.P95, time.Duration(0), "%+v", p)
+		assert.Greater(t, p.ServerCPUPerQuery, time.Duration(0), "%+v", p)
+	}
+	assert.Equal(t, "pool-of-threads", pts[len(pts)-1].Value)
+	assert.Empty(t, processesIn(t, dir), "a process of the sweep still runs")
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the private directory was not removed")
+}
+
+// cancelWriter cancels, after delay, when a log line containing at appears.
+type cancelWriter struct {
+	mu     sync.Mutex
+	at     string
+	delay  time.Duration
+	cancel context.CancelFunc
+	timer  *time.Timer
+}
+
+func (w *cancelWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if strings.Contains(string(b), w.at) && w.timer == nil {
+		w.timer = time.AfterFunc(w.delay, w.cancel)
+	}
+	return len(b), nil
+}
+
+// TestRunStopsTheServerWhenCancelled cancels once with the server up (at the
+// prepare step) and once, by the clock, 3 s later, inside the first point's
+// 30 s sysbench run.
+func TestRunStopsTheServerWhenCancelled(t *testing.T) {
+	for _, delay := range []time.Duration{0, 3 * time.Second} {
+		t.Run("after prepare+"+delay.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			c := tinySweep(t, dir)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c.Log = &cancelWriter{at: "sysbench prepare", delay: delay, cancel: cancel}
+			c.Duration = 30 * time.Second // so that the cancellation, not the end of the run, stops it
+			start := time.Now()
+			_, err := Run(ctx, c)
+			require.True(t, errors.Is(err, context.Canceled), "err = %v", err)
+			assert.Less(t, time.Since(start), 2*time.Minute)
+			assert.Empty(t, processesIn(t, dir), "a process of the sweep still runs")
+			left, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Empty(t, left, "the private directory was not removed")
+		})
+	}
+}

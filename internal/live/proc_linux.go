@@ -1,0 +1,83 @@
+package live
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// supported reports whether live runs work here (they read /proc).
+const supported = true
+
+// ownGroup puts the command in a process group of its own, so that
+// killGroup reaches every process it starts.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup sends sig to the process group led by pid. A group that has
+// already gone is not an error.
+func killGroup(pid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pid, sig); err != nil && err != syscall.ESRCH {
+		return fmt.Errorf("live: kill process group %d: %w", pid, err)
+	}
+	return nil
+}
+
+// userHZ is the kernel's USER_HZ, the unit of /proc/PID/stat's utime and
+// stime: 100 on every Linux architecture Go supports (sysconf(_SC_CLK_TCK)).
+const userHZ = 100
+
+// processCPU returns the CPU time (utime + stime, fields 14 and 15 of
+// /proc/PID/stat, proc(5)) the process pid has used so far, all its threads
+// included.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("live: server CPU: %w", err)
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime + stime from a /proc/PID/stat line. The command
+// name (field 2) is in parentheses and may hold spaces, so fields count from
+// the last ')'.
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("live: /proc stat %q: no ')' after the command name", stat)
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("live: /proc stat: %d fields after the command name, want at least 13", len(f))
+	}
+	var ticks uint64
+	for _, s := range f[11:13] { // fields 14 (utime) and 15 (stime)
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("live: /proc stat: utime/stime %q: %w", s, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}
+
+// raiseOpenFiles raises the soft RLIMIT_NOFILE to the hard limit, which this
+// process and the sysbench it starts then share, and returns the limit.
+// Setting it explicitly also stops os/exec from restoring the lower soft
+// limit Go found at start-up in the children.
+func raiseOpenFiles() (uint64, error) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return 0, fmt.Errorf("live: getrlimit RLIMIT_NOFILE: %w", err)
+	}
+	r.Cur = r.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return 0, fmt.Errorf("live: setrlimit RLIMIT_NOFILE: %w", err)
+	}
+	return r.Cur, nil
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package live
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// supported reports whether live runs work here: they read /proc, so Linux only.
+const supported = false
+
+var errUnsupported = errors.New("live: needs Linux (/proc/PID/stat, process groups)")
+
+func ownGroup(*exec.Cmd)                         {}
+func killGroup(int, syscall.Signal) error        { return errUnsupported }
+func processCPU(int) (time.Duration, error)      { return 0, errUnsupported }
+func parseStatCPU(string) (time.Duration, error) { return 0, errUnsupported }
+func raiseOpenFiles() (uint64, error)            { return 0, errUnsupported }

@@ -1,0 +1,239 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/innosim/innosim/internal/report"
+)
+
+// Point is one measured point of the sweep: the median of its repeats by
+// throughput (the run whose throughput is the median; its other figures come
+// with it).
+type Point struct {
+	// Value is the swept setting's value ("" when none is swept).
+	Value    string
+	Workload string
+	Threads  int
+	// CPUs is the cores this process may run on (runtime.NumCPU), shared by
+	// the server and sysbench.
+	CPUs int
+	// Throughput is in Unit (Units[Workload]).
+	Throughput float64
+	Unit       string
+	// P95 is sysbench's 95th-percentile event latency.
+	P95 time.Duration
+	// ServerCPUPerQuery is the server's CPU time (all its threads) over the
+	// run divided by the queries completed.
+	ServerCPUPerQuery time.Duration
+	// Utilisation is the server's and sysbench's CPU time over CPUs × the
+	// run's wall time, 0..1 (more only when other processes' time is charged
+	// to them); the sysbench side includes its connection set-up.
+	Utilisation float64
+	// Errors counts sysbench's ignored errors in the run.
+	Errors uint64
+}
+
+// Run runs the sweep of c: for each value of c.Setting a server (the first
+// one also prepares the tables), and on it each workload at each thread
+// count, a warm-up and c.Repeats measured runs. It returns one Point per
+// value × workload × threads, in that order. Whatever the outcome, the
+// server is stopped and the private directory removed before Run returns; a
+// cancelled ctx kills sysbench and the server and returns ctx's error.
+func Run(ctx context.Context, c Config) ([]Point, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if !supported {
+		return nil, fmt.Errorf("live: needs Linux, not %s", runtime.GOOS)
+	}
+	p, err := findPrograms(c)
+	if err != nil {
+		return nil, err
+	}
+	nofile, err := raiseOpenFiles()
+	if err != nil {
+		return nil, err
+	}
+	if need := uint64(c.maxThreads()) + 64; nofile < need { // a socket per connection, and sysbench's own files
+		return nil, fmt.Errorf("live: Threads = %d needs %d open files (a socket per connection), but RLIMIT_NOFILE allows %d: want Threads in 1..%d, or raise ulimit -n: %w",
+			c.maxThreads(), need, nofile, max(int(nofile)-64, 0), ErrLimit)
+	}
+	dir, err := os.MkdirTemp(c.TempDir, "innosim-live-")
+	if err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if n := len(filepath.Join(dir, "mysqld.sock")); n > 107 {
+		return nil, fmt.Errorf("live: TempDir %q makes a socket path of %d bytes, want at most 107 (sun_path): %w", c.TempDir, n, ErrInvalidConfig)
+	}
+	script := filepath.Join(dir, "connect.lua")
+	if err := os.WriteFile(script, connectScript, 0o644); err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
+	logf := func(format string, a ...any) {
+		if c.Log != nil {
+			fmt.Fprintf(c.Log, format+"\n", a...)
+		}
+	}
+	logf("live: installing a datadir in %s", dir)
+	if err := installDatadir(ctx, p, dir); err != nil {
+		return nil, err
+	}
+	values := c.Values
+	if c.Setting == "" {
+		values = []string{""}
+	}
+	var points []Point
+	for i, v := range values {
+		pts, err := runValue(ctx, p, c, dir, script, v, i == 0, logf)
+		points = append(points, pts...)
+		if err != nil {
+			return points, err
+		}
+	}
+	return points, nil
+}
+
+// runValue starts a server with Setting = v, prepares the tables when asked,
+// runs every workload × threads point on it and stops it.
+func runValue(ctx context.Context, p programs, c Config, dir, script, v string, prepare bool, logf func(string, ...any)) ([]Point, error) {
+	label := "server"
+	if c.Setting != "" {
+		label = fmt.Sprintf("server with %s=%s", c.Setting, v)
+	}
+	logf("live: starting %s", label)
+	srv, err := startServer(ctx, p, c, dir, c.Setting, v)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if ctx.Err() != nil {
+			srv.stop(cancelGrace)
+		} else {
+			srv.stop(stopGrace)
+		}
+	}()
+	if prepare {
+		logf("live: sysbench prepare: %d tables of %d rows", c.Tables, c.TableSize)
+		out, _, err := runGroup(ctx, p.sysbench, sysbenchArgs("oltp_point_select", srv.socket, c, min(c.Tables, 4), 0, "prepare")...)
+		if err != nil {
+			return nil, fmt.Errorf("live: sysbench prepare: %w\n%s", err, tail(out, 20))
+		}
+	}
+	var points []Point
+	for _, w := range c.Workloads {
+		name := w
+		if w == "connect" {
+			name = script
+		}
+		for _, th := range c.Threads {
+			if c.Warmup > 0 {
+				if out, _, err := runGroup(ctx, p.sysbench, sysbenchArgs(name, srv.socket, c, th, c.Warmup, "run")...); err != nil {
+					return points, pointErr(ctx, label, w, th, "warm-up", err, out)
+				}
+			}
+			var reps []Point
+			for r := 0; r < c.Repeats; r++ {
+				pt, err := measure(ctx, p, c, srv, name, w, th)
+				if err != nil {
+					return points, err
+				}
+				pt.Value = v
+				reps = append(reps, pt)
+			}
+			pt := median(reps)
+			logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery)
+			points = append(points, pt)
+		}
+	}
+	return points, nil
+}
+
+// measure runs one measured sysbench run and reads the server's CPU time
+// around it.
+func measure(ctx context.Context, p programs, c Config, srv *server, script, w string, th int) (Point, error) {
+	before, err := processCPU(srv.pid())
+	if err != nil {
+		return Point{}, err
+	}
+	start := time.Now()
+	out, clientCPU, err := runGroup(ctx, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
+	wall := time.Since(start)
+	if err != nil {
+		return Point{}, pointErr(ctx, "server", w, th, "run", err, out) // the caller's label is in its log line
+	}
+	after, err := processCPU(srv.pid())
+	if err != nil {
+		return Point{}, err
+	}
+	st, err := ParseStats(string(out))
+	if err != nil {
+		return Point{}, fmt.Errorf("%w\n%s", err, tail(out, 20))
+	}
+	pt := Point{Workload: w, Threads: th, CPUs: runtime.NumCPU(), Throughput: st.Throughput(w), Unit: Units[w],
+		P95: st.P95, Errors: st.Errors}
+	if st.Queries > 0 {
+		pt.ServerCPUPerQuery = (after - before) / time.Duration(st.Queries)
+	}
+	if wall > 0 {
+		pt.Utilisation = float64(after-before+clientCPU) / (float64(pt.CPUs) * float64(wall))
+	}
+	return pt, nil
+}
+
+// pointErr wraps a failed sysbench run with the point and sysbench's output.
+func pointErr(ctx context.Context, label, w string, th int, what string, err error, out []byte) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("live: %s: sysbench %s %s --threads=%d: %w\n%s", label, what, w, th, err, tail(out, 20))
+}
+
+// median returns the point of median throughput (the lower middle of an even
+// count).
+func median(ps []Point) Point {
+	s := append([]Point(nil), ps...)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].Throughput < s[j].Throughput })
+	return s[(len(s)-1)/2]
+}
+
+// Header is the CSV header Table writes: innosim run --csv's columns (the
+// swept setting first, then cpus .. fsyncs_per_s) with the workload after the
+// setting, and two live columns at the end. futex_spin_share and the I/O
+// rates are not measured live and are left empty.
+func Header(setting string) []string {
+	h := []string{}
+	if setting != "" {
+		h = append(h, setting)
+	}
+	return append(h, "workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
+		"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query")
+}
+
+// Table returns the points as a table with Header(setting)'s columns.
+func Table(setting string, points []Point) report.Table {
+	t := report.Table{Header: Header(setting)}
+	for _, p := range points {
+		row := []any{}
+		if setting != "" {
+			row = append(row, p.Value)
+		}
+		row = append(row, p.Workload, p.CPUs, p.Threads, p.Throughput, p.Unit, p.Utilisation, "", "", "", "",
+			float64(p.P95)/float64(time.Millisecond), float64(p.ServerCPUPerQuery)/float64(time.Microsecond))
+		t.AddRow(row...)
+	}
+	return t
+}
+
+// WriteCSV writes Table(setting, points) as CSV.
+func WriteCSV(w io.Writer, setting string, points []Point) error {
+	t := Table(setting, points)
+	return t.WriteCSV(w)
+}

@@ -1,0 +1,193 @@
+package validate
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// liveColumns are the columns of innosim live's CSV that a live table must
+// have; the others of its header are optional, and one column not among
+// liveKnown is the swept server setting.
+var liveColumns = []string{"workload", "cpus", "threads", "throughput"}
+
+// liveKnown are every column innosim live writes besides its setting.
+var liveKnown = []string{"workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
+	"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query"}
+
+// LiveShapeTolerance is the largest difference between a curve's simulated
+// and live value at its top thread count, each as a share of its own curve's
+// peak, that the shape check passes.
+const LiveShapeTolerance = 0.15
+
+// LiveLevelThreads is the thread count whose throughput the level table
+// compares (the nearest measured one on a log axis when a curve lacks it,
+// the first measured of two as near).
+const LiveLevelThreads = 64
+
+// parseLive reads the rows of an innosim live --csv table. Its cells run on
+// the CFS scheduler with the new-kernel profile until WithCosts gives the
+// machine's calibrated one; a thread_handling column chooses the simulator's
+// thread handling (sim.ParseThreadHandling).
+func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) (UserTable, error) {
+	name := ut.Name
+	for _, c := range liveColumns {
+		if _, ok := col[c]; !ok {
+			return ut, fmt.Errorf("validate: %s: live table has no column %q, want %s: %w", name, c, strings.Join(liveColumns, ","), sim.ErrInvalidConfig)
+		}
+	}
+	for _, h := range head {
+		h = strings.TrimSpace(h)
+		if slices.Contains(liveKnown, h) {
+			continue
+		}
+		if ut.Setting != "" {
+			return ut, fmt.Errorf("validate: %s: live table has two setting columns, %q and %q: want at most one: %w", name, ut.Setting, h, sim.ErrInvalidConfig)
+		}
+		ut.Setting = h
+	}
+	costs, err := sim.Profile("new-kernel")
+	if err != nil {
+		return ut, err
+	}
+	ut.Live = true
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return ut, fmt.Errorf("validate: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(ut.Cells) == maxUserRows {
+			return ut, fmt.Errorf("validate: %s:%d: more than %d rows: %w", name, line, maxUserRows, sim.ErrInvalidConfig)
+		}
+		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
+		bad := func(c, want string) error {
+			return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", name, line, c, get(c), want, sim.ErrInvalidConfig)
+		}
+		cpus, err := strconv.Atoi(get("cpus"))
+		if err != nil || cpus < 1 || cpus > 1024 {
+			return ut, bad("cpus", "1..1024")
+		}
+		threads, err := strconv.Atoi(get("threads"))
+		if err != nil || threads < 1 || threads > 10000 {
+			return ut, bad("threads", "1..10000")
+		}
+		x, err := strconv.ParseFloat(get("throughput"), 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 1) {
+			return ut, bad("throughput", "a number > 0")
+		}
+		w := get("workload")
+		if _, err := sim.LookupWorkload(w); err != nil {
+			return ut, bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
+		}
+		cell := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
+			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
+		curve := w
+		if ut.Setting != "" {
+			v := get(ut.Setting)
+			curve = fmt.Sprintf("%s %s=%s", w, ut.Setting, v)
+			if err := applyLiveSetting(&cell, ut.Setting, v); err != nil {
+				return ut, bad(ut.Setting, err.Error())
+			}
+		}
+		ut.Cells = append(ut.Cells, cell)
+		ut.Published = append(ut.Published, x)
+		ut.Curves = append(ut.Curves, curve)
+	}
+	if len(ut.Cells) == 0 {
+		return ut, fmt.Errorf("validate: %s: no rows: %w", name, sim.ErrInvalidConfig)
+	}
+	return ut, nil
+}
+
+// WithCosts returns the table with every cell on the cost profile p: for a
+// live table, the calibrated profile of the machine it was measured on
+// (innosim calibrate --out). A published table keeps its own costs.
+func (ut UserTable) WithCosts(p sim.CostProfile) UserTable {
+	if !ut.Live {
+		return ut
+	}
+	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
+	for i := range ut.Cells {
+		ut.Cells[i].Machine.Costs = p
+	}
+	return ut
+}
+
+// liveTables compares a live table with the simulated throughputs sim, in
+// two tables, since a simulator can get either right without the other:
+//
+//   - shape: per curve, the value at its top thread count as a share of the
+//     curve's own peak, live beside simulated, each with a check that the two
+//     are within LiveShapeTolerance;
+//   - level: per curve, the throughput at LiveLevelThreads threads, within
+//     the table's bound (default 1.5×).
+func (ut UserTable) liveTables(simX []float64) []Table {
+	var order []string
+	byCurve := map[string][]int{}
+	for i, c := range ut.Curves {
+		if _, ok := byCurve[c]; !ok {
+			order = append(order, c)
+		}
+		byCurve[c] = append(byCurve[c], i)
+	}
+	costs := ut.Cells[0].Machine.Costs.Name
+	shape := Table{Name: ut.Name + ": shape (top thread count / own peak)", Source: ut.Source + ", costs " + costs, Use: Predicted}
+	level := Table{Name: fmt.Sprintf("%s: level at %d threads", ut.Name, LiveLevelThreads), Source: ut.Source + ", costs " + costs,
+		Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
+	for _, c := range order {
+		idx := byCurve[c]
+		top, near := idx[0], idx[0]
+		var livePeak, simPeak float64
+		for _, i := range idx {
+			th := ut.Cells[i].Threads
+			if th > ut.Cells[top].Threads {
+				top = i
+			}
+			if logDist(th, LiveLevelThreads) < logDist(ut.Cells[near].Threads, LiveLevelThreads) {
+				near = i
+			}
+			livePeak, simPeak = max(livePeak, ut.Published[i]), max(simPeak, simX[i])
+		}
+		ls, ss := ut.Published[top]/livePeak, 0.0
+		if simPeak > 0 {
+			ss = simX[top] / simPeak
+		}
+		shape.Rows = append(shape.Rows, Row{Label: fmt.Sprintf("%s t%d/peak", c, ut.Cells[top].Threads), Published: ls, Simulated: ss})
+		shape.Checks = append(shape.Checks, Check{
+			Name:   fmt.Sprintf("%s: t%d/peak within %.2f of live", c, ut.Cells[top].Threads, LiveShapeTolerance),
+			Pass:   math.Abs(ss-ls) <= LiveShapeTolerance,
+			Detail: fmt.Sprintf("live %.2f, simulated %.2f", ls, ss),
+		})
+		level.Rows = append(level.Rows, Row{Label: ut.label(near, ut.Cells[near]), Published: ut.Published[near], Simulated: simX[near]})
+	}
+	return []Table{shape, level}
+}
+
+// logDist is |log(a/b)|: how far apart two thread counts are on a log axis.
+func logDist(a, b int) float64 { return math.Abs(math.Log(float64(a) / float64(b))) }
+
+// applyLiveSetting applies a live table's setting column to its cell: only
+// thread_handling reaches the simulator; any other setting is refused, since
+// the simulator would ignore it.
+func applyLiveSetting(c *sim.Cell, key, val string) error {
+	if key != "thread_handling" {
+		return fmt.Errorf("a setting the simulator models (thread_handling), not %s", key)
+	}
+	th, err := sim.ParseThreadHandling(val)
+	if err != nil {
+		return errors.New("one-thread-per-connection or pool-of-threads")
+	}
+	c.ThreadHandling = th
+	return nil
+}

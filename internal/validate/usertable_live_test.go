@@ -1,0 +1,86 @@
+package validate
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/innosim/innosim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// liveCSV is the shape of innosim live --csv: two curves of three points.
+const liveCSV = `thread_handling,workload,cpus,threads,throughput,unit,utilisation,futex_spin_share,reads_per_s,writes_per_s,fsyncs_per_s,p95_latency_ms,server_cpu_us_per_query
+one-thread-per-connection,oltp_point_select,2,1,5000,queries/s,0.3,,,,,0.2,60
+one-thread-per-connection,oltp_point_select,2,64,10000,queries/s,0.9,,,,,10,90
+one-thread-per-connection,oltp_point_select,2,1024,4000,queries/s,0.9,,,,,400,140
+pool-of-threads,connect,2,1,1000,connections/s,0.3,,,,,1,200
+pool-of-threads,connect,2,16,3000,connections/s,0.9,,,,,5,200
+pool-of-threads,connect,2,256,2000,connections/s,0.9,,,,,100,230
+`
+
+func TestParseUserTableReadsALiveTable(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(liveCSV), "live.csv")
+	require.NoError(t, err)
+	assert.True(t, ut.Live)
+	assert.Equal(t, "thread_handling", ut.Setting)
+	require.Len(t, ut.Cells, 6)
+	assert.Equal(t, sim.OneThreadPerConnection, ut.Cells[0].ThreadHandling)
+	assert.Equal(t, sim.PoolOfThreads, ut.Cells[5].ThreadHandling)
+	assert.Equal(t, 256, ut.Cells[5].Threads)
+	assert.Equal(t, "connect thread_handling=pool-of-threads", ut.Curves[5])
+	assert.Equal(t, 4000.0, ut.Published[2])
+	p, err := sim.Profile("old-kernel")
+	require.NoError(t, err)
+	assert.Equal(t, "old-kernel", ut.WithCosts(p).Cells[3].Machine.Costs.Name)
+	assert.Equal(t, "new-kernel", ut.Cells[3].Machine.Costs.Name, "WithCosts returns a copy")
+}
+
+func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
+	head := "workload,cpus,threads,throughput\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"no workload column", "cpus,threads,throughput\n2,1,5\n", `no column "workload"`},
+		{"a zero throughput", head + "connect,2,1,0\n", `live.csv:2: throughput = "0", want a number > 0`},
+		{"an unknown workload", head + "tpcc,2,1,5\n", `workload = "tpcc"`},
+		{"two setting columns", "a,b," + head + "x,y,connect,2,1,5\n", "two setting columns"},
+		{"a setting the simulator ignores", "innodb_flush_method," + head + "O_DIRECT,connect,2,1,5\n", "a setting the simulator models (thread_handling)"},
+		{"an unknown thread_handling", "thread_handling," + head + "no-threads,connect,2,1,5\n", `thread_handling = "no-threads", want one-thread-per-connection or pool-of-threads`},
+		{"no rows", head, "no rows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseUserTable(strings.NewReader(c.in), "live.csv")
+			require.ErrorIs(t, err, sim.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestLiveTablesCompareShapeAndLevelApart(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(liveCSV), "live.csv")
+	require.NoError(t, err)
+	// the simulated point selects are flat (shape 1.0 against live 0.4) but
+	// at the live level; the simulated connects have the live shape (2/3)
+	// at twice the level
+	simX := []float64{5000, 10000, 10000, 2000, 6000, 4000}
+	ts := ut.liveTables(simX)
+	require.Len(t, ts, 2)
+	shape, level := ts[0], ts[1]
+	require.Len(t, shape.Rows, 2)
+	assert.Equal(t, "oltp_point_select thread_handling=one-thread-per-connection t1024/peak", shape.Rows[0].Label)
+	assert.InDelta(t, 0.4, shape.Rows[0].Published, 1e-12)
+	assert.InDelta(t, 1.0, shape.Rows[0].Simulated, 1e-12)
+	assert.False(t, shape.Checks[0].Pass, shape.Checks[0].Detail)
+	assert.InDelta(t, 2.0/3, shape.Rows[1].Simulated, 1e-12)
+	assert.True(t, shape.Checks[1].Pass, shape.Checks[1].Detail)
+	miss, _ := shape.Miss()
+	assert.True(t, miss)
+
+	require.Len(t, level.Rows, 2)
+	assert.Equal(t, 10000.0, level.Rows[0].Published, "point select at 64 threads")
+	assert.Equal(t, 3000.0, level.Rows[1].Published, "connect has no 64: 16 and 256 are both 4× away, and the first measured wins")
+	assert.InDelta(t, math.Log(1.5), level.MaxAbsLog, 1e-12)
+	miss, why := level.Miss()
+	assert.True(t, miss, "connect is 2× the live level")
+	assert.Contains(t, why, "connect")
+}
