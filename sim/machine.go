@@ -63,7 +63,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 
 // AddMutex adds a mutex and returns its index for OpLock/OpUnlock.
 func (m *Machine) AddMutex(mu Mutex) int32 {
-	mu.holder = -1
+	mu.holder, mu.wordCPU, mu.dataCPU = -1, -1, -1
 	mu.bucket = m.addBucket()
 	m.mutexes = append(m.mutexes, mu)
 	id := int32(len(m.mutexes) - 1)
@@ -79,6 +79,11 @@ func (m *Machine) addBucket() int32 {
 // AddThread adds a thread that runs prog in a loop, starting runnable at time 0
 // with hint h. prog must contain at least one op that takes time.
 func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
+	for _, mu := range m.mutexes {
+		if mu.Lines < 0 || mu.Lines > 64 {
+			return fmt.Errorf("sim: mutex %q Lines = %d, want 0..64: %w", mu.Name, mu.Lines, ErrInvalidConfig)
+		}
+	}
 	timed := false
 	for _, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
