@@ -10,6 +10,10 @@ import (
 type MachineConfig struct {
 	// CPUs is the number of cores, 1..1024.
 	CPUs int
+	// Sockets is how many sockets the cores are split over, in equal runs
+	// (cores 0..CPUs/Sockets-1 on the first); 0..CPUs, 0 and 1 meaning one.
+	// A cache line moving between sockets costs CostProfile.LineTransferRemote.
+	Sockets int
 	// Scheduler is the CPU scheduler model (CFS or TS).
 	Scheduler Scheduler
 	// Costs is the cost profile; the zero value means OldKernel().
@@ -30,6 +34,9 @@ const DefaultSpinLoops = 30
 func (c MachineConfig) validate() (MachineConfig, error) {
 	if c.CPUs < 1 || c.CPUs > 1024 {
 		return c, fmt.Errorf("sim: CPUs = %d, want 1..1024: %w", c.CPUs, ErrInvalidConfig)
+	}
+	if c.Sockets < 0 || c.Sockets > c.CPUs {
+		return c, fmt.Errorf("sim: Sockets = %d, want 0..CPUs (%d): %w", c.Sockets, c.CPUs, ErrInvalidConfig)
 	}
 	if c.Scheduler > TS {
 		return c, fmt.Errorf("sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)

@@ -21,10 +21,10 @@ var ErrInvalidConfig = errors.New("invalid config")
 // CostProfile is what the simulated machine charges for the operations that are
 // not the workload's own CPU bursts. Every field is a duration of CPU time on the
 // core that performs the operation, except IOService, which is device time during
-// which the issuing thread is blocked, and FutexGrowth and WakePreempt, which are
+// which the issuing thread is blocked, and FutexGrowth, FutexWalk and WakePreempt, which are
 // factors.
 //
-// Machine charges the fields up to IOService. The fields from FutexWakeCall on
+// Machine charges the fields up to LineTransferRemote. The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
 // for its model of Go's scheduler; Machine does not charge them yet.
@@ -47,11 +47,30 @@ type CostProfile struct {
 	// queued on the same bucket when the lock is taken (the cache line bounces
 	// among the spinners), so a herd of N wakes costs more than N single wakes.
 	FutexGrowth float64
+	// FutexWalk (0..1) is how much of a mutex's futex wait queue every futex
+	// call on it walks under the bucket lock: 1, the whole queue for every
+	// call (a wait, a wake of one, a wake of all alike); 0, what Linux's
+	// futex_wait and futex_wake walk by the kind of call (see
+	// Machine.holdTime). OldKernel and NewKernel: 1.
+	FutexWalk float64
 	// SpinRound is one round of InnoDB's mutex spin loop (ut_delay of a random
 	// 0..innodb_spin_wait_delay units, averaged).
 	SpinRound time.Duration
 	// IOService is the device time of one 16 KiB page read or write.
 	IOService time.Duration
+	// LineTransfer is the stall of a core that writes a cache line last
+	// written by another core of its socket (the line moves from that core's
+	// cache: a lock word, or the data a mutex protects); see Mutex. A
+	// contended compare-and-exchange bouncing a line between two cores takes
+	// on the order of 50-100 ns within a socket and 100-200 ns or more
+	// across sockets (chipsandcheese.com, "Core to Core Latency Data on Large
+	// Systems", 2023; Molka et al., "Memory Performance and Cache Coherency
+	// Effects on an Intel Nehalem Multiprocessor System", PACT 2009).
+	// OldKernel and NewKernel charge none.
+	LineTransfer time.Duration
+	// LineTransferRemote is LineTransfer when the line comes from another
+	// socket (MachineConfig.Sockets).
+	LineTransferRemote time.Duration
 
 	// The six fields below are used only by the model of BenchmarkAIOWake
 	// (PredictAIOWake), which runs Go code on locked OS threads; the study
@@ -97,8 +116,13 @@ func OldKernel() CostProfile {
 		Syscall:       100 * time.Nanosecond,
 		FutexHold:     200 * time.Nanosecond,
 		FutexGrowth:   10,
+		FutexWalk:     1,
 		SpinRound:     500 * time.Nanosecond,
 		IOService:     100 * time.Microsecond,
+		// No cache-line transfers: the studies' parameters were chosen
+		// without them (docs/sim-model.md has what they move).
+		LineTransfer:       0,
+		LineTransferRemote: 0,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
 		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
 		// thread running on a halted CPU, locked-thread handoff ~20 µs,
@@ -140,7 +164,7 @@ func Profile(name string) (CostProfile, error) {
 
 // profileField is one field of a CostProfile as its file names it: a duration
 // (d, in min..1s) or a number (g, in 0..gmax: futex_growth's factor, 0..10, or
-// wake_preempt's share, 0..1).
+// futex_walk's and wake_preempt's shares, 0..1).
 type profileField struct {
 	key  string
 	d    *time.Duration
@@ -157,8 +181,11 @@ func (p *CostProfile) fields() []profileField {
 		{key: "syscall", d: &p.Syscall},
 		{key: "futex_hold", d: &p.FutexHold},
 		{key: "futex_growth", g: &p.FutexGrowth, gmax: 10},
+		{key: "futex_walk", g: &p.FutexWalk, gmax: 1},
 		{key: "spin_round", d: &p.SpinRound},
 		{key: "io_service", d: &p.IOService, min: 1},
+		{key: "line_transfer", d: &p.LineTransfer},
+		{key: "line_transfer_remote", d: &p.LineTransferRemote},
 		{key: "futex_wake_call", d: &p.FutexWakeCall},
 		{key: "futex_wake", d: &p.FutexWake},
 		{key: "thread_handoff", d: &p.ThreadHandoff},
@@ -169,8 +196,8 @@ func (p *CostProfile) fields() []profileField {
 }
 
 // Validate reports the first field out of range: durations must be in 0..1s
-// (IOService > 0), FutexGrowth in 0..10 and WakePreempt in 0..1; NaN and ±Inf
-// are out of every range.
+// (IOService > 0), FutexGrowth in 0..10, FutexWalk and WakePreempt in 0..1;
+// NaN and ±Inf are out of every range.
 func (p CostProfile) Validate() error {
 	for _, f := range p.fields() {
 		switch {
@@ -185,8 +212,8 @@ func (p CostProfile) Validate() error {
 
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
-// names (context_switch, syscall, futex_hold, futex_growth, spin_round,
-// io_service, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
+// names (context_switch, syscall, futex_hold, futex_growth, futex_walk,
+// spin_round, io_service, line_transfer, line_transfer_remote, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read

@@ -51,6 +51,8 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		{"futex_growth +Inf", "futex_growth = +Inf\n", "futex_growth = +Inf"},
 		{"wake_preempt -Inf", "wake_preempt = -Inf\n", "wake_preempt = -Inf"},
 		{"wake_preempt above a share", "wake_preempt = 2\n", "wake_preempt = 2, want 0..1"},
+		{"futex_walk above a share", "futex_walk = 2\n", "futex_walk = 2, want 0..1"},
+		{"line_transfer negative", "line_transfer = -1ns\n", "line_transfer = -1ns, want 0s..1s"},
 		{"empty", "", "no cost given"},
 		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
 		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},

@@ -52,16 +52,36 @@ func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32
 	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
 }
 
-// holdTime is how long a futex call holds bucket b's spinlock: the base hold,
-// grown by FutexGrowth for every other thread either spinning for the lock or
-// queued on the bucket's hash chain (futex_wake walks the chain under the lock).
-func (m *Machine) holdTime(b *bucket) int64 {
-	n := len(b.queue)
-	if b.mutex >= 0 {
-		n += len(m.mutexes[b.mutex].waiters)
-	}
+// holdTime is how long a futex call of t holds bucket b's spinlock: the base
+// hold FutexHold, grown by FutexGrowth for every other thread spinning for the
+// lock (the lock's cache line bounces among them), and by what the call
+// walks. What Linux walks depends on the kind of call:
+//
+//   - a wait links one entry into the chain: futex_wait's futex_queue is a
+//     plist_add among equal priorities (kernel/futex/waitwake.c), so it does
+//     not grow with the waiters already queued;
+//   - a wake of one stops at the first match of the chain (futex_wake walks
+//     under hb->lock until nr_wake waiters are marked), so it does not grow
+//     either;
+//   - a wake of all marks every waiter (futex_wake_mark, one list removal
+//     each): FutexGrowth more for each waiter woken beyond the first.
+//
+// CostProfile.FutexWalk (w, 0..1) weighs the two models: the calls grow by
+// w × FutexGrowth per thread waiting on the mutex whatever their kind (every
+// call walks the whole queue), and by (1-w) × the per-kind growth above.
+// OldKernel and NewKernel keep w = 1, the model the four studies' parameters
+// were chosen under (docs/sim-model.md has the figures of w = 0).
+func (m *Machine) holdTime(t *thread, b *bucket) int64 {
 	c := m.cfg.Costs
-	return int64(float64(c.FutexHold) * (1 + c.FutexGrowth*float64(n)))
+	n := float64(len(b.queue))
+	if b.mutex >= 0 {
+		mu := &m.mutexes[b.mutex]
+		n += c.FutexWalk * float64(len(mu.waiters))
+		if t.sys.op == fxWakeMutex && mu.WakeAll && len(mu.waiters) > 1 {
+			n += (1 - c.FutexWalk) * float64(len(mu.waiters)-1)
+		}
+	}
+	return int64(float64(c.FutexHold) * (1 + c.FutexGrowth*n))
 }
 
 // kernelStep continues a futex operation whose current burst ended.
@@ -76,7 +96,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			return
 		}
 		bk.busy = true
-		m.runBurst(t, id, m.holdTime(bk), catFutexHold)
+		m.runBurst(t, id, m.holdTime(t, bk), catFutexHold)
 		return
 	case fsHold: // held and done: release, grant the next spinner, finish the operation
 		if len(bk.queue) > 0 {
@@ -87,7 +107,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			spun := m.e.now - nt.start
 			m.acct[catFutexSpin] += spun
 			m.ran(nt, spun)
-			m.runBurst(nt, n, m.holdTime(bk), catFutexHold)
+			m.runBurst(nt, n, m.holdTime(nt, bk), catFutexHold)
 		} else {
 			bk.busy = false
 		}

@@ -75,7 +75,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 
 // AddMutex adds a mutex and returns its index for OpLock/OpUnlock.
 func (m *Machine) AddMutex(mu Mutex) int32 {
-	mu.holder = -1
+	mu.holder, mu.wordCPU, mu.dataCPU = -1, -1, -1
 	mu.bucket = m.addBucket()
 	m.mutexes = append(m.mutexes, mu)
 	id := int32(len(m.mutexes) - 1)
@@ -93,6 +93,11 @@ func (m *Machine) addBucket() int32 {
 func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if m.gort != nil {
 		return fmt.Errorf("sim: AddThread on a machine with a GoRuntime, want its threads added by GoRuntime.AddThread: %w", ErrInvalidConfig)
+	}
+	for _, mu := range m.mutexes {
+		if mu.Lines < 0 || mu.Lines > 64 {
+			return fmt.Errorf("sim: mutex %q Lines = %d, want 0..64: %w", mu.Name, mu.Lines, ErrInvalidConfig)
+		}
 	}
 	timed := false
 	for _, op := range prog {

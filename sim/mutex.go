@@ -4,6 +4,21 @@ package sim
 // then wait on an event; their release wakes every waiter (os_event_set, as
 // mutex_exit in MySQL 5.0..5.7). Plain pthread mutexes (Spin false) go straight to
 // futex wait and their release wakes one waiter.
+//
+// A mutex's lock word, and the Lines cache lines of data it protects, are
+// where the core that last wrote them left them (MESI: a write needs the line
+// Modified in the writer's cache, and takes it from whichever cache holds it).
+// Taking the mutex on another core than the one that last wrote the word costs
+// a transfer of the word (the test-and-set of mutex_test_and_set in
+// sync0sync.ic is an xchg on lock_word), and one per data line last written
+// by the previous holder on another core (buf_pool->mutex in buf0buf.c guards
+// the block's buf_fix_count and the pool's counters and LRU list, which the
+// holder writes). A failed test-and-set takes the word's line to the trying
+// core too, so the holder's release (mutex_reset_lock_word) then pays a
+// transfer to get it back. The price of a transfer is the machine's
+// (CostProfile.LineTransfer, LineTransferRemote across MachineConfig.Sockets);
+// the holder pays it inside its critical section, so a lock taken on every
+// core in turn spends its hold moving lines: MySQL bug 15815's ping-pong.
 type Mutex struct {
 	// Name labels the mutex in statistics ("kernel_mutex").
 	Name string
@@ -11,6 +26,12 @@ type Mutex struct {
 	Spin bool
 	// WakeAll: release wakes every waiter; false wakes one.
 	WakeAll bool
+	// Lines is how many cache lines of data the holder writes beside the
+	// lock word (0..64; 0: the lock word only).
+	Lines int
+
+	wordCPU int32 // the core that last wrote the lock word's line, or -1
+	dataCPU int32 // the core of the holder that last wrote the protected data, or -1
 
 	holder   int32
 	spinners []int32
@@ -26,11 +47,13 @@ type Mutex struct {
 type mutexStage uint8
 
 const (
-	mxIdle     mutexStage = iota // no lock or unlock in progress: a lock starts by trying the word
-	mxSpinning                   // spinning SpinLoops rounds for the mutex
-	mxWaiting                    // sleeping on the mutex (or on the way to): retry when woken
-	mxGranted                    // handed the mutex by its releaser while spinning
-	mxWaking                     // unlocking: the futex wake of the waiters is in progress
+	mxIdle      mutexStage = iota // no lock or unlock in progress: a lock starts by trying the word
+	mxSpinning                    // spinning SpinLoops rounds for the mutex
+	mxWaiting                     // sleeping on the mutex (or on the way to): retry when woken
+	mxGranted                     // handed the mutex by its releaser while spinning
+	mxWaking                      // unlocking: the futex wake of the waiters is in progress
+	mxTaking                      // locked: moving the lock word and the data lines to this core
+	mxReleasing                   // unlocking: moving the lock word back to this core to reset it
 )
 
 // lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
@@ -52,8 +75,9 @@ func (m *Machine) lock(t *thread, id int32, mi int32) bool {
 			if mu.holder < 0 {
 				mu.holder = id
 				mu.Acquisitions++
-				return true
+				return m.take(t, id, mu)
 			}
+			mu.wordCPU = t.core // the failed test-and-set wrote the word
 			if mu.Spin && m.cfg.SpinLoops > 0 {
 				t.mx = mxSpinning
 				mu.spinners = append(mu.spinners, id)
@@ -73,6 +97,9 @@ func (m *Machine) lock(t *thread, id int32, mi int32) bool {
 			t.mx = mxIdle
 		case mxGranted:
 			t.mx = mxIdle
+			return m.take(t, id, mu)
+		case mxTaking: // the lines have arrived
+			t.mx = mxIdle
 			return true
 		}
 	}
@@ -83,9 +110,19 @@ func (m *Machine) lock(t *thread, id int32, mi int32) bool {
 // progress, and unlock is called again when it returns.
 func (m *Machine) unlock(t *thread, id int32, mi int32) bool {
 	mu := &m.mutexes[mi]
-	if t.mx == mxWaking {
+	switch t.mx {
+	case mxWaking:
 		t.mx = mxIdle
 		return true // the wake is done
+	case mxReleasing:
+		t.mx = mxIdle // the word is back: reset it
+	default:
+		if d := m.contended(mu, t.core); d > 0 {
+			mu.wordCPU = t.core
+			t.mx = mxReleasing
+			m.runBurst(t, id, d, catUser)
+			return false
+		}
 	}
 	mu.holder = -1
 	if s := m.pickSpinner(mu); s >= 0 {
@@ -98,6 +135,61 @@ func (m *Machine) unlock(t *thread, id int32, mi int32) bool {
 		return false
 	}
 	return true
+}
+
+// take charges the new holder t of mu for the lines it must fetch: the lock
+// word from the core that last wrote it, each data line from the previous
+// holder's core. It reports whether t goes on at once (nothing to move);
+// false means t stops in mxTaking until the lines have arrived.
+func (m *Machine) take(t *thread, id int32, mu *Mutex) bool {
+	d := m.contended(mu, t.core) + int64(mu.Lines)*m.transfer(mu.dataCPU, t.core)
+	mu.wordCPU, mu.dataCPU = t.core, t.core
+	if d == 0 {
+		return true
+	}
+	t.mx = mxTaking
+	m.runBurst(t, id, d, catUser)
+	return false
+}
+
+// transfer is the price in ns of moving a cache line last written on core
+// from to core to: 0 on the same core or for a line nobody has written,
+// CostProfile.LineTransfer within a socket, LineTransferRemote across.
+func (m *Machine) transfer(from, to int32) int64 {
+	if from < 0 || from == to {
+		return 0
+	}
+	c := m.cfg.Costs
+	if m.socket(from) != m.socket(to) {
+		return int64(c.LineTransferRemote)
+	}
+	return int64(c.LineTransfer)
+}
+
+// contended is the price of writing mu's lock word on core to: a transfer
+// from the core that last wrote it, queued behind the spinners on other cores
+// that re-read the word and retry their test-and-set (each one more transfer
+// of the same line first). A lock handoff that costs one transfer per waiting
+// core is what makes a contended spinlock collapse (Boyd-Wickizer et al.,
+// "Non-scalable locks are dangerous", Linux Symposium 2012).
+func (m *Machine) contended(mu *Mutex, to int32) int64 {
+	from, k := mu.wordCPU, int64(0)
+	for _, s := range mu.spinners {
+		if st := &m.threads[s]; st.state == stRunning && st.core != to {
+			k++
+			if from < 0 || from == to {
+				from = st.core // the spinners hold the line (shared)
+			}
+		}
+	}
+	return (1 + k) * m.transfer(from, to)
+}
+
+// socket is the socket of core c: the cores are split into
+// MachineConfig.Sockets equal runs (0 and 1 both mean one socket).
+func (m *Machine) socket(c int32) int {
+	s := max(m.cfg.Sockets, 1)
+	return int(c) * s / m.cfg.CPUs
 }
 
 // pickSpinner returns the first spinner that is on a core, else the first one, or -1.

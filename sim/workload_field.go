@@ -7,36 +7,46 @@ import "time"
 // per-unit sequence that test executes.
 
 // rowScan is MySQL bug 15815's shape: a query scanning rows of an in-memory
-// table, each row fixing its page under the buffer-pool mutex
-// (buf_page_optimistic_get in MySQL 5.0 takes buf_pool->mutex to bump the
-// block's fix count) and then doing the row's own work. There is no client
-// round trip: one long query per thread, one unit per row. With shards > 1
-// the row's page falls, uniformly, under one of shards mutexes (the split
-// buf_pool mutex of the bug's fix, buf_pool instances in 5.5).
+// table. Per row InnoDB 5.0 fixes the row's block and releases it again
+// (block_get and block_release in the report's profile: buf_page_optimistic_get
+// and buf_page_release in buf0buf.c), each a short critical section under
+// buf_pool->mutex that writes the block's control line (buf_fix_count) and
+// the pool's counters (n_page_gets) beside the lock word: Lines = 2. Between
+// them 1 µs of the row's own work. There is no client round trip: one long
+// query per thread, one unit per row. With shards > 1 the row's block falls,
+// uniformly, under one of shards mutexes (the per-block mutex of the
+// report's patch, buf_pool instances in 5.5).
 func rowScan(name string, shards int) Workload {
 	return Workload{
 		Name: name, Unit: "rows/s",
-		Doc: "MySQL bug 15815's scan: per row, a page fix under the buffer-pool mutex (0.3 µs) and 1 µs " +
-			"of row work; " + map[bool]string{true: "one global buf_pool mutex", false: "the page's mutex one of 4, uniformly"}[shards == 1] + ".",
+		Doc: "MySQL bug 15815's scan: per row a block fix and a block release, each 50 ns under the " +
+			"buffer-pool mutex writing 2 data lines, and 1 µs of row work between them; " +
+			map[bool]string{true: "one global buf_pool mutex", false: "the block's mutex one of 4, uniformly"}[shards == 1] + ".",
 		Setup: func(m *Machine) []Op {
 			ids := make([]int32, shards)
 			for i := range ids {
-				ids[i] = m.AddMutex(Mutex{Name: "buf_pool", Spin: true, WakeAll: true})
+				ids[i] = m.AddMutex(Mutex{Name: "buf_pool", Spin: true, WakeAll: true, Lines: 2})
 			}
+			// the row's block is block k with probability 1/(shards-k) once the
+			// blocks before it were passed over: uniform over the shards
+			const fix = 50 * time.Nanosecond
 			var p []Op
+			var ends []int // each block's jump past the blocks after it
 			for k, id := range ids {
-				left := int32(4 * (shards - 1 - k)) // ops of the blocks after this one
+				body := []Op{lock(id), cpu(fix), unlock(id), cpu(1 * us), lock(id), cpu(fix), unlock(id)}
 				if k < shards-1 {
-					// this block with probability 1/(shards-k): uniform over the shards
-					p = append(p, withProb(1/float64(shards-k), 4))
-					left -= 1
+					p = append(p, withProb(1/float64(shards-k), int32(len(body)+1)))
 				}
-				p = append(p, lock(id), cpu(300*time.Nanosecond), unlock(id))
+				p = append(p, body...)
 				if k < shards-1 {
-					p = append(p, withProb(0, left)) // skip the other shards
+					ends = append(ends, len(p))
+					p = append(p, withProb(0, 0))
 				}
 			}
-			return append(p, cpu(1*us), done(1))
+			for _, i := range ends {
+				p[i].Arg = int32(len(p) - i - 1)
+			}
+			return append(p, done(1))
 		},
 	}
 }

@@ -44,14 +44,17 @@ func ExampleCosts_WriteProfile() {
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
 	// # measured here: context_switch, syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
-	// # old-kernel defaults, not measured here: futex_hold, futex_growth, spin_round, io_service
+	// # old-kernel defaults, not measured here: futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
 	// futex_hold = 200ns
 	// futex_growth = 10
+	// futex_walk = 1
 	// spin_round = 500ns
 	// io_service = 100µs
+	// line_transfer = 0s
+	// line_transfer_remote = 0s
 	// futex_wake_call = 9µs
 	// futex_wake = 20µs
 	// thread_handoff = 20µs
