@@ -116,53 +116,95 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 			return ut, fmt.Errorf("validate: %s: header has no column %q, want %s: %w", name, c, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
 		}
 	}
+	err = readRows(name, cr, col, func(r userRow) error {
+		cpus, threads, w, pub, err := r.common("published")
+		if err != nil {
+			return err
+		}
+		sch, err := sim.ParseScheduler(r.get("scheduler"))
+		if err != nil {
+			return r.bad("scheduler", "cfs or ts")
+		}
+		costs, err := sim.Profile(r.get("costs"))
+		if err != nil {
+			return r.bad("costs", "old-kernel or new-kernel")
+		}
+		ut.Cells = append(ut.Cells, sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
+			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}})
+		ut.Published = append(ut.Published, pub)
+		return nil
+	})
+	if err != nil {
+		return ut, err
+	}
+	return ut, nil
+}
+
+// userRow is one data row of a user table (published or live), at line of
+// file, with the checks both kinds make of it.
+type userRow struct {
+	file string
+	line int
+	rec  []string
+	col  map[string]int
+}
+
+func (r userRow) get(c string) string { return strings.TrimSpace(r.rec[r.col[c]]) }
+
+// bad is the error for column c's value, naming what is wanted.
+func (r userRow) bad(c, want string) error {
+	return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", r.file, r.line, c, r.get(c), want, sim.ErrInvalidConfig)
+}
+
+// common reads the columns every user table has: cpus (1..1024), threads
+// (1..10000), workload (a built-in one) and figure, the measured or
+// published throughput (a finite number > 0).
+func (r userRow) common(figure string) (cpus, threads int, workload string, x float64, err error) {
+	cpus, err = strconv.Atoi(r.get("cpus"))
+	if err != nil || cpus < 1 || cpus > 1024 {
+		return 0, 0, "", 0, r.bad("cpus", "1..1024")
+	}
+	threads, err = strconv.Atoi(r.get("threads"))
+	if err != nil || threads < 1 || threads > 10000 {
+		return 0, 0, "", 0, r.bad("threads", "1..10000")
+	}
+	x, err = strconv.ParseFloat(r.get(figure), 64)
+	if err != nil || !(x > 0) || math.IsInf(x, 1) {
+		return 0, 0, "", 0, r.bad(figure, "a number > 0")
+	}
+	workload = r.get("workload")
+	if _, err := sim.LookupWorkload(workload); err != nil {
+		return 0, 0, "", 0, r.bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
+	}
+	return cpus, threads, workload, x, nil
+}
+
+// readRows calls row for each data row of cr (its header read already, its
+// columns in col) and stops at the first error; it refuses more than
+// maxUserRows rows and a table without any.
+func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow) error) error {
+	n := 0
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return ut, fmt.Errorf("validate: %s: %w", name, err)
+			return fmt.Errorf("validate: %s: %w", file, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(ut.Cells) == maxUserRows {
-			return ut, fmt.Errorf("validate: %s:%d: more than %d rows: %w", name, line, maxUserRows, sim.ErrInvalidConfig)
+		if n == maxUserRows {
+			return fmt.Errorf("validate: %s:%d: more than %d rows: %w", file, line, maxUserRows, sim.ErrInvalidConfig)
 		}
-		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
-		bad := func(c, want string) error {
-			return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", name, line, c, get(c), want, sim.ErrInvalidConfig)
+		n++
+		if err := row(userRow{file: file, line: line, rec: rec, col: col}); err != nil {
+			return err
 		}
-		cpus, err := strconv.Atoi(get("cpus"))
-		if err != nil || cpus < 1 || cpus > 1024 {
-			return ut, bad("cpus", "1..1024")
-		}
-		threads, err := strconv.Atoi(get("threads"))
-		if err != nil || threads < 1 || threads > 10000 {
-			return ut, bad("threads", "1..10000")
-		}
-		pub, err := strconv.ParseFloat(get("published"), 64)
-		if err != nil || !(pub > 0) || math.IsInf(pub, 1) {
-			return ut, bad("published", "a number > 0")
-		}
-		sch, err := sim.ParseScheduler(get("scheduler"))
-		if err != nil {
-			return ut, bad("scheduler", "cfs or ts")
-		}
-		costs, err := sim.Profile(get("costs"))
-		if err != nil {
-			return ut, bad("costs", "old-kernel or new-kernel")
-		}
-		if _, err := sim.LookupWorkload(get("workload")); err != nil {
-			return ut, bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
-		}
-		ut.Cells = append(ut.Cells, sim.Cell{Workload: get("workload"), Threads: threads, Measure: userMeasure,
-			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}})
-		ut.Published = append(ut.Published, pub)
 	}
-	if len(ut.Cells) == 0 {
-		return ut, fmt.Errorf("validate: %s: no rows: %w", name, sim.ErrInvalidConfig)
+	if n == 0 {
+		return fmt.Errorf("validate: %s: no rows: %w", file, sim.ErrInvalidConfig)
 	}
-	return ut, nil
+	return nil
 }
 
 // Run simulates the user table's cells (seeded from seed) and returns the

@@ -4,10 +4,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/innosim/innosim/sim"
@@ -58,54 +56,28 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		return ut, err
 	}
 	ut.Live = true
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	err = readRows(name, cr, col, func(r userRow) error {
+		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
-			return ut, fmt.Errorf("validate: %s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if len(ut.Cells) == maxUserRows {
-			return ut, fmt.Errorf("validate: %s:%d: more than %d rows: %w", name, line, maxUserRows, sim.ErrInvalidConfig)
-		}
-		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
-		bad := func(c, want string) error {
-			return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", name, line, c, get(c), want, sim.ErrInvalidConfig)
-		}
-		cpus, err := strconv.Atoi(get("cpus"))
-		if err != nil || cpus < 1 || cpus > 1024 {
-			return ut, bad("cpus", "1..1024")
-		}
-		threads, err := strconv.Atoi(get("threads"))
-		if err != nil || threads < 1 || threads > 10000 {
-			return ut, bad("threads", "1..10000")
-		}
-		x, err := strconv.ParseFloat(get("throughput"), 64)
-		if err != nil || !(x > 0) || math.IsInf(x, 1) {
-			return ut, bad("throughput", "a number > 0")
-		}
-		w := get("workload")
-		if _, err := sim.LookupWorkload(w); err != nil {
-			return ut, bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
+			return err
 		}
 		cell := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
 		curve := w
 		if ut.Setting != "" {
-			v := get(ut.Setting)
+			v := r.get(ut.Setting)
 			curve = fmt.Sprintf("%s %s=%s", w, ut.Setting, v)
 			if err := applyLiveSetting(&cell, ut.Setting, v); err != nil {
-				return ut, bad(ut.Setting, err.Error())
+				return r.bad(ut.Setting, err.Error())
 			}
 		}
 		ut.Cells = append(ut.Cells, cell)
 		ut.Published = append(ut.Published, x)
 		ut.Curves = append(ut.Curves, curve)
-	}
-	if len(ut.Cells) == 0 {
-		return ut, fmt.Errorf("validate: %s: no rows: %w", name, sim.ErrInvalidConfig)
+		return nil
+	})
+	if err != nil {
+		return ut, err
 	}
 	return ut, nil
 }
