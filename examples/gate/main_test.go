@@ -34,15 +34,24 @@ func TestRunMeasuresHandoffWithBarging(t *testing.T) {
 
 // TestRunShowsTheP99Wait: with -p99 a cell whose gate timed waits shows the
 // 99th percentile after the rate; Semaphore times none and shows the rate only.
+//
+// Whether 8 clients meet at the gate is the scheduler's choice: on a loaded
+// machine (race detector, both cores busy) a 20 ms cell once ran its clients
+// one after another, and no enter waited. So the test runs the cell until one
+// of its handoff cells waited, at most 10 times.
 func TestRunShowsTheP99Wait(t *testing.T) {
-	var out bytes.Buffer
-	err := run([]string{"-clients", "8", "-limits", "1", "-duration", "20ms", "-policies", "handoff,semaphore", "-p99"}, &out)
-	require.NoError(t, err)
-	text := out.String()
-	handoff, semaphore, ok := strings.Cut(text, "policy=semaphore")
-	require.True(t, ok, text)
+	var handoff string
+	for try := 0; try < 10 && !strings.Contains(handoff, "(p99 "); try++ {
+		var out bytes.Buffer
+		err := run([]string{"-clients", "8", "-limits", "1", "-duration", "20ms", "-policies", "handoff,semaphore", "-p99"}, &out)
+		require.NoError(t, err)
+		text := out.String()
+		h, semaphore, ok := strings.Cut(text, "policy=semaphore")
+		require.True(t, ok, text)
+		assert.NotContains(t, semaphore, "(p99 ", "Semaphore times no wait")
+		handoff = h
+	}
 	assert.Contains(t, handoff, "(p99 ", "8 clients at limit 1 wait")
-	assert.NotContains(t, semaphore, "(p99 ")
 }
 
 func TestRunRejectsBadFlags(t *testing.T) {
