@@ -12,10 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAdaptiveCutsTheLimitWhenInsideGetsSlower: the work inside takes longer the
-// more threads are inside (200 µs per thread inside), so the controller, started
-// at 1 with room up to 16, must keep the limit low.
-func TestAdaptiveCutsTheLimitWhenInsideGetsSlower(t *testing.T) {
+// TestAdaptiveCutsTheLimitWhenInsideGetsSlowerTiming: the work inside takes
+// longer the more threads are inside (1 ms per thread inside), so the
+// controller, started at 1 with room up to 16, must keep the limit well under
+// 16. It depends on real time: the controller sees the sleeps as the scheduler
+// stretches them, so it runs only without -short. The time per thread is 1 ms
+// and the bound 12, not 8: with 200 µs per thread and both cores busy, the
+// race detector on and a hog beside it, 2 runs in 5 ended at 9 (scheduling
+// delays of the same size as the signal).
+func TestAdaptiveCutsTheLimitWhenInsideGetsSlowerTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("depends on real time: the sleeps inside are the controller's signal")
+	}
 	g, err := NewAdaptive(Config{Tickets: 1}, AIMDConfig{Max: 16, Window: 8})
 	require.NoError(t, err)
 	var inside atomic.Int64
@@ -30,14 +38,14 @@ func TestAdaptiveCutsTheLimitWhenInsideGetsSlower(t *testing.T) {
 					return
 				}
 				n := inside.Add(1)
-				time.Sleep(time.Duration(n) * 200 * time.Microsecond)
+				time.Sleep(time.Duration(n) * time.Millisecond)
 				inside.Add(-1)
 				g.ForceExit(th)
 			}
 		}()
 	}
 	wg.Wait()
-	assert.LessOrEqual(t, g.Limit(), 8, "the limit stays well under the 16 allowed")
+	assert.LessOrEqual(t, g.Limit(), 12, "the limit stays well under the 16 allowed")
 	assert.GreaterOrEqual(t, g.Limit(), 1)
 	s := g.Stats()
 	assert.Equal(t, int64(0), s.Inside)
