@@ -26,11 +26,10 @@ func NewHandoff(cfg Config) (*Handoff, error) {
 }
 
 // Enter admits t: a ticket, or a free seat by CAS while nobody waits; else t
-// parks in its class's queue until an exit (or SetLimit) hands it a seat. The
-// uncontended enter is inlined here (HandoffCore.fastEnter): one load and one
-// CAS, no clock read, no call. It
+// parks in its class's queue until an exit (or SetLimit) hands it a seat. It
 // returns ctx.Err() if ctx ends first; t then holds no seat, and a seat handed to
-// it at that moment goes to the next waiter.
+// it at that moment goes to the next waiter. The uncontended enter is inlined
+// here (HandoffCore.fastEnter): one load and one CAS, no clock read, no call.
 func (g *Handoff) Enter(ctx context.Context, t *Thread) error {
 	if checkThreads {
 		if !t.claim() {
