@@ -8,28 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// goCosts is a cost profile of the shape innosim calibrate writes on a 2-core
-// VM.
-func goCosts() CostProfile {
-	p := OldKernel()
-	p.Syscall = 200 * time.Nanosecond
-	p.ContextSwitch = 3500 * time.Nanosecond
-	p.FutexWakeCall = 9 * time.Microsecond
-	p.FutexWake = 20 * time.Microsecond
-	p.ThreadHandoff = 20 * time.Microsecond
-	p.MutexHandoff = 10 * time.Nanosecond
-	p.WakePreempt = 0.75
-	p.SysmonTick = 110 * time.Microsecond
-	return p
-}
-
 // newIdleRuntime returns a two-CPU machine with the Go runtime layer, two Ps,
 // one mutex and twelve threads, every thread asleep on CPU 0 and both CPUs
 // idle, for Wake and dispatch to be held to their placement rules one wake at
 // a time.
 func newIdleRuntime(t *testing.T, preempt float64) *GoRuntime {
 	t.Helper()
-	c := goCosts()
+	c := calibratedCosts()
 	c.WakePreempt = preempt
 	m, err := NewMachine(MachineConfig{CPUs: 2, Costs: c, Seed: 1})
 	require.NoError(t, err)
@@ -230,7 +215,7 @@ func TestSetGoRuntimeRejectsWhatTheLayerCannotRun(t *testing.T) {
 		{"a machine with threads", MachineConfig{CPUs: 2}, 2, func(m *Machine) {
 			require.NoError(t, m.AddThread([]Op{cpu(time.Microsecond)}, 0))
 		}, step, "want a bare machine"},
-		{"sysmon tick shorter than its request", MachineConfig{CPUs: 2, Costs: func() CostProfile { c := goCosts(); c.SysmonTick = 10 * time.Microsecond; return c }()}, 2, nil, step, "sysmon_tick = 10µs, want 20µs..10ms"},
+		{"sysmon tick shorter than its request", MachineConfig{CPUs: 2, Costs: func() CostProfile { c := calibratedCosts(); c.SysmonTick = 10 * time.Microsecond; return c }()}, 2, nil, step, "sysmon_tick = 10µs, want 20µs..10ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,7 +230,7 @@ func TestSetGoRuntimeRejectsWhatTheLayerCannotRun(t *testing.T) {
 		})
 	}
 	t.Run("then no interpreted thread", func(t *testing.T) {
-		m, err := NewMachine(MachineConfig{CPUs: 2, Costs: goCosts()})
+		m, err := NewMachine(MachineConfig{CPUs: 2, Costs: calibratedCosts()})
 		require.NoError(t, err)
 		_, err = m.SetGoRuntime(2, step)
 		require.NoError(t, err)
