@@ -27,6 +27,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand. A new subcommand is a new file with a function
@@ -62,6 +63,11 @@ var errUsage = errors.New("usage")
 // -h (err nil; the usage is printed) or on a bad flag (errUsage; the flag package
 // has printed what was wrong).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
+	fs.VisitAll(func(fl *flag.Flag) {
+		if _, ok := fl.Value.(repeatable); !ok {
+			fl.Value = &onceValue{Value: fl.Value}
+		}
+	})
 	switch err := fs.Parse(args); {
 	case err == nil:
 		return false, nil
@@ -72,8 +78,33 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 	}
 }
 
+// repeatable is a flag value that may be given more than once (validate's
+// -table); every other flag given twice is refused by parseFlags, since the
+// flag package would keep only the last.
+type repeatable interface{ Repeatable() }
+
+// onceValue refuses a second Set of the flag it wraps.
+type onceValue struct {
+	flag.Value
+	set bool
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		return fmt.Errorf("given twice (%q, then %q): want it once", v.Value.String(), s)
+	}
+	v.set = true
+	return v.Value.Set(s)
+}
+
+// IsBoolFlag keeps a wrapped boolean flag usable without a value.
+func (v *onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -72,11 +72,23 @@ func (o *output) discard() {
 	}
 }
 
-// outputs opens one output per (flag, path) pair, or none and an error; the
-// caller defers discardAll.
+// outputs opens one output per (flag, path) pair, or none and an error (also
+// when two flags name the same file); the caller defers discardAll.
 func outputs(pairs ...string) ([]*output, error) {
 	var outs []*output
+	seen := map[string]string{} // absolute path → the flag that named it
 	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			abs, err := filepath.Abs(pairs[i+1])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", pairs[i], err)
+			}
+			if other, ok := seen[abs]; ok {
+				discardAll(outs)
+				return nil, fmt.Errorf("%w: %s and %s both name %s: want a file each", errUsage, other, pairs[i], pairs[i+1])
+			}
+			seen[abs] = pairs[i]
+		}
 		o, err := newOutput(pairs[i], pairs[i+1])
 		if err != nil {
 			discardAll(outs)

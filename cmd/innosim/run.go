@@ -52,6 +52,10 @@ func (l *intList) Set(v string) error {
 	return nil
 }
 
+// flagOfKey names the run flag that sets an option-file key under another
+// name, so that the flag and a -vary of the key are refused together.
+var flagOfKey = map[string]string{"innodb_use_native_aio": "aio"}
+
 // varyKeys are the --vary keys that are not option-file keys.
 var varyKeys = []string{"sched", "profile", "gate", "wake", "aio", "thread_handling"}
 
@@ -148,7 +152,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if i, j, dup := firstDuplicate(varyVals); dup {
 			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
 		}
-		if flagged := strings.ReplaceAll(k, "_", "-"); given[flagged] || k == "profile" && given["costs"] {
+		flagged := strings.ReplaceAll(k, "_", "-")
+		if alias, ok := flagOfKey[k]; ok {
+			flagged = alias
+		}
+		if given[flagged] || k == "profile" && given["costs"] {
 			flagName := flagged
 			if !given[flagged] {
 				flagName = "costs"
@@ -165,6 +173,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var rows []row
 	var cells []sim.Cell
+	var settings []settingsJSON // per -vary value
 	for _, v := range varyVals {
 		opts := f
 		s := base
@@ -178,6 +187,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		proto.Device = f.device.cfg
+		settings = append(settings, cellSettings(proto, opts))
 		for _, c := range f.cpus {
 			rows = append(rows, row{v, c})
 			for _, th := range f.threads {
@@ -224,7 +234,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
 	t.Header = append(t.Header, "usl peak (threads)")
-	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Vary: varyKey}
+	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Vary: varyKey,
+		Cnf: f.cnf, Server: f.server}
 	var chart []report.Series
 	for i, r := range rows {
 		cellsRow := []any{}
@@ -248,7 +259,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			long.AddRow(lr...)
 		}
 		peak := "-" // too few thread counts, or a peak the data do not locate
-		row := rowJSON{Value: r.val, CPUs: r.cpus}
+		row := rowJSON{Value: r.val, CPUs: r.cpus, Settings: settings[i/len(f.cpus)]}
 		if u, err := sim.FitUSL(ns, xs); err == nil {
 			if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
 				peak = fmt.Sprintf("%.1f", p)
@@ -295,15 +306,48 @@ const (
 )
 
 // runJSON is what run --json writes: the sweep's settings, one entry per cell
-// and one per row of the table.
+// and one per row of the table (each row with the settings its cells ran).
 type runJSON struct {
 	Workload string     `json:"workload"`
 	Unit     string     `json:"unit"`
 	Seed     uint64     `json:"seed"`
 	Measure  string     `json:"measure"`
+	Cnf      string     `json:"cnf,omitempty"`
+	Server   string     `json:"server"`
 	Vary     string     `json:"vary,omitempty"`
 	Cells    []cellJSON `json:"cells"`
 	Rows     []rowJSON  `json:"rows"`
+}
+
+// settingsJSON is what a row's cells ran with, after the option file, the
+// flags and the -vary value: the scheduler, the cost profile's name, the
+// gate (innodb_thread_concurrency 0: none), AIO's mode and wake policy (none
+// for a workload without AIO), thread_handling and the device (none).
+type settingsJSON struct {
+	Scheduler         string `json:"scheduler"`
+	Costs             string `json:"costs"`
+	ThreadConcurrency int    `json:"innodb_thread_concurrency"`
+	Gate              string `json:"gate,omitempty"`
+	AIO               string `json:"aio,omitempty"`
+	Wake              string `json:"wake,omitempty"`
+	ThreadHandling    string `json:"thread_handling"`
+	Device            string `json:"device,omitempty"`
+}
+
+// cellSettings reads settingsJSON off a cell prototype built from f.
+func cellSettings(c sim.Cell, f runFlags) settingsJSON {
+	s := settingsJSON{Scheduler: c.Machine.Scheduler.String(), Costs: c.Machine.Costs.Name,
+		ThreadHandling: c.ThreadHandling.String(), Device: f.device.String()}
+	if f.costs != "" {
+		s.Costs = f.costs
+	}
+	if c.Gate != nil {
+		s.ThreadConcurrency, s.Gate = c.Gate.Config.Limit, c.Gate.Policy.String()
+	}
+	if c.AIO != nil {
+		s.AIO, s.Wake = c.AIO.IO.String(), c.AIO.Wake.String()
+	}
+	return s
 }
 
 // cellJSON is one simulated cell: Value is the -vary value, Seed the cell's
@@ -321,9 +365,10 @@ type cellJSON struct {
 // rowJSON is one row of the table: the USL peak of its thread sweep, in
 // threads, when the data locate one.
 type rowJSON struct {
-	Value          string   `json:"value,omitempty"`
-	CPUs           int      `json:"cpus"`
-	USLPeakThreads *float64 `json:"usl_peak_threads,omitempty"`
+	Value          string       `json:"value,omitempty"`
+	CPUs           int          `json:"cpus"`
+	Settings       settingsJSON `json:"settings"`
+	USLPeakThreads *float64     `json:"usl_peak_threads,omitempty"`
 }
 
 // applyVary applies one --vary value: a run flag (sched, profile, gate, wake, aio) or

@@ -143,6 +143,8 @@ func TestRunRefusesAFlagGivenTwice(t *testing.T) {
 		{"--gate", "atomic", "--vary", "gate=queue"},
 		{"--profile", "new-kernel", "--vary", "profile=old-kernel"},
 		{"--costs", "x.profile", "--vary", "profile=old-kernel"},
+		// -aio sets innodb_use_native_aio: it overrode every row of the -vary.
+		{"--aio", "native", "--vary", "innodb_use_native_aio=0,1"},
 	} {
 		code, _, stderr := runCmd(append([]string{"run", "--workload", "oltp_insert", "--threads", "1"}, args...)...)
 		assert.Equal(t, 2, code, "%q", args)
@@ -177,8 +179,10 @@ func TestRunCanceledStopsAndLeavesNoOutput(t *testing.T) {
 	assert.Empty(t, entries, "no output or temporary file left")
 }
 
-// The same through the real binary and a real SIGINT.
-func TestSIGINTStopsRun(t *testing.T) {
+// The same through the real binary and a real SIGINT or SIGTERM. Before,
+// SIGTERM (what timeout(1) and service managers send) killed the process at
+// once and left run's temporary output file behind.
+func TestSignalStopsRun(t *testing.T) {
 	if os.Getenv("INNOSIM_MAIN") == "1" {
 		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
 		main()
@@ -187,32 +191,80 @@ func TestSIGINTStopsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "r.csv")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGINTStopsRun$")
-	cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
-		"INNOSIM_ARGS=run --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+csv)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	time.Sleep(500 * time.Millisecond) // let it reach the cell
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case err := <-waited:
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit, stderr.String())
-		assert.Equal(t, 1, exit.ExitCode())
-		assert.Contains(t, stderr.String(), "interrupted")
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		<-waited
-		t.Fatal("run still going 30 s after SIGINT")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			csv := filepath.Join(dir, "r.csv")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalStopsRun$")
+			cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
+				"INNOSIM_ARGS=run --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+csv)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			time.Sleep(500 * time.Millisecond) // let it reach the cell
+			require.NoError(t, cmd.Process.Signal(sig))
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			select {
+			case err := <-waited:
+				var exit *exec.ExitError
+				require.ErrorAs(t, err, &exit, stderr.String())
+				assert.Equal(t, 1, exit.ExitCode())
+				assert.Contains(t, stderr.String(), "interrupted")
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-waited
+				t.Fatalf("run still going 30 s after %v", sig)
+			}
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "no output or temporary file left")
+		})
 	}
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "no output or temporary file left")
+}
+
+// A flag given twice is refused: the flag package would keep the last value
+// and drop the first without a word (-vary's second setting replaced the
+// first; -threads 4 -threads 8 ran only 8). validate's -table repeats.
+func TestRunRefusesARepeatedFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"--threads", "4", "--threads", "8"},
+		{"--vary", "innodb_thread_concurrency=0,8", "--vary", "wake=all"},
+		{"--cpus", "2", "--cpus", "4"},
+	} {
+		code, out, stderr := runCmd(append([]string{"run", "--workload", "connect", "--measure", "2ms"}, args...)...)
+		assert.Equal(t, 2, code, args)
+		assert.Empty(t, out, args)
+		assert.Contains(t, stderr, "given twice", args)
+	}
+}
+
+// Two outputs naming one file: the JSON silently replaced the CSV.
+func TestRunRefusesOneFileForTwoOutputs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "same.out")
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--csv", path, "--json", path)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "-csv and -json both name")
+	_, err := os.Stat(path)
+	assert.True(t, os.IsNotExist(err), "nothing written")
+}
+
+// run --json carries the settings each row ran with, as its help says.
+func TestRunJSONHasEachRowsSettings(t *testing.T) {
+	r := readRunJSON(t, "--workload", "oltp_insert", "--threads", "4", "--cpus", "2", "--measure", "2ms",
+		"--sched", "ts", "--profile", "new-kernel", "--vary", "aio=simulated,native")
+	require.Len(t, r.Rows, 2)
+	assert.Equal(t, "mysql", r.Server)
+	for i, want := range []string{"simulated", "native"} {
+		st := r.Rows[i].Settings
+		assert.Equal(t, want, st.AIO)
+		assert.Equal(t, "ts", st.Scheduler)
+		assert.Equal(t, "new-kernel", st.Costs)
+		assert.Equal(t, "one-thread-per-connection", st.ThreadHandling)
+	}
+	assert.Equal(t, "all", r.Rows[0].Settings.Wake)
+	assert.Equal(t, "targeted", r.Rows[1].Settings.Wake)
 }
 
 // Item 5: a study's verdict is its machine's; reproduce refuses --costs

@@ -37,6 +37,9 @@ func (l *pathList) Set(v string) error {
 	return nil
 }
 
+// Repeatable marks -table as a flag given once per file.
+func (l *pathList) Repeatable() {}
+
 // validateParts are the groups of tables validate can be limited to.
 var validateParts = []string{"a", "b", "c", "d", "field"}
 
