@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +156,7 @@ func TestParseErrors(t *testing.T) {
 		{"zero iterations", "BenchmarkA 0 5 ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: iteration count 0"},
 		{"not a number", "BenchmarkA 1 five ns/op\n", ErrMalformed, "in.txt:1:"},
 		{"NaN", "BenchmarkA 1 NaN ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: NaN"},
+		{"negative", "BenchmarkA 1 -5 ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: -5e-09 sec/op is negative, want ≥ 0"},
 		{"truncated last line", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/o", ErrMalformed, "in.txt:2: malformed benchmark line: truncated"},
 		{"a unit twice on one line", "BenchmarkA 1 5 ns/op 6 ns/op\n", ErrMalformed, "in.txt:1: malformed benchmark line: unit sec/op twice"},
 		{"units change within a file", "BenchmarkA 1 5 ns/op\nBenchmarkA 1 5 ns/op 3 B/op\n", ErrUnitMismatch,
@@ -277,6 +279,30 @@ func TestCompareTooFewSamples(t *testing.T) {
 	require.Contains(t, out, "too few samples (n < 6) [1]\n")
 	require.NotContains(t, out, "[1] [1]")
 	require.Contains(t, out, "verdict: too few samples (n < 6) (0 regression, 0 improvement, 0 changed, 0 unchanged, 1 with too few samples of 1)")
+}
+
+// A new allocation is a regression: 0 allocs/op in every old sample and 1 in
+// every new one was "inconclusive", its change "?", because the ratio of the
+// old interval's bound 0 was taken as unknown.
+func TestCompareFromZeroIsAChange(t *testing.T) {
+	var old, new strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&old, "BenchmarkX-2 1000 %d ns/op 0 B/op 0 allocs/op\n", 100+i%2)
+		fmt.Fprintf(&new, "BenchmarkX-2 1000 %d ns/op 16 B/op 1 allocs/op\n", 100+i%2)
+	}
+	r, err := Compare(mustParse(t, "old.txt", old.String()), mustParse(t, "new.txt", new.String()))
+	require.NoError(t, err)
+	byUnit := map[string]Change{}
+	for _, c := range r.Changes {
+		byUnit[c.Unit] = c
+	}
+	for _, unit := range []string{"B/op", "allocs/op"} {
+		c := byUnit[unit]
+		require.Equal(t, Regression, c.Verdict, unit)
+		require.True(t, math.IsInf(c.Ratio, 1), "%s ratio %v", unit, c.Ratio)
+	}
+	require.Equal(t, Regression, r.Verdict)
+	require.Contains(t, report(t, r), "+inf")
 }
 
 // A benchmark run at another GOMAXPROCS has another name suffix:

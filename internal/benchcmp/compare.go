@@ -282,7 +282,12 @@ func overall(judge bool, changes []Change) Verdict {
 // two confidence intervals; a non-positive denominator gives an unbounded side.
 func ratios(old, new benchmath.Summary) (ratio, lo, hi float64) {
 	div := func(a, b float64) float64 {
-		if b <= 0 || math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) {
+		switch {
+		case math.IsInf(a, 0) || math.IsInf(b, 0) || math.IsNaN(a) || math.IsNaN(b) || b < 0:
+			return math.NaN()
+		case b == 0 && a > 0:
+			return math.Inf(1) // from nothing to something (0 allocs/op to 1)
+		case b == 0:
 			return math.NaN()
 		}
 		return a / b

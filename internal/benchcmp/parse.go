@@ -154,6 +154,9 @@ func (f *File) add(res *benchfmt.Result, byKey map[Key]*Series, env map[string]m
 		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 			return fmt.Errorf("%s:%d: %w: %v %s is not a finite measurement", f.Name, line, ErrMalformed, v.Value, v.Unit)
 		}
+		if v.Value < 0 { // a time, a size or a count: Compare's ratios need ≥ 0
+			return fmt.Errorf("%s:%d: %w: %v %s is negative, want ≥ 0", f.Name, line, ErrMalformed, v.Value, v.Unit)
+		}
 		// benchfmt leaves a value untidied when tidying does not change it (0
 		// ns/op stays ns/op while 5 ns/op becomes sec/op); tidy every value so that
 		// one benchmark's lines agree on their units.
