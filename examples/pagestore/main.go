@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,8 +76,8 @@ func run(out io.Writer, o options) error {
 	res, runErr := Run(context.Background(), s, Workload{Clients: o.clients, Ops: o.ops,
 		UpdatePercent: 20, ScanPercent: 10, ScanPages: 2 * ExtentPages, Seed: 1})
 	elapsed := time.Since(start)
-	if err := s.Close(); err != nil || runErr != nil {
-		return fmt.Errorf("workload: %w; close: %w", runErr, err)
+	if err := errors.Join(runErr, s.Close()); err != nil {
+		return err
 	}
 	st := s.Stats() // after Close: every I/O done, the flusher's thread restored
 	fmt.Fprintf(out, "%d clients × %d ops on %d pages (%d MiB), %d frames, limit %d, flusher priority %s: %v\n",

@@ -37,3 +37,13 @@ func TestRunRejectsAnUnknownPriority(t *testing.T) {
 	err := run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: "loud", dir: t.TempDir()})
 	require.ErrorContains(t, err, `policy "loud"`)
 }
+
+// -clients 0 printed "workload {Clients:0 …}: invalid config; close:
+// %!w(<nil>)": a struct dump and a format error, naming no field.
+func TestRunNamesTheBadWorkloadField(t *testing.T) {
+	err := run(&bytes.Buffer{}, options{clients: 0, ops: 1, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.EqualError(t, err, "pagestore: Workload.Clients = 0, want ≥ 1: invalid config")
+	err = run(&bytes.Buffer{}, options{clients: 1, ops: 0, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
+	require.EqualError(t, err, "pagestore: Workload.Ops = 0, want ≥ 1: invalid config")
+}

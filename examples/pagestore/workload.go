@@ -26,6 +26,23 @@ type Workload struct {
 	Seed          uint64 // seeds each session's generator
 }
 
+// validate reports the first field of w out of range, as Config's do.
+func (w Workload) validate() error {
+	switch {
+	case w.Clients < 1:
+		return invalid("Workload.Clients", w.Clients, "≥ 1")
+	case w.Ops < 1:
+		return invalid("Workload.Ops", w.Ops, "≥ 1")
+	case w.ScanPages < 1:
+		return invalid("Workload.ScanPages", w.ScanPages, "≥ 1")
+	case w.UpdatePercent < 0 || w.UpdatePercent > 100:
+		return invalid("Workload.UpdatePercent", w.UpdatePercent, "0..100")
+	case w.ScanPercent < 0 || w.ScanPercent > 100-w.UpdatePercent:
+		return invalid("Workload.ScanPercent", w.ScanPercent, fmt.Sprintf("0..%d (100 - UpdatePercent)", 100-w.UpdatePercent))
+	}
+	return nil
+}
+
 // Result is what a workload did. Updates holds, by page, the number of
 // Updates that returned nil: after a clean Close the file must show exactly
 // that version for each page.
@@ -68,9 +85,8 @@ func checkPayload(n int64, p []byte, v uint64) error {
 // payload against its version, so a torn page in memory is an error too. It
 // stops at the first error of any session and returns it.
 func Run(ctx context.Context, s *Store, w Workload) (Result, error) {
-	if w.Clients < 1 || w.Ops < 1 || w.ScanPages < 1 || w.UpdatePercent < 0 || w.ScanPercent < 0 ||
-		w.UpdatePercent+w.ScanPercent > 100 {
-		return Result{}, fmt.Errorf("pagestore: workload %+v: %w", w, ErrInvalidConfig)
+	if err := w.validate(); err != nil {
+		return Result{}, err
 	}
 	pages := s.cfg.Pages
 	perPage := make([]atomic.Uint64, pages)
