@@ -51,6 +51,10 @@ func TestCommandLineErrors(t *testing.T) {
 		{"run varying a key to a bad value", []string{"run", "--workload", "connect", "--vary", "innodb_thread_concurrency=8,2000"}, 2, "option-file key innodb_thread_concurrency: mycnf: innodb_thread_concurrency"},
 		{"run with a value varied twice", []string{"run", "--workload", "connect", "--vary", "sched=cfs,ts,ts"}, 2, `-vary sched: value "ts" given twice (positions 2 and 3)`},
 		{"reproduce with a costs file", []string{"reproduce", "--costs", "/nonexistent.profile", "c"}, 2, "-costs: a study runs on its own machine"},
+		// validate ignored a missing -costs file unless a -table was given,
+		// and a -costs that no live table uses.
+		{"validate with a missing costs file", []string{"validate", "--costs", "/nonexistent.profile", "b"}, 1, "-costs: "},
+		{"validate with costs but no live table", []string{"validate", "--costs", "testdata/some.profile", "b"}, 2, "no -table is one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

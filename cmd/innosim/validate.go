@@ -74,7 +74,16 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(parts) == 0 {
 		parts = validateParts
 	}
+	var profile *sim.CostProfile
+	if *costs != "" {
+		p, err := sim.LoadProfile(*costs)
+		if err != nil {
+			return fmt.Errorf("-costs: %w", err)
+		}
+		profile = &p
+	}
 	var users []validate.UserTable
+	live := false
 	for _, path := range tables {
 		f, err := os.Open(path)
 		if err != nil {
@@ -85,14 +94,14 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return fmt.Errorf("-table: %w", err)
 		}
-		if *costs != "" {
-			p, err := sim.LoadProfile(*costs)
-			if err != nil {
-				return fmt.Errorf("-costs: %w", err)
-			}
-			ut = ut.WithCosts(p)
+		if profile != nil {
+			ut = ut.WithCosts(*profile)
 		}
+		live = live || ut.Live
 		users = append(users, ut)
+	}
+	if profile != nil && !live {
+		return fmt.Errorf("%w: -costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs", errUsage)
 	}
 	var all []validate.Table
 	for _, s := range study.All() {

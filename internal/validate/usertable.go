@@ -17,9 +17,11 @@ import (
 // FILE.csv): one cell per row, each naming its machine, its workload, the swept
 // parameter and the published figure.
 //
-// The file is CSV. Lines starting with # are comments, except three optional
-// settings: "# name: TEXT", "# source: TEXT" and "# bound: F" (a factor > 1;
-// default 1.5). The header names the columns, in any order:
+// The file is CSV (a leading UTF-8 byte-order mark is skipped). Lines starting
+// with # are comments, except three optional settings, their keys in any case:
+// "# name: TEXT", "# source: TEXT" and "# bound: F" (a factor > 1; default
+// 1.5); any other comment is ignored, so a misspelt key is a comment. The
+// header names the columns, in any order, each once:
 //
 //	cpus       cores of the machine, 1..1024
 //	scheduler  cfs or ts
@@ -28,7 +30,10 @@ import (
 //	threads    client threads, 1..10000: the swept parameter
 //	published  the published figure in the workload's unit, > 0
 //
-// A user's table is Predicted: its parameters were not chosen on it.
+// Every row's cell is checked when the file is read (sim.Cell.Validate): a
+// workload that needs a device (oltp_read_write commits through the redo log)
+// is refused there, before any cell runs. A user's table is Predicted: its
+// parameters were not chosen on it.
 //
 // A table written by innosim live --csv is read too (see parseLive): its
 // header has throughput where a published table has published, and Tables
@@ -67,7 +72,8 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 	if len(data) > 1<<20 {
 		return ut, fmt.Errorf("validate: %s: larger than 1 MiB", name)
 	}
-	for i, line := range strings.Split(string(data), "\n") {
+	text := strings.TrimPrefix(string(data), "\ufeff") // a spreadsheet's byte-order mark
+	for i, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, "#") {
 			body.WriteString(line)
@@ -80,7 +86,7 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 			continue
 		}
 		val = strings.TrimSpace(val)
-		switch strings.TrimSpace(key) {
+		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "name":
 			ut.Name = val
 		case "source":
@@ -104,7 +110,11 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 	}
 	col := map[string]int{}
 	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := col[h]; dup {
+			return ut, fmt.Errorf("validate: %s: header has column %q twice (columns %d and %d), want it once: %w", name, h, j+1, i+1, sim.ErrInvalidConfig)
+		}
+		col[h] = i
 	}
 	if _, pub := col["published"]; !pub {
 		if _, thr := col["throughput"]; thr {
@@ -129,8 +139,12 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 		if err != nil {
 			return r.bad("costs", "old-kernel or new-kernel")
 		}
-		ut.Cells = append(ut.Cells, sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
-			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}})
+		c := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
+			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
+		if err := c.Validate(); err != nil { // before any cell runs, not after the others
+			return fmt.Errorf("validate: %s:%d: workload %s cannot run on a user table's machine (cores, scheduler, costs; no device, no gate): %w", r.file, r.line, w, err)
+		}
+		ut.Cells = append(ut.Cells, c)
 		ut.Published = append(ut.Published, pub)
 		return nil
 	})

@@ -32,6 +32,16 @@ func TestParseUserTableReadsSettingsAndCells(t *testing.T) {
 	assert.Equal(t, []float64{30000, 120000}, ut.Published)
 }
 
+// A spreadsheet's export starts with a byte-order mark, which made the first
+// column "\ufeffworkload"; a setting's key in capitals was ignored.
+func TestParseUserTableSkipsABOMAndReadsKeysInAnyCase(t *testing.T) {
+	in := "\ufeff" + strings.Replace(userCSV, "# bound: 2", "# Bound: 2", 1)
+	ut, err := ParseUserTable(strings.NewReader(in), "lab.csv")
+	require.NoError(t, err)
+	assert.Equal(t, 2.0, ut.Bound)
+	assert.Len(t, ut.Cells, 2)
+}
+
 func TestUserTableRunsAsAPredictedTable(t *testing.T) {
 	ut, err := ParseUserTable(strings.NewReader(userCSV), "lab.csv")
 	require.NoError(t, err)
@@ -59,6 +69,13 @@ func TestParseUserTableRefusesBadInputNamingLineAndField(t *testing.T) {
 		{"an unknown workload", head + "4,cfs,old-kernel,tpcc,1,5\n", "workload = \"tpcc\", want one of"},
 		{"a bound of 1 or less", "# bound: 1\n" + head + "4,cfs,old-kernel,connect,1,5\n", "x.csv:1: bound \"1\", want a factor > 1"},
 		{"a short row", head + "4,cfs\n", "wrong number of fields"},
+		// A column given twice used its last copy without a word.
+		{"a column twice", "cpus,scheduler,costs,workload,threads,published,cpus\n4,cfs,old-kernel,connect,1,5,8\n",
+			`column "cpus" twice (columns 1 and 7)`},
+		// A row that needs a device parsed, and failed only after the
+		// other tables had run.
+		{"a workload that needs a device", head + "4,cfs,old-kernel,oltp_read_write,1,30000\n",
+			"x.csv:2: workload oltp_read_write cannot run on a user table's machine"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseUserTable(strings.NewReader(c.in), "x.csv")

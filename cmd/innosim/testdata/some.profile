@@ -1,0 +1,2 @@
+# a cost profile for the command-line tests: old-kernel with a dearer system call
+syscall = 200ns
