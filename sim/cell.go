@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -131,6 +132,10 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
+	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
+		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
+			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
+	}
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
 	case PoolOfThreads:

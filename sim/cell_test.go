@@ -117,3 +117,32 @@ func TestEngineStopsWithinPollEveryEventsOfDone(t *testing.T) {
 	assert.LessOrEqual(t, ran, uint64(pollEvery))
 	assert.Zero(t, e.Run(1<<62), "a canceled engine runs nothing more")
 }
+
+// innodb_thread_concurrency reaches every workload that enters InnoDB: a
+// limit of 1 on 16 cores must cut its throughput. Before, only slap_select
+// and oltp_read_write entered the gate, and the others ran the same at any
+// limit without a word. A workload that never enters InnoDB (connect) is
+// refused a gate rather than run as if it had none.
+func TestEveryInnoDBWorkloadEntersTheGate(t *testing.T) {
+	cell := func(w string, gate bool) Cell {
+		c := Cell{Workload: w, Threads: 32, Measure: 5 * time.Millisecond,
+			Machine: MachineConfig{CPUs: 16, SpinLoops: DefaultSpinLoops, Seed: 1},
+			Device:  &DeviceConfig{Units: 4, Read: time.Millisecond, Write: 100 * time.Microsecond, Fsync: 100 * time.Microsecond}}
+		if w == "oltp_insert" {
+			array := aio.DefaultConfig()
+			c.AIO = &array
+		}
+		if gate {
+			c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: concurrency.DefaultConfig(1)}
+		}
+		return c
+	}
+	for _, w := range []string{"oltp_read_only", "oltp_point_select", "oltp_insert", "oltp_read_write", "slap_select"} {
+		res, err := RunCells(t.Context(), []Cell{cell(w, false), cell(w, true)}, nil)
+		require.NoError(t, err, w)
+		assert.Less(t, res[1].Throughput, 0.7*res[0].Throughput, "%s: limit 1 (%.0f) against none (%.0f)", w, res[1].Throughput, res[0].Throughput)
+	}
+	err := cell("connect", true).Validate()
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "workload connect, which never enters InnoDB's gate")
+}

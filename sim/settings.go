@@ -10,7 +10,8 @@ import (
 // CellFromSettings builds a cell for workload from a MySQL option file's
 // settings (package mycnf): innodb_sync_spin_loops → Machine.SpinLoops; thread
 // priorities → Machine.Priorities; innodb_thread_concurrency and its tickets and
-// sleep delays → a Queue gate (none when the limit is 0);
+// sleep delays → a Queue gate (none when the limit is 0; Cell.Validate refuses
+// a gate for a workload that never enters InnoDB, connect);
 // innodb_flush_log_at_trx_commit → Log; innodb_read_io_threads,
 // innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
 // array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, read_ahead). The caller sets Threads and

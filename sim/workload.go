@@ -82,6 +82,17 @@ func readOnlyBody(kernel, bufPool int32) []Op {
 	}
 }
 
+// inInnoDB wraps body, a statement's work after parsing, in the
+// innodb_thread_concurrency gate, entered and left once per handler call as
+// ha_innodb.cc does around row_search_for_mysql and row_insert_for_mysql
+// (innodb_srv_conc_enter_innodb / innodb_srv_conc_exit_innodb; a thread with
+// tickets left passes without waiting). Without a gate the two ops cost
+// nothing.
+func inInnoDB(body ...Op) []Op {
+	p := append([]Op{{Kind: OpGateEnter}}, body...)
+	return append(p, Op{Kind: OpGateExit})
+}
+
 func innodbMutexes(m *Machine, names ...string) []int32 {
 	var ids []int32
 	for _, n := range names {
@@ -96,10 +107,11 @@ func oltpReadOnly() Workload {
 		Doc: "sysbench oltp_read_only on an in-memory table, one statement per loop: client round trip 5 µs, " +
 			"read, priority to Query, parse 12 µs, transaction start and read view under kernel_mutex (250 ns " +
 			"per active transaction), 3 page fixes under the buf_pool mutex with 5 µs of row work each, " +
-			"commit under kernel_mutex, priority to Wait, write.",
+			"commit under kernel_mutex, priority to Wait, write; all but the parse inside the " +
+			"innodb_thread_concurrency gate.",
 		Setup: func(m *Machine) []Op {
 			mu := innodbMutexes(m, "kernel_mutex", "buf_pool")
-			return statement(5*us, readOnlyBody(mu[0], mu[1])...)
+			return statement(5*us, inInnoDB(readOnlyBody(mu[0], mu[1])...)...)
 		},
 	}
 }
@@ -139,17 +151,18 @@ func oltpInsert() Workload {
 			"tree's leaf, contended by nobody else: one table per thread); one row in 20 fills " +
 			"its leaf and splits it, and the split prefetches one or two sibling pages " +
 			"(btr_cur_prefetch_siblings: a simulated-AIO read each, not waited for). Every 100 " +
-			"rows the client sends the next batch (a 30 µs round trip).",
+			"rows the client sends the next batch (a 30 µs round trip). Each row enters and leaves the " +
+			"innodb_thread_concurrency gate.",
 		Setup: func(m *Machine) []Op {
-			row := []Op{
-				cpu(40 * us),
+			row := inInnoDB( // write_row → row_insert_for_mysql
+				cpu(40*us),
 				withProb(0.05, 4), // no split: skip the next 4 ops
 				withProb(0.5, 2),  // a split: one sibling, else two
 				prefetch(1),
 				withProb(0, 1), // skip the two-page prefetch
 				prefetch(2),
-				done(1),
-			}
+			)
+			row = append(row, done(1))
 			var p []Op
 			p = append(p, sleep(30*us), syscall(2*us))
 			for range 10 {
