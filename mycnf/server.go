@@ -149,3 +149,27 @@ func isServerGroup(group string) bool {
 	_, _, err := Server{Version: version}.series()
 	return err == nil
 }
+
+// Defaults returns the Settings the server uses when a file sets nothing:
+// Defaults, except that ThreadPriority is false for a server that never
+// changes thread priorities by default: MySQL after 5.1.28 (5.1.29 or a
+// later series: 5.5, 8.0) and every MariaDB, whose first release forked
+// from a later 5.1. MySQL of no version, of series 5.1 with no patch level
+// or up to 5.1.28, or older keeps Defaults' true. A malformed Version gives
+// Defaults; ParseServer never makes one.
+func (s Server) Defaults() Settings {
+	d := Defaults()
+	major, minor, err := s.series()
+	if err != nil {
+		return d
+	}
+	patch := -1
+	if parts := strings.Split(s.Version, "."); len(parts) == 3 {
+		patch, _ = strconv.Atoi(parts[2])
+	}
+	later := major > 5 || major == 5 && minor > 1 || major == 5 && minor == 1 && patch > 28
+	if s.Product == MariaDB || later {
+		d.ThreadPriority = false
+	}
+	return d
+}

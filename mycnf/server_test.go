@@ -68,3 +68,30 @@ func TestServerSettingsReadTheServersGroups(t *testing.T) {
 		})
 	}
 }
+
+// A server that never changes thread priorities by default reads
+// thread_priority as OFF unless its file says otherwise: mysql-8.0 with an
+// empty [mysqld] simulated 5.1's two priority calls per query.
+func TestServerDefaultsThreadPriorityByRelease(t *testing.T) {
+	for _, tt := range []struct {
+		server string
+		want   bool
+	}{
+		{"mysql", true}, {"mysql-5.0", true}, {"mysql-5.1", true}, {"mysql-5.1.24", true}, {"mysql-5.1.28", true},
+		{"mysql-5.1.29", false}, {"mysql-5.5", false}, {"mysql-8.0", false}, {"mariadb", false}, {"mariadb-10.3", false},
+	} {
+		srv, err := ParseServer(tt.server)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, srv.Defaults().ThreadPriority, tt.server)
+		f, err := Parse(strings.NewReader("[mysqld]\n"), "my.cnf")
+		require.NoError(t, err)
+		s, err := f.ServerSettings(srv)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, s.ThreadPriority, "%s, an empty [mysqld]", tt.server)
+		f, err = Parse(strings.NewReader("[mysqld]\nthread_priority=ON\n"), "my.cnf")
+		require.NoError(t, err)
+		s, err = f.ServerSettings(srv)
+		require.NoError(t, err)
+		assert.True(t, s.ThreadPriority, "%s: the file's ON wins", tt.server)
+	}
+}

@@ -81,8 +81,9 @@ type Settings struct {
 	// ThreadPriority reports whether connection threads change their OS
 	// priority around each query (MySQL 5.1's QUERY_PRIOR / WAIT_PRIOR), the
 	// behaviour --skip-thread-priority turns off. Default true, as in MySQL
-	// 5.1 up to 5.1.28; later releases never change priorities, so a file for
-	// those should say skip-thread-priority to model them.
+	// 5.1 up to 5.1.28; later releases never change priorities, and
+	// File.ServerSettings (Server.Defaults) reads such a server's default as
+	// false. File.Settings, which names no server, keeps true.
 	ThreadPriority bool
 
 	// MaxConnections is max_connections: the most client connections, so the
@@ -178,7 +179,11 @@ func (f *File) Settings(groups ...string) (Settings, error) {
 	if len(groups) == 0 {
 		groups = []string{"mysqld", "server"}
 	}
-	s := Defaults()
+	return f.settingsOver(Defaults(), groups)
+}
+
+// settingsOver applies the options of groups over the defaults s.
+func (f *File) settingsOver(s Settings, groups []string) (Settings, error) {
 	var errs []error
 	for _, o := range f.Select(groups...) {
 		k, value, hasValue := resolve(o.Name(), o.Value, o.HasValue)
@@ -196,12 +201,12 @@ func (f *File) Settings(groups ...string) (Settings, error) {
 }
 
 // ServerSettings reads the typed view from the groups srv reads
-// (srv.Groups()), as Settings does.
+// (srv.Groups()), as Settings does, over srv's defaults (Server.Defaults).
 func (f *File) ServerSettings(srv Server) (Settings, error) {
 	if _, _, err := srv.series(); err != nil {
 		return Defaults(), err
 	}
-	return f.Settings(srv.Groups()...)
+	return f.settingsOver(srv.Defaults(), srv.Groups())
 }
 
 // Set applies one option to s as if "key=value" were the next line of the file,

@@ -22,7 +22,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 		return mycnf.Settings{}, fmt.Errorf("%w: -server: %w", errUsage, err)
 	}
 	if path == "" {
-		return mycnf.Defaults(), nil
+		return srv.Defaults(), nil
 	}
 	file, err := mycnf.ParseFile(path)
 	if err != nil {
