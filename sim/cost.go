@@ -38,8 +38,23 @@ type CostProfile struct {
 	// thread (save/restore, TLB and cache refill).
 	ContextSwitch time.Duration
 	// Syscall is the kernel entry and exit of one system call, before the call's
-	// own work (mitigations such as KPTI and retpolines make it dearer).
+	// own work: what every call pays, whatever its kind (page-table isolation's
+	// address-space switch and the buffer clearing on return to user space
+	// make it dearer). A call of kind SysOther costs this alone.
 	Syscall time.Duration
+	// SyscallSocket is what a read or write on an open socket (SysSocket:
+	// recv, send, poll) costs beyond Syscall: the share of the socket data
+	// path that the mitigations make dearer (retpolines on its indirect
+	// calls). 0 charges such a call as any other. OldKernel and NewKernel: 0.
+	SyscallSocket time.Duration
+	// SyscallSetup is what a call that creates or destroys a connection
+	// (SysSetup: accept4, shutdown, close; clone, mmap, set_robust_list of a
+	// new thread) costs beyond Syscall: the mitigations' share of the long
+	// kernel paths that allocate and free a socket, its file and descriptor
+	// and run the TCP handshake and teardown (retpolines on their indirect
+	// calls: protocol and LSM hooks, the socket's operations). 0 charges
+	// such a call as any other. OldKernel and NewKernel: 0.
+	SyscallSetup time.Duration
 	// FutexHold is how long one futex wait or wake holds its hash-bucket spinlock
 	// when nobody else wants it.
 	FutexHold time.Duration
@@ -150,6 +165,19 @@ func NewKernel() CostProfile {
 	return p
 }
 
+// SyscallCost returns what a system call of kind k costs before its own
+// kernel work: Syscall, plus SyscallSocket for SysSocket or SyscallSetup for
+// SysSetup. A kind out of range costs Syscall (Machine refuses such an op).
+func (p *CostProfile) SyscallCost(k SyscallKind) time.Duration {
+	switch k {
+	case SysSocket:
+		return p.Syscall + p.SyscallSocket
+	case SysSetup:
+		return p.Syscall + p.SyscallSetup
+	}
+	return p.Syscall
+}
+
 // Profile returns the built-in profile of that name: "old-kernel" or
 // "new-kernel".
 func Profile(name string) (CostProfile, error) {
@@ -179,6 +207,8 @@ func (p *CostProfile) fields() []profileField {
 	return []profileField{
 		{key: "context_switch", d: &p.ContextSwitch},
 		{key: "syscall", d: &p.Syscall},
+		{key: "syscall_socket", d: &p.SyscallSocket},
+		{key: "syscall_setup", d: &p.SyscallSetup},
 		{key: "futex_hold", d: &p.FutexHold},
 		{key: "futex_growth", g: &p.FutexGrowth, gmax: 10},
 		{key: "futex_walk", g: &p.FutexWalk, gmax: 1},
@@ -212,7 +242,7 @@ func (p CostProfile) Validate() error {
 
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
-// names (context_switch, syscall, futex_hold, futex_growth, futex_walk,
+// names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
