@@ -170,10 +170,11 @@ func OldKernel() CostProfile {
 //     what it gains is one more kernel entry, the wake's interrupt.
 //   - SyscallSocket 0: the mitigations' per-call cost on the socket data
 //     path beyond the entry is not measured by any source held here, and
-//     Linux 5.0 took the retpolines off its hottest indirect calls
-//     (INDIRECT_CALL_INET in sock_recvmsg and sock_sendmsg, the TCP/IP
-//     receive path); a CPU-bound sysbench OLTP over TCP lost 0-2% with
-//     page-table isolation (Percona, 2018).
+//     from Linux 5.0 on the indirect-call wrappers
+//     (include/linux/indirect_call_wrapper.h) took the retpolines off that
+//     path's hottest indirect calls (GRO and the IP/TCP receive path, later
+//     sock_recvmsg and sock_sendmsg); a CPU-bound sysbench OLTP read-only
+//     over TCP moved by under 2% with page-table isolation (Percona, 2018).
 //   - SyscallSetup 4 µs: the one cost chosen on a table, study C's connect
 //     new/old (MariaDB 10.3.24): of 3.5, 4, 4.5 and 5 µs, the one with the
 //     least mean |log(sim/published)| over its seven thread counts, with
