@@ -53,6 +53,8 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		{"wake_preempt above a share", "wake_preempt = 2\n", "wake_preempt = 2, want 0..1"},
 		{"futex_walk above a share", "futex_walk = 2\n", "futex_walk = 2, want 0..1"},
 		{"line_transfer negative", "line_transfer = -1ns\n", "line_transfer = -1ns, want 0s..1s"},
+		{"syscall_setup negative", "syscall_setup = -1us\n", "syscall_setup = -1µs, want 0s..1s"},
+		{"syscall_socket above a second", "syscall_socket = 2s\n", "syscall_socket = 2s, want 0s..1s"},
 		{"empty", "", "no cost given"},
 		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
 		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},

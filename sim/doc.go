@@ -42,7 +42,9 @@
 // calls, sleeps (the client's side of a round trip), lock and unlock of
 // mutexes, priority changes, gate enter and exit, AIO prefetches, an AIO
 // handler's cycle. Every dispatch costs CostProfile.ContextSwitch; every system
-// call CostProfile.Syscall. Durations are drawn in [0.5, 1.5) × their nominal
+// call CostProfile.SyscallCost of its kind (SyscallKind: Syscall, plus
+// SyscallSocket on an open socket or SyscallSetup for a connection's setup and
+// teardown). Durations are drawn in [0.5, 1.5) × their nominal
 // value (Engine.Jitter).
 //
 // # Synchronisation

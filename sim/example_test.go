@@ -36,6 +36,6 @@ func ExampleCell_Run() {
 		}
 		x[i] = r.Throughput
 	}
-	fmt.Printf("new/old kernel: %.1f\n", x[1]/x[0])
-	// Output: new/old kernel: 0.7
+	fmt.Printf("new/old kernel: %.2f\n", x[1]/x[0])
+	// Output: new/old kernel: 0.75
 }

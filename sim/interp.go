@@ -51,7 +51,7 @@ func (m *Machine) advance(t *thread, id int32) {
 					m.runBurst(t, id, m.jit(op.Dur), catUser)
 				} else {
 					m.syscalls++
-					m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(op.Dur), catSys)
+					m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SyscallKind(op.Arg)))+m.jit(op.Dur), catSys)
 				}
 				return
 			}

@@ -191,11 +191,12 @@ func TestParseProfile(t *testing.T) {
 	}
 }
 
-func TestOldAndNewKernelDifferOnlyInSyscallAndContextSwitch(t *testing.T) {
+func TestOldAndNewKernelDifferOnlyInSyscallsAndContextSwitch(t *testing.T) {
 	o, n := OldKernel(), NewKernel()
 	assert.Greater(t, n.Syscall, o.Syscall)
+	assert.Greater(t, n.SyscallSetup, o.SyscallSetup)
 	assert.Greater(t, n.ContextSwitch, o.ContextSwitch)
-	n.Syscall, n.ContextSwitch, n.Name = o.Syscall, o.ContextSwitch, o.Name
+	n.Syscall, n.SyscallSetup, n.ContextSwitch, n.Name = o.Syscall, o.SyscallSetup, o.ContextSwitch, o.Name
 	assert.Equal(t, o, n)
 }
 

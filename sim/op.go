@@ -13,7 +13,8 @@ type OpKind uint8
 const (
 	// OpCPU runs Dur of user-mode CPU.
 	OpCPU OpKind = iota
-	// OpSyscall enters the kernel: the profile's Syscall cost plus Dur of kernel work.
+	// OpSyscall enters the kernel: the profile's cost of a call of kind
+	// SyscallKind(Arg) (CostProfile.SyscallCost) plus Dur of kernel work.
 	OpSyscall
 	// OpSleep blocks for Dur (waiting for the client or the network); the wake is a
 	// return from sleep for the scheduler.
@@ -83,20 +84,52 @@ const (
 	OpLogCommit
 )
 
+// SyscallKind is the kernel path an OpSyscall takes, for the costs that
+// differ by path (CostProfile.SyscallCost). The zero kind is any call that
+// has no kind of its own and costs CostProfile.Syscall alone.
+type SyscallKind uint8
+
+const (
+	// SysOther is every call without a kind of its own: futex waits and
+	// wakes (pthread_cond_signal on COND_thread_cache, the mutexes'
+	// futexes), fcntl, setsockopt and getpeername on a socket, priocntl or
+	// setpriority, pread, pwrite, fsync, io_submit. It costs Syscall.
+	SysOther SyscallKind = iota
+	// SysSocket is a read or write on an open socket, as MariaDB's vio_read
+	// and vio_write (recv and send on a TCP socket, and vio_io_wait's poll
+	// when the read would block): Syscall plus SyscallSocket.
+	SysSocket
+	// SysSetup is a call that creates or destroys a connection's kernel
+	// objects: accept4 in the listener (handle_connections_sockets, or the
+	// thread pool's listener; the client's handshake becomes a full socket
+	// with its file and descriptor), shutdown and close at the end of the
+	// connection (vio_shutdown: the FIN exchange and the socket's release),
+	// and a new thread's clone, mmap and set_robust_list when the thread
+	// cache is empty (create_thread_to_handle_connection): Syscall plus
+	// SyscallSetup.
+	SysSetup
+	numSyscallKinds
+)
+
 // Op is one step: what to do (Kind), on what (Arg) and for how long (Dur).
+// For OpSyscall, Arg is the call's SyscallKind.
 type Op struct {
 	Kind OpKind
 	Arg  int32
 	Dur  time.Duration
 }
 
-// Convenience constructors used by the workloads.
-func cpu(d time.Duration) Op     { return Op{Kind: OpCPU, Dur: d} }
-func syscall(d time.Duration) Op { return Op{Kind: OpSyscall, Dur: d} }
-func sleep(d time.Duration) Op   { return Op{Kind: OpSleep, Dur: d} }
-func lock(m int32) Op            { return Op{Kind: OpLock, Arg: m} }
-func unlock(m int32) Op          { return Op{Kind: OpUnlock, Arg: m} }
-func done(n int32) Op            { return Op{Kind: OpDone, Arg: n} }
+// Convenience constructors used by the workloads: syscall is a call of
+// SysOther, sockCall a read or write on an open socket, setupCall a
+// connection's setup or teardown.
+func cpu(d time.Duration) Op       { return Op{Kind: OpCPU, Dur: d} }
+func syscall(d time.Duration) Op   { return Op{Kind: OpSyscall, Dur: d} }
+func sockCall(d time.Duration) Op  { return Op{Kind: OpSyscall, Arg: int32(SysSocket), Dur: d} }
+func setupCall(d time.Duration) Op { return Op{Kind: OpSyscall, Arg: int32(SysSetup), Dur: d} }
+func sleep(d time.Duration) Op     { return Op{Kind: OpSleep, Dur: d} }
+func lock(m int32) Op              { return Op{Kind: OpLock, Arg: m} }
+func unlock(m int32) Op            { return Op{Kind: OpUnlock, Arg: m} }
+func done(n int32) Op              { return Op{Kind: OpDone, Arg: n} }
 func withProb(p float64, skip int32) Op {
 	return Op{Kind: OpSplit, Arg: skip, Dur: time.Duration(p * 1e9)}
 }
@@ -115,6 +148,8 @@ func (k OpKind) check(op Op, mutexes int) error {
 		return fmt.Errorf("sim: op %d duration %v, want ≥ 0: %w", k, op.Dur, ErrInvalidConfig)
 	case (k == OpLock || k == OpUnlock) && (op.Arg < 0 || int(op.Arg) >= mutexes):
 		return fmt.Errorf("sim: op mutex %d, want 0..%d: %w", op.Arg, mutexes-1, ErrInvalidConfig)
+	case k == OpSyscall && (op.Arg < 0 || op.Arg >= int32(numSyscallKinds)):
+		return fmt.Errorf("sim: op syscall kind %d, want 0..%d: %w", op.Arg, numSyscallKinds-1, ErrInvalidConfig)
 	}
 	return nil
 }

@@ -56,13 +56,14 @@ func LookupWorkload(name string) (Workload, error) {
 }
 
 // statement wraps a statement body in what every statement of a client
-// connection does: wait for the client (rtt), read the packet, raise the thread's
-// priority to Query (a system call only with priorities on), run, lower it to
-// Wait, write the result, count one unit.
+// connection does: wait for the client (rtt), read the packet (vio_read: a
+// recv on the open socket), raise the thread's priority to Query (a system
+// call only with priorities on), run, lower it to Wait, write the result
+// (vio_write: a send), count one unit.
 func statement(rtt time.Duration, body ...Op) []Op {
-	p := []Op{sleep(rtt), syscall(2 * us), setPrio(int32(prio.Query))}
+	p := []Op{sleep(rtt), sockCall(2 * us), setPrio(int32(prio.Query))}
 	p = append(p, body...)
-	return append(p, setPrio(int32(prio.Wait)), syscall(3*us), done(1))
+	return append(p, setPrio(int32(prio.Wait)), sockCall(3*us), done(1))
 }
 
 // readOnlyBody is one sysbench oltp_read_only statement inside InnoDB (MySQL
@@ -116,6 +117,27 @@ func oltpReadOnly() Workload {
 	}
 }
 
+// connectWorkload is MariaDB 10.3's one-thread-per-connection path with the
+// thread cache (sql/mysqld.cc, sql/sql_connect.cc). Each system call has the
+// kind of the kernel path it takes (SyscallKind):
+//
+//	listener, handle_connections_sockets: accept4 (setup); vio_new's fcntl and
+//	  vio_keepalive/vio_fastsend's setsockopt ×2 (other)
+//	create_new_thread → create_thread_to_handle_connection: a cached thread is
+//	  signalled under LOCK_thread_cache (a futex wake: other)
+//	handle_one_connection → check_connection: vio_peer_addr's getpeername
+//	  (other), the greeting's vio_write (socket)
+//	acl_authenticate: the handshake response's vio_read, the OK's vio_write
+//	  (socket)
+//	do_command SELECT 1: vio_read, vio_write (socket); COM_QUIT: vio_read
+//	  (socket)
+//	close_connection → vio_close: shutdown and close (setup)
+//	one_thread_per_connection_end → cache_thread: THD cleanup and the wait
+//	  on COND_thread_cache under LOCK_thread_cache (futex calls: other)
+//
+// A new connection always finds a cached thread here (thread_cache_size
+// defaults to 151 from MariaDB 10.2 on, 0 before), so no connection creates
+// a thread: no clone, mmap or set_robust_list.
 func connectWorkload() Workload {
 	return Workload{
 		Name: "connect", Unit: "connections/s",
@@ -123,19 +145,19 @@ func connectWorkload() Workload {
 			"fcntl, setsockopt), wakes a cached thread (LOCK_thread_cache, futex), which sends the " +
 			"greeting, reads the handshake response (40 µs round trip), checks the password (8 µs), " +
 			"answers, reads and runs SELECT 1 (30 µs round trip, 6 µs), reads COM_QUIT, closes and " +
-			"goes back to the cache. 20 system calls, 4 sleeps (context switches) and 25 µs of user " +
-			"CPU per connection.",
+			"goes back to the cache. 18 system calls (accept4, shutdown and close are the connection's " +
+			"setup and teardown), 4 sleeps (context switches) and 25 µs of user CPU per connection.",
 		Setup: func(m *Machine) []Op {
 			cache := m.AddMutex(Mutex{Name: "LOCK_thread_cache", Spin: false})
 			return []Op{
-				sleep(50 * us),                                      // client connects (TCP handshake)
-				syscall(1 * us), syscall(0), syscall(0), syscall(0), // accept4, fcntl, setsockopt ×2
+				sleep(50 * us),                                        // client connects (TCP handshake)
+				setupCall(1 * us), syscall(0), syscall(0), syscall(0), // accept4, fcntl, setsockopt ×2
 				lock(cache), cpu(1 * us), unlock(cache), syscall(0), // hand over to a cached thread
-				sleep(5 * us),                            // the cached thread wakes (a switch)
-				syscall(2 * us), syscall(0), cpu(4 * us), // getpeername, greeting: write
-				sleep(40 * us), syscall(2 * us), cpu(8 * us), syscall(2 * us), // handshake response, auth, OK
-				sleep(30 * us), syscall(2 * us), cpu(6 * us), syscall(2 * us), // SELECT 1
-				sleep(20 * us), syscall(1 * us), syscall(0), syscall(0), // COM_QUIT, shutdown, close
+				sleep(5 * us),                             // the cached thread wakes (a switch)
+				syscall(2 * us), sockCall(0), cpu(4 * us), // getpeername, greeting: write
+				sleep(40 * us), sockCall(2 * us), cpu(8 * us), sockCall(2 * us), // handshake response, auth, OK
+				sleep(30 * us), sockCall(2 * us), cpu(6 * us), sockCall(2 * us), // SELECT 1
+				sleep(20 * us), sockCall(1 * us), setupCall(0), setupCall(0), // COM_QUIT, shutdown, close
 				cpu(4 * us), syscall(0), syscall(0), syscall(0), syscall(0), // THD cleanup, back to the cache
 				lock(cache), cpu(1 * us), unlock(cache), cpu(2 * us),
 				done(1),
@@ -164,7 +186,7 @@ func oltpInsert() Workload {
 			)
 			row = append(row, done(1))
 			var p []Op
-			p = append(p, sleep(30*us), syscall(2*us))
+			p = append(p, sleep(30*us), sockCall(2*us)) // the next batch: vio_read
 			for range 10 {
 				p = append(p, row...)
 			}
@@ -187,14 +209,14 @@ func slapSelect() Workload {
 				mu[0] = m.gate.mutex // the gate's mutex is kernel_mutex
 			}
 			return []Op{
-				sleep(20 * us), syscall(2 * us), cpu(4 * us),
+				sleep(20 * us), sockCall(2 * us), cpu(4 * us),
 				{Kind: OpGateEnter},
 				lock(mu[0]), cpu(1 * us), unlock(mu[0]),
 				cpu(4 * us), lock(mu[1]), cpu(300 * time.Nanosecond), unlock(mu[1]),
 				cpu(4 * us), lock(mu[1]), cpu(300 * time.Nanosecond), unlock(mu[1]),
 				lock(mu[0]), cpu(1 * us), unlock(mu[0]),
 				{Kind: OpGateExit},
-				syscall(3 * us), done(1),
+				sockCall(3 * us), done(1),
 			}
 		},
 	}

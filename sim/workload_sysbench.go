@@ -7,15 +7,15 @@ import (
 )
 
 // A statement of a client's transaction: wait for the client (rtt), read the
-// packet, raise the priority to Query (MySQL 5.1's thread priorities), enter
+// packet (vio_read: a recv on the open socket), raise the priority to Query (MySQL 5.1's thread priorities), enter
 // InnoDB's concurrency gate, run body, leave the gate, lower the priority to
-// Wait and write the result (sendWork of kernel work: a larger write for a
-// statement that returns many rows). It counts nothing: the transaction's
+// Wait and write the result (vio_write: a send of sendWork kernel work, more
+// for a statement that returns many rows). It counts nothing: the transaction's
 // COMMIT does.
 func trxStatement(rtt, sendWork time.Duration, body ...Op) []Op {
-	p := []Op{sleep(rtt), syscall(2 * us), setPrio(int32(prio.Query)), {Kind: OpGateEnter}}
+	p := []Op{sleep(rtt), sockCall(2 * us), setPrio(int32(prio.Query)), {Kind: OpGateEnter}}
 	p = append(p, body...)
-	return append(p, Op{Kind: OpGateExit}, setPrio(int32(prio.Wait)), syscall(sendWork))
+	return append(p, Op{Kind: OpGateExit}, setPrio(int32(prio.Wait)), sockCall(sendWork))
 }
 
 // pageFixes fixes n B-tree pages under the buf_pool mutex (buf_page_get_gen

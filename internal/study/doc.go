@@ -24,10 +24,13 @@
 //     saturates, so limits 4, 8 and 16 plateau together, while limit 0 skips
 //     the gate. The Atomic and Handoff cores take no mutex: no plateau.
 //     innodb_thread_sleep_delay is not given by the study; the model uses 0.
-//   - C (the environment): a connect cycle is 20 system calls and 5 context
-//     switches around 26 µs of user CPU; the new-kernel profile makes only
-//     those dearer, so once the cores are saturated connections/s fall by about
-//     a quarter, while a CPU-bound workload loses a few percent.
+//   - C (the environment): a connect cycle is 18 system calls (3 of them a
+//     connection's setup and teardown: accept4, shutdown, close) and 5 context
+//     switches around 26 µs of user CPU; the new-kernel profile makes every
+//     kernel entry and switch a little dearer and the setup and teardown much
+//     dearer, so once the cores are saturated connections/s fall by about a
+//     quarter, while a CPU-bound workload, whose calls are reads and writes on
+//     an open socket, loses a few percent.
 //   - D (wake-all): each sibling prefetch wakes every handler (aio.WakeAll);
 //     the woken handlers take their array's pthread mutex at once, and its
 //     futex calls hold one bucket spinlock longer the more threads wait there,
