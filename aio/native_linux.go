@@ -3,7 +3,6 @@
 package aio
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -68,9 +67,8 @@ import (
 // native is an Array's native state.
 type native struct {
 	segs   []nativeSeg
-	slots  []nativeSlot  // by global slot
-	single bool          // one issuer per ring: the handler submits (see native)
-	enters atomic.Uint64 // io_uring_enter calls, and eventfd writes that wake a handler
+	slots  []nativeSlot // by global slot
+	enters atomic.Uint64
 	// faults, if set (tests), is called on the handler thread for each
 	// completed batch with the kernel's result; a non-nil error fails the
 	// batch as a device error would.
@@ -87,8 +85,6 @@ type nativeSeg struct {
 	entering  bool           // an issue is in io_uring_enter and takes left after it
 	awake     bool           // the handler is running, and takes left before it waits
 	left      int            // SQEs pushed for one of those two to submit
-	kicked    bool           // single: the handler's eventfd was written since it last woke
-	efd       int            // single: the eventfd whose read the handler keeps in its ring
 	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
 	batch     []int          // Core.issue's slots, cap MergeLimit
 	picked    []*Request     // their requests, cap MergeLimit
@@ -96,8 +92,7 @@ type nativeSeg struct {
 	cqes  []uringCQE
 	reqs  []*Request // one round's requests, in batch order
 	errs  []error
-	slots []int   // their global slots
-	kick  [8]byte // single: the eventfd read's buffer, written by the kernel
+	slots []int // their global slots
 	_     [64]byte
 }
 
@@ -115,47 +110,25 @@ type nativeSlot struct {
 	iov    []unix.Iovec // a merged batch's iovecs, until it completes (first slot)
 }
 
-const (
-	nativeCloseMark = 0          // user_data of the close mark
-	nativeKickMark  = ^uint64(0) // user_data of a handler's eventfd read
-)
+const nativeCloseMark = 0 // user_data of the close mark
 
 func (a *Array) startNative() error {
 	nseg := a.core.Segments()
 	per := a.cfg.SlotsPerSegment
-	n := &native{segs: make([]nativeSeg, nseg), slots: make([]nativeSlot, a.core.Slots()), single: true}
-	closeAll := func(upto int) {
-		for i := range upto {
-			n.segs[i].ring.close()
-			if n.single {
-				_ = unix.Close(n.segs[i].efd)
-			}
-		}
-	}
+	n := &native{segs: make([]nativeSeg, nseg), slots: make([]nativeSlot, a.core.Slots())}
 	for s := range n.segs {
 		// One SQ entry per slot, and one for the close mark: a segment never
 		// has more SQEs pushed and not consumed, nor more CQEs pending (the
 		// CQ has twice the entries), so neither ring can overflow.
-		r, err := newRing(uint32(per+2), n.single)
-		if errors.Is(err, errSingleIssuer) && s == 0 {
-			n.single = false // before Linux 6.1: submitters enter the ring themselves
-			r, err = newRing(uint32(per+2), false)
-		}
+		r, err := newRing(uint32(per + 1))
 		if err != nil {
-			closeAll(s)
+			for i := range s {
+				n.segs[i].ring.close()
+			}
 			return err
 		}
 		sg := &n.segs[s]
 		sg.ring = r
-		if n.single {
-			efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
-			if err != nil {
-				r.close()
-				closeAll(s)
-				return fmt.Errorf("aio: IO = native: eventfd: %w", err)
-			}
-			sg.efd = efd
-		}
 		sg.batch = make([]int, 0, a.cfg.MergeLimit)
 		sg.picked = make([]*Request, 0, a.cfg.MergeLimit)
 		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
@@ -165,26 +138,8 @@ func (a *Array) startNative() error {
 	}
 	a.native = n
 	a.handlers.Add(nseg)
-	// Each handler enables its ring from its own thread, which makes it the
-	// ring's issuer, and reports; all go on only if all could.
-	enabled := make(chan error, nseg)
-	start := make(chan bool, nseg)
 	for s := range nseg {
-		go a.nativeHandle(s, enabled, start)
-	}
-	var first error
-	for range nseg {
-		if err := <-enabled; err != nil && first == nil {
-			first = err
-		}
-	}
-	for range nseg {
-		start <- first == nil
-	}
-	if first != nil {
-		a.handlers.Wait()
-		a.native = nil
-		return first
+		go a.nativeHandle(s)
 	}
 	return nil
 }
@@ -255,19 +210,6 @@ func (a *Array) issue(seg int) {
 		return
 	}
 	sg.pushed.Add(uint64(pushed)) // after the bookkeeping: see native
-	if n.single {
-		// Only the handler may enter the ring: leave the SQEs to it, and
-		// wake it if it sleeps. The write is under the lock so that it
-		// cannot come after the handler closed the eventfd (gone).
-		sg.left += pushed
-		if !sg.awake && !sg.kicked {
-			sg.kicked = true
-			kick(sg.efd)
-			n.enters.Add(1)
-		}
-		mu.Unlock()
-		return
-	}
 	if sg.entering || sg.awake {
 		sg.left += pushed // the issue in io_uring_enter or the handler submits them next
 		mu.Unlock()
@@ -376,29 +318,17 @@ func (a *Array) submit(r *ring, k int) {
 // nativeHandle is the handler thread of global segment seg in native mode:
 // os_aio_linux_handle's loop on its own ring. It runs on its own locked OS
 // thread and never unlocks it, so the thread exits with the goroutine.
-func (a *Array) nativeHandle(seg int, enabled chan<- error, start <-chan bool) {
+func (a *Array) nativeHandle(seg int) {
 	defer a.handlers.Done()
 	runtime.LockOSThread()
 	n := a.native
 	sg := &n.segs[seg]
 	r := sg.ring
-	if n.single {
-		enabled <- r.enable()
-	} else {
-		enabled <- nil
-	}
-	if !<-start {
-		r.close()
-		if n.single {
-			_ = unix.Close(sg.efd)
-		}
-		return
-	}
 	id := a.core.ArrayOfSegment(seg)
 	mu := &a.segMu[seg].Mutex
 	deliverer := &a.segMu[seg].deliverer
 	var reaped, g uint64
-	closing, woken, armed := false, false, false
+	closing, woken := false, false
 	for {
 		k := r.reap(sg.cqes)
 		pushed := sg.pushed.Load() // orders the batches' bookkeeping before this read of it
@@ -409,32 +339,13 @@ func (a *Array) nativeHandle(seg int, enabled chan<- error, start <-chan bool) {
 			}
 			left := sg.left
 			sg.left, sg.awake = 0, false
-			done := closing && reaped == pushed && left == 0
-			if n.single && !armed && !done {
-				// a read of the eventfd in flight while it sleeps: a
-				// submitter's write completes it and so wakes this wait
-				a.pushSQE(r, &uringSQE{opcode: uringOpRead, fd: int32(sg.efd), off: ^uint64(0),
-					addr: uint64(uintptr(unsafe.Pointer(&sg.kick))), len: 8, userData: nativeKickMark})
-				armed = true
-				left++
-			}
 			mu.Unlock()
-			if done {
-				if !armed {
-					break
-				}
-				kick(sg.efd) // finish its own read: nothing may be in flight when the ring closes
+			if closing && reaped == pushed && left == 0 {
+				break
 			}
 			a.wait(r, left)
 			woken = true
 			continue
-		}
-		got := k
-		for _, c := range sg.cqes[:got] {
-			if c.userData == nativeKickMark {
-				armed = false
-				k-- // not one of the pushed SQEs
-			}
 		}
 		reaped += uint64(k)
 		// Results first, without the lock: a failed or short batch may need
@@ -443,10 +354,7 @@ func (a *Array) nativeHandle(seg int, enabled chan<- error, start <-chan bool) {
 		type done struct{ start, end, failed int }
 		var batches [64]done // most rounds; more spill to the heap
 		bs := batches[:0]
-		for _, c := range sg.cqes[:got] {
-			if c.userData == nativeKickMark {
-				continue
-			}
+		for _, c := range sg.cqes[:k] {
 			if c.userData == nativeCloseMark {
 				closing = true
 				continue
@@ -468,7 +376,6 @@ func (a *Array) nativeHandle(seg int, enabled chan<- error, start <-chan bool) {
 			a.core.woken(seg, true)
 		}
 		sg.awake = true // until it waits again, submissions are left to it
-		sg.kicked = false
 		// What was left to it during the last round: submitted after this
 		// round's Done calls, so that a stream of completions that never
 		// lets the CQ empty does not hold it back.
@@ -507,24 +414,6 @@ func (a *Array) nativeHandle(seg int, enabled chan<- error, start <-chan bool) {
 	sg.gone = true
 	mu.Unlock()
 	r.close()
-	if n.single {
-		_ = unix.Close(sg.efd)
-	}
-}
-
-// kick adds one to eventfd efd's counter, completing the read the handler
-// keeps in its ring.
-func kick(efd int) {
-	var one [8]byte
-	binary.NativeEndian.PutUint64(one[:], 1)
-	for {
-		if _, err := unix.Write(efd, one[:]); err != unix.EINTR {
-			if err != nil {
-				panic(fmt.Sprintf("aio: eventfd write: %v", err))
-			}
-			return
-		}
-	}
 }
 
 // wait is the handler's io_uring_enter: it submits the k SQEs left to it

@@ -25,12 +25,7 @@ import (
 
 // Layout of the kernel's structures (include/uapi/linux/io_uring.h).
 const (
-	uringSetupRDisabled   = 1 << 6  // IORING_SETUP_R_DISABLED (5.10): no submission until IORING_REGISTER_ENABLE_RINGS
-	uringSetupSubmitAll   = 1 << 7  // IORING_SETUP_SUBMIT_ALL (5.18): go on past an SQE that fails
-	uringSetupSingleIssue = 1 << 12 // IORING_SETUP_SINGLE_ISSUER (6.0): one task submits, the one that enabled the ring
-	uringSetupDeferTask   = 1 << 13 // IORING_SETUP_DEFER_TASKRUN (6.1): completion work runs only in that task's GETEVENTS
-
-	uringRegisterEnableRings = 12 // IORING_REGISTER_ENABLE_RINGS
+	uringSetupSubmitAll = 1 << 7 // IORING_SETUP_SUBMIT_ALL (5.18): go on past an SQE that fails
 
 	uringFeatSingleMmap   = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4): one mmap for both rings
 	uringFeatNoDrop       = 1 << 1 // IORING_FEAT_NODROP (5.5): no CQE is ever dropped
@@ -128,26 +123,12 @@ type ring struct {
 	features uint32
 }
 
-// errSingleIssuer is newRing's error when the kernel does not know
-// IORING_SETUP_SINGLE_ISSUER or IORING_SETUP_DEFER_TASKRUN (before 6.1).
-var errSingleIssuer = errors.New("aio: io_uring_setup: no IORING_SETUP_DEFER_TASKRUN")
-
 // newRing sets up an io_uring with at least entries SQ entries (and the
-// kernel's default of twice as many CQ entries) and maps its rings. With
-// single, the ring is set up disabled, for one submitting task and with its
-// completions' task work deferred to that task's waits (SINGLE_ISSUER,
-// DEFER_TASKRUN): the task that calls enable is then the only one that may
-// call enter. A kernel that does not know those flags gives errSingleIssuer.
-// Other errors wrap ErrNativeUnavailable when the kernel refuses io_uring.
-func newRing(entries uint32, single bool) (*ring, error) {
+// kernel's default of twice as many CQ entries) and maps its rings. Errors
+// wrap ErrNativeUnavailable when the kernel refuses io_uring.
+func newRing(entries uint32) (*ring, error) {
 	p := uringParams{flags: uringSetupSubmitAll}
-	if single {
-		p.flags |= uringSetupRDisabled | uringSetupSingleIssue | uringSetupDeferTask
-	}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
-	if errno == unix.EINVAL && single {
-		return nil, errSingleIssuer
-	}
 	if errno == unix.EINVAL {
 		// Before 5.18 an unknown setup flag is EINVAL: try without it (the
 		// submit path then repeats io_uring_enter for SQEs left behind).
@@ -230,16 +211,6 @@ func (r *ring) reap(dst []uringCQE) int {
 func (r *ring) enter(toSubmit, minComplete uint32, flags uintptr) (int, unix.Errno) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
 	return int(n), errno
-}
-
-// enable lets the calling thread submit to a ring set up with single: it
-// becomes the ring's only issuer (IORING_REGISTER_ENABLE_RINGS).
-func (r *ring) enable() error {
-	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterEnableRings, 0, 0, 0, 0)
-	if errno != 0 {
-		return fmt.Errorf("aio: IO = native: io_uring_register(IORING_REGISTER_ENABLE_RINGS): %w", errno)
-	}
-	return nil
 }
 
 // close unmaps the rings and closes the descriptor; the kernel cancels
