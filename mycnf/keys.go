@@ -20,7 +20,7 @@ type key struct {
 }
 
 // numKeys is the number of modelled options, the length of keys.
-const numKeys = 16
+const numKeys = 17
 
 // keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
 // (the MySQL Reference Manual's server system variable and InnoDB startup
@@ -47,6 +47,10 @@ var keys = [numKeys]key{
 		field: func(s *Settings) any { return &s.UseNativeAIO }},
 	{name: "innodb_read_ahead_threshold", goName: "ReadAheadThreshold", min: 0, max: 64, def: 56, unit: "pages",
 		field: func(s *Settings) any { return &s.ReadAheadThreshold }},
+	// MySQL allows up to 2^64-1 bytes on 64-bit platforms; int64 holds
+	// 2^63-1.
+	{name: "innodb_buffer_pool_size", goName: "BufferPoolSize", min: 5 << 20, max: 1<<63 - 1, def: 128 << 20, unit: "bytes",
+		field: func(s *Settings) any { return &s.BufferPoolSize }},
 	{name: "innodb_page_size", goName: "PageSize", min: 4096, max: 65536, def: 16384, pow2: true, unit: "bytes",
 		field: func(s *Settings) any { return &s.PageSize }},
 	{name: "innodb_spin_wait_delay", goName: "SpinWaitDelay", min: 0, max: 1000, def: 6,

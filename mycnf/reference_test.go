@@ -29,8 +29,9 @@ func TestReferenceConfigurationsParse(t *testing.T) {
 				assert.True(t, s.ThreadPriority, "study A's server changed priorities: no skip-thread-priority")
 				assert.Equal(t, 4, s.ReadIOThreads)
 				assert.Equal(t, 1, s.FlushLogAtTrxCommit)
+				assert.Equal(t, int64(4096)<<20, s.BufferPoolSize)
 			},
-			unknown: 9, // 11 options, of which innosim models innodb_thread_concurrency and innodb_flush_log_at_trx_commit
+			unknown: 8, // 11 options, of which innosim models innodb_thread_concurrency, innodb_buffer_pool_size and innodb_flush_log_at_trx_commit
 		},
 		{
 			file: "study_d_my.cnf",

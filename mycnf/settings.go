@@ -57,6 +57,12 @@ type Settings struct {
 	// extent. Range 0..64 pages, default 56.
 	ReadAheadThreshold int
 
+	// BufferPoolSize is innodb_buffer_pool_size in bytes (K, M, G ... in a
+	// file): the pages InnoDB keeps in memory; a page found there is not read
+	// (buf_page_peek). Range 5 MiB..2^63-1 (MySQL allows 2^64-1 on 64-bit
+	// platforms), default 128 MiB.
+	BufferPoolSize int64
+
 	// PageSize is innodb_page_size in bytes: 4096, 8192, 16384, 32768 or
 	// 65536 (written 4K..64K in a file). Default 16384.
 	PageSize int64

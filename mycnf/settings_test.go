@@ -29,6 +29,7 @@ func TestDefaultsAreMySQLs(t *testing.T) {
 		WriteIOThreads:          4,
 		UseNativeAIO:            true,
 		ReadAheadThreshold:      56,
+		BufferPoolSize:          128 << 20,
 		PageSize:                16384,
 		SpinWaitDelay:           6,
 		SpinWaitPauseMultiplier: 50,
@@ -61,6 +62,7 @@ func TestSettingsReadEachModelledKey(t *testing.T) {
 		{"innodb_use_native_aio=OFF", func(s Settings) any { return s.UseNativeAIO }, false},
 		{"innodb_read_ahead_threshold=0", func(s Settings) any { return s.ReadAheadThreshold }, 0},
 		{"innodb_page_size=4K", func(s Settings) any { return s.PageSize }, int64(4096)},
+		{"innodb_buffer_pool_size=4G", func(s Settings) any { return s.BufferPoolSize }, int64(4 << 30)},
 		{"innodb_page_size=65536", func(s Settings) any { return s.PageSize }, int64(65536)},
 		{"innodb_spin_wait_delay=0", func(s Settings) any { return s.SpinWaitDelay }, 0},
 		{"innodb_spin_wait_pause_multiplier=100", func(s Settings) any { return s.SpinWaitPauseMultiplier }, 100},
@@ -264,9 +266,10 @@ func TestSet(t *testing.T) {
 		{"a prefix with an empty value", "skip-thread-priority", "", func(s Settings) any { return s.ThreadPriority }, false, ""},
 		{"a boolean word", "innodb_use_native_aio", "off", func(s Settings) any { return s.UseNativeAIO }, false, ""},
 		{"out of range", "innodb_read_io_threads", "100", func(s Settings) any { return s.ReadIOThreads }, 4, "mycnf: innodb_read_io_threads = 100, want 1..64: invalid config"},
+		{"a size under MySQL's minimum", "innodb_buffer_pool_size", "1M", func(s Settings) any { return s.BufferPoolSize }, int64(128 << 20), "mycnf: innodb_buffer_pool_size = 1M, want 5242880..9223372036854775807 (bytes): invalid config"},
 		{"a number without a value", "innodb_read_io_threads", "", func(s Settings) any { return s.ReadIOThreads }, 4, "innodb_read_io_threads needs a value"},
 		{"a misspelt key", "innodb_thread_concurency", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "innodb_thread_concurency is not a modelled option (did you mean innodb_thread_concurrency?)"},
-		{"an unknown key", "innodb_buffer_pool_size", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "innodb_buffer_pool_size is not a modelled option (want one of innodb_thread_concurrency, "},
+		{"an unknown key", "innodb_log_file_size", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "innodb_log_file_size is not a modelled option (want one of innodb_thread_concurrency, "},
 		{"a malformed key", "a b", "8", func(s Settings) any { return s.ThreadConcurrency }, 0, "space in option name"},
 	}
 	for _, tt := range tests {
@@ -287,7 +290,7 @@ func TestSet(t *testing.T) {
 
 func TestKeysAreTheModelledOptions(t *testing.T) {
 	ks := Keys()
-	assert.Len(t, ks, 16)
+	assert.Len(t, ks, 17)
 	assert.Equal(t, "innodb_thread_concurrency", ks[0])
 	s := Defaults()
 	for _, k := range ks {

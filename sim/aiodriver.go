@@ -44,6 +44,9 @@ type aioHandler struct {
 // prefetchState is a submitting thread's progress through OpPrefetch.
 type prefetchState struct {
 	stage   prefetchStage
+	split   bool           // OpPrefetchSiblings: one wake after the reads
+	seg     int32          // the segment being scanned (pfScanLock, pfScanUnlock)
+	found   bool           // the scan found a reserved slot
 	left    int32          // pages still to submit
 	wake    aio.SegmentSet // segments still to wake
 	flushed bool           // the deferred wakes were flushed
@@ -201,22 +204,37 @@ func (m *Machine) eventWake(seg int32) {
 	}
 }
 
-// prefetchStage is how far a submitting thread has got in OpPrefetch.
+// prefetchStage is how far a submitting thread has got in OpPrefetch or
+// OpPrefetchSiblings.
 type prefetchStage uint8
 
 const (
-	pfStart prefetchStage = iota
-	pfLocked
+	pfBegin prefetchStage = iota
+	pfStart
 	pfUnlock
 	pfWake
+	pfScanLock   // OpPrefetchSiblings: os_mutex_enter(array->mutex), scan the segment's slots
+	pfScanUnlock // os_mutex_exit, then os_event_set if a reserved slot was found
 )
 
-// prefetch runs OpPrefetch: for each page, reserve a slot under the read array's
-// mutex, release it, then set the event of every segment in the core's wake set —
-// a futex wake for each handler that sleeps on it (os_event_set: no system call
-// when nobody waits). It reports whether the op is done and t goes on; false
-// means t stops and prefetch is called again when it runs.
-func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
+// prefetch runs OpPrefetch (split false): for each of pages pages, reserve a
+// slot under the read array's mutex, release it, then set the event of every
+// segment in the core's wake set — a futex wake for each handler that sleeps
+// on it (os_event_set: no system call when nobody waits).
+//
+// With split true it runs OpPrefetchSiblings instead (pages is ignored): the
+// split leaf's sibling is reserved as above only if the buffer pool does not
+// hold it (bufPool.split), without its wake; then the split's one wake:
+// every segment under WakeAll (btr_cur_prefetch_siblings calling
+// os_aio_simulated_wake_handler_threads whether or not a read was queued),
+// each scanned for a reserved slot under its array's mutex and its event set
+// only if the scan finds one (AIO::wake_simulated_handler_thread, MySQL 5.7
+// and 8.0); the read's segment under WakeTargeted; the core's Flush under
+// WakeDeferred.
+//
+// It reports whether the op is done and t goes on; false means t stops and
+// prefetch is called again when it runs.
+func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 	d := m.aio
 	if d == nil {
 		return true
@@ -228,10 +246,20 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 	mu := d.arrayMu[aio.ArrayRead]
 	for {
 		switch p.stage {
-		case pfStart:
-			if p.left == 0 {
-				p.left = pages
+		case pfBegin:
+			p.left, p.split, p.wake = pages, split, aio.SegmentSet{}
+			if split {
+				p.left = 1
+				if m.pool != nil && !m.pool.split(id) {
+					p.left = 0 // resident: buf_read_page_low returns at once
+				}
 			}
+			p.stage = pfStart
+			if split && p.left == 0 {
+				p.wake = d.splitWake()
+				p.stage = pfWake
+			}
+		case pfStart:
 			if !m.lock(t, id, mu) {
 				return false
 			}
@@ -243,7 +271,11 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 			} else {
 				d.Prefetch++
 			}
-			p.wake = res.Wake
+			if p.split {
+				p.wake = p.wake.Union(res.Wake)
+			} else {
+				p.wake = res.Wake
+			}
 			p.stage = pfUnlock
 			m.runBurst(t, id, int64(reserveWork), catUser)
 			return false
@@ -252,8 +284,23 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 				return false
 			}
 			p.stage = pfWake
+			if p.split {
+				if p.left--; p.left > 0 {
+					p.stage = pfStart
+					continue
+				}
+				p.wake = p.wake.Union(d.splitWake())
+			}
 		case pfWake:
 			s := p.wake.Next(0)
+			if s < 0 && p.split {
+				p.stage = pfBegin
+				return true
+			}
+			if p.split && d.core.Config().Wake == aio.WakeAll {
+				p.seg, p.stage = int32(s), pfScanLock
+				continue
+			}
 			if s < 0 && p.left == 1 && !p.flushed && d.core.Config().Wake == aio.WakeDeferred {
 				// the read-ahead batch is submitted: wake the segments it filled
 				p.flushed = true
@@ -267,6 +314,7 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 				if p.left > 0 {
 					continue
 				}
+				p.stage = pfBegin
 				return true
 			}
 			p.wake = withoutSeg(p.wake, s)
@@ -279,8 +327,58 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32) bool {
 				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
 				return false
 			}
+		case pfScanLock:
+			// AIO::wake_simulated_handler_thread (os0file.cc, MySQL 5.7 and
+			// 8.0): look for a reserved slot of the segment under its array's
+			// mutex; the loop stops at the first one, and
+			// os_aio_array_reserve_slot fills a segment from its first slot
+			s := int(p.seg)
+			if !m.lock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+				return false
+			}
+			p.found = d.core.Waiting(s) > 0 || d.core.Busy(s)
+			scan := int64(pickWork)
+			if p.found {
+				scan /= int64(d.core.Config().SlotsPerSegment)
+			}
+			p.stage = pfScanUnlock
+			m.runBurst(t, id, scan, catUser)
+			return false
+		case pfScanUnlock:
+			s := int(p.seg)
+			if !m.unlock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+				return false
+			}
+			p.wake = withoutSeg(p.wake, s)
+			p.stage = pfWake
+			if !p.found {
+				continue // nothing reserved: the event is not set
+			}
+			ev := &d.ev[s]
+			ev.Set()
+			if ev.Waiting {
+				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+				return false
+			}
 		}
 	}
+}
+
+// splitWake is the wake a leaf split makes after its sibling reads: every
+// segment under WakeAll (os_aio_simulated_wake_handler_threads), the read
+// array's segments with requests waiting under WakeDeferred (the core's
+// Flush), none under WakeTargeted (each read named its own segment).
+func (d *aioDriver) splitWake() aio.SegmentSet {
+	var set aio.SegmentSet
+	switch d.core.Config().Wake {
+	case aio.WakeAll:
+		for s := range d.core.Segments() {
+			set.Add(s)
+		}
+	case aio.WakeDeferred:
+		set = d.core.Flush(aio.ArrayRead)
+	}
+	return set
 }
 
 // withoutSeg returns set minus seg.

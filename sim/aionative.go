@@ -148,7 +148,8 @@ func (m *Machine) aioSegments() int {
 // Flush names, each under the array mutex with one io_submit
 // (os_aio_dispatch_read_array_submit, Percona Server and WebScaleSQL 5.6). It
 // reports whether the op is done; false means t stops and prefetchNative is
-// called again when it runs.
+// called again when it runs. A negative pages is OpPrefetchSiblings: one page,
+// read only when the buffer pool does not hold it (bufPool.split).
 func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 	d := m.aion
 	for int(id) >= len(d.sub) {
@@ -163,6 +164,13 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 		case nsReserve:
 			if p.left == 0 {
 				p.left = pages
+				if pages < 0 { // OpPrefetchSiblings: read the sibling only if it is not resident
+					p.left = 1
+					if m.pool != nil && !m.pool.split(id) {
+						p.left = 0
+						return true
+					}
+				}
 			}
 			if !m.lock(t, id, mu) {
 				return false

@@ -44,6 +44,10 @@ type Cell struct {
 	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
 	// default) or 1..MaxThreadPoolSize; read only with PoolOfThreads.
 	ThreadPoolSize int
+	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
+	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
+	// the siblings it does not find there (OpPrefetchSiblings).
+	BufferPool int64
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
@@ -124,6 +128,16 @@ func (c Cell) build() (*Machine, error) {
 		if err := m.SetLog(*c.Log); err != nil {
 			return nil, err
 		}
+	}
+	pool, page := c.BufferPool, int64(16<<10)
+	if pool == 0 {
+		pool = DefaultBufferPool
+	}
+	if c.AIO != nil && c.AIO.PageSize > 0 {
+		page = c.AIO.PageSize
+	}
+	if err := m.setBufferPool(pool, page); err != nil {
+		return nil, err
 	}
 	if c.AIO != nil {
 		// study D's tablespace: 48 tables of 5M rows of ~100 bytes, in pages

@@ -128,7 +128,7 @@ func TestEveryInnoDBWorkloadEntersTheGate(t *testing.T) {
 		c := Cell{Workload: w, Threads: 32, Measure: 5 * time.Millisecond,
 			Machine: MachineConfig{CPUs: 16, SpinLoops: DefaultSpinLoops, Seed: 1},
 			Device:  &DeviceConfig{Units: 4, Read: time.Millisecond, Write: 100 * time.Microsecond, Fsync: 100 * time.Microsecond}}
-		if w == "oltp_insert" {
+		if w == "oltp_insert" || w == "bulk_insert" {
 			array := aio.DefaultConfig()
 			c.AIO = &array
 		}
@@ -137,7 +137,7 @@ func TestEveryInnoDBWorkloadEntersTheGate(t *testing.T) {
 		}
 		return c
 	}
-	for _, w := range []string{"oltp_read_only", "oltp_point_select", "oltp_insert", "oltp_read_write", "slap_select"} {
+	for _, w := range []string{"oltp_read_only", "oltp_point_select", "oltp_insert", "bulk_insert", "oltp_read_write", "slap_select"} {
 		res, err := RunCells(t.Context(), []Cell{cell(w, false), cell(w, true)}, nil)
 		require.NoError(t, err, w)
 		assert.Less(t, res[1].Throughput, 0.7*res[0].Throughput, "%s: limit 1 (%.0f) against none (%.0f)", w, res[1].Throughput, res[0].Throughput)

@@ -132,7 +132,16 @@ func (m *Machine) advance(t *thread, id int32) {
 				if !m.prefetchNative(t, id, op.Arg) {
 					return
 				}
-			} else if !m.prefetch(t, id, op.Arg) {
+			} else if !m.prefetch(t, id, op.Arg, false) {
+				return
+			}
+			m.next(t)
+		case OpPrefetchSiblings:
+			if m.aion != nil {
+				if !m.prefetchNative(t, id, -1) {
+					return
+				}
+			} else if !m.prefetch(t, id, -1, true) {
 				return
 			}
 			m.next(t)

@@ -40,6 +40,7 @@ type Machine struct {
 	gate *gateDriver
 	aio  *aioDriver
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
+	pool *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
 	dev  *device
 	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
 	rows *lockSys   // row locks (rowlock.go), from the workload's SetRowTable

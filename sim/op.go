@@ -82,6 +82,16 @@ const (
 	// fsyncs the log with group commit (log_write_up_to; see
 	// Machine.logCommit). With 1 (the default) it needs a device.
 	OpLogCommit
+	// OpPrefetchSiblings is a leaf split's btr_cur_prefetch_siblings in a
+	// bulk insert (MySQL 5.7 and 8.0): the split leaf's one sibling is read
+	// through the AIO array only when it is not in the buffer pool (see
+	// bufPool; every sibling is read on a machine without one), without a
+	// wake per read (IORequest::DO_NOT_WAKE), and then simulated AIO wakes
+	// the handlers once for the split whether or not anything was read
+	// (os_aio_simulated_wake_handler_threads under WakeAll; the read's
+	// segment under WakeTargeted; Flush under WakeDeferred). Native AIO
+	// wakes nobody.
+	OpPrefetchSiblings
 )
 
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that
@@ -138,6 +148,7 @@ func trxBegin() Op                     { return Op{Kind: OpTrxBegin} }
 func trxEnd() Op                       { return Op{Kind: OpTrxEnd} }
 func readView(perTrx time.Duration) Op { return Op{Kind: OpReadView, Dur: perTrx} }
 func prefetch(pages int32) Op          { return Op{Kind: OpPrefetch, Arg: pages} }
+func prefetchSiblings() Op             { return Op{Kind: OpPrefetchSiblings} }
 func pickRow() Op                      { return Op{Kind: OpPickRow} }
 func rowLock(kernel int32) Op          { return Op{Kind: OpRowLock, Arg: kernel, Dur: rowLockWork} }
 func lockRelease(kernel int32) Op      { return Op{Kind: OpLockRelease, Arg: kernel, Dur: lockReleaseWork} }

@@ -30,6 +30,7 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		return Cell{}, fmt.Errorf("sim: innodb_flush_log_at_trx_commit = %d, want 0..2: %w", s.FlushLogAtTrxCommit, ErrInvalidConfig)
 	}
 	c.Log = &LogConfig{FlushAtTrxCommit: s.FlushLogAtTrxCommit}
+	c.BufferPool = s.BufferPoolSize
 	if s.ThreadConcurrency > 0 {
 		cc, err := s.ConcurrencyConfig()
 		if err != nil {
@@ -37,7 +38,7 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		}
 		c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: cc}
 	}
-	if workload == "oltp_insert" || workload == "read_ahead" {
+	if workload == "oltp_insert" || workload == "bulk_insert" || workload == "read_ahead" {
 		ac, err := s.AIOConfig()
 		if err != nil {
 			return Cell{}, fmt.Errorf("sim: %w", err)

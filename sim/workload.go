@@ -28,7 +28,7 @@ const us = time.Microsecond
 
 // Workloads returns the built-in workloads, by name.
 func Workloads() map[string]Workload {
-	ws := []Workload{oltpReadOnly(), oltpReadWrite(), oltpPointSelect(), connectWorkload(), oltpInsert(), slapSelect()}
+	ws := []Workload{oltpReadOnly(), oltpReadWrite(), oltpPointSelect(), connectWorkload(), oltpInsert(), bulkInsert(), slapSelect()}
 	ws = append(ws, fieldWorkloads()...)
 	out := make(map[string]Workload, len(ws))
 	for _, w := range ws {
@@ -172,9 +172,10 @@ func oltpInsert() Workload {
 		Doc: "sysbench prepare's bulk insert: per row 20 µs of CPU and a page latch (the index " +
 			"tree's leaf, contended by nobody else: one table per thread); one row in 20 fills " +
 			"its leaf and splits it, and the split prefetches one or two sibling pages " +
-			"(btr_cur_prefetch_siblings: a simulated-AIO read each, not waited for). Every 100 " +
-			"rows the client sends the next batch (a 30 µs round trip). Each row enters and leaves the " +
-			"innodb_thread_concurrency gate.",
+			"(btr_cur_prefetch_siblings: a simulated-AIO read each, not waited for, every sibling read " +
+			"as if none were in the buffer pool: study D's calibration; bulk_insert looks in the pool). " +
+			"Every 100 rows the client sends the next batch (a 30 µs round trip). Each row enters and " +
+			"leaves the innodb_thread_concurrency gate.",
 		Setup: func(m *Machine) []Op {
 			row := inInnoDB( // write_row → row_insert_for_mysql
 				cpu(40*us),
@@ -187,6 +188,38 @@ func oltpInsert() Workload {
 			row = append(row, done(1))
 			var p []Op
 			p = append(p, sleep(30*us), sockCall(2*us)) // the next batch: vio_read
+			for range 10 {
+				p = append(p, row...)
+			}
+			return p
+		},
+	}
+}
+
+// bulkInsert is oltp_insert with the sibling prefetch of MySQL 5.7 and 8.0
+// as the source has it (OpPrefetchSiblings): sysbench 1.0's prepare
+// (oltp_common.lua) loads each table in primary-key order and builds the
+// secondary index after the load, so a split leaf is its table's rightmost,
+// its one sibling is read only if the buffer pool (innodb_buffer_pool_size)
+// no longer holds it, and simulated AIO wakes the handlers once per split.
+// Same costs as oltp_insert.
+func bulkInsert() Workload {
+	return Workload{
+		Name: "bulk_insert", Unit: "rows/s",
+		Doc: "sysbench 1.0 prepare's bulk insert on MySQL 5.7/8.0: oltp_insert's rows (40 µs of CPU each, " +
+			"one in 20 splits its leaf, a 30 µs round trip per 100 rows), but the split prefetches the " +
+			"rightmost leaf's one sibling only when it is not in the buffer pool (buf_read_page_low), and " +
+			"then wakes the simulated-AIO handlers once (os_aio_simulated_wake_handler_threads: per segment, " +
+			"the array mutex, a scan of its slots, the event only if one is reserved). Each row enters and leaves " +
+			"the innodb_thread_concurrency gate.",
+		Setup: func(m *Machine) []Op {
+			row := inInnoDB( // write_row → row_insert_for_mysql
+				cpu(40*us),
+				withProb(0.05, 1), // no split: skip the prefetch
+				prefetchSiblings(),
+			)
+			row = append(row, done(1))
+			p := []Op{sleep(30 * us), sockCall(2 * us)} // the next batch: vio_read
 			for range 10 {
 				p = append(p, row...)
 			}
