@@ -89,6 +89,15 @@ type onceValue struct {
 	set bool
 }
 
+// String is the wrapped value's; "" for the zero onceValue that the flag
+// package makes to tell a flag's default apart.
+func (v *onceValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
 func (v *onceValue) Set(s string) error {
 	if v.set {
 		return fmt.Errorf("given twice (%q, then %q): want it once", v.Value.String(), s)
