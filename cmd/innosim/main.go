@@ -63,11 +63,9 @@ var errUsage = errors.New("usage")
 // -h (err nil; the usage is printed) or on a bad flag (errUsage; the flag package
 // has printed what was wrong).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
-	fs.VisitAll(func(fl *flag.Flag) {
-		if _, ok := fl.Value.(repeatable); !ok {
-			fl.Value = &onceValue{Value: fl.Value}
-		}
-	})
+	if name, ok := repeatedFlag(fs, args); ok {
+		return true, fmt.Errorf("%w: -%s given twice: want it once (the last would replace the first)", errUsage, name)
+	}
 	switch err := fs.Parse(args); {
 	case err == nil:
 		return false, nil
@@ -83,33 +81,33 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 // flag package would keep only the last.
 type repeatable interface{ Repeatable() }
 
-// onceValue refuses a second Set of the flag it wraps.
-type onceValue struct {
-	flag.Value
-	set bool
-}
-
-// String is the wrapped value's; "" for the zero onceValue that the flag
-// package makes to tell a flag's default apart.
-func (v *onceValue) String() string {
-	if v == nil || v.Value == nil {
-		return ""
+// repeatedFlag returns the first flag of fs that args give twice, unless its
+// value is repeatable. It reads args as the flag package does: flags up to
+// "--" or the first argument that is not one; "-x=v", "-x v", and a boolean
+// "-x" that takes no value. An unknown flag ends the scan (Parse reports it).
+func repeatedFlag(fs *flag.FlagSet, args []string) (string, bool) {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return "", false
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		name, _, hasValue := strings.Cut(name, "=")
+		fl := fs.Lookup(name)
+		if fl == nil {
+			return "", false
+		}
+		if _, ok := fl.Value.(repeatable); !ok && seen[name] {
+			return name, true
+		}
+		seen[name] = true
+		b, isBool := fl.Value.(interface{ IsBoolFlag() bool })
+		if !hasValue && !(isBool && b.IsBoolFlag()) {
+			i++ // the value
+		}
 	}
-	return v.Value.String()
-}
-
-func (v *onceValue) Set(s string) error {
-	if v.set {
-		return fmt.Errorf("given twice (%q, then %q): want it once", v.Value.String(), s)
-	}
-	v.set = true
-	return v.Value.Set(s)
-}
-
-// IsBoolFlag keeps a wrapped boolean flag usable without a value.
-func (v *onceValue) IsBoolFlag() bool {
-	b, ok := v.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
+	return "", false
 }
 
 func main() {
