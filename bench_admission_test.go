@@ -60,8 +60,20 @@ func (g *chanGate) ForceExit(*concurrency.Thread) { <-g.seats }
 
 func (g *chanGate) Stats() concurrency.Stats { return concurrency.Stats{Waits: g.waits.Load()} }
 
+// counterGate is the least a gate with shared state can do: one atomic add on
+// one shared word to enter and one to leave, no limit checked. Against
+// Unlimited it measures what moving that word's cache line between the cores
+// costs per round, a floor under every other gate's ratio to Unlimited.
+type counterGate struct{ inside atomic.Int64 }
+
+func (g *counterGate) Enter(context.Context, *concurrency.Thread) error { g.inside.Add(1); return nil }
+func (g *counterGate) ForceExit(*concurrency.Thread)                    { g.inside.Add(-1) }
+func (g *counterGate) Stats() concurrency.Stats                         { return concurrency.Stats{} }
+
 func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 	switch policy {
+	case "counter":
+		return &counterGate{}, nil
 	case "chan":
 		return &chanGate{seats: make(chan struct{}, limit)}, nil
 	case "handoff-barging":
@@ -88,7 +100,10 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 // with waits of a whole sleep delay, Handoff's FIFO keeps them short.
 //
 // Compare within one run, as ratios: handoff against semaphore and chan, queue
-// against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B).
+// against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B),
+// and any gate against counter (one shared atomic word, the floor). cpu-ns/op
+// is the process's CPU time per round: on a shared machine, where ns/op moves
+// with the other processes' load, it is the steadier of the two.
 //
 // Run length decides the contention, so fix it: -benchtime=300000x. The
 // goroutines are CPU-bound and outnumber the Ps, so two of them meet at the
@@ -99,7 +114,7 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 // -benchtime given as a duration lets b.N, and with it the contention, differ
 // between the policies compared.
 func BenchmarkAdmission(b *testing.B) {
-	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
+	for _, policy := range []string{"unlimited", "counter", "queue", "atomic", "semaphore", "chan", "handoff"} {
 		for _, limit := range []int{2, 8} {
 			for _, goroutines := range []int{1, 16} {
 				name := fmt.Sprintf("policy=%s/limit=%d/goroutines=%d", policy, limit, goroutines)

@@ -87,14 +87,18 @@
 // Bounded barging (Config.Starvation > 0, e.g. sync.Mutex's 1 ms) lets a freed
 // seat go to whoever takes it first, so the thread that just left, entering
 // again, takes it back without parking, and one waiter is woken to compete. The
-// unfairness is bounded where the seat changes hands: an exit that finds
-// waiters reads the clock once, and once the longest waiter has waited
-// Starvation (or, with priority classes, Kickup if shorter) the exit hands it
-// its seat strictly — a waiter woken earlier whose goroutine the scheduler has
-// not run yet gets the seat reserved (Release outcome Reserved). So no admitted
-// wait exceeds the bound by more than the time to the next exit, whatever the
-// Go scheduler does with a woken goroutine; what it cannot bound is a seat held
-// by a goroutine preempted while inside, which no gate can take back.
+// exit that wakes it then yields its P to it (runtime.Gosched, as a starving
+// sync.Mutex's unlock yields to the waiter it hands the lock to), so the woken
+// goroutine runs while its seat is still free instead of a whole scheduler
+// slice later behind its waker. The unfairness is bounded where the seat
+// changes hands: an exit that finds waiters reads the clock once, and once the
+// longest waiter has waited Starvation (or, with priority classes, Kickup if
+// shorter) the exit hands it its seat strictly and yields too — a waiter woken
+// earlier whose goroutine the scheduler has not run yet gets the seat reserved
+// (Release outcome Reserved). So no admitted wait exceeds the bound by more
+// than the time to the next exit, whatever the Go scheduler does with a woken
+// goroutine; what it cannot bound is a seat held by a goroutine preempted
+// while inside, which no gate can take back.
 //
 // The lock-holder allowance (Config.LockHolderAllowance) is the third: a thread
 // holding locks may enter past the queue and past the limit, by at most that
@@ -102,25 +106,26 @@
 // allowance.
 //
 // The trade-off in figures, from one run of the benchmarks in
-// bench_admission_test.go on a 2-core machine under heavy outside load (so
-// ratios of that run, not limits; examples/gate's README has the command, the
-// ramp, a repeat and the reasons):
+// bench_admission_test.go on a 2-core machine shared with other work, the
+// benchmark binary given the cores' priority (examples/gate's README has the
+// command, the ramp and the reasons); ratios of that run, not limits:
 //
 //	                                  strict handoff   bounded barging (1 ms)
-//	uncontended enter+exit            0.58 × semaphore —
-//	limit 2, 16 goroutines            0.68 × semaphore 0.74 × semaphore, 1.04 × chan
-//	limit 2, p99 wait                 56–64 µs         20–25 ms
-//	limit 8, 16 goroutines            2.11 × Unlimited 1.92 × Unlimited
-//	limit 8, p99 wait                 10–48 µs         20–29 ms
-//	enters that waited (limit 2 / 8)  95% / 32–75%     1.3% / 0.5%
+//	uncontended enter+exit            0.32 × semaphore —
+//	limit 2, 16 goroutines            0.56 × semaphore 0.30 × semaphore, 0.61 × chan
+//	limit 2, p99 wait                 56–256 µs        96 µs–1.0 ms
+//	limit 8, 16 goroutines            1.48 × Unlimited 1.36 × Unlimited (CPU 1.12 ×)
+//	limit 8, p99 wait                 6–28 µs          10–20 µs
+//	enters that waited (limit 2 / 8)  69–99% / 0–51%   0.01–0.05% / 0–0.004%
 //
-// Barging waits rarely, and its rare waits last until the Starvation bound or
-// longer, when no thread inside runs at all (a seat holder preempted, the
-// process off the CPU). It met neither its throughput bounds (≤ 0.6 ×
-// semaphore and ≤ 1.0 × chan at limit 2, ≤ 1.1 × Unlimited at limit 8) nor
-// its p99 bound (≤ 2 × Starvation) in that run, so strict handoff stays the
-// default. The lock-holder allowance is looked at only on the slow path, by a
-// lock holder that finds the gate full.
+// Barging met every bound of that run but one: throughput at limit 8 within
+// 1.1 × Unlimited. No gate that writes a shared word on every enter and exit
+// meets it on two cores with a 1 µs statement: a bare atomic counter, no limit
+// checked, ran 1.35 × Unlimited (CPU 1.11 ×) in the same run, and barging ran
+// 1.01 × that counter. So strict handoff stays the default, and barging is the
+// Starvation option; its waits are now as short as strict handoff's. The
+// lock-holder allowance is looked at only on the slow path, by a lock holder
+// that finds the gate full.
 //
 // Stats tells an operator why work waited: waits by
 // class (WaitsHigh), Kickups, StarvationHandoffs, LockHolderBypasses, the

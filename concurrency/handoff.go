@@ -93,7 +93,9 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 }
 
 // Exit gives t's seat back once its tickets are spent, handing it to exactly one
-// waiter if any is queued.
+// waiter if any is queued. With Config.Starvation > 0 an exit that wakes a
+// waiter, or serves a starving one, then yields the P (runtime.Gosched): the
+// calling goroutine goes on after the waiter has run.
 func (g *Handoff) Exit(t *Thread) {
 	if checkThreads {
 		t.mustClaim("Exit")
