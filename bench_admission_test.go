@@ -3,6 +3,8 @@ package innosim_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -58,8 +60,20 @@ func (g *chanGate) ForceExit(*concurrency.Thread) { <-g.seats }
 
 func (g *chanGate) Stats() concurrency.Stats { return concurrency.Stats{Waits: g.waits.Load()} }
 
+// counterGate is the least a gate with shared state can do: one atomic add on
+// one shared word to enter and one to leave, no limit checked. Against
+// Unlimited it measures what moving that word's cache line between the cores
+// costs per round, a floor under every other gate's ratio to Unlimited.
+type counterGate struct{ inside atomic.Int64 }
+
+func (g *counterGate) Enter(context.Context, *concurrency.Thread) error { g.inside.Add(1); return nil }
+func (g *counterGate) ForceExit(*concurrency.Thread)                    { g.inside.Add(-1) }
+func (g *counterGate) Stats() concurrency.Stats                         { return concurrency.Stats{} }
+
 func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 	switch policy {
+	case "counter":
+		return &counterGate{}, nil
 	case "chan":
 		return &chanGate{seats: make(chan struct{}, limit)}, nil
 	case "handoff-barging":
@@ -86,7 +100,10 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 // with waits of a whole sleep delay, Handoff's FIFO keeps them short.
 //
 // Compare within one run, as ratios: handoff against semaphore and chan, queue
-// against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B).
+// against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B),
+// and any gate against counter (one shared atomic word, the floor). cpu-ns/op
+// is the process's CPU time per round: on a shared machine, where ns/op moves
+// with the other processes' load, it is the steadier of the two.
 //
 // Run length decides the contention, so fix it: -benchtime=300000x. The
 // goroutines are CPU-bound and outnumber the Ps, so two of them meet at the
@@ -97,7 +114,7 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 // -benchtime given as a duration lets b.N, and with it the contention, differ
 // between the policies compared.
 func BenchmarkAdmission(b *testing.B) {
-	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
+	for _, policy := range []string{"unlimited", "counter", "queue", "atomic", "semaphore", "chan", "handoff"} {
 		for _, limit := range []int{2, 8} {
 			for _, goroutines := range []int{1, 16} {
 				name := fmt.Sprintf("policy=%s/limit=%d/goroutines=%d", policy, limit, goroutines)
@@ -140,11 +157,22 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	var cpu0, cpu1 time.Duration
+	var cpuOK0, cpuOK1 bool
 	reportFutexShare(b, func() {
+		cpu0, cpuOK0 = processCPU() // inside: starting the profiler and reading its profile are not the gate's
 		start.Done()
 		done.Wait()
+		cpu1, cpuOK1 = processCPU()
 	})
 	b.StopTimer()
+	if cpuOK0 && cpuOK1 {
+		// The CPU the process spent per round: unlike ns/op, it does not grow
+		// while other processes hold the cores, so on a shared machine it is
+		// the steadier measure of what the gate costs. It leaves out the time
+		// Ps sat idle because every goroutine was parked (a convoy).
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 	s := g.Stats()
 	b.ReportMetric(float64(s.Waits)/float64(b.N), "waits/op")
 	if s.WaitTime.Count() > 0 {
@@ -205,69 +233,131 @@ func BenchmarkAdmissionOverhead(b *testing.B) {
 	}
 }
 
-// rampSteps are BenchmarkAdmissionRamp's goroutine counts, up and back down.
+// rampSteps are BenchmarkAdmissionRamp's goroutine counts, up and back down;
+// the peak (64) counts as the last step up.
 var rampSteps = []int{2, 4, 8, 16, 32, 64, 32, 16, 8, 4, 2}
 
+// rampRounds is the work of one ramp step: rounds (enter, burst, exit) split
+// across the step's goroutines, whatever b.N is. At 2 Ps that is about 150 ms
+// of rounds on an idle machine, so at 64 goroutines each runs some 4700
+// rounds, well under one of the scheduler's 10 ms time slices: the high steps
+// measure a crowd arriving at the gate more than a steady state, and they do
+// so alike on the way up and down.
+const rampRounds = 300000
+
 // BenchmarkAdmissionRamp drives one gate per policy and limit through a ramp
-// of goroutines, 2, 4, …, 64 and back to 2, each step a sub-benchmark of
-// BenchmarkAdmission's round (enter, a 1 µs burst, exit) on the same gate, so
-// that whatever state one step leaves (a convoy, a queue of old waiters) the
-// next step inherits. Each step reports ns/op, p99-enter-µs (the 99th
-// percentile of the time Enter took, over every enter, timed by the benchmark
-// for every policy alike) and, for Handoff, p99-wait-µs and max-wait-µs over
-// that step's waits. mutex is sync.Mutex used as a gate: one mutex for limit
-// 1; for limit n, n mutexes with goroutine i always on mutex i mod n (seats
-// are not shared between the mutexes' goroutines). Compare the way down with
-// the way up: step=07-down/goroutines=32 with step=05-up/goroutines=32, and so
-// on. As for BenchmarkAdmission, fix the run length (-benchtime=300000x):
-// each step's contention depends on it.
+// of goroutines, 2, 4, …, 64 and back to 2, on the same gate, so that whatever
+// state one step leaves (a convoy, a queue of old waiters) the next step
+// inherits. Every step does the same work, rampRounds of BenchmarkAdmission's
+// round, so a step's contention does not depend on b.N or on -benchtime, and
+// the way down can be held against the way up: each iteration of b.N runs the
+// whole ramp on a new gate, and ns/op is the time of a ramp.
+//
+// Per step it reports, named by direction and goroutine count (up16, down16):
+// ns/round, the step's wall time per round (the median over the b.N ramps);
+// p99-enter-µs, the 99th percentile
+// of the time Enter took over every enter, timed by the benchmark for every
+// policy alike (upper bucket edge, at most 25% above); and for Handoff
+// p99-wait-µs over the step's waits. down/up-min and down/up-max are the
+// extremes over goroutine counts of a down step's ns/round over its up step's:
+// 1.0 is a gate whose throughput does not depend on the way it got there.
+// mutex is sync.Mutex used as a gate: one mutex for
+// limit 1; for limit n, n mutexes with goroutine i always on mutex i mod n
+// (seats are not shared between the mutexes' goroutines).
+//
+// Run it with -benchtime=5x: five ramps per policy and limit, some 2–8 s
+// each on 2 Ps, whose medians a burst of outside load moves little.
 func BenchmarkAdmissionRamp(b *testing.B) {
 	for _, limit := range []int{1, 8} {
 		for _, policy := range []string{"handoff", "handoff-barging", "semaphore", "mutex"} {
-			var g admissionGate
-			var mus []sync.Mutex
-			if policy == "mutex" {
-				mus = make([]sync.Mutex, limit)
-			} else {
-				var err error
-				if g, err = newAdmissionGate(policy, limit); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for i, n := range rampSteps {
-				dir := "up"
-				if i > len(rampSteps)/2 {
-					dir = "down"
-				}
-				name := fmt.Sprintf("limit=%d/policy=%s/step=%02d-%s/goroutines=%d", limit, policy, i, dir, n)
-				b.Run(name, func(b *testing.B) { benchRampStep(b, g, mus, n) })
-			}
+			b.Run(fmt.Sprintf("limit=%d/policy=%s", limit, policy), func(b *testing.B) {
+				benchRamp(b, policy, limit)
+			})
 		}
 	}
 }
 
-func benchRampStep(b *testing.B, g admissionGate, mus []sync.Mutex, goroutines int) {
+// rampStep accumulates one ramp step over b.N ramps.
+type rampStep struct {
+	perRound []float64             // ns per round, one per ramp
+	enters   concurrency.Histogram // every enter's time, as the benchmark saw it
+	waits    concurrency.Histogram // Handoff's admitted waits (Stats.WaitTime)
+}
+
+func benchRamp(b *testing.B, policy string, limit int) {
+	steps := make([]rampStep, len(rampSteps))
+	b.ReportAllocs()
+	for range b.N {
+		var g admissionGate
+		var mus []sync.Mutex
+		if policy == "mutex" {
+			mus = make([]sync.Mutex, limit)
+		} else {
+			var err error
+			if g, err = newAdmissionGate(policy, limit); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for i, n := range rampSteps {
+			runRampStep(b, &steps[i], g, mus, n)
+		}
+	}
+	b.StopTimer()
+	perRound := func(s rampStep) float64 { // the median over the ramps: one step hit by a burst of outside load moves it little
+		v := slices.Clone(s.perRound)
+		slices.Sort(v)
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	peak := len(rampSteps) / 2
+	name := func(i int) string {
+		if i > peak {
+			return fmt.Sprintf("down%02d", rampSteps[i])
+		}
+		return fmt.Sprintf("up%02d", rampSteps[i])
+	}
+	for i := range rampSteps {
+		s := steps[i]
+		b.ReportMetric(perRound(s), name(i)+"-ns/round")
+		b.ReportMetric(float64(s.enters.Quantile(0.99).Microseconds()), name(i)+"-p99-enter-µs")
+		if s.waits.Count() > 0 {
+			b.ReportMetric(float64(s.waits.Quantile(0.99).Microseconds()), name(i)+"-p99-wait-µs")
+		}
+	}
+	for i := range peak {
+		r := perRound(steps[2*peak-i]) / perRound(steps[i])
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	b.ReportMetric(lo, "down/up-min")
+	b.ReportMetric(hi, "down/up-max")
+}
+
+// runRampStep runs rampRounds rounds on g (or on mus, sync.Mutex as a gate)
+// split across goroutines and adds what it measured to st. The goroutines are
+// started and parked before the clock starts.
+func runRampStep(b *testing.B, st *rampStep, g admissionGate, mus []sync.Mutex, goroutines int) {
 	ctx := context.Background()
 	var before concurrency.Stats
 	if g != nil {
 		before = g.Stats()
 	}
 	var sink atomic.Uint64
-	var start, done sync.WaitGroup
+	var start, ready, done sync.WaitGroup
 	var mu sync.Mutex
-	var enters concurrency.Histogram
 	start.Add(1)
 	for w := 0; w < goroutines; w++ {
-		n := b.N / goroutines
-		if w < b.N%goroutines {
+		n := rampRounds / goroutines
+		if w < rampRounds%goroutines {
 			n++
 		}
+		ready.Add(1)
 		done.Add(1)
 		go func() {
 			defer done.Done()
 			t := &concurrency.Thread{}
 			var h concurrency.Histogram
 			x := uint64(w + 1)
+			ready.Done()
 			start.Wait()
 			for i := 0; i < n; i++ {
 				t0 := time.Now()
@@ -287,26 +377,17 @@ func benchRampStep(b *testing.B, g admissionGate, mus []sync.Mutex, goroutines i
 			}
 			sink.Add(x)
 			mu.Lock()
-			enters.Merge(h)
+			st.enters.Merge(h)
 			mu.Unlock()
 		}()
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
+	ready.Wait()
+	t0 := time.Now()
 	start.Done()
 	done.Wait()
-	b.StopTimer()
-	b.ReportMetric(float64(enters.Quantile(0.99).Microseconds()), "p99-enter-µs")
-	if g == nil {
-		return
-	}
-	s := g.Stats()
-	if waits := s.WaitTime.Sub(before.WaitTime); waits.Count() > 0 {
-		b.ReportMetric(float64(waits.Quantile(0.99).Microseconds()), "p99-wait-µs")
-		b.ReportMetric(float64(s.Waits-before.Waits)/float64(b.N), "waits/op")
-	}
-	if wakes := s.BargeWakes - before.BargeWakes; wakes > 0 {
-		b.ReportMetric(float64(wakes)/float64(b.N), "barge-wakes/op")
-		b.ReportMetric(float64(s.BargeLosses-before.BargeLosses)/float64(b.N), "barge-losses/op")
+	st.perRound = append(st.perRound, float64(time.Since(t0).Nanoseconds())/rampRounds)
+	if g != nil {
+		s := g.Stats()
+		st.waits.Merge(s.WaitTime.Sub(before.WaitTime))
 	}
 }

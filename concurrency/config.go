@@ -70,9 +70,11 @@ type Config struct {
 	// keeps the strict handoff, in which every seat freed while threads wait
 	// goes straight to the next waiter. With Starvation > 0 a freed seat goes
 	// to whichever thread takes it first, an entering thread included, and an
-	// exit wakes one waiter to compete for it; but an exit that finds the
-	// waiter next in line (or one woken to compete that has not run yet)
-	// waiting Starvation or longer hands its seat strictly to that waiter, so
+	// exit wakes one waiter to compete for it and yields its P to it
+	// (runtime.Gosched), so that the waiter runs while the seat is free; but
+	// an exit that finds the waiter next in line (or one woken to compete that
+	// has not run yet) waiting Starvation or longer hands its seat strictly to
+	// that waiter, and yields likewise, so
 	// no admitted wait exceeds Starvation by more than the time to the next
 	// exit, whenever the woken goroutine runs (Go's sync.Mutex uses 1 ms for
 	// its starvation mode). Barging saves the park and wake that strict

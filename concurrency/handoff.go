@@ -1,6 +1,9 @@
 package concurrency
 
-import "context"
+import (
+	"context"
+	"runtime"
+)
 
 // Handoff is innosim's gate driven for real: a HandoffCore, a goroutine parked on
 // its Thread's channel while it waits, and one channel send per handoff. While a
@@ -90,7 +93,9 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 }
 
 // Exit gives t's seat back once its tickets are spent, handing it to exactly one
-// waiter if any is queued.
+// waiter if any is queued. With Config.Starvation > 0 an exit that wakes a
+// waiter, or serves a starving one, then yields the P (runtime.Gosched): the
+// calling goroutine goes on after the waiter has run.
 func (g *Handoff) Exit(t *Thread) {
 	if checkThreads {
 		t.mustClaim("Exit")
@@ -138,17 +143,17 @@ func (g *Handoff) release(t *Thread) {
 	if c.starvation > 0 {
 		if waitersOf(c.state.Load()) == 0 {
 			if !c.free(t) { // a waiter queued since the load
-				wakeFor(c.wakeNext(g.clock.now()))
+				yieldTo(c.wakeNext(g.clock.now()))
 			}
 			return
 		}
 		now := g.clock.now() // waiters exist: the one clock read of a barging exit
 		if c.due(now) {
-			wakeFor(c.serveDue(t, now))
+			yieldTo(c.serveDue(t, now))
 			return
 		}
 		if !c.free(t) {
-			wakeFor(c.wakeNext(now))
+			yieldTo(c.wakeNext(now))
 		}
 		return
 	}
@@ -156,6 +161,27 @@ func (g *Handoff) release(t *Thread) {
 		return
 	}
 	wake(c.handOff(g.clock.now()).To)
+}
+
+// yieldTo wakes the thread a barging release names and, if the release gave
+// a waiter a seat or a chance at one (HandedOff, Reserved, Woken), yields the
+// exiting goroutine's P to it, as a starving sync.Mutex's unlock does
+// (semrelease with handoff, then goyield, in Go's runtime/sema.go). A woken
+// goroutine goes to the waker's P's runnext slot, but the waker keeps the P
+// until it blocks or is preempted (sysmon, after 10 ms of running): without
+// the yield, a waker that enters again retakes the seat it woke the waiter
+// for, and the waiter runs only after that slice, to find its seat gone or,
+// at the Starvation bound, to be served strictly. With it, the waiter runs
+// while its seat is still free; its wait lasts a wake instead of a time
+// slice, and the waker, which holds no seat, waits for a P instead of the
+// waiter. Strict handoff does not yield: an exit there hands a seat on
+// every turn of a full gate, and the seat is the waiter's whenever it runs.
+func yieldTo(r Release) {
+	wakeFor(r)
+	switch r.Outcome {
+	case HandedOff, Reserved, Woken:
+		runtime.Gosched()
+	}
 }
 
 // ForceEnter counts t inside regardless of the limit.

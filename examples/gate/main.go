@@ -6,7 +6,8 @@
 // short statement per round, study B's condition. With -p99 each cell also
 // shows the 99th percentile of the waits (for the policies that time them).
 // Run it on an idle machine; on a shared one the figures move by tens of
-// percent between runs. README.md compares Handoff's strict handoff and
+// percent between runs (README.md says how to give it the cores there).
+// README.md compares Handoff's strict handoff and
 // bounded barging with figures.
 //
 //	go run ./examples/gate
