@@ -81,6 +81,13 @@ const (
 	// fsyncs the log with group commit (log_write_up_to; see
 	// Machine.logCommit). With 1 (the default) it needs a device.
 	OpLogCommit
+	// OpSockSend writes a packet to the thread's connection peer (see
+	// Machine.AddConnection): a system call of Dur kernel work that wakes the
+	// peer if it is blocked in OpSockRecv.
+	OpSockSend
+	// OpSockRecv reads a packet from the connection's peer: a system call that
+	// blocks until one has been sent, then Dur of kernel work.
+	OpSockRecv
 )
 
 // Op is one step: what to do (Kind), on what (Arg) and for how long (Dur).
