@@ -43,7 +43,11 @@
 // mutexes, priority changes, gate enter and exit, AIO prefetches, an AIO
 // handler's cycle. Every dispatch costs CostProfile.ContextSwitch; every system
 // call CostProfile.Syscall. Durations are drawn in [0.5, 1.5) × their nominal
-// value (Engine.Jitter).
+// value (Engine.Jitter). With Cell.Client the client is a thread of the
+// machine too (client.go): each connection a server and a client thread on a
+// socket (OpSockSend, OpSockRecv) instead of a sleep; with Cell.RemoteWake a
+// wake onto an idle core pays the profile's FutexWakeCall and FutexWake
+// (Machine.SetRemoteWake).
 //
 // # Synchronisation
 //
