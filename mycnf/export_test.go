@@ -5,6 +5,7 @@ type KeyRange struct {
 	Name     string
 	Min, Max int64
 	Bool     bool
+	Enum     []string // the values of a string key
 }
 
 // KeyRanges returns the range of every modelled key.
@@ -12,7 +13,7 @@ func KeyRanges() []KeyRange {
 	out := make([]KeyRange, len(keys))
 	for i := range keys {
 		_, isBool := keys[i].field(&Settings{}).(*bool)
-		out[i] = KeyRange{keys[i].name, keys[i].min, keys[i].max, isBool}
+		out[i] = KeyRange{keys[i].name, keys[i].min, keys[i].max, isBool, keys[i].enum}
 	}
 	return out
 }

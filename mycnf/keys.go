@@ -2,6 +2,8 @@ package mycnf
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,11 +18,12 @@ type key struct {
 	pow2     bool                  // the value must also be a power of two
 	mysqlMax int64                 // MySQL's own maximum when innosim's (max) is lower; 0 if the same
 	unit     string                // shown after the range in messages, e.g. "microseconds"
-	field    func(s *Settings) any // *bool, *int, *int64 or *time.Duration
+	enum     []string              // the values of a *string key, the default's index in def
+	field    func(s *Settings) any // *bool, *int, *int64, *time.Duration or *string
 }
 
 // numKeys is the number of modelled options, the length of keys.
-const numKeys = 17
+const numKeys = 18
 
 // keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
 // (the MySQL Reference Manual's server system variable and InnoDB startup
@@ -67,7 +70,15 @@ var keys = [numKeys]key{
 		field: func(s *Settings) any { return &s.MaxConnections }},
 	{name: "innodb_flush_log_at_trx_commit", goName: "FlushLogAtTrxCommit", min: 0, max: 2, def: 1,
 		field: func(s *Settings) any { return &s.FlushLogAtTrxCommit }},
+	{name: "thread_handling", goName: "ThreadHandling", def: 0, enum: ThreadHandlings,
+		field: func(s *Settings) any { return &s.ThreadHandling }},
 }
+
+// ThreadHandlings are the thread_handling values innosim accepts, the
+// default first: the two the simulator models (sim.ThreadHandling). MariaDB
+// also has no-threads (one connection in all, a debugging mode), refused here
+// so that a file with it fails at its line rather than in the simulator.
+var ThreadHandlings = []string{"one-thread-per-connection", "pool-of-threads"}
 
 // MaxSyncSpinLoops is the largest innodb_sync_spin_loops innosim accepts, the
 // simulator's limit (MySQL allows up to 4294967295): a larger value is an
@@ -95,6 +106,9 @@ func keyIndex(name string) int {
 // want describes the allowed values, e.g. "1..64" or "a power of two in
 // 4096..65536 (bytes)".
 func (k *key) want() string {
+	if k.enum != nil {
+		return "one of " + strings.Join(k.enum, ", ")
+	}
 	w := fmt.Sprintf("%d..%d", k.min, k.max)
 	if k.pow2 {
 		w = "a power of two in " + w
@@ -133,6 +147,16 @@ func (k *key) set(s *Settings, value string, hasValue bool) error {
 	}
 	if !hasValue {
 		return fmt.Errorf("%s needs a value, want %s: %w", k.name, k.want(), ErrInvalidConfig)
+	}
+	if p, ok := k.field(s).(*string); ok {
+		// enum values compare without regard to case, as my_getopt's
+		// find_type does; dashes and underscores are not the same here
+		i := slices.IndexFunc(k.enum, func(e string) bool { return strings.EqualFold(e, value) })
+		if i < 0 {
+			return fmt.Errorf("%s = %s, want %s: %w", k.name, quoteUnsafe(value), k.want(), ErrInvalidConfig)
+		}
+		*p = k.enum[i]
+		return nil
 	}
 	v, err := ParseInt(value)
 	if err != nil {

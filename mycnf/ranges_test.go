@@ -20,6 +20,21 @@ func TestEveryAcceptedValueIsAcceptedDownstream(t *testing.T) {
 		if k.Bool {
 			continue
 		}
+		for _, v := range k.Enum {
+			t.Run(k.Name+"="+v, func(t *testing.T) {
+				s := mycnf.Defaults()
+				require.NoError(t, s.Set(k.Name, v))
+				for _, w := range []string{"oltp_read_only", "oltp_insert"} {
+					c, err := sim.CellFromSettings(s, w)
+					require.NoError(t, err, w)
+					c.Threads, c.Machine.CPUs = 2, 2
+					assert.NoError(t, c.Validate(), w)
+				}
+			})
+		}
+		if k.Enum != nil {
+			continue
+		}
 		for _, v := range []int64{k.Min, k.Max} {
 			if k.Name == "innodb_page_size" && v != 4096 && v&(v-1) != 0 {
 				continue

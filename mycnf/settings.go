@@ -3,6 +3,7 @@ package mycnf
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -102,6 +103,13 @@ type Settings struct {
 	// default 1.
 	FlushLogAtTrxCommit int
 
+	// ThreadHandling is thread_handling: how connections get a server
+	// thread, one of ThreadHandlings — one-thread-per-connection (the
+	// default) or pool-of-threads (MariaDB's thread pool; MySQL's needs its
+	// Enterprise plugin). Case does not matter in a file; the value is
+	// stored in its listed spelling.
+	ThreadHandling string
+
 	// Unknown lists the options of the selected groups that are none of the
 	// above, in file order, as written. They are not errors: a my.cnf is
 	// full of options innosim does not model. File.Warnings says the same
@@ -143,6 +151,8 @@ func (s Settings) List() []Setting {
 			v = fmt.Sprint(*p)
 		case *time.Duration:
 			v = fmt.Sprint(int64(*p / time.Microsecond))
+		case *string:
+			v = *p
 		}
 		out[i] = Setting{Key: k.name, Value: v, Unit: k.unit, From: s.from[i]}
 	}
@@ -164,6 +174,8 @@ func Defaults() Settings {
 			*p = k.def
 		case *time.Duration:
 			*p = time.Duration(k.def) * time.Microsecond
+		case *string:
+			*p = k.enum[k.def]
 		}
 	}
 	return s
@@ -264,6 +276,11 @@ func (s Settings) Validate() error {
 		var shown string
 		switch p := k.field(&s).(type) {
 		case *bool:
+			continue
+		case *string:
+			if !slices.Contains(k.enum, *p) {
+				errs = append(errs, fmt.Errorf("mycnf: %s = %q, want %s (%s): %w", k.goName, *p, k.want(), k.name, ErrInvalidConfig))
+			}
 			continue
 		case *int:
 			v, shown = int64(*p), fmt.Sprint(*p)

@@ -37,6 +37,7 @@ func TestDefaultsAreMySQLs(t *testing.T) {
 		ThreadPriority:          true,
 		MaxConnections:          151,
 		FlushLogAtTrxCommit:     1,
+		ThreadHandling:          "one-thread-per-connection",
 	}, d)
 	assert.NoError(t, d.Validate())
 
@@ -52,6 +53,8 @@ func TestSettingsReadEachModelledKey(t *testing.T) {
 		want  any
 	}{
 		{"innodb_thread_concurrency=16", func(s Settings) any { return s.ThreadConcurrency }, 16},
+		{"thread_handling=pool-of-threads", func(s Settings) any { return s.ThreadHandling }, "pool-of-threads"},
+		{"thread-handling = Pool-Of-Threads", func(s Settings) any { return s.ThreadHandling }, "pool-of-threads"},
 		{"innodb_concurrency_tickets=4294967295", func(s Settings) any { return s.ConcurrencyTickets }, int64(4294967295)},
 		{"innodb_thread_sleep_delay=250", func(s Settings) any { return s.ThreadSleepDelay }, 250 * time.Microsecond},
 		{"innodb_thread_sleep_delay=0", func(s Settings) any { return s.ThreadSleepDelay }, time.Duration(0)},
@@ -290,7 +293,7 @@ func TestSet(t *testing.T) {
 
 func TestKeysAreTheModelledOptions(t *testing.T) {
 	ks := Keys()
-	assert.Len(t, ks, 17)
+	assert.Len(t, ks, 18)
 	assert.Equal(t, "innodb_thread_concurrency", ks[0])
 	s := Defaults()
 	for _, k := range ks {

@@ -48,6 +48,14 @@ type Cell struct {
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
 	// the siblings it does not find there (OpPrefetchSiblings).
 	BufferPool int64
+	// Client, when not nil, runs the benchmark client on the machine: each
+	// of the Threads connections is a server thread and a client thread
+	// (Machine.AddConnection, the workload's program through ServerProgram).
+	// Nil keeps the client off the machine, its round trip a sleep.
+	Client *ClientConfig
+	// RemoteWake charges a wake onto another, idle CPU
+	// (Machine.SetRemoteWake): the machine's FutexWakeCall and FutexWake.
+	RemoteWake bool
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
@@ -153,7 +161,11 @@ func (c Cell) build() (*Machine, error) {
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
 	case PoolOfThreads:
-		if err := m.setThreadPool(c.ThreadPoolSize); err != nil {
+		stride := 1
+		if c.Client != nil {
+			stride = 2 // AddConnection adds the server's thread, then the client's
+		}
+		if err := m.setThreadPool(c.ThreadPoolSize, stride); err != nil {
 			return nil, err
 		}
 		prog = poolProgram(prog)
@@ -164,8 +176,18 @@ func (c Cell) build() (*Machine, error) {
 	if c.Machine.Priorities {
 		start = prio.Wait
 	}
+	m.SetRemoteWake(c.RemoteWake)
+	if c.Client != nil {
+		prog = ServerProgram(prog)
+	}
 	for range c.Threads {
-		if err := m.AddThread(prog, start); err != nil {
+		var err error
+		if c.Client != nil {
+			err = m.AddConnection(prog, start, *c.Client)
+		} else {
+			err = m.AddThread(prog, start)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -224,6 +246,12 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.ThreadHandling != OneThreadPerConnection || k.ThreadPoolSize != 0 {
 		fmt.Fprintf(h, "|pool %v %d", k.ThreadHandling, k.ThreadPoolSize)
+	}
+	if k.Client != nil {
+		fmt.Fprintf(h, "|client %+v", *k.Client)
+	}
+	if k.RemoteWake {
+		fmt.Fprint(h, "|remote wake")
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }

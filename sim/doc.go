@@ -45,7 +45,11 @@
 // call CostProfile.SyscallCost of its kind (SyscallKind: Syscall, plus
 // SyscallSocket on an open socket or SyscallSetup for a connection's setup and
 // teardown). Durations are drawn in [0.5, 1.5) × their nominal
-// value (Engine.Jitter).
+// value (Engine.Jitter). With Cell.Client the client is a thread of the
+// machine too (client.go): each connection a server and a client thread on a
+// socket (OpSockSend, OpSockRecv) instead of a sleep; with Cell.RemoteWake a
+// wake onto an idle core pays the profile's FutexWakeCall and FutexWake
+// (Machine.SetRemoteWake).
 //
 // # Synchronisation
 //

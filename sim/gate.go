@@ -21,6 +21,10 @@ const gateWork = 3 * time.Microsecond
 type gateDriver struct {
 	policy concurrency.Policy
 	core   concurrency.Core
+	// groups, when not nil, are a thread pool's groups (threadpool.go), each
+	// a core of its own, in place of core; a thread uses coreOf's.
+	groups []concurrency.Core
+	stride int32
 	mutex  int32
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
 	st     []gateThread          // by sim thread id, grown with ct
@@ -78,7 +82,7 @@ func (m *Machine) GateStats() concurrency.Stats {
 	if m.gate == nil {
 		return concurrency.Stats{}
 	}
-	return m.gate.core.Stats()
+	return m.gate.stats()
 }
 
 // thread returns thread id's concurrency.Thread and its progress through the
@@ -114,16 +118,17 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 		return true
 	}
 	ct, gt := g.thread(id)
+	core := g.coreOf(id)
 	for {
 		switch gt.stage {
 		case gsStart:
-			if g.core.Limit() == 0 || ct.Tickets() > 0 {
+			if core.Limit() == 0 || ct.Tickets() > 0 {
 				// no limit, or tickets left: the gate's shared state is not touched
-				g.core.Enter(ct, time.Duration(m.e.now))
+				core.Enter(ct, time.Duration(m.e.now))
 				return true
 			}
 			if g.mutex < 0 {
-				gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+				gt.verdict = core.Enter(ct, time.Duration(m.e.now))
 				gt.stage = gsVerdict
 				m.runBurst(t, id, int64(casCost), catUser)
 				return false
@@ -131,7 +136,7 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			if !m.lock(t, id, g.mutex) {
 				return false
 			}
-			gt.verdict = g.core.Enter(ct, time.Duration(m.e.now))
+			gt.verdict = core.Enter(ct, time.Duration(m.e.now))
 			gt.stage = gsUnlock
 			m.runBurst(t, id, int64(gateWork), catUser)
 			return false
@@ -186,7 +191,7 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 					return false
 				}
 			}
-			r := g.core.ForceExit(ct, time.Duration(m.e.now))
+			r := g.coreOf(id).ForceExit(ct, time.Duration(m.e.now))
 			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]

@@ -176,6 +176,11 @@ func (m *Machine) advance(t *thread, id int32) {
 				return
 			}
 			m.next(t)
+		case OpSockSend, OpSockRecv:
+			if !m.sock(t, id, op) {
+				return
+			}
+			m.next(t)
 		case OpAIOHandler:
 			if m.aion != nil {
 				m.nativeHandlerLoop(t, id, int(op.Arg))

@@ -14,6 +14,9 @@ import (
 type core struct {
 	cur  int32
 	runq []int32
+	// waking: cur was woken onto this idle core by another CPU's thread and
+	// runs when the interrupt has brought the core out of idle (remoteWake).
+	waking bool
 }
 
 // Machine is a simulated server: cores, a scheduler, threads running workload
@@ -48,6 +51,15 @@ type Machine struct {
 	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
 	logCfg LogConfig
 
+	// remoteWake charges a wake onto another, idle CPU (SetRemoteWake);
+	// waker is the thread whose run event is being handled, -1 otherwise.
+	remoteWake bool
+	waker      int32
+	evPut      Kind
+	// socks are the connections' socket ends, by thread id (client.go).
+	socks   []sockEnd
+	pairing bool // AddConnection is adding its two threads
+
 	activeTrx int
 	activeSum uint64
 	units     uint64
@@ -64,7 +76,8 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, e: NewEngine(cfg.Seed), logCfg: DefaultLogConfig}
-	m.evRun = m.e.On(m.onRun)
+	m.evRun = m.e.On(m.onRunAs)
+	m.waker = -1
 	m.evWake = m.e.On(m.onWake)
 	m.cores = make([]core, cfg.CPUs)
 	for i := range m.cores {
@@ -114,8 +127,11 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 		if op.Kind == OpAIOHandler && (op.Arg < 0 || int(op.Arg) >= m.aioSegments()) {
 			return fmt.Errorf("sim: OpAIOHandler of segment %d, want a segment of the array SetAIO installed: %w", op.Arg, ErrInvalidConfig)
 		}
+		if (op.Kind == OpSockSend || op.Kind == OpSockRecv) && !m.pairing {
+			return fmt.Errorf("sim: op %d needs a connection peer, want the thread added by AddConnection: %w", op.Kind, ErrInvalidConfig)
+		}
 		switch op.Kind {
-		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync, OpLogCommit:
+		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
 			timed = timed || op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
 		}
 	}

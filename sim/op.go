@@ -92,6 +92,13 @@ const (
 	// segment under WakeTargeted; Flush under WakeDeferred). Native AIO
 	// wakes nobody.
 	OpPrefetchSiblings
+	// OpSockSend writes a packet to the thread's connection peer (see
+	// Machine.AddConnection): a system call of Dur kernel work that wakes the
+	// peer if it is blocked in OpSockRecv.
+	OpSockSend
+	// OpSockRecv reads a packet from the connection's peer: a system call that
+	// blocks until one has been sent, then Dur of kernel work.
+	OpSockRecv
 )
 
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that

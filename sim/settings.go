@@ -14,7 +14,8 @@ import (
 // a gate for a workload that never enters InnoDB, connect);
 // innodb_flush_log_at_trx_commit → Log; innodb_read_io_threads,
 // innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
-// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, read_ahead). The caller sets Threads and
+// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, read_ahead);
+// thread_handling → ThreadHandling (ParseThreadHandling). The caller sets Threads and
 // Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
 func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 	if _, err := LookupWorkload(workload); err != nil {
@@ -31,6 +32,13 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 	}
 	c.Log = &LogConfig{FlushAtTrxCommit: s.FlushLogAtTrxCommit}
 	c.BufferPool = s.BufferPoolSize
+	if s.ThreadHandling != "" { // a Settings built by hand may leave it empty: the default
+		th, err := ParseThreadHandling(s.ThreadHandling)
+		if err != nil {
+			return Cell{}, err
+		}
+		c.ThreadHandling = th
+	}
 	if s.ThreadConcurrency > 0 {
 		cc, err := s.ConcurrencyConfig()
 		if err != nil {

@@ -19,7 +19,8 @@ const (
 	// connection holds a worker thread only while a request of its is being
 	// served; between requests it waits, without a thread, in its group's
 	// epoll set, and the group's listener queues its next request for a
-	// worker. See Cell.ThreadPoolSize and poolProgram for what is modelled.
+	// worker. See Cell.ThreadPoolSize, setThreadPool and poolProgram for what
+	// is modelled.
 	PoolOfThreads
 )
 
@@ -44,30 +45,36 @@ func ParseThreadHandling(s string) (ThreadHandling, error) {
 	return 0, fmt.Errorf("sim: thread_handling %q, want one-thread-per-connection or pool-of-threads: %w", s, ErrInvalidConfig)
 }
 
-// MaxThreadPoolSize bounds Cell.ThreadPoolSize: the simulated pool is a
-// concurrency gate, whose limit is at most concurrency.MaxLimit (MariaDB
-// allows up to 100,000 groups).
+// MaxThreadPoolSize bounds Cell.ThreadPoolSize (MariaDB allows up to
+// 100,000 groups; the simulator's pool keeps a concurrency core per group).
 const MaxThreadPoolSize = concurrency.MaxLimit
 
-// setThreadPool installs the thread pool of a PoolOfThreads cell: size
-// groups (0 = the machine's CPUs, MariaDB's default for thread_pool_size),
-// each serving one request at a time, as a group's single active worker
-// does in threadpool_generic.cc; it is a concurrency.HandoffCore gate with
-// Limit = size and FIFO order, so that a request that arrives when every
-// group is busy waits in a queue and the worker that finishes hands its seat
-// straight to the oldest (the group's queue; the listener's own hop, from
-// epoll to the queue, is not a thread of its own here).
+// setThreadPool installs the thread pool of a PoolOfThreads cell, after
+// MariaDB's sql/threadpool_generic.cc: size groups (0 = the machine's CPUs,
+// the default of thread_pool_size), a connection belonging to group
+// (connection number mod size), as tp_add_connection assigns
+// thread_id % group_count; stride is how many threads a connection has
+// (2 with its client on the machine, whose thread never enters the pool), so
+// that thread id / stride is the connection number. Each group serves one
+// request at a time, the "one active thread per group" of the listener's
+// design notes: a concurrency.HandoffCore of Limit 1, FIFO, so that a
+// request arriving while its group's worker is busy waits in the group's
+// queue (queue_put) and the worker that finishes hands the group straight to
+// the oldest (get_event → queue_get), while another group may idle.
 //
-// Not modelled: the groups being separate (a request is hashed to its
-// connection's group, so one group can queue while another idles), the
-// listener thread and its wake-ups, thread_pool_stall_limit (the timer that
-// lets a group start a second worker when its active one has run 500 ms
-// without finishing: no simulated request runs that long), and the
-// high/low priority queues (thread_pool_priority=auto serves a connection
-// inside a transaction first). The concurrency gate already holds the
-// priority classes and kickup (concurrency.Config.Priority, Kickup), but
-// the workloads do not yet mark which statements are inside a transaction.
-func (m *Machine) setThreadPool(size int) error {
+// Not modelled: the listener as a thread of its own (the request's wake is
+// the connection thread's socket wake; the listener's hop from epoll to the
+// queue, listener() → queue_put, and the worker it wakes when the group has
+// none active are that wake and the handoff's futex wake here);
+// thread_pool_stall_limit (check_stall's timer gives a group whose queue has
+// not moved for 500 ms another worker: no simulated request runs that long);
+// thread_pool_oversubscribe (more than one active worker per group while
+// some are blocked in thd_wait_begin: no simulated request of the live
+// workloads blocks); the high/low priority queues (thread_pool_priority=auto
+// serves a connection inside a transaction first; the concurrency core has
+// the classes and the kickup, concurrency.Config.Priority and Kickup, but the
+// workloads do not mark which requests are inside a transaction).
+func (m *Machine) setThreadPool(size, stride int) error {
 	if m.gate != nil {
 		return fmt.Errorf("sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
 	}
@@ -77,7 +84,60 @@ func (m *Machine) setThreadPool(size int) error {
 	if size < 1 || size > MaxThreadPoolSize {
 		return fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxThreadPoolSize, ErrInvalidConfig)
 	}
-	return m.SetGate(concurrency.PolicyHandoff, concurrency.Config{Limit: size, Tickets: 1})
+	if err := m.SetGate(concurrency.PolicyHandoff, concurrency.Config{Limit: 1, Tickets: 1}); err != nil {
+		return err
+	}
+	g := m.gate
+	g.stride = int32(stride)
+	g.groups = make([]concurrency.Core, size)
+	g.groups[0] = g.core
+	for i := 1; i < size; i++ {
+		core, err := concurrency.NewHandoffCore(concurrency.Config{Limit: 1, Tickets: 1})
+		if err != nil {
+			return err
+		}
+		g.groups[i] = core
+	}
+	return nil
+}
+
+// coreOf returns the core thread id enters: its pool group's, or the gate's.
+func (g *gateDriver) coreOf(id int32) concurrency.Core {
+	if g.groups == nil {
+		return g.core
+	}
+	return g.groups[int(id/g.stride)%len(g.groups)]
+}
+
+// stats returns the gate's counters: with pool groups, their sum (Inside and
+// Waiting summed too: seats held and threads waiting in all groups).
+func (g *gateDriver) stats() concurrency.Stats {
+	if g.groups == nil {
+		return g.core.Stats()
+	}
+	var t concurrency.Stats
+	for _, c := range g.groups {
+		s := c.Stats()
+		t.Enters += s.Enters
+		t.TicketEnters += s.TicketEnters
+		t.ForceEnters += s.ForceEnters
+		t.Exits += s.Exits
+		t.Waits += s.Waits
+		t.Sleeps += s.Sleeps
+		t.Handoffs += s.Handoffs
+		t.WaitsAdmitted += s.WaitsAdmitted
+		t.Canceled += s.Canceled
+		t.PassedOn += s.PassedOn
+		t.WaitsHigh += s.WaitsHigh
+		t.Kickups += s.Kickups
+		t.StarvationHandoffs += s.StarvationHandoffs
+		t.BargeWakes += s.BargeWakes
+		t.BargeLosses += s.BargeLosses
+		t.LockHolderBypasses += s.LockHolderBypasses
+		t.Inside += s.Inside
+		t.Waiting += s.Waiting
+	}
+	return t
 }
 
 // poolProgram returns prog as a pool worker serves it: every stretch of

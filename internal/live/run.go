@@ -32,6 +32,10 @@ type Point struct {
 	// ServerCPUPerQuery is the server's CPU time (all its threads) over the
 	// run divided by the queries completed.
 	ServerCPUPerQuery time.Duration
+	// ClientCPUPerQuery is sysbench's CPU time (user + system, from its
+	// rusage when it exits, so its start-up and connections included) divided
+	// by the queries completed: the client's cost on the same cores.
+	ClientCPUPerQuery time.Duration
 	// Utilisation is the server's and sysbench's CPU time over CPUs × the
 	// run's wall time, 0..1 (more only when other processes' time is charged
 	// to them); the sysbench side includes its connection set-up.
@@ -149,7 +153,7 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 				reps = append(reps, pt)
 			}
 			pt := median(reps)
-			logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery)
+			logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query, client CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 			points = append(points, pt)
 		}
 	}
@@ -181,6 +185,7 @@ func measure(ctx context.Context, p programs, c Config, srv *server, script, w s
 		P95: st.P95, Errors: st.Errors}
 	if st.Queries > 0 {
 		pt.ServerCPUPerQuery = (after - before) / time.Duration(st.Queries)
+		pt.ClientCPUPerQuery = clientCPU / time.Duration(st.Queries)
 	}
 	if wall > 0 {
 		pt.Utilisation = float64(after-before+clientCPU) / (float64(pt.CPUs) * float64(wall))
@@ -206,7 +211,7 @@ func median(ps []Point) Point {
 
 // Header is the CSV header Table writes: innosim run --csv's columns (the
 // swept setting first, then cpus .. fsyncs_per_s) with the workload after the
-// setting, and two live columns at the end. futex_spin_share and the I/O
+// setting, and three live columns at the end. futex_spin_share and the I/O
 // rates are not measured live and are left empty.
 func Header(setting string) []string {
 	h := []string{}
@@ -214,7 +219,7 @@ func Header(setting string) []string {
 		h = append(h, setting)
 	}
 	return append(h, "workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
-		"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query")
+		"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query")
 }
 
 // Table returns the points as a table with Header(setting)'s columns.
@@ -226,7 +231,8 @@ func Table(setting string, points []Point) report.Table {
 			row = append(row, p.Value)
 		}
 		row = append(row, p.Workload, p.CPUs, p.Threads, p.Throughput, p.Unit, p.Utilisation, "", "", "", "",
-			float64(p.P95)/float64(time.Millisecond), float64(p.ServerCPUPerQuery)/float64(time.Microsecond))
+			float64(p.P95)/float64(time.Millisecond), float64(p.ServerCPUPerQuery)/float64(time.Microsecond),
+			float64(p.ClientCPUPerQuery)/float64(time.Microsecond))
 		t.AddRow(row...)
 	}
 	return t

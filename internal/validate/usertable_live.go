@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/innosim/innosim/sim"
 )
@@ -18,7 +20,7 @@ var liveColumns = []string{"workload", "cpus", "threads", "throughput"}
 
 // liveKnown are every column innosim live writes besides its setting.
 var liveKnown = []string{"workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
-	"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query"}
+	"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query"}
 
 // LiveShapeTolerance is the largest difference between a curve's simulated
 // and live value at its top thread count, each as a share of its own curve's
@@ -32,8 +34,11 @@ const LiveLevelThreads = 64
 
 // parseLive reads the rows of an innosim live --csv table. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
-// machine's calibrated one; a thread_handling column chooses the simulator's
-// thread handling (sim.ParseThreadHandling).
+// machine's calibrated one, with the client on the same cores (sim.Cell.Client:
+// innosim live runs sysbench beside the server; see setClientEvent for its
+// CPU) and the cost of a wake onto an idle CPU (sim.Cell.RemoteWake); a
+// thread_handling column chooses the simulator's thread handling
+// (sim.ParseThreadHandling).
 func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) (UserTable, error) {
 	name := ut.Name
 	for _, c := range liveColumns {
@@ -56,13 +61,24 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		return ut, err
 	}
 	ut.Live = true
+	_, hasClient := col[liveClientColumn]
+	var clientCPU []float64 // µs per query, by row; -1 where not given
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
 			return err
 		}
-		cell := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
-			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
+		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Measure: userMeasure,
+			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
+			Client:  &sim.ClientConfig{}, RemoteWake: true}
+		us := -1.0
+		if v := r.get(liveClientColumn); hasClient && v != "" {
+			us, err = strconv.ParseFloat(v, 64)
+			if err != nil || !(us >= 0 && us <= 1e6) {
+				return r.bad(liveClientColumn, "a number of µs in 0..1000000")
+			}
+		}
+		clientCPU = append(clientCPU, us)
 		curve := w
 		if ut.Setting != "" {
 			v := r.get(ut.Setting)
@@ -79,7 +95,42 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	if err != nil {
 		return ut, err
 	}
+	setClientEvent(ut, clientCPU)
 	return ut, nil
+}
+
+// liveWarmup is a live cell's simulated warm-up: with the client on the
+// machine a connection waits for its turn on the cores at every round trip,
+// so at 1,024 connections (2,048 threads on 2 cores) one connect takes tens
+// of ms, and reproduce's 20 ms would measure the start, before any connection
+// has finished; innosim live warms up a second.
+const liveWarmup = 500 * time.Millisecond
+
+// liveClientColumn is innosim live's column of sysbench's CPU per query.
+const liveClientColumn = "client_cpu_us_per_query"
+
+// setClientEvent gives each curve's client (sysbench on the same cores) the
+// CPU per query measured at that curve's fewest threads that have one (a
+// probe of the client program's own cost: at one thread nothing else
+// competes), for every thread count of the curve; the throughput column is not
+// read. The figure is sysbench's user and system time, so the client's two
+// system calls per query are in it and get no kernel work of their own. A
+// curve with no figure keeps a client of system calls only.
+func setClientEvent(ut UserTable, us []float64) {
+	probe := map[string]int{}
+	for i, c := range ut.Curves {
+		if us[i] < 0 {
+			continue
+		}
+		if j, ok := probe[c]; !ok || ut.Cells[i].Threads < ut.Cells[j].Threads {
+			probe[c] = i
+		}
+	}
+	for i, c := range ut.Curves {
+		if j, ok := probe[c]; ok {
+			ut.Cells[i].Client.Event = time.Duration(us[j] * float64(time.Microsecond))
+		}
+	}
 }
 
 // WithCosts returns the table with every cell on the cost profile p: for a

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/innosim/innosim/sim"
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,27 @@ func TestLiveTablesCompareShapeAndLevelApart(t *testing.T) {
 	miss, why := level.Miss()
 	assert.True(t, miss, "connect is 2× the live level")
 	assert.Contains(t, why, "connect")
+}
+
+func TestLiveCellsRunTheClientBesideTheServer(t *testing.T) {
+	in := `workload,cpus,threads,throughput,client_cpu_us_per_query
+oltp_point_select,2,64,10000,33
+oltp_point_select,2,1,5000,27.5
+oltp_point_select,2,1024,4000,
+connect,2,4,900,
+`
+	ut, err := ParseUserTable(strings.NewReader(in), "live.csv")
+	require.NoError(t, err)
+	for i, c := range ut.Cells {
+		require.NotNil(t, c.Client, "row %d", i)
+		assert.True(t, c.RemoteWake, "row %d", i)
+	}
+	for i := range 3 {
+		assert.Equal(t, 27500*time.Nanosecond, ut.Cells[i].Client.Event, "row %d: the curve's 1-thread figure, whatever its own", i)
+	}
+	assert.Zero(t, ut.Cells[3].Client.Event, "a curve with no figure: a client of system calls only")
+
+	_, err = ParseUserTable(strings.NewReader("workload,cpus,threads,throughput,client_cpu_us_per_query\nconnect,2,1,5,-3\n"), "live.csv")
+	require.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), `client_cpu_us_per_query = "-3", want a number of µs in 0..1000000`)
 }

@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+)
+
+// ClientConfig is the benchmark client when it runs on the simulated machine
+// itself, as sysbench does when a study runs it on the server's host: one
+// client thread per connection (sysbench 1.0's worker threads,
+// sb_worker_thread → thread_run → the script's event()), each a thread of the
+// machine competing with the server's threads for the same cores. Per request
+// a client thread runs Event of user CPU (the Lua event loop: sysbench's
+// sb_event_start and sb_event_stop with its latency histogram, the script's
+// event(), e.g. oltp_common.lua's execute_point_selects binding a random id,
+// and the client library building the packet), writes the request to the
+// server (Send of kernel work) and blocks in its read of the reply
+// (libmariadb's vio_read: a blocking recv on the Unix socket), then Recv of
+// kernel work. Units are not counted on the client: the server's program
+// counts them.
+type ClientConfig struct {
+	// Event is the client's user CPU per unit of the workload (query,
+	// connection), spread evenly over the unit's requests; 0..1s.
+	Event time.Duration
+	// Send and Recv are the kernel work of the client's write of a request
+	// and read of a reply beyond the system call's entry; 0..1s each.
+	Send, Recv time.Duration
+}
+
+// Validate reports a field out of range, wrapping ErrInvalidConfig.
+func (c ClientConfig) Validate() error {
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}} {
+		if f.d < 0 || f.d > time.Second {
+			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, ErrInvalidConfig)
+		}
+	}
+	return nil
+}
+
+// sockEnd is one end of a connection's socket: the peer thread and the
+// packets sent to this end and not yet read.
+type sockEnd struct {
+	peer    int32
+	pending int32
+	waiting bool // blocked in OpSockRecv
+}
+
+// ServerProgram returns prog as the server thread of a connection whose
+// client runs on the machine (Machine.AddConnection): every OpSleep, the
+// workload's wait for its client, becomes an OpSockRecv (merged with the
+// OpSyscall after it, the read of the request, when there is one), and the
+// last OpSyscall before each wait, the write of the reply (or of the
+// greeting), becomes an OpSockSend, which wakes the client; a wait with no
+// system call before it in the program gets an OpSockSend of no work. The
+// result has as many sends as receives. The server waits on its socket as
+// one-thread-per-connection does (do_command → my_net_read, a blocking read);
+// a pooled connection waits in its group's epoll set, with the same result
+// for this model (see PoolOfThreads).
+func ServerProgram(prog []Op) []Op {
+	n := len(prog)
+	send := make([]bool, n)
+	for i, op := range prog {
+		if op.Kind != OpSleep {
+			continue
+		}
+		j := i
+		for k := 1; k < n; k++ {
+			j = (i - k + n) % n
+			if prog[j].Kind == OpSyscall || prog[j].Kind == OpSleep {
+				break
+			}
+		}
+		if prog[j].Kind == OpSyscall && !send[j] {
+			send[j] = true
+		} else {
+			send[i] = true // a send of no work before this wait
+		}
+	}
+	out := make([]Op, 0, n+4)
+	for i := 0; i < n; i++ {
+		op := prog[i]
+		switch {
+		case op.Kind == OpSleep:
+			if send[i] {
+				out = append(out, Op{Kind: OpSockSend})
+			}
+			recv := Op{Kind: OpSockRecv}
+			if i+1 < n && prog[i+1].Kind == OpSyscall && !send[i+1] {
+				recv.Dur = prog[i+1].Dur
+				i++
+			}
+			out = append(out, recv)
+		case send[i]:
+			out = append(out, Op{Kind: OpSockSend, Dur: op.Dur})
+		default:
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// AddConnection adds a connection whose client runs on the machine: a
+// server thread that runs server (a program with OpSockSend and
+// OpSockRecv, such as ServerProgram makes, starting blocked in its first
+// receive when that is its first op) and a client thread that, once per
+// receive of the server's program, runs c.Event divided among them, sends
+// (c.Send) and receives (c.Recv). Both start at time 0 with hint h. The
+// server's program must have as many sends as receives and at least one.
+func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	sends, recvs := 0, 0
+	for _, op := range server {
+		switch op.Kind {
+		case OpSockSend:
+			sends++
+		case OpSockRecv:
+			recvs++
+		}
+	}
+	if recvs == 0 || sends != recvs {
+		return fmt.Errorf("sim: connection's server program has %d sends and %d receives, want as many of each and at least one: %w", sends, recvs, ErrInvalidConfig)
+	}
+	each := c.Event / time.Duration(recvs)
+	client := make([]Op, 0, 3*recvs)
+	for range recvs {
+		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send}, Op{Kind: OpSockRecv, Dur: c.Recv})
+	}
+	m.pairing = true
+	defer func() { m.pairing = false }()
+	sid := int32(len(m.threads))
+	if err := m.AddThread(server, h); err != nil {
+		return err
+	}
+	if err := m.AddThread(client, prio.Normal); err != nil {
+		return err // not reached: what AddThread checks passed for the server
+	}
+	for int(sid)+2 > len(m.socks) {
+		m.socks = append(m.socks, sockEnd{peer: -1})
+	}
+	m.socks[sid].peer, m.socks[sid+1].peer = sid+1, sid
+	return nil
+}
+
+// sock runs OpSockSend and OpSockRecv, as a Unix stream socket between a
+// client and a server thread does (net/unix/af_unix.c): a send queues the
+// packet on the peer's receive queue and calls its sk_data_ready
+// (sock_def_readable → wake_up_interruptible_sync_poll → try_to_wake_up) if
+// the peer sleeps in its read, then returns; a receive with nothing queued
+// sleeps in unix_stream_data_wait until a send wakes it. The wake is the
+// scheduler's (Machine.wake; with SetRemoteWake, a wake onto an idle CPU
+// pays its interrupt). It reports whether t goes on.
+func (m *Machine) sock(t *thread, id int32, op *Op) bool {
+	end := &m.socks[id]
+	if op.Kind == OpSockSend {
+		if t.step != opStart {
+			return true
+		}
+		t.step = opCharged
+		p := &m.socks[end.peer]
+		p.pending++
+		if p.waiting {
+			p.waiting = false
+			m.wake(end.peer)
+		}
+		m.syscalls++
+		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), catSys) // unix_stream_sendmsg
+		return false
+	}
+	switch t.step {
+	case opStart: // the system call's entry
+		t.step = opCharged
+		m.syscalls++
+		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), catSys) // unix_stream_recvmsg
+		return false
+	case opCharged: // look at the receive queue
+		if end.pending == 0 {
+			end.waiting = true
+			m.block(t)
+			return false
+		}
+		end.pending--
+		t.step = opWaiting
+		m.runBurst(t, id, m.jit(op.Dur), catSys)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/innosim/innosim/prio"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestServerProgramTurnsClientWaitsIntoSocketTurns(t *testing.T) {
+	send := func(d time.Duration) Op { return Op{Kind: OpSockSend, Dur: d} }
+	recv := func(d time.Duration) Op { return Op{Kind: OpSockRecv, Dur: d} }
+	cases := []struct {
+		name     string
+		in, want []Op
+	}{
+		{"a statement: the wait and the read become a receive, the write a send",
+			[]Op{sleep(30), syscall(2), cpu(9), syscall(3), done(1)},
+			[]Op{recv(2), cpu(9), send(3), done(1)}},
+		{"the write before each of two waits is its send",
+			[]Op{sleep(10), syscall(1), cpu(5), syscall(4), sleep(20), syscall(2), cpu(6), syscall(7), done(1)},
+			[]Op{recv(1), cpu(5), send(4), recv(2), cpu(6), send(7), done(1)}},
+		{"a wait with no system call before it gets a send of no work; the last call wraps around",
+			[]Op{sleep(10), cpu(5), sleep(20), syscall(2), done(1)},
+			[]Op{recv(0), cpu(5), send(0), recv(0), send(2), done(1)}},
+		{"a pooled program: the receive is the wait, the read stays inside the pool",
+			[]Op{sleep(10), {Kind: OpGateEnter}, syscall(2), cpu(5), syscall(3), done(1), {Kind: OpGateExit}},
+			[]Op{recv(0), {Kind: OpGateEnter}, syscall(2), cpu(5), send(3), done(1), {Kind: OpGateExit}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, ServerProgram(tc.in))
+		})
+	}
+}
+
+func TestConnectionsRefuseWhatTheyCannotRun(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 2})
+	require.NoError(t, err)
+	assert.ErrorContains(t, m.AddThread([]Op{{Kind: OpSockRecv}}, prio.Normal), "want the thread added by AddConnection")
+	assert.ErrorContains(t, m.AddConnection([]Op{cpu(5), {Kind: OpSockSend}}, prio.Normal, ClientConfig{}),
+		"1 sends and 0 receives")
+	assert.ErrorContains(t, m.AddConnection(ServerProgram([]Op{sleep(1), cpu(1)}), prio.Normal, ClientConfig{Event: -1}),
+		"ClientConfig.Event = -1ns, want 0..1s")
+	c := Cell{Workload: "oltp_point_select", Threads: 2, Machine: MachineConfig{CPUs: 2}, Client: &ClientConfig{Send: 2 * time.Second}}
+	assert.ErrorIs(t, c.Validate(), ErrInvalidConfig)
+}
+
+// liveCell is a point select on 2 cores with its client on them, on a
+// profile whose wake onto an idle CPU is dear (as calibrate measures a 2-vCPU
+// guest: tens of µs).
+func liveCell(threads int, remote bool) Cell {
+	p := NewKernel()
+	p.FutexWakeCall, p.FutexWake = 10*us, 80*us
+	return Cell{Workload: "oltp_point_select", Threads: threads, Measure: 50 * time.Millisecond,
+		Machine:    MachineConfig{CPUs: 2, Costs: p, Seed: 1},
+		Client:     &ClientConfig{Event: 25 * us},
+		RemoteWake: remote}
+}
+
+func TestTheClientCompetesForTheServersCores(t *testing.T) {
+	ctx := context.Background()
+	off := liveCell(64, false)
+	off.Client = nil
+	alone, err := off.Run(ctx)
+	require.NoError(t, err)
+	beside, err := liveCell(64, false).Run(ctx)
+	require.NoError(t, err)
+	// the server's own CPU per point select is 9 µs and its system calls;
+	// the client adds 25 µs and two calls of its own on the same two cores
+	assert.Less(t, beside.Throughput, alone.Throughput/2, "alone %.0f, beside its client %.0f", alone.Throughput, beside.Throughput)
+	assert.Greater(t, beside.Utilisation(), 0.9)
+}
+
+// One connection ping-pongs between two CPUs: every request and every reply
+// wakes a thread onto the other, idle one, so with the wake's interrupt
+// charged one connection is far slower than half of two, the live runs'
+// shape; the figure the wake adds is bounded by two FutexWakes a query.
+func TestRemoteWakeMakesOneConnectionSlowerThanHalfOfTwo(t *testing.T) {
+	ctx := context.Background()
+	one, err := liveCell(1, true).Run(ctx)
+	require.NoError(t, err)
+	two, err := liveCell(2, true).Run(ctx)
+	require.NoError(t, err)
+	plain, err := liveCell(1, false).Run(ctx)
+	require.NoError(t, err)
+	assert.Less(t, one.Throughput, two.Throughput/2, "t1 %.0f, t2 %.0f", one.Throughput, two.Throughput)
+	assert.Less(t, one.Throughput, plain.Throughput/2, "with the wake %.0f, without %.0f", one.Throughput, plain.Throughput)
+	perQuery := time.Duration(float64(time.Second) / one.Throughput)
+	assert.Less(t, perQuery-time.Duration(float64(time.Second)/plain.Throughput), 2*80*us*3/2,
+		"at most two wakes a query, each at most 1.5 × FutexWake (the jitter)")
+}
+
+func TestRemoteWakeIsChargedOnlyWhenAsked(t *testing.T) {
+	ctx := context.Background()
+	c := liveCell(1, false)
+	a, err := c.Run(ctx)
+	require.NoError(t, err)
+	c.Machine.Costs.FutexWake *= 10
+	b, err := c.Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, a, b, "FutexWake is the Go runtime layer's unless RemoteWake")
+	c.RemoteWake = true
+	r, err := c.Run(ctx)
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Throughput, r.Throughput)
+	assert.NotEqual(t, c.SeedFor(1), liveCell(1, false).SeedFor(1), "the wake and the client are parameters of the cell")
+}
+
+// thread_pool_size groups, a connection in group (its number mod the size):
+// with two groups and three connections that spend most of their time inside
+// the pool (read-only statements: a 5 µs round trip, 30 µs of work) on two
+// cores, connections 0 and 2 share group 0, each served less than
+// connection 1, alone in group 1; with three groups all three are alike.
+func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
+	for _, client := range []bool{false, true} {
+		units := func(size int) (u0, u1, u2 float64) {
+			c := Cell{Workload: "oltp_read_only", Threads: 3, ThreadHandling: PoolOfThreads, ThreadPoolSize: size,
+				Machine: MachineConfig{CPUs: 2, Costs: NewKernel(), Seed: 1}}
+			stride := 1
+			if client {
+				c.Client, stride = &ClientConfig{}, 2
+			}
+			m, err := c.build()
+			require.NoError(t, err)
+			m.Run(10*time.Millisecond, 50*time.Millisecond)
+			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(stride)), float64(m.ThreadUnits(2 * stride))
+		}
+		u0, u1, u2 := units(2)
+		assert.Less(t, u0, 0.8*u1, "client %v: group 0's first %v, group 1's only %v", client, u0, u1)
+		assert.InDelta(t, u0, u2, 0.1*u0, "client %v: the two of group 0 share it", client)
+		u0, u1, u2 = units(3)
+		assert.InDelta(t, u1, u0, 0.1*u1, "client %v: three groups", client)
+		assert.InDelta(t, u1, u2, 0.1*u1, "client %v: three groups", client)
+	}
+}
