@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,4 +118,25 @@ func TestRunStopsTheServerWhenCancelled(t *testing.T) {
 			assert.Empty(t, left, "the private directory was not removed")
 		})
 	}
+}
+
+// Two sweeps (or two test runs) at once must not collide: with mariadbd's
+// default tmpdir, /tmp, one of six concurrent mariadb-install-db on this
+// host failed with ERROR 1051, one bootstrap's temporary table dropped by
+// another. Each datadir now has a tmpdir of its own.
+func TestConcurrentInstallsDoNotCollide(t *testing.T) {
+	c := tinySweep(t, t.TempDir())
+	p, err := findPrograms(c)
+	require.NoError(t, err)
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		dir := filepath.Join(c.TempDir, strconv.Itoa(i))
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		go func() { errs <- installDatadir(t.Context(), p, dir) }()
+	}
+	for range n {
+		assert.NoError(t, <-errs)
+	}
+	assert.Empty(t, processesIn(t, c.TempDir), "nothing left running")
 }

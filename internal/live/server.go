@@ -70,7 +70,11 @@ type server struct {
 // root@localhost with no password (--auth-root-authentication-method=normal),
 // no test database.
 func installDatadir(ctx context.Context, p programs, dir string) error {
-	args := []string{"--no-defaults", "--datadir=" + filepath.Join(dir, "data"),
+	tmp, err := tmpdir(dir)
+	if err != nil {
+		return err
+	}
+	args := []string{"--no-defaults", "--datadir=" + filepath.Join(dir, "data"), "--tmpdir=" + tmp,
 		"--auth-root-authentication-method=normal", "--skip-test-db"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
@@ -80,6 +84,19 @@ func installDatadir(ctx context.Context, p programs, dir string) error {
 		return fmt.Errorf("live: mariadb-install-db: %w\n%s", err, tail(out, 20))
 	}
 	return nil
+}
+
+// tmpdir makes and returns dir/tmp, the server's tmpdir. With the default,
+// /tmp, two mariadb-install-db run at once (two tests, two sweeps) failed one
+// time in six on this host: each bootstrap's temporary tables are named
+// #sql-temptable-<pid>-<thread>-<n> in tmpdir, and one dropped the other's
+// (ERROR 1051 Unknown table 'mysql.tmp_user_sys').
+func tmpdir(dir string) (string, error) {
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return "", fmt.Errorf("live: %w", err)
+	}
+	return tmp, nil
 }
 
 // startServer starts mariadbd on dir's datadir with no option file, no
@@ -103,8 +120,12 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 	// connections: twice was not enough for connect at 1,024 threads); 16 for
 	// slack. mariadbd asks for about five open files per connection.
 	maxConn := connFactor*c.maxThreads() + 16
+	tmp, err := tmpdir(dir)
+	if err != nil {
+		return nil, err
+	}
 	args := []string{"--no-defaults",
-		"--datadir=" + s.datadir, "--socket=" + s.socket, "--skip-networking",
+		"--datadir=" + s.datadir, "--tmpdir=" + tmp, "--socket=" + s.socket, "--skip-networking",
 		"--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + s.errlog,
 		"--init-file=" + init,
 		"--innodb-buffer-pool-size=" + strconv.FormatInt(c.BufferPool, 10),
