@@ -140,3 +140,19 @@ func TestConcurrentInstallsDoNotCollide(t *testing.T) {
 	}
 	assert.Empty(t, processesIn(t, c.TempDir), "nothing left running")
 }
+
+// A sweep of a variable the server keeps only for old option files (MariaDB
+// 10.11's innodb_thread_concurrency: "was removed. It does nothing now") ran
+// one server twice and wrote a table validate then refused.
+func TestRunRefusesASettingTheServerIgnores(t *testing.T) {
+	dir := t.TempDir()
+	c := tinySweep(t, dir)
+	c.Setting, c.Values = "innodb_thread_concurrency", []string{"0", "4"}
+	_, err := Run(t.Context(), c)
+	if err == nil {
+		t.Skip("this server still reads innodb_thread_concurrency")
+	}
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "Setting innodb_thread_concurrency: mariadbd ignores it")
+	assert.Empty(t, processesIn(t, dir), "nothing left running")
+}

@@ -161,7 +161,30 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 		s.stop(stopGrace)
 		return nil, err
 	}
+	if err := s.checkSettingUsed(setting); err != nil {
+		s.stop(stopGrace)
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkSettingUsed refuses a server that accepted setting but says it does
+// nothing: MariaDB keeps removed variables for old option files and logs
+// "'innodb-thread-concurrency' was removed. It does nothing now" (10.11), so
+// a sweep of it would measure one server several times over.
+func (s *server) checkSettingUsed(setting string) error {
+	if setting == "" {
+		return nil
+	}
+	dashed := "'" + strings.ReplaceAll(setting, "_", "-") + "'"
+	b, _ := os.ReadFile(s.errlog)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, dashed) && (strings.Contains(line, "was removed") || strings.Contains(line, "does nothing")) {
+			_, msg, _ := strings.Cut(line, "[Warning] ")
+			return fmt.Errorf("live: Setting %s: mariadbd ignores it (%s): want a variable this server reads: %w", setting, strings.TrimSpace(msg), ErrInvalidConfig)
+		}
+	}
+	return nil
 }
 
 // waitReady polls the error log for mariadbd's "ready for connections" line.
