@@ -85,8 +85,9 @@ func studyA() Study {
 		Mechanism: "priorities on: two priocntl calls per statement (the cost below the core count); a thread " +
 			"back from its client waits at the Wait level behind every thread in a statement, so statements " +
 			"in flight finish first. Priorities off: FIFO among equals, so more statements are in flight at " +
-			"once, read views copy more active transactions under kernel_mutex, and its waiters (woken all at " +
-			"once) pile onto one futex hash bucket; the loss grows with threads and with cores.",
+			"once, read views copy more active transactions under kernel_mutex, and its waiters (moved by " +
+			"Solaris's cond_broadcast and unparked one after another) come back behind them; the loss grows " +
+			"with threads and with cores.",
 		run: runStudyA,
 	}
 }
