@@ -24,6 +24,10 @@ type MachineConfig struct {
 	// SpinLoops is innodb_sync_spin_loops: spin rounds before a mutex waiter
 	// sleeps, 0..10000. The zero value spins not at all; DefaultSpinLoops is 30.
 	SpinLoops int
+	// BroadcastChain: the release of a WakeAll mutex wakes its waiters one
+	// after another, as Solaris libc does (Mutex has the mechanism); false
+	// wakes them all in one futex call, as Linux does.
+	BroadcastChain bool
 	// Seed seeds the machine's random source.
 	Seed uint64
 }

@@ -59,15 +59,24 @@ type CostProfile struct {
 	// FutexHold is how long one futex wait or wake holds its hash-bucket spinlock
 	// when nobody else wants it.
 	FutexHold time.Duration
-	// FutexGrowth is the fractional increase of FutexHold per other thread already
-	// queued on the same bucket when the lock is taken (the cache line bounces
-	// among the spinners), so a herd of N wakes costs more than N single wakes.
+	// FutexGrowth is the fractional increase of FutexHold for each other
+	// thread spinning for the same bucket lock when it is taken, and for each
+	// waiter a wake-all marks beyond the first (see Machine.holdTime): one
+	// cache-line transfer each. A ticket spinlock's release is read by every
+	// spinner in turn before the next owner sees it, so its handoff grows by
+	// a transfer per waiting core (Boyd-Wickizer et al., "Non-scalable locks
+	// are dangerous", Linux Symposium 2012); futex_wake_mark unlinks each
+	// woken futex_q, which lives on the waiter's stack and was last written
+	// on the waiter's core (kernel/futex/waitwake.c). OldKernel: 0.5, its
+	// LineTransfer (100 ns) over its FutexHold (200 ns).
 	FutexGrowth float64
-	// FutexWalk (0..1) is how much of a mutex's futex wait queue every futex
-	// call on it walks under the bucket lock: 1, the whole queue for every
-	// call (a wait, a wake of one, a wake of all alike); 0, what Linux's
-	// futex_wait and futex_wake walk by the kind of call (see
-	// Machine.holdTime). OldKernel and NewKernel: 1.
+	// FutexWalk (0..1) is a fitted stand-in with no source, kept for study
+	// A's machine only until it is chosen again without it: w × FutexGrowth
+	// more for every thread waiting on the mutex, on every futex call of it
+	// (a wait and a wake of one alike), and (1-w) × the per-kind growth of
+	// Machine.holdTime. 0, the default of OldKernel and NewKernel, is what
+	// Linux's futex_wait and futex_wake do (docs/sim-model.md has the
+	// figures of both).
 	FutexWalk float64
 	// SpinRound is one round of InnoDB's mutex spin loop (ut_delay of a random
 	// 0..innodb_spin_wait_delay units, averaged).
@@ -82,10 +91,10 @@ type CostProfile struct {
 	// across sockets (chipsandcheese.com, "Core to Core Latency Data on Large
 	// Systems", 2023; Molka et al., "Memory Performance and Cache Coherency
 	// Effects on an Intel Nehalem Multiprocessor System", PACT 2009).
-	// OldKernel and NewKernel charge none.
+	// OldKernel and NewKernel: 100 ns.
 	LineTransfer time.Duration
 	// LineTransferRemote is LineTransfer when the line comes from another
-	// socket (MachineConfig.Sockets).
+	// socket (MachineConfig.Sockets). OldKernel and NewKernel: 200 ns.
 	LineTransferRemote time.Duration
 
 	// The six fields below are used only by the model of BenchmarkAIOWake
@@ -124,21 +133,22 @@ type CostProfile struct {
 
 // OldKernel is a profile for a Linux kernel before the 2018 CPU-vulnerability
 // mitigations: a system call of about 100 ns and a context switch of about 1.5 µs
-// (order of magnitude from lmbench lat_syscall/lat_ctx on x86 servers of the time).
+// (order of magnitude from lmbench lat_syscall/lat_ctx on x86 servers of the time),
+// cache-line transfers of 100 ns within a socket and 200 ns across, and futex
+// hash-bucket holds that grow by one such transfer per spinner or woken waiter.
 func OldKernel() CostProfile {
 	return CostProfile{
 		Name:          "old-kernel",
 		ContextSwitch: 1500 * time.Nanosecond,
 		Syscall:       100 * time.Nanosecond,
 		FutexHold:     200 * time.Nanosecond,
-		FutexGrowth:   10,
-		FutexWalk:     1,
-		SpinRound:     500 * time.Nanosecond,
-		IOService:     100 * time.Microsecond,
-		// No cache-line transfers: the studies' parameters were chosen
-		// without them (docs/sim-model.md has what they move).
-		LineTransfer:       0,
-		LineTransferRemote: 0,
+		// One LineTransfer per spinner or woken waiter: 100 ns / 200 ns.
+		FutexGrowth: 0.5,
+		SpinRound:   500 * time.Nanosecond,
+		IOService:   100 * time.Microsecond,
+		// A contended line moving between cores (see LineTransfer's sources).
+		LineTransfer:       100 * time.Nanosecond,
+		LineTransferRemote: 200 * time.Nanosecond,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
 		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
 		// thread running on a halted CPU, locked-thread handoff ~20 µs,
@@ -273,7 +283,10 @@ func (p CostProfile) Validate() error {
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:
-// calibrate and WriteTo end every line).
+// calibrate and WriteTo end every line). futex_walk is read (0..1), but
+// profiles that innosim calibrate wrote before the per-kind futex model give
+// it as 1, the old default: such a file now makes every futex call walk the
+// mutex's waiters, as before; delete the line to get Linux's per-kind costs.
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
 func LoadProfile(path string) (CostProfile, error) {

@@ -56,12 +56,17 @@
 // An InnoDB mutex (Mutex with Spin; mutex_enter in sync0sync.cc, MySQL
 // 5.0–5.7) spins MachineConfig.SpinLoops rounds, then sleeps on its event;
 // its release wakes every waiter (WakeAll, os_event_set), each of which
-// retries. A pthread mutex (Spin false) goes straight to futex wait and wakes
-// one. Every futex wait and wake (futex.go) enters the kernel and takes its hash
+// retries, or, with MachineConfig.BroadcastChain (Solaris libc's
+// cond_broadcast), the first, each woken one waking the next. A pthread mutex
+// (Spin false) goes straight to futex wait and wakes one. Taking a mutex on
+// another core moves its lock word and data lines (CostProfile.LineTransfer).
+// Every futex wait and wake (futex.go) enters the kernel and takes its hash
 // bucket's spinlock: the caller spins, on its core and not preemptible, while
-// another holds it, and the hold grows by CostProfile.FutexGrowth for every
-// thread spinning on the bucket or queued on its hash chain, so a herd of N
-// wakes costs more than N single wakes.
+// another holds it. The hold grows by CostProfile.FutexGrowth for every
+// thread spinning on the bucket and, by the kind of call as Linux's
+// futex_wait and futex_wake do, for every waiter a wake-all wakes; a wait
+// and a wake of one cost the same whatever the queue, so a herd of N wakes
+// costs more than N single wakes.
 //
 // # Drivers
 //

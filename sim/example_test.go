@@ -37,5 +37,5 @@ func ExampleCell_Run() {
 		x[i] = r.Throughput
 	}
 	fmt.Printf("new/old kernel: %.2f\n", x[1]/x[0])
-	// Output: new/old kernel: 0.75
+	// Output: new/old kernel: 0.74
 }

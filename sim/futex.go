@@ -8,6 +8,7 @@ const (
 	fxNone        futexOp = iota // no futex call in progress
 	fxWaitMutex                  // FUTEX_WAIT on a mutex's word: sleep unless it was released meanwhile
 	fxWakeMutex                  // FUTEX_WAKE of a mutex's waiters (one, or all for WakeAll)
+	fxWakeChain                  // lwp_unpark of the next waiter of a mutex's broadcast chain
 	fxWaitEvent                  // FUTEX_WAIT on an AIO segment's event: sleep unless it was set meanwhile
 	fxWakeEvent                  // FUTEX_WAKE of the thread waiting on an AIO segment's event
 	fxWaitGate                   // FUTEX_WAIT on a thread's private word, parked in the gate's queue
@@ -44,8 +45,9 @@ type bucket struct {
 // startFutex starts a futex system call on bucket b: the system-call entry, then the
 // bucket's spinlock (spinning, on the core and not preemptible, while another
 // thread holds it), then the hold, then the operation op (wait: block; wake:
-// make waiters runnable). Its hold time grows with the number of threads queued
-// on the bucket, so a herd costs more than its parts.
+// make waiters runnable). Its hold time grows with the threads spinning for
+// the bucket and, for a wake-all, with the waiters it wakes (holdTime), so a
+// herd costs more than its parts.
 func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32) {
 	t.sys = futexCall{op: op, arg: arg, bucket: b}
 	m.syscalls++
@@ -53,31 +55,33 @@ func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32
 }
 
 // holdTime is how long a futex call of t holds bucket b's spinlock: the base
-// hold FutexHold, grown by FutexGrowth for every other thread spinning for the
-// lock (the lock's cache line bounces among them), and by what the call
-// walks. What Linux walks depends on the kind of call:
+// hold FutexHold, grown by FutexGrowth (one cache-line transfer's worth) for
+// every other thread spinning for the lock, whose ticket the release must
+// pass through (Boyd-Wickizer et al. 2012), and by what the call walks under
+// the lock, which depends on its kind (kernel/futex/waitwake.c):
 //
 //   - a wait links one entry into the chain: futex_wait's futex_queue is a
-//     plist_add among equal priorities (kernel/futex/waitwake.c), so it does
-//     not grow with the waiters already queued;
+//     plist_add among equal priorities, so it does not grow with the waiters
+//     already queued;
 //   - a wake of one stops at the first match of the chain (futex_wake walks
 //     under hb->lock until nr_wake waiters are marked), so it does not grow
 //     either;
-//   - a wake of all marks every waiter (futex_wake_mark, one list removal
-//     each): FutexGrowth more for each waiter woken beyond the first.
+//   - a wake of all marks every waiter (futex_wake_mark unlinks each futex_q,
+//     a line last written on the waiter's core): FutexGrowth more for each
+//     waiter woken beyond the first. The wake_up_q that makes them runnable
+//     runs after the lock is dropped.
 //
-// CostProfile.FutexWalk (w, 0..1) weighs the two models: the calls grow by
-// w × FutexGrowth per thread waiting on the mutex whatever their kind (every
-// call walks the whole queue), and by (1-w) × the per-kind growth above.
-// OldKernel and NewKernel keep w = 1, the model the four studies' parameters
-// were chosen under (docs/sim-model.md has the figures of w = 0).
+// CostProfile.FutexWalk (w, 0 by default) is a fitted stand-in kept for study
+// A's machine: w × FutexGrowth per thread waiting on the mutex on every call
+// of a mutex's futex, and (1-w) × the per-kind growth above.
 func (m *Machine) holdTime(t *thread, b *bucket) int64 {
 	c := m.cfg.Costs
 	n := float64(len(b.queue))
-	if b.mutex >= 0 {
-		mu := &m.mutexes[b.mutex]
-		n += c.FutexWalk * float64(len(mu.waiters))
-		if t.sys.op == fxWakeMutex && mu.WakeAll && len(mu.waiters) > 1 {
+	if w := c.FutexWalk; w > 0 && b.mutex >= 0 {
+		n += w * float64(len(m.mutexes[b.mutex].waiters))
+	}
+	if t.sys.op == fxWakeMutex {
+		if mu := &m.mutexes[t.sys.arg]; mu.WakeAll && len(mu.waiters) > 1 {
 			n += (1 - c.FutexWalk) * float64(len(mu.waiters)-1)
 		}
 	}
@@ -125,17 +129,9 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		m.block(t)
 		return
 	case fxWakeMutex:
-		mu := &m.mutexes[arg]
-		n := len(mu.waiters)
-		if !mu.WakeAll && n > 1 {
-			n = 1
-		}
-		// wake from a scratch copy: a woken thread may queue on this mutex again
-		m.scratch = append(m.scratch[:0], mu.waiters[:n]...)
-		mu.waiters = append(mu.waiters[:0], mu.waiters[n:]...)
-		for _, w := range m.scratch {
-			m.wake(w)
-		}
+		m.wakeWaiters(&m.mutexes[arg])
+	case fxWakeChain:
+		m.passChain(&m.mutexes[arg])
 	case fxWaitEvent:
 		if m.eventWait(t, id, arg) {
 			return
@@ -159,4 +155,44 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		m.nativeWakeFull(arg)
 	}
 	m.advance(t, id)
+}
+
+// wakeWaiters is the work of a futex wake of mu's waiters once the bucket lock
+// is held: every waiter for WakeAll, else the first. Under
+// MachineConfig.BroadcastChain a wake-all wakes the first waiter and moves
+// the others to mu's chain, which each woken one passes on (Mutex's doc).
+func (m *Machine) wakeWaiters(mu *Mutex) {
+	n := len(mu.waiters)
+	if n == 0 {
+		return
+	}
+	if !mu.WakeAll {
+		n = 1
+	} else if m.cfg.BroadcastChain {
+		mu.chain = append(mu.chain, mu.waiters[1:]...)
+		w := mu.waiters[0]
+		mu.waiters = mu.waiters[:0]
+		m.threads[w].chain = true
+		m.wake(w)
+		return
+	}
+	// wake from a scratch copy: a woken thread may queue on this mutex again
+	m.scratch = append(m.scratch[:0], mu.waiters[:n]...)
+	mu.waiters = append(mu.waiters[:0], mu.waiters[n:]...)
+	for _, w := range m.scratch {
+		m.wake(w)
+	}
+}
+
+// passChain wakes the next thread of mu's broadcast chain, if any: the
+// __lwp_unpark that Solaris libc's mutex_unlock makes for the next waiter of
+// the event's os_mutex.
+func (m *Machine) passChain(mu *Mutex) {
+	if len(mu.chain) == 0 {
+		return
+	}
+	w := mu.chain[0]
+	mu.chain = append(mu.chain[:0], mu.chain[1:]...)
+	m.threads[w].chain = true
+	m.wake(w)
 }

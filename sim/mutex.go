@@ -19,6 +19,16 @@ package sim
 // (CostProfile.LineTransfer, LineTransferRemote across MachineConfig.Sockets);
 // the holder pays it inside its critical section, so a lock taken on every
 // core in turn spends its hold moving lines: MySQL bug 15815's ping-pong.
+//
+// With MachineConfig.BroadcastChain (Solaris) the release of a WakeAll mutex
+// wakes one waiter, and each woken waiter wakes the next before it retries.
+// os_event_set calls pthread_cond_broadcast while it holds the event's
+// os_mutex; Solaris libc's cond_broadcast (synch.c) then moves every waiter
+// from the condition variable's sleep queue to that mutex's queue instead of
+// unparking them, and each waiter, once it owns os_mutex and returns from
+// cond_wait, releases it in os_event_wait_low, whose mutex_unlock unparks
+// the next (__lwp_unpark). So the waiters come back one at a time, each after
+// the one before it got a core.
 type Mutex struct {
 	// Name labels the mutex in statistics ("kernel_mutex").
 	Name string
@@ -36,6 +46,7 @@ type Mutex struct {
 	holder   int32
 	spinners []int32
 	waiters  []int32
+	chain    []int32 // moved by a broadcast, woken one by one (BroadcastChain)
 	bucket   int32
 
 	// Acquisitions, SpinAcquired and Waits count lock requests, those granted
@@ -54,6 +65,7 @@ const (
 	mxWaking                      // unlocking: the futex wake of the waiters is in progress
 	mxTaking                      // locked: moving the lock word and the data lines to this core
 	mxReleasing                   // unlocking: moving the lock word back to this core to reset it
+	mxPassing                     // woken from a broadcast chain: waking the next of it
 )
 
 // lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
@@ -94,6 +106,16 @@ func (m *Machine) lock(t *thread, id int32, mi int32) bool {
 			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
 		case mxWaiting: // woken, or found it free on the way to sleep: retry
+			if t.chain {
+				t.chain = false
+				if len(mu.chain) > 0 { // pass the broadcast on first
+					t.mx = mxPassing
+					m.startFutex(t, id, fxWakeChain, mi, mu.bucket)
+					return false
+				}
+			}
+			t.mx = mxIdle
+		case mxPassing: // the next one is woken: retry
 			t.mx = mxIdle
 		case mxGranted:
 			t.mx = mxIdle
@@ -167,13 +189,17 @@ func (m *Machine) transfer(from, to int32) int64 {
 }
 
 // contended is the price of writing mu's lock word on core to: a transfer
-// from the core that last wrote it, queued behind the spinners on other cores
-// that re-read the word and retry their test-and-set (each one more transfer
-// of the same line first). A lock handoff that costs one transfer per waiting
-// core is what makes a contended spinlock collapse (Boyd-Wickizer et al.,
-// "Non-scalable locks are dangerous", Linux Symposium 2012).
+// from the core that last wrote it, queued behind the re-reads of the
+// spinners on other cores (each one more transfer of the same line first). A
+// lock handoff that costs one transfer per waiting core is what makes a
+// contended spinlock collapse (Boyd-Wickizer et al., "Non-scalable locks are
+// dangerous", Linux Symposium 2012). An InnoDB spinner does not poll the word
+// without pause: mutex_spin_wait (sync0sync.c, MySQL 5.0..5.7) reads
+// lock_word once per spin round and then waits ut_delay before the next read,
+// so of k spinners about k × transfer / SpinRound have a read in flight when
+// the write comes (at most k).
 func (m *Machine) contended(mu *Mutex, to int32) int64 {
-	from, k := mu.wordCPU, int64(0)
+	from, k := mu.wordCPU, 0
 	for _, s := range mu.spinners {
 		if st := &m.threads[s]; st.state == stRunning && st.core != to {
 			k++
@@ -182,7 +208,12 @@ func (m *Machine) contended(mu *Mutex, to int32) int64 {
 			}
 		}
 	}
-	return (1 + k) * m.transfer(from, to)
+	tr := m.transfer(from, to)
+	reads := float64(k)
+	if r := m.cfg.Costs.SpinRound; r > 0 && tr < int64(r) {
+		reads *= float64(tr) / float64(r)
+	}
+	return tr + int64(reads*float64(tr))
 }
 
 // socket is the socket of core c: the cores are split into

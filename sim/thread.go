@@ -41,6 +41,9 @@ type thread struct {
 
 	mx  mutexStage // the mutex lock or unlock in progress
 	sys futexCall  // the futex system call in progress (not preemptible)
+	// chain: woken from a mutex's broadcast chain, this thread wakes the next
+	// of it before it retries (MachineConfig.BroadcastChain).
+	chain bool
 
 	hint   prio.Hint
 	cpupri int   // TS CPU priority 0..59

@@ -51,12 +51,12 @@ func ExampleCosts_WriteProfile() {
 	// syscall_socket = 0s
 	// syscall_setup = 0s
 	// futex_hold = 200ns
-	// futex_growth = 10
-	// futex_walk = 1
+	// futex_growth = 0.5
+	// futex_walk = 0
 	// spin_round = 500ns
 	// io_service = 100µs
-	// line_transfer = 0s
-	// line_transfer_remote = 0s
+	// line_transfer = 100ns
+	// line_transfer_remote = 200ns
 	// futex_wake_call = 9µs
 	// futex_wake = 20µs
 	// thread_handoff = 20µs

@@ -20,16 +20,21 @@ var (
 	studyAThreads = []int{1, 2, 4, 8, 12, 16, 32, 48, 64}
 )
 
-// studyACosts is the cost profile of study A's machine: OldKernel on a 2008
-// x86 server whose PAUSE takes longer, so one round of ut_delay(0..6) costs about
-// 1 µs (innodb_spin_wait_delay 6 × 50 PAUSEs of ~10 ns on average).
+// studyACosts is the cost profile of study A's machine: OldKernel (cache-line
+// transfers of 100 ns on a socket, 200 ns across) on a 2008 x86 server whose
+// PAUSE takes longer, so one round of ut_delay(0..6) costs about 1 µs
+// (innodb_spin_wait_delay 6 × 50 PAUSEs of ~10 ns on average). Its sleep
+// queues are Solaris libc's (synch.c: queue_lock's spin lock, lwp_park and
+// lwp_unpark), whose broadcast the machine models with
+// MachineConfig.BroadcastChain. Two costs are fitted, with no source: every
+// call on a mutex's sleep queue grows with the threads waiting on it
+// (FutexWalk 1) by 1.6 µs each (FutexGrowth 8); without them the study's
+// convoy at 12 and 16 cpus does not form (docs/sim-model.md has the trials).
 func studyACosts() sim.CostProfile {
 	p := sim.OldKernel()
 	p.Name = "solaris-x86-2008"
 	p.SpinRound = time.Microsecond
-	// Solaris parks threads through lwp_park and sleep queues rather than Linux
-	// futex buckets; its queue lock degrades less with waiters.
-	p.FutexGrowth = 8
+	p.FutexWalk, p.FutexGrowth = 1, 8
 	return p
 }
 
@@ -67,6 +72,7 @@ func studyAWorkloadCell(workload string, cpus, threads int, prioOn bool) (sim.Ce
 	}
 	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = threads, cpus, sim.TS
 	c.Machine.Costs = studyACosts()
+	c.Machine.BroadcastChain = true // Solaris libc's cond_broadcast moves the waiters to os_mutex's queue (sim.Mutex)
 	c.Device = studyADevice()
 	c.Measure = 200 * time.Millisecond // the convoys come and go: a longer window
 	return c, nil
@@ -79,8 +85,9 @@ func studyA() Study {
 		Mechanism: "priorities on: two priocntl calls per statement (the cost below the core count); a thread " +
 			"back from its client waits at the Wait level behind every thread in a statement, so statements " +
 			"in flight finish first. Priorities off: FIFO among equals, so more statements are in flight at " +
-			"once, read views copy more active transactions under kernel_mutex, and its waiters (woken all at " +
-			"once) pile onto one futex hash bucket; the loss grows with threads and with cores.",
+			"once, read views copy more active transactions under kernel_mutex, and its waiters (moved by " +
+			"Solaris's cond_broadcast and unparked one after another) come back behind them; the loss grows " +
+			"with threads and with cores.",
 		run: runStudyA,
 	}
 }
