@@ -68,16 +68,18 @@ func (d *deviceFlag) Set(v string) error {
 	return nil
 }
 
-// ioTable is run's I/O table: reads/s, writes/s and fsyncs/s of each cell, in
-// the layout of the throughput table (rows rows named by label, a column per
+// ioTable is run's I/O table: reads/s, writes/s and fsyncs/s of each cell as
+// "R/W/F", in the layout of the throughput table (rows rows, each led by the
+// cells label(i) returns under lead, the header's first columns; a column per
 // threads; res holds rows × len(threads) results, row by row).
-func ioTable(workload string, rows int, threads []int, res []sim.Result, label func(i int) string) report.Table {
-	t := report.Table{Title: workload + " device reads/s/writes/s/fsyncs/s by client threads", Header: []string{"cpus"}}
+func ioTable(workload string, lead []string, rows int, threads []int, res []sim.Result, label func(i int) []any) report.Table {
+	t := report.Table{Title: workload + " device I/O by client threads, each cell reads/s / writes/s / fsyncs/s",
+		Header: append([]string(nil), lead...)}
 	for _, th := range threads {
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
 	for i := range rows {
-		row := []any{label(i)}
+		row := label(i)
 		for j := range threads {
 			r, w, f := res[i*len(threads)+j].IORates()
 			row = append(row, fmt.Sprintf("%.0f/%.0f/%.0f", r, w, f))

@@ -278,11 +278,15 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.device.cfg != nil {
-		it := ioTable(f.workload, len(rows), f.threads, res, func(i int) string {
+		lead := []string{"cpus"}
+		if varyKey != "" {
+			lead = []string{varyKey, "cpus"}
+		}
+		it := ioTable(f.workload, lead, len(rows), f.threads, res, func(i int) []any {
 			if varyKey != "" {
-				return fmt.Sprintf("%s=%s %d", varyKey, rows[i].val, rows[i].cpus)
+				return []any{rows[i].val, rows[i].cpus}
 			}
-			return strconv.Itoa(rows[i].cpus)
+			return []any{rows[i].cpus}
 		})
 		if err := it.WriteText(stdout); err != nil {
 			return err
@@ -434,6 +438,13 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	}
 	if c.Gate != nil {
 		c.Gate.Policy = g
+	}
+	if c.AIO == nil && (f.wake != "" || f.aio != "") {
+		flagName, val := "-wake", f.wake
+		if f.wake == "" {
+			flagName, val = "-aio", f.aio
+		}
+		return sim.Cell{}, fmt.Errorf("%w: %s %q with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, read_ahead)", errUsage, flagName, val, f.workload)
 	}
 	var wp aio.WakePolicy
 	switch f.wake {

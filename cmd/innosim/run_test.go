@@ -150,7 +150,7 @@ func TestRunRefusesAFlagGivenTwice(t *testing.T) {
 		assert.Equal(t, 2, code, "%q", args)
 		assert.Contains(t, stderr, "both given: want one", "%q", args)
 	}
-	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--vary", "wake=all,targeted")
+	code, _, stderr := runCmd("run", "--workload", "oltp_insert", "--threads", "1", "--measure", "2ms", "--aio", "simulated", "--vary", "wake=all,targeted")
 	assert.Equal(t, 0, code, stderr)
 }
 
@@ -278,4 +278,32 @@ func TestReproduceRefusesCosts(t *testing.T) {
 	assert.Empty(t, out, "no study ran")
 	assert.Contains(t, stderr, "a study runs on its own machine")
 	assert.Contains(t, stderr, "innosim run --costs")
+}
+
+// -wake and -aio on a workload without an AIO array changed nothing, and the
+// table showed a row per wake policy with the same figures.
+func TestRunRefusesAIOFlagsForAWorkloadWithoutAIO(t *testing.T) {
+	for _, args := range [][]string{{"--wake", "targeted"}, {"--vary", "wake=all,targeted"}, {"--aio", "native"}} {
+		code, out, stderr := runCmd(append([]string{"run", "--workload", "oltp_read_write", "--threads", "1", "--measure", "2ms",
+			"--device", "units=1"}, args...)...)
+		assert.Equal(t, 2, code, args)
+		assert.Empty(t, out, args)
+		assert.Contains(t, stderr, "with workload oltp_read_write, which submits no AIO", args)
+	}
+}
+
+// The device table has a column for the varied value, as the throughput
+// table has: its rows read "wake=all 4" under a header of "cpus".
+func TestRunDeviceTableHasTheVariedColumn(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "oltp_read_write", "--device", "units=1,fsync=200us", "--threads", "8",
+		"--cpus", "4", "--vary", "innodb_flush_log_at_trx_commit=1,2", "--measure", "5ms")
+	require.Equal(t, 0, code, stderr)
+	_, io, ok := strings.Cut(out, "device I/O by client threads")
+	require.True(t, ok, out)
+	lines := strings.Split(strings.TrimSpace(io), "\n")
+	require.Len(t, lines, 4, io)
+	assert.Equal(t, []string{"innodb_flush_log_at_trx_commit", "cpus", "t8"}, strings.Fields(lines[1]))
+	for _, l := range lines[2:] {
+		assert.Len(t, strings.Fields(l), 3, l)
+	}
 }

@@ -62,12 +62,12 @@ func TestRunReportsTheDevicesIORates(t *testing.T) {
 	code, out, stderr := runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8", "-aio", "simulated",
 		"-vary", "innodb_read_io_threads=1,16", "-device", "units=8,read=5ms,dist=fixed", "-measure", "200ms")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "innodb_read_io_threads=1 8   200/0/0")
-	assert.Contains(t, out, "innodb_read_io_threads=16 8  1600/0/0")
+	assert.Regexp(t, `(?m)^1 +8 +200/0/0$`, out)
+	assert.Regexp(t, `(?m)^16 +8 +1600/0/0$`, out)
 	code, out, stderr = runCmd("run", "-workload", "read_ahead", "-threads", "16", "-cpus", "8", "-aio", "native",
 		"-vary", "innodb_read_io_threads=1,16", "-device", "units=8,read=5ms,dist=fixed", "-measure", "200ms")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "innodb_read_io_threads=1 8   1600/0/0", "native AIO is limited by the device, not the I/O threads")
+	assert.Regexp(t, `(?m)^1 +8 +1600/0/0$`, out, "native AIO is limited by the device, not the I/O threads")
 	for _, bad := range []struct{ arg, want string }{
 		{"units=0", "units = \"0\": want 1..1024"},
 		{"read=5ms", "units is required"},
