@@ -33,7 +33,8 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv")
 		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
-		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped. A CSV written by")
+		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped; a header naming concurrency")
+		fmt.Fprintln(stderr, "(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by")
 		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
@@ -48,6 +49,9 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if *nCol < 1 || *xCol < 1 {
 		return fmt.Errorf("%w: -n %d -x %d: columns count from 1", errUsage, *nCol, *xCol)
 	}
+	if *nCol == *xCol {
+		return fmt.Errorf("%w: -n and -x are both column %d: want two columns", errUsage, *nCol)
+	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
 	recs, err := readCSVFile(fs.Arg(0))
@@ -59,7 +63,13 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			return fitSeries(stdout, fs.Arg(0), series)
 		}
 	}
-	n, x, err := readPoints(recs, fs.Arg(0), *nCol-1, *xCol-1)
+	nc, xc := *nCol-1, *xCol-1
+	if !explicit && len(recs) > 0 {
+		if hn, hx, ok := namedColumns(recs[0]); ok {
+			nc, xc = hn, hx
+		}
+	}
+	n, x, err := readPoints(recs, fs.Arg(0), nc, xc)
 	if err != nil {
 		return err
 	}
@@ -218,6 +228,22 @@ func fitSeries(w io.Writer, name string, all []series) error {
 
 // readPoints reads two numeric columns of CSV records; a first row that does not
 // parse is taken as a header.
+// namedColumns finds the concurrency column ("concurrency", "threads" or
+// "n") and the throughput column ("throughput" or "x") of a header row, in
+// any case; ok is false unless both are there.
+func namedColumns(head []string) (nc, xc int, ok bool) {
+	nc, xc = -1, -1
+	for i, h := range head {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "concurrency", "threads", "n":
+			nc = i
+		case "throughput", "x":
+			xc = i
+		}
+	}
+	return nc, xc, nc >= 0 && xc >= 0
+}
+
 func readPoints(recs [][]string, name string, nc, xc int) (n, x []float64, err error) {
 	for i, rec := range recs {
 		if nc >= len(rec) || xc >= len(rec) {

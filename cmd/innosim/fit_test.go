@@ -125,3 +125,31 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// A header that names its columns chooses them: "throughput,concurrency" was
+// fitted with the columns swapped (λ 0.0126), and -n 2 -x 2 fitted a column
+// against itself.
+func TestFitReadsTheHeadersColumnNames(t *testing.T) {
+	rows := []string{"throughput,concurrency"}
+	for _, r := range [][2]string{{"100", "1"}, {"190", "2"}, {"340", "4"}, {"520", "8"}, {"600", "16"}, {"560", "32"}} {
+		rows = append(rows, r[0]+","+r[1])
+	}
+	named := writeCSV(t, rows...)
+	code, out, stderr := runCmd("fit", named)
+	require.Equal(t, 0, code, stderr)
+	swapped := writeCSV(t, append([]string{"concurrency,throughput"}, func() []string {
+		var s []string
+		for _, r := range rows[1:] {
+			a, b, _ := strings.Cut(r, ",")
+			s = append(s, b+","+a)
+		}
+		return s
+	}()...)...)
+	code, want, stderr := runCmd("fit", swapped)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, want, out, "the same points whatever the columns' order")
+	assert.Contains(t, out, "lambda  10", "λ near the first point's 100/1")
+	code, _, stderr = runCmd("fit", "-n", "2", "-x", "2", named)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-n and -x are both column 2")
+}
