@@ -80,6 +80,11 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 		printf("# measured %s: %v\n", r.name, r)
 	}
 	measured, defaults := c.sources()
+	for i, k := range measured {
+		if from, ok := derivedFrom[k]; ok {
+			measured[i] = k + " (" + from + ")"
+		}
+	}
 	printf("# measured here: %s\n", strings.Join(measured, ", "))
 	printf("# old-kernel defaults, not measured here: %s\n", strings.Join(defaults, ", "))
 	if err != nil {
@@ -89,6 +94,13 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	return nil
+}
+
+// derivedFrom names the measurement a profile key is derived from when it is
+// not the row of its own name ("measured context switch" is the pipe
+// ping-pong's figure; the profile's context_switch is the loaded handoff's).
+var derivedFrom = map[string]string{
+	"context_switch": "futex loaded handoff − 2 × syscall",
 }
 
 // sources splits the profile's keys into those Profile takes from a

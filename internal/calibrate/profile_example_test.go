@@ -43,7 +43,7 @@ func ExampleCosts_WriteProfile() {
 	// # measured context switch: 3.5µs (IQR 3.5µs..3.5µs, n=1)
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
-	// # measured here: context_switch, syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
+	// # measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
 	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote
 	// name = here
 	// context_switch = 3.6µs

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -22,8 +23,8 @@ var ErrUsage = errors.New("calibrate: usage")
 // [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
 // to stdout as a table, or with -json as one JSON object whose fields are Costs'
 // with durations in nanoseconds. With -out it also writes the cost profile file
-// (WriteProfile) that `innosim run --costs FILE` and `innosim reproduce --costs
-// FILE` load. With -check it then runs Check and prints its report; a check
+// (WriteProfile) that `innosim run --costs FILE` and `innosim validate --costs
+// FILE` load; a path that cannot be written is refused before the measurement. With -check it then runs Check and prints its report; a check
 // outside the bounds returns ErrCheckFailed. args excludes the command name.
 // Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed; a
 // flag outside its range gives ErrUsage wrapping ErrInvalidConfig, naming the
@@ -34,7 +35,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
-	out := fs.String("out", "", "also write the cost profile to this file (for run/reproduce --costs)")
+	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (1ns..1m, as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
@@ -69,6 +70,23 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: -%s %v, want %s: %w", ErrUsage, r.name, r.val, r.want, ErrInvalidConfig)
 		}
 	}
+	var profile *os.File // -out's temporary file, made before the measurement so that a bad path fails at once
+	if *out != "" {
+		dir, base := filepath.Split(*out)
+		if dir == "" {
+			dir = "."
+		}
+		var err error
+		if profile, err = os.CreateTemp(dir, "."+base+".tmp*"); err != nil {
+			return fmt.Errorf("calibrate: -out: %w", err)
+		}
+		defer func() {
+			if profile != nil { // not renamed: the command failed
+				_ = profile.Close()
+				_ = os.Remove(profile.Name())
+			}
+		}()
+	}
 	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
 	if err != nil {
 		return err
@@ -82,10 +100,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else if err := c.WriteTable(stdout); err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := writeProfileFile(*out, c); err != nil {
+	if profile != nil {
+		if err := writeProfileFile(profile, *out, c); err != nil {
 			return err
 		}
+		profile = nil
 		fmt.Fprintf(stderr, "cost profile written to %s\n", *out)
 	}
 	if !*check {
@@ -124,17 +143,24 @@ var ErrCheckInconclusive = fmt.Errorf("%w: measurement too noisy to tell", ErrCh
 var ErrCheckFailed = errors.New("calibrate: prediction outside the bounds")
 
 // writeProfileFile writes c's profile to path, named after the file.
-func writeProfileFile(path string, c Costs) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("calibrate: %w", err)
+// writeProfileFile writes c's profile to f, a temporary file beside path,
+// and renames it to path; on an error it removes f.
+func writeProfileFile(f *os.File, path string, c Costs) error {
+	err := c.WriteProfile(f, "calibrated", benchenv.Current())
+	if err == nil {
+		err = f.Chmod(0o644)
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("calibrate: %w", cerr)
-		}
-	}()
-	return c.WriteProfile(f, "calibrated", benchenv.Current())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("calibrate: -out: %w", err)
+	}
+	return nil
 }
 
 // WriteTable writes c as a table: one row per cost with its median, quartiles and

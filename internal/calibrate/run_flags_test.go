@@ -3,6 +3,8 @@ package calibrate
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,4 +43,22 @@ func TestRunRefusesOutOfRangeFlagsBeforeMeasuring(t *testing.T) {
 			require.Contains(t, errOut.String(), "usage: innosim calibrate")
 		})
 	}
+}
+
+// An -out path that cannot be written is refused before the measurement:
+// it failed only after six seconds of measuring. A canceled run leaves no
+// temporary file beside the path.
+func TestRunRefusesAnUnwritableOutBeforeMeasuring(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := Run(context.Background(), []string{"-out", "/nonexistent/dir/x.profile"}, &out, &errOut)
+	require.ErrorContains(t, err, "calibrate: -out: ")
+	require.Empty(t, out.String(), "refused before measuring")
+
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.Error(t, Run(ctx, []string{"-out", filepath.Join(dir, "x.profile")}, &out, &errOut))
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, left, "no profile and no temporary file")
 }
