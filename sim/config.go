@@ -62,6 +62,7 @@ const (
 	catMutexSpin        // InnoDB mutex spin rounds
 	catFutexSpin        // waiting for a futex hash-bucket spinlock (raw_spin_lock)
 	catFutexHold        // holding a futex hash-bucket spinlock
+	catRqSpin           // waiting for a CPU's run-queue lock (raw_spin_lock; rqlock.go)
 	numCats
 )
 
@@ -110,6 +111,17 @@ func (r Result) Busy() int64 {
 func (r Result) FutexSpinShare() float64 {
 	if b := r.Busy(); b > 0 {
 		return float64(r.CPU[catFutexSpin]) / float64(b)
+	}
+	return 0
+}
+
+// RawSpinShare returns the share of busy CPU spent waiting for any raw
+// spinlock the model has: the futex hash buckets' and the CPUs' run-queue
+// locks (CostProfile.RunqueueHold), 0..1. It is what perf attributes to
+// raw_spin_lock; without the run-queue lock it is FutexSpinShare.
+func (r Result) RawSpinShare() float64 {
+	if b := r.Busy(); b > 0 {
+		return float64(r.CPU[catFutexSpin]+r.CPU[catRqSpin]) / float64(b)
 	}
 	return 0
 }

@@ -24,7 +24,7 @@ var ErrInvalidConfig = errors.New("invalid config")
 // which the issuing thread is blocked, and FutexGrowth, FutexWalk and WakePreempt, which are
 // factors.
 //
-// Machine charges the fields up to LineTransferRemote. The fields from FutexWakeCall on
+// Machine charges the fields up to RunqueueHold. The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
 // for its model of Go's scheduler; Machine does not charge them yet.
@@ -96,6 +96,15 @@ type CostProfile struct {
 	// LineTransferRemote is LineTransfer when the line comes from another
 	// socket (MachineConfig.Sockets). OldKernel and NewKernel: 200 ns.
 	LineTransferRemote time.Duration
+	// RunqueueHold is how long one critical section under a CPU's run-queue
+	// lock (rq->lock, a raw spinlock; kernel/sched/core.c) holds it beyond
+	// the lock line's transfer: a wake's ttwu_do_activate (enqueue_task,
+	// check_preempt_curr) or a switch's locked part of __schedule
+	// (pick_next_task). Not zero, it turns the lock on (sim/rqlock.go: the
+	// wakes and switches that take it, and the time other CPUs spin for it,
+	// which Result.RawSpinShare counts); 0, the default of OldKernel and
+	// NewKernel, charges no such lock.
+	RunqueueHold time.Duration
 
 	// The six fields below are used only by the model of BenchmarkAIOWake
 	// (PredictAIOWake), which runs Go code on locked OS threads; the study
@@ -251,6 +260,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "io_service", d: &p.IOService, min: 1},
 		{key: "line_transfer", d: &p.LineTransfer},
 		{key: "line_transfer_remote", d: &p.LineTransferRemote},
+		{key: "runqueue_hold", d: &p.RunqueueHold},
 		{key: "futex_wake_call", d: &p.FutexWakeCall},
 		{key: "futex_wake", d: &p.FutexWake},
 		{key: "thread_handoff", d: &p.ThreadHandoff},
@@ -278,7 +288,7 @@ func (p CostProfile) Validate() error {
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
-// spin_round, io_service, line_transfer, line_transfer_remote, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
+// spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read

@@ -12,7 +12,9 @@ import (
 )
 
 func TestCostProfileWriteToRoundTrip(t *testing.T) {
-	for _, p := range []CostProfile{OldKernel(), NewKernel(), calibratedCosts()} {
+	rq := OldKernel()
+	rq.Name, rq.RunqueueHold = "runqueue-lock", 300*time.Nanosecond
+	for _, p := range []CostProfile{OldKernel(), NewKernel(), calibratedCosts(), rq} {
 		t.Run(p.Name, func(t *testing.T) {
 			var buf bytes.Buffer
 			_, err := p.WriteTo(&buf)
@@ -55,6 +57,7 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		{"line_transfer negative", "line_transfer = -1ns\n", "line_transfer = -1ns, want 0s..1s"},
 		{"syscall_setup negative", "syscall_setup = -1us\n", "syscall_setup = -1µs, want 0s..1s"},
 		{"syscall_socket above a second", "syscall_socket = 2s\n", "syscall_socket = 2s, want 0s..1s"},
+		{"runqueue_hold negative", "runqueue_hold = -1ns\n", "runqueue_hold = -1ns, want 0s..1s"},
 		{"empty", "", "no cost given"},
 		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
 		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},

@@ -66,7 +66,10 @@
 // thread spinning on the bucket and, by the kind of call as Linux's
 // futex_wait and futex_wake do, for every waiter a wake-all wakes; a wait
 // and a wake of one cost the same whatever the queue, so a herd of N wakes
-// costs more than N single wakes.
+// costs more than N single wakes. With CostProfile.RunqueueHold set, wakes
+// and switches also take the CPUs' run-queue locks (rqlock.go, after
+// try_to_wake_up and __schedule); the time spent waiting for them joins the
+// futex buckets' spin in Result.RawSpinShare.
 //
 // # Drivers
 //

@@ -13,7 +13,7 @@ func (m *Machine) onRun(now int64, id int32, gen uint32) {
 		return
 	}
 	m.account(t)
-	if t.rem > 0 || t.cs > 0 {
+	if t.rem > 0 || t.cs > 0 || t.rqSpin > 0 || t.rqHold > 0 {
 		m.sliceEnd(t, id)
 		return
 	}

@@ -17,6 +17,10 @@ type core struct {
 	// waking: cur was woken onto this idle core by another CPU's thread and
 	// runs when the interrupt has brought the core out of idle (remoteWake).
 	waking bool
+	// rqFree is when this CPU's run-queue lock is next free and rqLine the
+	// core that wrote its line last (rqlock.go; CostProfile.RunqueueHold).
+	rqFree int64
+	rqLine int32
 }
 
 // Machine is a simulated server: cores, a scheduler, threads running workload
@@ -81,7 +85,10 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	m.evWake = m.e.On(m.onWake)
 	m.cores = make([]core, cfg.CPUs)
 	for i := range m.cores {
-		m.cores[i].cur = -1
+		m.cores[i].cur, m.cores[i].rqLine = -1, -1
+	}
+	if m.rqOn() {
+		m.evPut = m.e.On(m.onPut)
 	}
 	m.idle = cfg.CPUs
 	return m, nil
@@ -141,7 +148,7 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	id := int32(len(m.threads))
 	m.threads = append(m.threads, thread{
 		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
-		weight: cfsWeight(h), core: -1, state: stBlocked,
+		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
 	})
 	m.e.At(0, m.evWake, id, m.threads[id].gen)
 	return nil

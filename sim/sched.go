@@ -142,10 +142,16 @@ func (m *Machine) account(t *thread) {
 	if el <= 0 {
 		return
 	}
-	c := min(el, t.cs)
+	s := min(el, t.rqSpin)
+	t.rqSpin -= s
+	m.acct[catRqSpin] += s
+	h := min(el-s, t.rqHold)
+	t.rqHold -= h
+	m.acct[catSys] += h
+	c := min(el-s-h, t.cs)
 	t.cs -= c
 	m.acct[catCS] += c
-	w := min(el-c, t.rem)
+	w := min(el-s-h-c, t.rem)
 	t.rem -= w
 	m.acct[t.cat] += w
 	m.ran(t, el)
@@ -162,6 +168,10 @@ func (m *Machine) put(id int32, c int) {
 	t.state = stRunning
 	t.core = int32(c)
 	m.cores[c].cur = id
+	t.last = int32(c)
+	if m.rqOn() {
+		m.rqSwitch(t, c)
+	}
 	t.cs = int64(m.cfg.Costs.ContextSwitch)
 	m.switches++
 	t.start = m.e.now
@@ -187,7 +197,7 @@ func (m *Machine) schedule(t *thread, id int32) {
 	} else {
 		left = min(left, max(t.slEnd-m.e.now, 0))
 	}
-	m.e.At(m.e.now+t.cs+left, m.evRun, id, t.gen)
+	m.e.At(m.e.now+t.rqSpin+t.rqHold+t.cs+left, m.evRun, id, t.gen)
 }
 
 // dispatch gives core c to the best runnable thread, or idles it.
@@ -210,6 +220,22 @@ func (m *Machine) dispatch(c int) {
 // A wake onto an idle core by a running thread goes through remoteWakeTo when
 // SetRemoteWake is on.
 func (m *Machine) makeRunnable(id int32, wake bool) {
+	if m.rqOn() && m.idle > 0 {
+		if c := m.rqIdleCore(&m.threads[id]); c >= 0 {
+			m.idle--
+			if wake && m.remoteWake && m.waker >= 0 {
+				m.rqWake(c)
+				m.remoteWakeTo(id, c)
+				return
+			}
+			if wake {
+				m.rqPlace(id, c)
+				return
+			}
+			m.put(id, c)
+			return
+		}
+	}
 	if m.idle > 0 {
 		for c := range m.cores {
 			if m.cores[c].cur < 0 {
@@ -225,6 +251,9 @@ func (m *Machine) makeRunnable(id int32, wake bool) {
 	}
 	if wake {
 		if c := m.victim(&m.threads[id]); c >= 0 {
+			if m.rqOn() {
+				m.rqWake(c) // ttwu_do_activate on the busy CPU c
+			}
 			m.preempt(c)
 			m.put(id, c)
 			return

@@ -38,6 +38,11 @@ type thread struct {
 	cs    int64 // ns of context switch left before the burst continues
 	start int64 // when the current run segment (or kernel spin) began
 	cat   uint8
+	// rqSpin and rqHold are ns of run-queue lock spin and hold (rqlock.go)
+	// still to run before the burst; last is the core it last ran on.
+	rqSpin int64
+	rqHold int64
+	last   int32
 
 	mx  mutexStage // the mutex lock or unlock in progress
 	sys futexCall  // the futex system call in progress (not preemptible)

@@ -44,7 +44,7 @@ func ExampleCosts_WriteProfile() {
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
 	// # measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
-	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote
+	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
@@ -57,6 +57,7 @@ func ExampleCosts_WriteProfile() {
 	// io_service = 100µs
 	// line_transfer = 100ns
 	// line_transfer_remote = 200ns
+	// runqueue_hold = 0s
 	// futex_wake_call = 9µs
 	// futex_wake = 20µs
 	// thread_handoff = 20µs
