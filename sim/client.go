@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/innosim/innosim/prio"
@@ -27,6 +28,19 @@ type ClientConfig struct {
 	// Send and Recv are the kernel work of the client's write of a request
 	// and read of a reply beyond the system call's entry; 0..1s each.
 	Send, Recv time.Duration
+	// ServerCPU, when not 0, is the server's CPU per unit with one
+	// connection, measured on the machine being modelled (innosim live's
+	// server_cpu_us_per_query at one thread: mariadbd's user and system
+	// time per query); 0..1s. AddConnection then scales the server
+	// program's CPU bursts (OpCPU, OpReadView) by one factor so that a lone
+	// connection costs the server ServerCPU per unit: ServerCPU less what
+	// the machine charges besides the bursts there (each system call's
+	// entry and kernel work, a context switch per receive, and with
+	// SetRemoteWake a wake call per send, FutexWakeCall − Syscall), over the
+	// bursts' sum. The workloads' bursts are one server's on one machine
+	// (MySQL 5.1's statements on 2008 hardware); ServerCPU makes them this
+	// server's on this one, as Event makes the client's. 0 keeps them.
+	ServerCPU time.Duration
 }
 
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
@@ -34,7 +48,7 @@ func (c ClientConfig) Validate() error {
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}} {
+	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}, {"ServerCPU", c.ServerCPU}} {
 		if f.d < 0 || f.d > time.Second {
 			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, ErrInvalidConfig)
 		}
@@ -127,6 +141,12 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	if recvs == 0 || sends != recvs {
 		return fmt.Errorf("sim: connection's server program has %d sends and %d receives, want as many of each and at least one: %w", sends, recvs, ErrInvalidConfig)
 	}
+	if c.ServerCPU > 0 {
+		var err error
+		if server, err = m.scaleServer(server, c.ServerCPU); err != nil {
+			return err
+		}
+	}
 	each := c.Event / time.Duration(recvs)
 	client := make([]Op, 0, 3*recvs)
 	for range recvs {
@@ -146,6 +166,45 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	}
 	m.socks[sid].peer, m.socks[sid+1].peer = sid+1, sid
 	return nil
+}
+
+// scaleServer returns a copy of server whose CPU bursts are scaled so that
+// one connection alone costs the server perUnit of CPU per unit it counts
+// (see ClientConfig.ServerCPU), or an error if perUnit is below what the
+// machine charges the program besides its bursts.
+func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) {
+	p := &m.cfg.Costs
+	var units, bursts, fixed int64
+	for _, op := range server {
+		switch op.Kind {
+		case OpDone:
+			units += int64(op.Arg)
+		case OpCPU, OpReadView: // one active transaction: its own
+			bursts += int64(op.Dur)
+		case OpSyscall:
+			fixed += int64(p.SyscallCost(SyscallKind(op.Arg))) + int64(op.Dur)
+		case OpSockRecv:
+			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(p.SwitchCost(2))
+		case OpSockSend:
+			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur)
+			if m.remoteWake {
+				fixed += int64(max(p.FutexWakeCall-p.Syscall, 0))
+			}
+		}
+	}
+	want := int64(perUnit) * units
+	if units == 0 || bursts == 0 || want <= fixed {
+		return nil, fmt.Errorf("sim: ClientConfig.ServerCPU = %v per unit, want more than the %v per unit the machine charges the server's program besides its CPU bursts (system calls, switches, wakes), in a program that counts units and has bursts: %w",
+			perUnit, time.Duration(fixed/max(units, 1)), ErrInvalidConfig)
+	}
+	k := float64(want-fixed) / float64(bursts)
+	out := slices.Clone(server)
+	for i := range out {
+		if out[i].Kind == OpCPU || out[i].Kind == OpReadView {
+			out[i].Dur = time.Duration(float64(out[i].Dur)*k + 0.5)
+		}
+	}
+	return out, nil
 }
 
 // sock runs OpSockSend and OpSockRecv, as a Unix stream socket between a

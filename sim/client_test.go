@@ -137,3 +137,44 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 		assert.InDelta(t, u1, u2, 0.1*u1, "client %v: three groups", client)
 	}
 }
+
+func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 2, Costs: NewKernel()})
+	require.NoError(t, err)
+	m.SetRemoteWake(true)
+	p := m.cfg.Costs
+	prog := ServerProgram([]Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), cpu(3 * us), sockCall(3 * us), done(1)})
+	got, err := m.scaleServer(prog, 100*us)
+	require.NoError(t, err)
+	// the machine's own part: two socket calls with their work, a switch per
+	// receive, a wake call per send
+	fixed := 2*p.SyscallCost(SysSocket) + 5*us + p.ContextSwitch + (p.FutexWakeCall - p.Syscall)
+	var bursts time.Duration
+	for _, op := range got {
+		if op.Kind == OpCPU {
+			bursts += op.Dur
+		}
+	}
+	assert.InDelta(t, float64(100*us-fixed), float64(bursts), 2)
+	assert.InDelta(t, 2.0, float64(got[1].Dur)/float64(got[2].Dur), 1e-6, "one factor for every burst")
+	assert.Equal(t, 6*us, prog[1].Dur, "the shared program is not changed")
+
+	_, err = m.scaleServer(prog, fixed-1)
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "ClientConfig.ServerCPU")
+}
+
+func TestServerCPUSetsTheLevelOfALoneConnection(t *testing.T) {
+	run := func(server time.Duration) float64 {
+		c := liveCell(1, true)
+		c.Client.ServerCPU = server
+		r, err := c.Run(context.Background())
+		require.NoError(t, err)
+		return r.Throughput
+	}
+	kept, dear := run(0), run(200*us)
+	assert.Less(t, dear, 0.7*kept, "a point select of 200 µs of server CPU: kept %.0f/s, dear %.0f/s", kept, dear)
+	c := liveCell(1, true)
+	c.Client.ServerCPU = 2 * time.Second
+	assert.ErrorContains(t, c.Validate(), "ClientConfig.ServerCPU = 2s, want 0..1s")
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -24,7 +25,7 @@ var ErrInvalidConfig = errors.New("invalid config")
 // which the issuing thread is blocked, and FutexGrowth, FutexWalk and WakePreempt, which are
 // factors.
 //
-// Machine charges the fields up to RunqueueHold. The fields from FutexWakeCall on
+// Machine charges the fields up to RunqueueHold, and SwitchGrowth. The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
 // for its model of Go's scheduler; Machine does not charge them yet.
@@ -138,6 +139,30 @@ type CostProfile struct {
 	// asks for after 50 rounds that retook nothing) only the request doubles:
 	// each sleep still lasts SysmonTick − 20 µs beyond it.
 	SysmonTick time.Duration
+
+	// SwitchGrowth is what a context switch costs more for each doubling of
+	// the machine's threads beyond two: the refill of the caches and TLB
+	// that the threads run in between have taken from the switched-in
+	// thread's working set (its stack and per-connection state). lmbench's
+	// lat_ctx measures a switch as a function of the number of processes
+	// passing a token around a ring and the working set each touches
+	// (McVoy and Staelin, "lmbench: portable tools for performance
+	// analysis", USENIX 1996); the cost grows once the ring's working sets
+	// together exceed the caches. Machine charges ContextSwitch +
+	// SwitchGrowth × log2(n/2) per switch on a machine of n > 2 threads
+	// (SwitchCost). innosim calibrate fits it to its ring probe; 0 in
+	// OldKernel and NewKernel, whose machines were chosen without it.
+	SwitchGrowth time.Duration
+}
+
+// SwitchCost returns what Machine charges a core for one context switch on a
+// machine of threads threads: ContextSwitch, plus SwitchGrowth for each
+// doubling of threads beyond two (none at two or fewer).
+func (p *CostProfile) SwitchCost(threads int) time.Duration {
+	if p.SwitchGrowth == 0 || threads <= 2 {
+		return p.ContextSwitch
+	}
+	return p.ContextSwitch + time.Duration(float64(p.SwitchGrowth)*math.Log2(float64(threads)/2))
 }
 
 // OldKernel is a profile for a Linux kernel before the 2018 CPU-vulnerability
@@ -267,6 +292,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "mutex_handoff", d: &p.MutexHandoff},
 		{key: "wake_preempt", g: &p.WakePreempt, gmax: 1},
 		{key: "sysmon_tick", d: &p.SysmonTick},
+		{key: "switch_growth", d: &p.SwitchGrowth},
 	}
 }
 
@@ -289,7 +315,7 @@ func (p CostProfile) Validate() error {
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
-// wake_preempt, sysmon_tick, name); durations use time.ParseDuration syntax
+// wake_preempt, sysmon_tick, switch_growth, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:

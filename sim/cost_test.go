@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -39,6 +40,7 @@ func calibratedCosts() CostProfile {
 	p.MutexHandoff = 10 * time.Nanosecond
 	p.WakePreempt = 0.75
 	p.SysmonTick = 110 * time.Microsecond
+	p.SwitchGrowth = 2 * time.Microsecond
 	return p
 }
 
@@ -75,4 +77,30 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 	assert.ErrorIs(t, p.Validate(), ErrInvalidConfig, "Validate itself, for a profile built in code")
 	_, err := NewMachine(MachineConfig{CPUs: 2, Costs: p})
 	assert.ErrorIs(t, err, ErrInvalidConfig, "and so NewMachine")
+}
+
+func TestSwitchCostGrowsPerDoublingOfThreads(t *testing.T) {
+	p := OldKernel()
+	assert.Equal(t, p.ContextSwitch, p.SwitchCost(1024), "old-kernel has no growth")
+	p.SwitchGrowth = 3 * time.Microsecond
+	assert.Equal(t, p.ContextSwitch, p.SwitchCost(1))
+	assert.Equal(t, p.ContextSwitch, p.SwitchCost(2))
+	assert.Equal(t, p.ContextSwitch+3*time.Microsecond, p.SwitchCost(4))
+	assert.Equal(t, p.ContextSwitch+27*time.Microsecond, p.SwitchCost(1024))
+	assert.Zero(t, NewKernel().SwitchGrowth)
+}
+
+func TestSwitchGrowthChargesEverySwitchOnAMachineOfManyThreads(t *testing.T) {
+	run := func(threads int, growth time.Duration) float64 {
+		c := liveCell(threads, false)
+		c.Machine.Costs.SwitchGrowth = growth
+		r, err := c.Run(context.Background())
+		require.NoError(t, err)
+		return r.Throughput
+	}
+	// one connection is two threads: no growth to charge
+	assert.Equal(t, run(1, 0), run(1, 5*us))
+	flat, grown := run(256, 0), run(256, 5*us)
+	// 512 threads: 8 doublings beyond two, 40 µs more per switch
+	assert.Less(t, grown, 0.7*flat, "flat %.0f, grown %.0f", flat, grown)
 }

@@ -162,7 +162,8 @@ func (m *Machine) ran(t *thread, el int64) {
 	t.vr += el * nice0Weight / t.weight
 }
 
-// put runs thread id on core c, charging a context switch.
+// put runs thread id on core c, charging a context switch
+// (CostProfile.SwitchCost of the machine's threads).
 func (m *Machine) put(id int32, c int) {
 	t := &m.threads[id]
 	t.state = stRunning
@@ -172,7 +173,7 @@ func (m *Machine) put(id int32, c int) {
 	if m.rqOn() {
 		m.rqSwitch(t, c)
 	}
-	t.cs = int64(m.cfg.Costs.ContextSwitch)
+	t.cs = int64(m.cfg.Costs.SwitchCost(len(m.threads)))
 	m.switches++
 	t.start = m.e.now
 	if m.cfg.Scheduler == CFS {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -21,6 +22,9 @@ type Costs struct {
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
 	SysmonTick          Measurement // one nanosleep(2) of 20 µs on a locked thread, as Go's sysmon sleeps
+	// Ring is one token pass around a ring of RingThreads[i] locked threads,
+	// each touching RingWorkingSet bytes (lmbench's lat_ctx).
+	Ring [len(RingThreads)]Measurement
 }
 
 // probe runs rounds operations and returns the cost of one in nanoseconds (or,
@@ -59,6 +63,14 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 		{name: "mutex handoff", run: mutexHandoff, dst: &c.MutexHandoff},
 		{name: "sysmon tick", run: sysmonTick, dst: &c.SysmonTick},
 	}
+	for i, n := range RingThreads {
+		probes = append(probes, struct {
+			name  string
+			run   probe
+			dst   *Measurement
+			share *Share
+		}{name: ringName(n), run: func(r int) (float64, error) { return ringSwitch(n, r) }, dst: &c.Ring[i]})
+	}
 probes:
 	for _, p := range probes {
 		vs := make([]float64, 0, opts.Repeats)
@@ -89,4 +101,9 @@ probes:
 // perOp returns elapsed divided by ops, in nanoseconds.
 func perOp(elapsed time.Duration, ops int) float64 {
 	return float64(elapsed.Nanoseconds()) / float64(ops)
+}
+
+// ringName names the ring probe of n threads in tables and profiles.
+func ringName(n int) string {
+	return "switch in a ring of " + strconv.Itoa(n)
 }

@@ -56,6 +56,12 @@
 //	                     the kernel's timer slack (50 µs by default) and a VM's
 //	                     timer latency make it last about 110 µs on a 2-vCPU KVM
 //	                     guest (at most 200 sleeps per measurement)
+//	Ring                 one token pass around a ring of 2, 16, 128 and 1024
+//	                     locked, unpinned threads on futex.Events, each writing
+//	                     16 KiB (one byte a cache line) when the token reaches
+//	                     it (lmbench's lat_ctx with a working set): a wake, a
+//	                     switch and the refill of what the other threads evicted;
+//	                     max(Rounds, 2 × threads) passes per measurement
 //
 // The futex probes pin their threads (sched_setaffinity) because where the
 // kernel puts a woken thread decides what the wake costs, and on a VM the two

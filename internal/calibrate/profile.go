@@ -32,6 +32,10 @@ import (
 //	sysmon_tick     SysmonTick: how long the 20 µs sleep between two rounds of
 //	                Go's sysmon really lasts (timer slack and, on a VM, the
 //	                hypervisor's timer latency come on top of the request)
+//	switch_growth   Ring: the slope of a least-squares fit of the ring's pass
+//	                cost against log2(threads/2) over the four ring sizes (0
+//	                if it slopes down): what a switch costs more per doubling
+//	                of the threads whose working sets share the caches
 //
 // A figure whose probe could not run here (Repeats 0: the pinned futex probes
 // off Linux, the remote wake on one CPU) keeps OldKernel's value, as do the
@@ -55,6 +59,7 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	set(&p.ThreadHandoff, c.LockedThreadHandoff, c.LockedThreadHandoff.Median)
 	set(&p.MutexHandoff, c.MutexHandoff, c.MutexHandoff.Median)
 	set(&p.SysmonTick, c.SysmonTick, c.SysmonTick.Median)
+	p.SwitchGrowth = fitSwitchGrowth(c.Ring)
 	if c.WakePreempt.Repeats > 0 {
 		p.WakePreempt = c.WakePreempt.Median
 	}
@@ -112,6 +117,12 @@ func (c Costs) sources() (measured, defaults []string) {
 		"futex_wake_call": c.FutexWakeCall.Repeats, "futex_wake": c.FutexRemoteWake.Repeats,
 		"thread_handoff": c.LockedThreadHandoff.Repeats, "mutex_handoff": c.MutexHandoff.Repeats,
 		"wake_preempt": c.WakePreempt.Repeats, "sysmon_tick": c.SysmonTick.Repeats,
+	}
+	for _, m := range c.Ring { // the fit needs two ring sizes
+		repeats["switch_growth"] += min(m.Repeats, 1)
+	}
+	if repeats["switch_growth"] < 2 {
+		repeats["switch_growth"] = 0
 	}
 	for _, k := range sim.ProfileKeys() {
 		if repeats[k] > 0 {

@@ -43,8 +43,12 @@ func ExampleCosts_WriteProfile() {
 	// # measured context switch: 3.5µs (IQR 3.5µs..3.5µs, n=1)
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
+	// # measured switch in a ring of 2: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 16: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 128: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 1024: 0s (IQR 0s..0s, n=0)
 	// # measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
-	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold
+	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, switch_growth
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
@@ -64,4 +68,5 @@ func ExampleCosts_WriteProfile() {
 	// mutex_handoff = 10ns
 	// wake_preempt = 0.75
 	// sysmon_tick = 110µs
+	// switch_growth = 0s
 }

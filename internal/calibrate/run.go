@@ -198,7 +198,7 @@ func (r row) String() string {
 }
 
 func (c Costs) rows() []row {
-	return []row{
+	rows := []row{
 		{name: "goroutine handoff", m: c.GoroutineHandoff},
 		{name: "locked-thread handoff", m: c.LockedThreadHandoff},
 		{name: "futex round trip", m: c.FutexRoundTrip},
@@ -211,4 +211,8 @@ func (c Costs) rows() []row {
 		{name: "mutex handoff", m: c.MutexHandoff},
 		{name: "sysmon tick", m: c.SysmonTick},
 	}
+	for i, n := range RingThreads {
+		rows = append(rows, row{name: ringName(n), m: c.Ring[i]})
+	}
+	return rows
 }

@@ -35,8 +35,8 @@ const LiveLevelThreads = 64
 // parseLive reads the rows of an innosim live --csv table. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
-// innosim live runs sysbench beside the server; see setClientEvent for its
-// CPU) and the cost of a wake onto an idle CPU (sim.Cell.RemoteWake); a
+// innosim live runs sysbench beside the server), the client's and the
+// server's CPU per query from each curve's one-thread row (setProbe) and the cost of a wake onto an idle CPU (sim.Cell.RemoteWake); a
 // thread_handling column chooses the simulator's thread handling
 // (sim.ParseThreadHandling).
 func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) (UserTable, error) {
@@ -61,8 +61,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		return ut, err
 	}
 	ut.Live = true
-	_, hasClient := col[liveClientColumn]
-	var clientCPU []float64 // µs per query, by row; -1 where not given
+	var clientCPU, serverCPU []float64 // µs per query, by row; -1 where not given
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
@@ -71,14 +70,19 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
 			Client:  &sim.ClientConfig{}, RemoteWake: true}
-		us := -1.0
-		if v := r.get(liveClientColumn); hasClient && v != "" {
-			us, err = strconv.ParseFloat(v, 64)
-			if err != nil || !(us >= 0 && us <= 1e6) {
-				return r.bad(liveClientColumn, "a number of µs in 0..1000000")
+		for _, f := range []struct {
+			col string
+			dst *[]float64
+		}{{liveClientColumn, &clientCPU}, {liveServerColumn, &serverCPU}} {
+			us := -1.0
+			if _, ok := col[f.col]; ok && r.get(f.col) != "" {
+				us, err = strconv.ParseFloat(r.get(f.col), 64)
+				if err != nil || !(us >= 0 && us <= 1e6) {
+					return r.bad(f.col, "a number of µs in 0..1000000")
+				}
 			}
+			*f.dst = append(*f.dst, us)
 		}
-		clientCPU = append(clientCPU, us)
 		curve := w
 		if ut.Setting != "" {
 			v := r.get(ut.Setting)
@@ -95,7 +99,8 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	if err != nil {
 		return ut, err
 	}
-	setClientEvent(ut, clientCPU)
+	setProbe(ut, clientCPU, func(c *sim.ClientConfig, d time.Duration) { c.Event = d })
+	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
 	return ut, nil
 }
 
@@ -106,17 +111,25 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 // has finished; innosim live warms up a second.
 const liveWarmup = 500 * time.Millisecond
 
-// liveClientColumn is innosim live's column of sysbench's CPU per query.
-const liveClientColumn = "client_cpu_us_per_query"
+// liveClientColumn is innosim live's column of sysbench's CPU per query,
+// liveServerColumn its column of mariadbd's.
+const (
+	liveClientColumn = "client_cpu_us_per_query"
+	liveServerColumn = "server_cpu_us_per_query"
+)
 
-// setClientEvent gives each curve's client (sysbench on the same cores) the
-// CPU per query measured at that curve's fewest threads that have one (a
-// probe of the client program's own cost: at one thread nothing else
-// competes), for every thread count of the curve; the throughput column is not
-// read. The figure is sysbench's user and system time, so the client's two
-// system calls per query are in it and get no kernel work of their own. A
-// curve with no figure keeps a client of system calls only.
-func setClientEvent(ut UserTable, us []float64) {
+// setProbe gives every cell of each curve the CPU per query (µs, by row; -1
+// where not given) measured at that curve's fewest threads that have one, a
+// probe of the program's own cost (at one thread nothing else competes),
+// through set; the throughput column is not read, and neither is the figure
+// at any other thread count. For the client (sysbench on the same cores) it
+// is sim.ClientConfig.Event: sysbench's user and system time, so the client's
+// two system calls per query are in it and get no kernel work of their own;
+// a curve with no figure keeps a client of system calls only. For the server
+// it is sim.ClientConfig.ServerCPU (mariadbd's user and system time), which
+// scales the workload's CPU bursts to it; a curve with no figure keeps the
+// workload's own.
+func setProbe(ut UserTable, us []float64, set func(*sim.ClientConfig, time.Duration)) {
 	probe := map[string]int{}
 	for i, c := range ut.Curves {
 		if us[i] < 0 {
@@ -128,7 +141,7 @@ func setClientEvent(ut UserTable, us []float64) {
 	}
 	for i, c := range ut.Curves {
 		if j, ok := probe[c]; ok {
-			ut.Cells[i].Client.Event = time.Duration(us[j] * float64(time.Microsecond))
+			set(ut.Cells[i].Client, time.Duration(us[j]*float64(time.Microsecond)))
 		}
 	}
 }

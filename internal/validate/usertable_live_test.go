@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -103,8 +104,35 @@ connect,2,4,900,
 		assert.Equal(t, 27500*time.Nanosecond, ut.Cells[i].Client.Event, "row %d: the curve's 1-thread figure, whatever its own", i)
 	}
 	assert.Zero(t, ut.Cells[3].Client.Event, "a curve with no figure: a client of system calls only")
+	assert.Zero(t, ut.Cells[0].Client.ServerCPU, "no server column: the workload's own bursts")
 
 	_, err = ParseUserTable(strings.NewReader("workload,cpus,threads,throughput,client_cpu_us_per_query\nconnect,2,1,5,-3\n"), "live.csv")
 	require.ErrorIs(t, err, sim.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), `client_cpu_us_per_query = "-3", want a number of µs in 0..1000000`)
+}
+
+func TestLiveCellsTakeTheServersCPUFromTheOneThreadRow(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(liveCSV), "live.csv")
+	require.NoError(t, err)
+	for i := range 3 {
+		assert.Equal(t, 60*time.Microsecond, ut.Cells[i].Client.ServerCPU, "row %d: point select's t1 figure, not its own", i)
+	}
+	for i := 3; i < 6; i++ {
+		assert.Equal(t, 200*time.Microsecond, ut.Cells[i].Client.ServerCPU, "row %d", i)
+	}
+	// the measured figure sets the simulated level of one thread: a dearer
+	// server per query is a slower lone connection
+	cheap := strings.Replace(liveCSV, "1,5000,queries/s,0.3,,,,,0.2,60", "1,5000,queries/s,0.3,,,,,0.2,30", 1)
+	ut2, err := ParseUserTable(strings.NewReader(cheap), "live.csv")
+	require.NoError(t, err)
+	a, err := ut.Cells[0].Run(context.Background())
+	require.NoError(t, err)
+	b, err := ut2.Cells[0].Run(context.Background())
+	require.NoError(t, err)
+	assert.Greater(t, b.Throughput, 1.3*a.Throughput, "30 µs: %.0f/s, 60 µs: %.0f/s", b.Throughput, a.Throughput)
+
+	bad := strings.Replace(liveCSV, ",0.2,60", ",0.2,-1", 1)
+	_, err = ParseUserTable(strings.NewReader(bad), "live.csv")
+	require.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), `server_cpu_us_per_query = "-1", want a number of µs in 0..1000000`)
 }
