@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -76,6 +75,10 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 		return &counterGate{}, nil
 	case "chan":
 		return &chanGate{seats: make(chan struct{}, limit)}, nil
+	case "handoff": // strict handoff, whatever DefaultConfig's Starvation
+		cfg := concurrency.DefaultConfig(limit)
+		cfg.Starvation = 0
+		return concurrency.NewHandoff(cfg)
 	case "handoff-barging":
 		cfg := concurrency.DefaultConfig(limit)
 		cfg.Starvation = bargingStarvation
@@ -190,16 +193,16 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 }
 
 // bargingStarvation is the Starvation time of BenchmarkAdmissionBarging's gate:
-// sync.Mutex's starvation threshold (starvationThresholdNs in Go's
-// sync/mutex.go).
-const bargingStarvation = time.Millisecond
+// DefaultConfig's, sync.Mutex's starvation threshold (starvationThresholdNs in
+// Go's sync/mutex.go).
+const bargingStarvation = concurrency.DefaultStarvation
 
 // BenchmarkAdmissionBarging is BenchmarkAdmission's load through Handoff with
-// barging on (Config.Starvation = 1 ms): the other side of strict handoff's
-// trade. Run it with BenchmarkAdmission (-bench BenchmarkAdmission matches
-// both) to compare within one run: barging saves the park and wake per enter
-// that strict handoff pays once the gate is full, and pays for it in
-// p99-wait-µs.
+// bounded barging (Config.Starvation = 1 ms, DefaultConfig's), where
+// BenchmarkAdmission's policy=handoff is strict handoff (Starvation 0). Run it
+// with BenchmarkAdmission (-bench BenchmarkAdmission matches both) to compare
+// within one run: barging saves the park and wake per enter that strict
+// handoff pays once the gate is full, and pays for it in p99-wait-µs.
 func BenchmarkAdmissionBarging(b *testing.B) {
 	for _, limit := range []int{2, 8} {
 		for _, goroutines := range []int{1, 16} {
@@ -214,7 +217,7 @@ func BenchmarkAdmissionBarging(b *testing.B) {
 // nothing else, where the ratios between policies are not diluted by the 1 µs of
 // work.
 func BenchmarkAdmissionOverhead(b *testing.B) {
-	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff"} {
+	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff", "handoff-barging"} {
 		b.Run("policy="+policy+"/limit=8/goroutines=1", func(b *testing.B) {
 			g, err := newAdmissionGate(policy, 8)
 			if err != nil {
@@ -237,25 +240,22 @@ func BenchmarkAdmissionOverhead(b *testing.B) {
 // the peak (64) counts as the last step up.
 var rampSteps = []int{2, 4, 8, 16, 32, 64, 32, 16, 8, 4, 2}
 
-// rampRounds is the work of one ramp step: rounds (enter, burst, exit) split
-// across the step's goroutines, whatever b.N is. At 2 Ps that is about 150 ms
-// of rounds on an idle machine, so at 64 goroutines each runs some 4700
-// rounds, well under one of the scheduler's 10 ms time slices: the high steps
-// measure a crowd arriving at the gate more than a steady state, and they do
-// so alike on the way up and down.
-const rampRounds = 300000
-
 // BenchmarkAdmissionRamp drives one gate per policy and limit through a ramp
 // of goroutines, 2, 4, …, 64 and back to 2, on the same gate, so that whatever
 // state one step leaves (a convoy, a queue of old waiters) the next step
-// inherits. Every step does the same work, rampRounds of BenchmarkAdmission's
-// round, so a step's contention does not depend on b.N or on -benchtime, and
-// the way down can be held against the way up: each iteration of b.N runs the
-// whole ramp on a new gate, and ns/op is the time of a ramp.
+// inherits. Every step does the same work, b.N of BenchmarkAdmission's rounds
+// split across the step's goroutines, so that with -benchtime=300000x a step
+// is what BenchmarkAdmission's 16-goroutine case is, and the way down can be
+// held against the way up (a step of the first step's goroutines, unrecorded,
+// precedes the ramp); one call is one ramp on a new gate, and ns/op is
+// the ramp's time over b.N (the sum of its steps' ns/round). At 2 Ps 300000
+// rounds are about 150 ms on an idle machine, so at 64 goroutines each runs
+// some 4700 rounds, well under one of the scheduler's 10 ms time slices: the
+// high steps measure a crowd arriving at the gate more than a steady state,
+// and they do so alike on the way up and down.
 //
 // Per step it reports, named by direction and goroutine count (up16, down16):
-// ns/round, the step's wall time per round (the median over the b.N ramps);
-// p99-enter-µs, the 99th percentile
+// ns/round, the step's wall time per round; p99-enter-µs, the 99th percentile
 // of the time Enter took over every enter, timed by the benchmark for every
 // policy alike (upper bucket edge, at most 25% above); and for Handoff
 // p99-wait-µs over the step's waits. down/up-min and down/up-max are the
@@ -265,8 +265,10 @@ const rampRounds = 300000
 // limit 1; for limit n, n mutexes with goroutine i always on mutex i mod n
 // (seats are not shared between the mutexes' goroutines).
 //
-// Run it with -benchtime=5x: five ramps per policy and limit, some 2–8 s
-// each on 2 Ps, whose medians a burst of outside load moves little.
+// Run it as the other admission benchmarks, in the same invocation:
+// -benchtime=300000x -count=6, some 2–8 s per ramp on 2 Ps, and compare the
+// medians of the six counts step by step: one ramp's step lasts 150 ms, and
+// a burst of outside load moves one count's step, not the median.
 func BenchmarkAdmissionRamp(b *testing.B) {
 	for _, limit := range []int{1, 8} {
 		for _, policy := range []string{"handoff", "handoff-barging", "semaphore", "mutex"} {
@@ -277,37 +279,38 @@ func BenchmarkAdmissionRamp(b *testing.B) {
 	}
 }
 
-// rampStep accumulates one ramp step over b.N ramps.
+// rampStep is what one ramp step measured.
 type rampStep struct {
-	perRound []float64             // ns per round, one per ramp
+	perRound float64               // wall time per round, ns
 	enters   concurrency.Histogram // every enter's time, as the benchmark saw it
 	waits    concurrency.Histogram // Handoff's admitted waits (Stats.WaitTime)
 }
 
 func benchRamp(b *testing.B, policy string, limit int) {
 	steps := make([]rampStep, len(rampSteps))
+	var g admissionGate
+	var mus []sync.Mutex
+	if policy == "mutex" {
+		mus = make([]sync.Mutex, limit)
+	} else {
+		var err error
+		if g, err = newAdmissionGate(policy, limit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// One step of the first step's goroutines, not recorded: without it the
+	// first step up is the only one that runs on a gate no step has used,
+	// right after the testing package's runtime.GC and the previous count's
+	// goroutines exiting; every other step, and every step down, follows a
+	// step on the same gate.
+	var warm rampStep
+	runRampStep(b, &warm, g, mus, rampSteps[0], b.N)
 	b.ReportAllocs()
-	for range b.N {
-		var g admissionGate
-		var mus []sync.Mutex
-		if policy == "mutex" {
-			mus = make([]sync.Mutex, limit)
-		} else {
-			var err error
-			if g, err = newAdmissionGate(policy, limit); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for i, n := range rampSteps {
-			runRampStep(b, &steps[i], g, mus, n)
-		}
+	b.ResetTimer()
+	for i, n := range rampSteps {
+		runRampStep(b, &steps[i], g, mus, n, b.N)
 	}
 	b.StopTimer()
-	perRound := func(s rampStep) float64 { // the median over the ramps: one step hit by a burst of outside load moves it little
-		v := slices.Clone(s.perRound)
-		slices.Sort(v)
-		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
-	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	peak := len(rampSteps) / 2
 	name := func(i int) string {
@@ -316,26 +319,25 @@ func benchRamp(b *testing.B, policy string, limit int) {
 		}
 		return fmt.Sprintf("up%02d", rampSteps[i])
 	}
-	for i := range rampSteps {
-		s := steps[i]
-		b.ReportMetric(perRound(s), name(i)+"-ns/round")
+	for i, s := range steps {
+		b.ReportMetric(s.perRound, name(i)+"-ns/round")
 		b.ReportMetric(float64(s.enters.Quantile(0.99).Microseconds()), name(i)+"-p99-enter-µs")
 		if s.waits.Count() > 0 {
 			b.ReportMetric(float64(s.waits.Quantile(0.99).Microseconds()), name(i)+"-p99-wait-µs")
 		}
 	}
 	for i := range peak {
-		r := perRound(steps[2*peak-i]) / perRound(steps[i])
+		r := steps[2*peak-i].perRound / steps[i].perRound
 		lo, hi = min(lo, r), max(hi, r)
 	}
 	b.ReportMetric(lo, "down/up-min")
 	b.ReportMetric(hi, "down/up-max")
 }
 
-// runRampStep runs rampRounds rounds on g (or on mus, sync.Mutex as a gate)
+// runRampStep runs rounds rounds on g (or on mus, sync.Mutex as a gate)
 // split across goroutines and adds what it measured to st. The goroutines are
 // started and parked before the clock starts.
-func runRampStep(b *testing.B, st *rampStep, g admissionGate, mus []sync.Mutex, goroutines int) {
+func runRampStep(b *testing.B, st *rampStep, g admissionGate, mus []sync.Mutex, goroutines, rounds int) {
 	ctx := context.Background()
 	var before concurrency.Stats
 	if g != nil {
@@ -346,8 +348,8 @@ func runRampStep(b *testing.B, st *rampStep, g admissionGate, mus []sync.Mutex, 
 	var mu sync.Mutex
 	start.Add(1)
 	for w := 0; w < goroutines; w++ {
-		n := rampRounds / goroutines
-		if w < rampRounds%goroutines {
+		n := rounds / goroutines
+		if w < rounds%goroutines {
 			n++
 		}
 		ready.Add(1)
@@ -385,7 +387,7 @@ func runRampStep(b *testing.B, st *rampStep, g admissionGate, mus []sync.Mutex, 
 	t0 := time.Now()
 	start.Done()
 	done.Wait()
-	st.perRound = append(st.perRound, float64(time.Since(t0).Nanoseconds())/rampRounds)
+	st.perRound = float64(time.Since(t0).Nanoseconds()) / float64(rounds)
 	if g != nil {
 		s := g.Stats()
 		st.waits.Merge(s.WaitTime.Sub(before.WaitTime))

@@ -146,3 +146,30 @@ func TestHandoffCoreFastPathsDecideOnlyTheUncontendedCase(t *testing.T) {
 	assert.Equal(t, uint64(1), c.state.Load())
 	assert.False(t, th.Inside())
 }
+
+// TestDefaultConfigBargesAndZeroStarvationIsStrict: DefaultConfig's Handoff
+// is bounded barging (a newcomer takes a seat freed while a thread waits), and
+// Starvation 0 is strict handoff (the freed seat is the waiter's).
+func TestDefaultConfigBargesAndZeroStarvationIsStrict(t *testing.T) {
+	assert.Equal(t, time.Millisecond, DefaultConfig(1).Starvation)
+	for _, tt := range []struct {
+		name       string
+		starvation time.Duration
+		newcomerIn bool
+	}{
+		{"DefaultConfig: the newcomer barges", DefaultConfig(1).Starvation, true},
+		{"Starvation 0: the seat is the waiter's", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig(1)
+			cfg.Starvation = tt.starvation
+			c, err := NewHandoffCore(cfg)
+			require.NoError(t, err)
+			holder, waiter, newcomer := &Thread{}, &Thread{}, &Thread{}
+			require.Equal(t, Admitted, c.Enter(holder, 0).Verdict)
+			require.Equal(t, Queued, c.Enter(waiter, 0).Verdict)
+			c.ForceExit(holder, 0)
+			assert.Equal(t, tt.newcomerIn, c.Enter(newcomer, 0).Verdict == Admitted)
+		})
+	}
+}

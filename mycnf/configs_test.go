@@ -78,7 +78,8 @@ skip-thread-priority
 
 	cc, err := s.ConcurrencyConfig()
 	require.NoError(t, err)
-	assert.Equal(t, concurrency.Config{Limit: 8, Tickets: 500, SleepDelay: 0, AdaptiveMaxSleepDelay: time.Second}, cc)
+	assert.Equal(t, concurrency.Config{Limit: 8, Tickets: 500, SleepDelay: 0, AdaptiveMaxSleepDelay: time.Second,
+		Starvation: concurrency.DefaultStarvation}, cc) // no my.cnf setting for it: DefaultConfig's
 	_, err = concurrency.NewAtomicCore(cc)
 	assert.NoError(t, err)
 

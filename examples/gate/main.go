@@ -12,7 +12,8 @@
 //
 //	go run ./examples/gate
 //	go run ./examples/gate -clients 1,2,4,8,16,32 -limits 1,2,4,8 -duration 500ms
-//	go run ./examples/gate -policies handoff -starvation 1ms -p99   # bounded barging
+//	go run ./examples/gate -policies handoff -p99                   # bounded barging (the default)
+//	go run ./examples/gate -policies handoff -starvation 0 -p99     # strict handoff
 package main
 
 import (
@@ -47,7 +48,7 @@ func run(args []string, out io.Writer) error {
 	duration := fs.Duration("duration", 100*time.Millisecond, "how long each cell runs")
 	burst := fs.Int("burst", 450, "xorshift rounds of CPU work inside the gate per statement (450 ≈ 1 µs)")
 	policies := fs.String("policies", "unlimited,queue,atomic,semaphore,handoff", "comma-separated policies")
-	starvation := fs.Duration("starvation", 0, "Handoff's Config.Starvation: 0 hands seats over strictly, > 0 (e.g. 1ms) lets threads barge, no wait longer than about that")
+	starvation := fs.Duration("starvation", concurrency.DefaultStarvation, "Handoff's Config.Starvation: > 0 (the default, 1ms) lets threads barge, no wait longer than about that; 0 hands seats over strictly")
 	showP99 := fs.Bool("p99", false, "show each cell's 99th-percentile wait after its rate (queue, atomic, handoff, adaptive)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -25,11 +25,22 @@ func TestRunPrintsATablePerPolicy(t *testing.T) {
 	assert.Len(t, lines, 1+2*5, "a header line, then per policy a blank line, a title, a column header and two rows")
 }
 
+// TestRunMeasuresHandoffWithBarging: Handoff runs with DefaultConfig's bounded
+// barging (1 ms) unless -starvation says otherwise; -starvation 0 is strict.
 func TestRunMeasuresHandoffWithBarging(t *testing.T) {
-	var out bytes.Buffer
-	err := run([]string{"-clients", "4", "-limits", "1", "-duration", "5ms", "-policies", "handoff", "-starvation", "1ms"}, &out)
-	require.NoError(t, err)
-	assert.Contains(t, out.String(), "Handoff starvation 1ms")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "Handoff starvation 1ms"},
+		{[]string{"-starvation", "5ms"}, "Handoff starvation 5ms"},
+		{[]string{"-starvation", "0"}, "Handoff starvation 0s"},
+	} {
+		var out bytes.Buffer
+		args := append([]string{"-clients", "4", "-limits", "1", "-duration", "5ms", "-policies", "handoff"}, c.flags...)
+		require.NoError(t, run(args, &out))
+		assert.Contains(t, out.String(), c.want, c.flags)
+	}
 }
 
 // TestRunShowsTheP99Wait: with -p99 a cell whose gate timed waits shows the
