@@ -201,7 +201,17 @@ func TestSignalStopsRun(t *testing.T) {
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
-			time.Sleep(500 * time.Millisecond) // let it reach the cell
+			// Wait until run has made its temporary output, which it does
+			// after main has installed its signal handler: a fixed 500 ms
+			// was too short for a -race binary on a loaded machine, and the
+			// signal killed the process before the handler existed.
+			ready := time.Now().Add(30 * time.Second)
+			for {
+				if entries, _ := os.ReadDir(dir); len(entries) > 0 || time.Now().After(ready) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			require.NoError(t, cmd.Process.Signal(sig))
 			waited := make(chan error, 1)
 			go func() { waited <- cmd.Wait() }()
