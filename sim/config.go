@@ -28,6 +28,10 @@ type MachineConfig struct {
 	// after another, as Solaris libc does (Mutex has the mechanism); false
 	// wakes them all in one futex call, as Linux does.
 	BroadcastChain bool
+	// SyncArray is the InnoDB version's global wait array, through which its
+	// mutexes' waits (and in 5.0/5.1 their signals) go (SyncArray has the
+	// steps and their sources). The zero value, SyncArrayNone, has none.
+	SyncArray SyncArray
 	// Seed seeds the machine's random source.
 	Seed uint64
 }
@@ -47,6 +51,9 @@ func (c MachineConfig) validate() (MachineConfig, error) {
 	}
 	if c.SpinLoops < 0 || c.SpinLoops > 10000 {
 		return c, fmt.Errorf("sim: SpinLoops = %d, want 0..10000: %w", c.SpinLoops, ErrInvalidConfig)
+	}
+	if err := c.SyncArray.validate(); err != nil {
+		return c, err
 	}
 	if c.Costs == (CostProfile{}) {
 		c.Costs = OldKernel()

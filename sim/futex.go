@@ -124,6 +124,9 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		if mu.holder < 0 {
 			break // released meanwhile: retry at once (the lock word check in futex_wait)
 		}
+		if m.inArray(mu) && t.sig != mu.signals {
+			break // signalled since the cell was reserved: os_event_wait_low returns at once
+		}
 		mu.Waits++
 		mu.waiters = append(mu.waiters, id)
 		m.block(t)

@@ -40,6 +40,8 @@ type Machine struct {
 	minVr   int64
 
 	mutexes []Mutex
+	arrMu   int32       // the wait array's mutex (MachineConfig.SyncArray), or -1
+	cells   []arrayCell // the wait array's reserved cells, in order
 	buckets []bucket
 	tbucket []int32 // private futex word of each thread (gate parking)
 	scratch []int32 // the waiters a futex wake is waking
@@ -80,6 +82,12 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, e: NewEngine(cfg.Seed), logCfg: DefaultLogConfig}
+	m.arrMu = -1
+	if cfg.SyncArray != SyncArrayNone {
+		// sync_array_create(..., SYNC_ARRAY_OS_MUTEX): an os_mutex, a pthread
+		// mutex, over n_reserved, res_count and sg_count (one line)
+		m.arrMu = m.AddMutex(Mutex{Name: "sync_array", Lines: 1})
+	}
 	m.evRun = m.e.On(m.onRunAs)
 	m.waker = -1
 	m.evWake = m.e.On(m.onWake)

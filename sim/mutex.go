@@ -49,23 +49,38 @@ type Mutex struct {
 	chain    []int32 // moved by a broadcast, woken one by one (BroadcastChain)
 	bucket   int32
 
+	flag    bool   // mutex->waiters: set by a waiter after it reserved a cell (SyncArray)
+	signals uint64 // the event's signal count (os_event_set), which a reserved cell remembers
+
 	// Acquisitions, SpinAcquired and Waits count lock requests, those granted
 	// while spinning and those that slept.
 	Acquisitions, SpinAcquired, Waits uint64
+	// Signals counts the releases that woke the mutex's waiters (with a wait
+	// array: that found the waiters flag set, mutex_signal_object). Cells and
+	// CellWaits count, with MachineConfig.SyncArray, the wait cells reserved
+	// (sync_array_reserve_cell) and the waits on them
+	// (sync_array_wait_event); a reservation whose retry won the mutex is a
+	// cell without a wait. Without a wait array both stay 0.
+	Signals, Cells, CellWaits uint64
 }
 
 // mutexStage is how far a thread has got in locking or unlocking a Mutex.
 type mutexStage uint8
 
 const (
-	mxIdle      mutexStage = iota // no lock or unlock in progress: a lock starts by trying the word
-	mxSpinning                    // spinning SpinLoops rounds for the mutex
-	mxWaiting                     // sleeping on the mutex (or on the way to): retry when woken
-	mxGranted                     // handed the mutex by its releaser while spinning
-	mxWaking                      // unlocking: the futex wake of the waiters is in progress
-	mxTaking                      // locked: moving the lock word and the data lines to this core
-	mxReleasing                   // unlocking: moving the lock word back to this core to reset it
-	mxPassing                     // woken from a broadcast chain: waking the next of it
+	mxIdle        mutexStage = iota // no lock or unlock in progress: a lock starts by trying the word
+	mxSpinning                      // spinning SpinLoops rounds for the mutex
+	mxWaiting                       // sleeping on the mutex (or on the way to): retry when woken
+	mxGranted                       // handed the mutex by its releaser while spinning
+	mxWaking                        // unlocking: the futex wake of the waiters is in progress
+	mxTaking                        // locked: moving the lock word and the data lines to this core
+	mxReleasing                     // unlocking: moving the lock word back to this core to reset it
+	mxPassing                       // woken from a broadcast chain: waking the next of it
+	mxReserving                     // reserving a cell of the wait array (SyncArray)
+	mxCellWaiting                   // marking the cell waiting, then to the futex wait
+	mxFreeingWon                    // freeing the cell after the retry won the mutex
+	mxFreeing                       // freeing the cell after the wait: then spin again
+	mxSignalling                    // unlocking: counting the signal under the array's mutex (SyncArray50)
 )
 
 // lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
@@ -78,81 +93,174 @@ const (
 // the mutex to the first spinner at once, as the spinner's next test-and-set would
 // win); if still taken, reserve a wait cell and sleep on the mutex's event (a futex
 // wait through its hash bucket). A woken waiter starts over from the try, so a
-// thread that arrives meanwhile may take the mutex first.
-func (m *Machine) lock(t *thread, id int32, mi int32) bool {
+// thread that arrives meanwhile may take the mutex first. On a machine with a
+// wait array (MachineConfig.SyncArray) the cell's reservation, the wait and the
+// cell's release each take the array's mutex first (SyncArray has the steps).
+func (m *Machine) lock(t *thread, id int32, mi int32) bool { return m.lockStage(t, id, mi, &t.mx) }
+
+// lockStage is lock with the thread's stage for mutex mi in *st: t.mx for the
+// mutex of the op, t.amx for the wait array's mutex taken inside it.
+func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
 	mu := &m.mutexes[mi]
 	for {
-		switch t.mx {
+		switch *st {
 		case mxIdle:
 			if mu.holder < 0 {
 				mu.holder = id
 				mu.Acquisitions++
-				return m.take(t, id, mu)
+				return m.take(t, id, mu, st)
 			}
 			mu.wordCPU = t.core // the failed test-and-set wrote the word
 			if mu.Spin && m.cfg.SpinLoops > 0 {
-				t.mx = mxSpinning
+				*st = mxSpinning
 				mu.spinners = append(mu.spinners, id)
 				spin := int64(m.cfg.SpinLoops) * m.jit(m.cfg.Costs.SpinRound)
 				m.runBurst(t, id, spin, catMutexSpin)
 				return false
 			}
-			t.mx = mxWaiting
+			if m.inArray(mu) {
+				*st = mxReserving
+				continue
+			}
+			*st = mxWaiting
 			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
 		case mxSpinning: // spun out without the lock
 			mu.spinners = remove(mu.spinners, id)
-			t.mx = mxWaiting
+			if m.inArray(mu) {
+				*st = mxReserving
+				continue
+			}
+			*st = mxWaiting
 			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
+		case mxReserving: // sync_array_reserve_cell
+			if !m.arrayStep(t, id, asReserve) {
+				return false
+			}
+			// mutex_set_waiters(1); os_event_reset keeps the signal count the
+			// wait compares; then the retry of the lock word
+			mu.flag = true
+			mu.Cells++
+			t.sig = mu.signals
+			if mu.holder < 0 {
+				mu.holder = id
+				mu.Acquisitions++
+				*st = mxFreeingWon // the flag stays set: others may wait
+				continue
+			}
+			*st = mxCellWaiting
+		case mxCellWaiting: // sync_array_wait_event, then os_event_wait
+			if !m.arrayStep(t, id, asWait) {
+				return false
+			}
+			mu.CellWaits++
+			*st = mxWaiting
+			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+			return false
+		case mxFreeingWon: // the retry won: sync_array_free_cell, then the lines
+			if !m.arrayStep(t, id, asFree) {
+				return false
+			}
+			*st = mxIdle
+			return m.take(t, id, mu, st)
 		case mxWaiting: // woken, or found it free on the way to sleep: retry
 			if t.chain {
 				t.chain = false
 				if len(mu.chain) > 0 { // pass the broadcast on first
-					t.mx = mxPassing
+					*st = mxPassing
 					m.startFutex(t, id, fxWakeChain, mi, mu.bucket)
 					return false
 				}
 			}
-			t.mx = mxIdle
+			*st = m.afterWait(mu)
 		case mxPassing: // the next one is woken: retry
-			t.mx = mxIdle
+			*st = m.afterWait(mu)
+		case mxFreeing: // sync_array_free_cell after the wait, then spin again
+			if !m.arrayStep(t, id, asFree) {
+				return false
+			}
+			*st = mxIdle
 		case mxGranted:
-			t.mx = mxIdle
-			return m.take(t, id, mu)
+			*st = mxIdle
+			return m.take(t, id, mu, st)
 		case mxTaking: // the lines have arrived
-			t.mx = mxIdle
+			*st = mxIdle
 			return true
 		}
 	}
 }
 
+// afterWait is the stage after a wait on mu has ended: free the wait
+// array's cell first if mu's waits go through the array, else retry.
+func (m *Machine) afterWait(mu *Mutex) mutexStage {
+	if m.inArray(mu) {
+		return mxFreeing
+	}
+	return mxIdle
+}
+
 // unlock runs OpUnlock for mutex mi; it reports whether the release is done
 // and t goes on; false means t stops while its futex wake of the waiters is in
 // progress, and unlock is called again when it returns.
-func (m *Machine) unlock(t *thread, id int32, mi int32) bool {
+func (m *Machine) unlock(t *thread, id int32, mi int32) bool { return m.unlockStage(t, id, mi, &t.mx) }
+
+// unlockStage is unlock with the thread's stage for mutex mi in *st (see
+// lockStage).
+//
+// Without a wait array the release wakes the waiters only when no spinner
+// takes the mutex. With one it follows mutex_exit: reset the lock word, and
+// if the waiters flag is set, mutex_signal_object (clear the flag, os_event_set,
+// and under SyncArray50 sync_array_object_signalled), whoever takes the
+// mutex next.
+func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
 	mu := &m.mutexes[mi]
-	switch t.mx {
+	switch *st {
 	case mxWaking:
-		t.mx = mxIdle
+		if m.inArray(mu) && m.cfg.SyncArray == SyncArray50 {
+			*st = mxSignalling
+			return m.unlockStage(t, id, mi, st)
+		}
+		*st = mxIdle
 		return true // the wake is done
+	case mxSignalling: // sync_array_object_signalled
+		if !m.arrayStep(t, id, asSignal) {
+			return false
+		}
+		*st = mxIdle
+		return true
 	case mxReleasing:
-		t.mx = mxIdle // the word is back: reset it
+		*st = mxIdle // the word is back: reset it
 	default:
 		if d := m.contended(mu, t.core); d > 0 {
 			mu.wordCPU = t.core
-			t.mx = mxReleasing
+			*st = mxReleasing
 			m.runBurst(t, id, d, catUser)
 			return false
 		}
 	}
 	mu.holder = -1
+	if m.inArray(mu) {
+		if s := m.pickSpinner(mu); s >= 0 {
+			m.grantSpinner(mu, mi, s)
+		}
+		if !mu.flag {
+			return true
+		}
+		mu.flag = false
+		mu.signals++
+		mu.Signals++
+		*st = mxWaking
+		m.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
+		return false
+	}
 	if s := m.pickSpinner(mu); s >= 0 {
 		m.grantSpinner(mu, mi, s)
 		return true
 	}
 	if len(mu.waiters) > 0 {
-		t.mx = mxWaking
+		mu.Signals++
+		*st = mxWaking
 		m.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
 		return false
 	}
@@ -162,14 +270,14 @@ func (m *Machine) unlock(t *thread, id int32, mi int32) bool {
 // take charges the new holder t of mu for the lines it must fetch: the lock
 // word from the core that last wrote it, each data line from the previous
 // holder's core. It reports whether t goes on at once (nothing to move);
-// false means t stops in mxTaking until the lines have arrived.
-func (m *Machine) take(t *thread, id int32, mu *Mutex) bool {
+// false means t stops in mxTaking (in *st) until the lines have arrived.
+func (m *Machine) take(t *thread, id int32, mu *Mutex, st *mutexStage) bool {
 	d := m.contended(mu, t.core) + int64(mu.Lines)*m.transfer(mu.dataCPU, t.core)
 	mu.wordCPU, mu.dataCPU = t.core, t.core
 	if d == 0 {
 		return true
 	}
-	t.mx = mxTaking
+	*st = mxTaking
 	m.runBurst(t, id, d, catUser)
 	return false
 }

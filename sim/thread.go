@@ -49,6 +49,13 @@ type thread struct {
 	// chain: woken from a mutex's broadcast chain, this thread wakes the next
 	// of it before it retries (MachineConfig.BroadcastChain).
 	chain bool
+	// amx and aph are the lock stage of the wait array's mutex and the phase
+	// of the critical section on it, while a wait or a signal of an InnoDB
+	// mutex goes through the array; sig is the mutex event's signal count
+	// when this thread reserved its cell (MachineConfig.SyncArray).
+	amx mutexStage
+	aph arrayPhase
+	sig uint64
 
 	hint   prio.Hint
 	cpupri int   // TS CPU priority 0..59
