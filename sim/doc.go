@@ -58,7 +58,11 @@
 // its release wakes every waiter (WakeAll, os_event_set), each of which
 // retries, or, with MachineConfig.BroadcastChain (Solaris libc's
 // cond_broadcast), the first, each woken one waking the next. A pthread mutex
-// (Spin false) goes straight to futex wait and wakes one. Taking a mutex on
+// (Spin false) goes straight to futex wait and wakes one. With
+// MachineConfig.SyncArray an InnoDB mutex's waits, and in 5.0/5.1 its
+// signals, also go through InnoDB's global wait array (sync0arr.c): each
+// reservation, wait and release of a cell takes the array's one pthread
+// mutex, which every InnoDB mutex's waiters share. Taking a mutex on
 // another core moves its lock word and data lines (CostProfile.LineTransfer).
 // Every futex wait and wake (futex.go) enters the kernel and takes its hash
 // bucket's spinlock: the caller spins, on its core and not preemptible, while

@@ -132,7 +132,13 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		m.block(t)
 		return
 	case fxWakeMutex:
-		m.wakeWaiters(&m.mutexes[arg])
+		mu := &m.mutexes[arg]
+		m.wakeWaiters(mu)
+		if m.inArray(mu) && !mu.WakeAll && len(mu.waiters) > 0 {
+			// a wake of one leaves the others asleep: keep the waiters flag,
+			// or no later release would signal them
+			mu.flag = true
+		}
 	case fxWakeChain:
 		m.passChain(&m.mutexes[arg])
 	case fxWaitEvent:

@@ -109,3 +109,58 @@ func TestSyncArrayOutOfRangeIsAnError(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "SyncArray = 3")
 }
+
+// Bug 15815's scan (4 threads on the report's four single-core sockets)
+// never sleeps: each hold of buf_pool->mutex is a few hundred ns, so a
+// spinner wins the mutex within its 30 rounds every time and the wait array
+// is never reached. So the array does not move the case's 4/1 ratio; what
+// would is in docs/sim-model.md ("The global wait array").
+func TestRowScanSpinnersNeverReachTheWaitArray(t *testing.T) {
+	run := func(s SyncArray) (Result, *Machine) {
+		c := Cell{Workload: "row_scan_global", Threads: 4, Machine: MachineConfig{CPUs: 4, Sockets: 4, Scheduler: CFS,
+			Costs: lineProfile(), SpinLoops: DefaultSpinLoops, SyncArray: s, Seed: 5}}
+		m, err := c.build()
+		require.NoError(t, err)
+		return m.Run(5*time.Millisecond, 20*time.Millisecond), m
+	}
+	with, m := run(SyncArray50)
+	without, _ := run(SyncArrayNone)
+	buf := m.mutexes[1]
+	require.Equal(t, "buf_pool", buf.Name)
+	assert.NotZero(t, buf.SpinAcquired, "4 threads contend")
+	assert.Zero(t, buf.Cells, "no spinner runs out of rounds")
+	assert.Zero(t, m.mutexes[m.arrMu].Acquisitions)
+	assert.Equal(t, without.Units, with.Units, "the array is never reached, so the run is the same")
+}
+
+// LEMMA 1 of sync0sync.c: a thread asleep on a mutex's event is always
+// signalled later, because the waiters flag stays set until a release
+// signals. Checked every 10 µs of a contended run, for a release that wakes
+// every waiter and for one that wakes one (bug 52806's proposal), which must
+// leave the flag set for the waiters it did not wake.
+func TestSyncArraySleepersAlwaysHaveTheWaitersFlag(t *testing.T) {
+	for _, wakeAll := range []bool{true, false} {
+		m, err := NewMachine(MachineConfig{CPUs: 4, Scheduler: CFS, SpinLoops: DefaultSpinLoops, SyncArray: SyncArray50, Seed: 4})
+		require.NoError(t, err)
+		a := m.AddMutex(Mutex{Name: "hot", Spin: true, WakeAll: wakeAll})
+		for range 16 {
+			require.NoError(t, m.AddThread([]Op{cpu(3 * us), lock(a), cpu(20 * us), unlock(a), done(1)}, prio.Normal))
+		}
+		bad := 0
+		for now := int64(0); now < int64(5*time.Millisecond); now += int64(10 * time.Microsecond) {
+			m.e.Run(now)
+			mu := &m.mutexes[a]
+			signalling := false
+			for i := range m.threads {
+				if th := &m.threads[i]; th.mx == mxWaking && th.sys.op == fxWakeMutex {
+					signalling = true
+				}
+			}
+			if len(mu.waiters) > 0 && !mu.flag && !signalling {
+				bad++
+			}
+		}
+		assert.Zero(t, bad, "wakeAll %v: instants with a sleeper, no waiters flag and no signal under way", wakeAll)
+		assert.NotZero(t, m.mutexes[a].Waits, "wakeAll %v: threads slept", wakeAll)
+	}
+}
