@@ -65,7 +65,8 @@ func runStudyB(ctx context.Context, o Options) (*Report, error) {
 	cells := make([]sim.Cell, len(keys))
 	for i, k := range keys {
 		cells[i] = sim.Cell{Workload: "slap_select", Threads: k.cl, Gate: studyBGate(k.p, k.limit),
-			Machine: sim.MachineConfig{CPUs: k.cpus, Scheduler: sim.CFS, Costs: sim.OldKernel(), SpinLoops: sim.DefaultSpinLoops}}
+			Machine: sim.MachineConfig{CPUs: k.cpus, Scheduler: sim.CFS, Costs: sim.OldKernel(), SpinLoops: sim.DefaultSpinLoops,
+				SyncArray: sim.SyncArray50}} // 5.0: waits and signals through sync_primary_wait_array's mutex
 	}
 	res, err := runCells(ctx, o, cells)
 	if err != nil {

@@ -56,7 +56,8 @@ func runStudyC(ctx context.Context, o Options) (*Report, error) {
 		for _, th := range studyCThreads {
 			for _, p := range []sim.CostProfile{sim.OldKernel(), sim.NewKernel()} {
 				cells = append(cells, sim.Cell{Workload: wl, Threads: th,
-					Machine: sim.MachineConfig{CPUs: studyCCPUs, Scheduler: sim.CFS, Costs: p, SpinLoops: sim.DefaultSpinLoops}})
+					Machine: sim.MachineConfig{CPUs: studyCCPUs, Scheduler: sim.CFS, Costs: p, SpinLoops: sim.DefaultSpinLoops,
+						SyncArray: sim.SyncArray55}}) // 10.3's InnoDB (5.7's): waits through the wait array, atomic signal count
 			}
 		}
 	}

@@ -39,6 +39,7 @@ func studyDCell(io int, w aio.WakePolicy) (sim.Cell, error) {
 	c.AIO.IO, c.AIO.Wake = aio.IOSimulated, w // the study is about simulated AIO, whatever the .cnf says
 	c.Threads, c.Machine.CPUs, c.Machine.Scheduler = studyDThreads, studyDCPUs, sim.CFS
 	c.Machine.Sockets, c.Machine.Costs = 2, studyDCosts()
+	c.Machine.SyncArray = sim.SyncArray55                           // 8.0, innodb_sync_array_size = 1: waits through the wait array
 	c.Warmup, c.Measure = 50*time.Millisecond, 500*time.Millisecond // the herd is bursty: a long window
 	return c, nil
 }

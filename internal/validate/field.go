@@ -102,6 +102,9 @@ func bug15815() fieldCase {
 	box := machine(4)
 	box.Sockets = 4
 	box.Costs.LineTransfer, box.Costs.LineTransferRemote = 100*time.Nanosecond, 200*time.Nanosecond
+	// MySQL 5.0: every wait and signal of an InnoDB mutex through the global
+	// wait array's mutex (sim.SyncArray50)
+	box.SyncArray = sim.SyncArray50
 	return fieldCase{
 		cells: func() ([]sim.Cell, error) {
 			return []sim.Cell{
@@ -132,11 +135,13 @@ func bug15815() fieldCase {
 // and cut CPU use; no figures are given, so the table is its claims. "No
 // slower" allows 2% for the seeds' noise.
 func bug52806() fieldCase {
+	box := machine(8)
+	box.SyncArray = sim.SyncArray50 // MySQL 5.1: the mutex's waits and signals through the wait array
 	return fieldCase{
 		cells: func() ([]sim.Cell, error) {
 			return []sim.Cell{
-				{Workload: "mutex_wake_all", Threads: 16, Machine: machine(8)},
-				{Workload: "mutex_wake_one", Threads: 16, Machine: machine(8)},
+				{Workload: "mutex_wake_all", Threads: 16, Machine: box},
+				{Workload: "mutex_wake_one", Threads: 16, Machine: box},
 			}, nil
 		},
 		table: func(res []sim.Result) Table {
@@ -182,7 +187,9 @@ func bug111102() fieldCase {
 				if err != nil {
 					return nil, err
 				}
-				cells = append(cells, sim.Cell{Workload: "oltp_insert", Threads: 32, AIO: &ac, Machine: machine(96)})
+				box := machine(96)
+				box.SyncArray = sim.SyncArray55 // MySQL 8.0: InnoDB mutex waits through the wait array
+				cells = append(cells, sim.Cell{Workload: "oltp_insert", Threads: 32, AIO: &ac, Machine: box})
 			}
 			return cells, nil
 		},
