@@ -57,6 +57,13 @@ type CostProfile struct {
 	// calls: protocol and LSM hooks, the socket's operations). 0 charges
 	// such a call as any other. OldKernel: 0; NewKernel: 4 µs.
 	SyscallSetup time.Duration
+	// SetPriority is the kernel work of one call that changes the calling
+	// thread's priority (MySQL 5.1's my_pthread_setprio, twice a statement
+	// with thread priorities on: pthread_setschedparam, which is
+	// priocntl(PC_SETPARMS) on Solaris and setpriority on Linux) beyond
+	// Syscall: finding the thread, changing its class parameters and
+	// re-sorting it in the dispatcher. OldKernel and NewKernel: 300 ns.
+	SetPriority time.Duration
 	// FutexHold is how long one futex wait or wake holds its hash-bucket spinlock
 	// when nobody else wants it.
 	FutexHold time.Duration
@@ -175,6 +182,7 @@ func OldKernel() CostProfile {
 		Name:          "old-kernel",
 		ContextSwitch: 1500 * time.Nanosecond,
 		Syscall:       100 * time.Nanosecond,
+		SetPriority:   300 * time.Nanosecond,
 		FutexHold:     200 * time.Nanosecond,
 		// One LineTransfer per spinner or woken waiter: 100 ns / 200 ns.
 		FutexGrowth: 0.5,
@@ -278,6 +286,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "syscall", d: &p.Syscall},
 		{key: "syscall_socket", d: &p.SyscallSocket},
 		{key: "syscall_setup", d: &p.SyscallSetup},
+		{key: "set_priority", d: &p.SetPriority},
 		{key: "futex_hold", d: &p.FutexHold},
 		{key: "futex_growth", g: &p.FutexGrowth, gmax: 10},
 		{key: "futex_walk", g: &p.FutexWalk, gmax: 1},
@@ -313,7 +322,7 @@ func (p CostProfile) Validate() error {
 
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
-// names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
+// names (context_switch, syscall, syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_growth, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
