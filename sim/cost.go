@@ -28,7 +28,9 @@ var ErrInvalidConfig = errors.New("invalid config")
 // Machine charges the fields up to RunqueueHold, and SwitchGrowth. The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
-// for its model of Go's scheduler; Machine does not charge them yet.
+// for its model of Go's scheduler, the GoRuntime layer, which charges all six;
+// Machine itself charges only FutexWakeCall and FutexWake, and only with
+// SetRemoteWake on.
 //
 // OldKernel and NewKernel differ only in Syscall, SyscallSetup and
 // ContextSwitch: that is the whole of study C.
@@ -114,9 +116,11 @@ type CostProfile struct {
 	// NewKernel, charges no such lock.
 	RunqueueHold time.Duration
 
-	// The six fields below are used only by the model of BenchmarkAIOWake
-	// (PredictAIOWake), which runs Go code on locked OS threads; the study
-	// machine ignores them. innosim calibrate measures them.
+	// The six fields below are charged by the GoRuntime layer (the model of
+	// BenchmarkAIOWake, which runs Go code on locked OS threads) and,
+	// FutexWakeCall and FutexWake, by a machine with SetRemoteWake on; the
+	// study machines have it off and ignore them. innosim calibrate measures
+	// them.
 
 	// FutexWakeCall is the waker's time inside a FUTEX_WAKE that wakes a
 	// thread onto another, idle CPU (finding it, queueing it there, the
@@ -192,10 +196,13 @@ func OldKernel() CostProfile {
 		LineTransfer:       100 * time.Nanosecond,
 		LineTransferRemote: 200 * time.Nanosecond,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
-		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
-		// thread running on a halted CPU, locked-thread handoff ~20 µs,
+		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from its start
+		// to the thread running on a halted CPU, locked-thread handoff ~20 µs,
 		// contended sync.Mutex ~10 ns; a woken thread preempts its waker in
 		// about 3 of 4 same-CPU wakes (calibrate's one-CPU futex ping-pong).
+		// FutexWake is 4 µs, the ~7 less the call's ~3, as it was defined
+		// when these were chosen (from the call's end); it now counts from
+		// the call's start, which calibrate measures as ~7 µs.
 		FutexWakeCall: 3 * time.Microsecond,
 		FutexWake:     4 * time.Microsecond,
 		ThreadHandoff: 20 * time.Microsecond,
