@@ -16,7 +16,7 @@ const (
 	// MaxLimit is the largest innodb_thread_concurrency MySQL accepts.
 	MaxLimit = 1000
 	// DefaultTickets is innodb_concurrency_tickets' default since MySQL 5.6
-	// (MySQL 5.5 used 500: srv_n_free_tickets_to_enter in srv0conc.cc).
+	// (MySQL 5.5 used 500: srv_n_free_tickets_to_enter in srv0srv.c).
 	DefaultTickets = 5000
 	// MaxTickets is the largest innodb_concurrency_tickets (2^32 - 1).
 	MaxTickets = 1<<32 - 1

@@ -28,7 +28,9 @@ var ErrInvalidConfig = errors.New("invalid config")
 // Machine charges the fields up to RunqueueHold, and SwitchGrowth. The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
-// for its model of Go's scheduler; Machine does not charge them yet.
+// for its model of Go's scheduler, the GoRuntime layer, which charges all six;
+// Machine itself charges only FutexWakeCall and FutexWake, and only with
+// SetRemoteWake on.
 //
 // OldKernel and NewKernel differ only in Syscall, SyscallSetup and
 // ContextSwitch: that is the whole of study C.
@@ -57,6 +59,13 @@ type CostProfile struct {
 	// calls: protocol and LSM hooks, the socket's operations). 0 charges
 	// such a call as any other. OldKernel: 0; NewKernel: 4 µs.
 	SyscallSetup time.Duration
+	// SetPriority is the kernel work of one call that changes the calling
+	// thread's priority (MySQL 5.1's my_pthread_setprio, twice a statement
+	// with thread priorities on: pthread_setschedparam, which is
+	// priocntl(PC_SETPARMS) on Solaris and setpriority on Linux) beyond
+	// Syscall: finding the thread, changing its class parameters and
+	// re-sorting it in the dispatcher. OldKernel and NewKernel: 300 ns.
+	SetPriority time.Duration
 	// FutexHold is how long one futex wait or wake holds its hash-bucket spinlock
 	// when nobody else wants it.
 	FutexHold time.Duration
@@ -71,8 +80,9 @@ type CostProfile struct {
 	// on the waiter's core (kernel/futex/waitwake.c). OldKernel: 0.5, its
 	// LineTransfer (100 ns) over its FutexHold (200 ns).
 	FutexGrowth float64
-	// FutexWalk (0..1) is a fitted stand-in with no source, kept for study
-	// A's machine only until it is chosen again without it: w × FutexGrowth
+	// FutexWalk (0..1) is a fitted stand-in with no source, which no study
+	// machine uses any more (study A's did until it gained the wait array);
+	// it stays so that profiles giving it still read as before: w × FutexGrowth
 	// more for every thread waiting on the mutex, on every futex call of it
 	// (a wait and a wake of one alike), and (1-w) × the per-kind growth of
 	// Machine.holdTime. 0, the default of OldKernel and NewKernel, is what
@@ -107,9 +117,11 @@ type CostProfile struct {
 	// NewKernel, charges no such lock.
 	RunqueueHold time.Duration
 
-	// The six fields below are used only by the model of BenchmarkAIOWake
-	// (PredictAIOWake), which runs Go code on locked OS threads; the study
-	// machine ignores them. innosim calibrate measures them.
+	// The six fields below are charged by the GoRuntime layer (the model of
+	// BenchmarkAIOWake, which runs Go code on locked OS threads) and,
+	// FutexWakeCall and FutexWake, by a machine with SetRemoteWake on; the
+	// study machines have it off and ignore them. innosim calibrate measures
+	// them.
 
 	// FutexWakeCall is the waker's time inside a FUTEX_WAKE that wakes a
 	// thread onto another, idle CPU (finding it, queueing it there, the
@@ -175,6 +187,7 @@ func OldKernel() CostProfile {
 		Name:          "old-kernel",
 		ContextSwitch: 1500 * time.Nanosecond,
 		Syscall:       100 * time.Nanosecond,
+		SetPriority:   300 * time.Nanosecond,
 		FutexHold:     200 * time.Nanosecond,
 		// One LineTransfer per spinner or woken waiter: 100 ns / 200 ns.
 		FutexGrowth: 0.5,
@@ -184,10 +197,13 @@ func OldKernel() CostProfile {
 		LineTransfer:       100 * time.Nanosecond,
 		LineTransferRemote: 200 * time.Nanosecond,
 		// Order of magnitude of innosim calibrate on a 2-core x86 VM (2026):
-		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from it to the
-		// thread running on a halted CPU, locked-thread handoff ~20 µs,
+		// ~3 µs inside a FUTEX_WAKE that wakes a thread, ~7 µs from its start
+		// to the thread running on a halted CPU, locked-thread handoff ~20 µs,
 		// contended sync.Mutex ~10 ns; a woken thread preempts its waker in
 		// about 3 of 4 same-CPU wakes (calibrate's one-CPU futex ping-pong).
+		// FutexWake is 4 µs, the ~7 less the call's ~3, as it was defined
+		// when these were chosen (from the call's end); it now counts from
+		// the call's start, which calibrate measures as ~7 µs.
 		FutexWakeCall: 3 * time.Microsecond,
 		FutexWake:     4 * time.Microsecond,
 		ThreadHandoff: 20 * time.Microsecond,
@@ -278,6 +294,7 @@ func (p *CostProfile) fields() []profileField {
 		{key: "syscall", d: &p.Syscall},
 		{key: "syscall_socket", d: &p.SyscallSocket},
 		{key: "syscall_setup", d: &p.SyscallSetup},
+		{key: "set_priority", d: &p.SetPriority},
 		{key: "futex_hold", d: &p.FutexHold},
 		{key: "futex_growth", g: &p.FutexGrowth, gmax: 10},
 		{key: "futex_walk", g: &p.FutexWalk, gmax: 1},
@@ -313,7 +330,7 @@ func (p CostProfile) Validate() error {
 
 // LoadProfile reads a cost profile from a file of "key = value" lines (blank
 // lines and lines starting with # are ignored). Keys are the snake_case field
-// names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
+// names (context_switch, syscall, syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_growth, name); durations use time.ParseDuration syntax
 // ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no

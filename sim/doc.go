@@ -78,7 +78,8 @@
 // # Drivers
 //
 // The gate driver (gate.go) runs concurrency.Core's Enter and ForceExit, under
-// the kernel_mutex for concurrency.PolicyQueue, and wakes whom the core names.
+// the gate's mutex for concurrency.PolicyQueue (see Machine.SetGate), and wakes
+// whom the core names.
 // The AIO driver (aiodriver.go) runs aio.Core under one pthread mutex per array,
 // with one handler thread and one event per segment: submitters Reserve and set
 // the events of the wake set (for WakeDeferred, after Flush at the end of a

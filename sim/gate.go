@@ -13,7 +13,8 @@ const casCost = 100 * time.Nanosecond
 
 // gateWork is the CPU of the gate's critical section under its mutex (the
 // counters, the queue, the trx fields, and the cache misses of a line every
-// core writes), as srv_conc_enter_innodb's body under kernel_mutex in MySQL 5.0.
+// core writes): the body of srv_conc_enter_innodb or srv_conc_force_exit_innodb
+// (see Machine.SetGate for the mutex).
 const gateWork = 3 * time.Microsecond
 
 // gateDriver runs a concurrency.Core for the simulated threads: it charges the gate
@@ -42,15 +43,24 @@ type gateThread struct {
 // cfg (see concurrency.Config); workloads enter it with OpGateEnter and leave it
 // with OpGateExit. The policies simulated are:
 //
-//   - concurrency.PolicyQueue: concurrency.QueueCore under one InnoDB mutex
-//     ("kernel_mutex") taken on every enter without tickets and every exit, as
-//     srv_conc_enter_innodb and srv_conc_force_exit_innodb in MySQL 5.0/5.1
-//     (kernel_mutex, later srv_conc_mutex);
+//   - concurrency.PolicyQueue: concurrency.QueueCore under one mutex taken on
+//     every enter without tickets and every exit, as srv_conc_enter_innodb and
+//     srv_conc_force_exit_innodb in MySQL 5.0 to 5.5 (srv0srv.c);
 //   - concurrency.PolicyAtomic: concurrency.AtomicCore, a compare-and-swap on
 //     the inside counter, sleeping the adaptive sleep delay when full (MySQL
 //     5.6+), no mutex;
 //   - concurrency.PolicyHandoff: concurrency.HandoffCore, seats handed directly
 //     to FIFO waiters, no shared mutex on the hot path.
+//
+// The Queue gate's mutex is where the model departs from its source. MySQL
+// 5.0, 5.1 and 5.5 take srv_conc_mutex there, an os_fast_mutex_t: a pthread
+// mutex of the gate's own, with no spin rounds, whose unlock wakes one waiter;
+// no version takes kernel_mutex for the gate. The simulator charges the gate
+// to a spinning InnoDB mutex that wakes every waiter, named "kernel_mutex" in
+// the machine's mutex statistics, and when a Queue gate is installed the
+// workloads modelled on MySQL 5.0 and 5.1 (slap_select, oltp_read_write) take
+// that same mutex for their kernel_mutex work: transaction start, read view
+// and commit, and oltp_read_write's row locks.
 //
 // Any other policy is an error wrapping ErrInvalidConfig; errors from the
 // core's constructor are returned as they are.

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"time"
-
 	"github.com/innosim/innosim/prio"
 )
 
@@ -82,7 +80,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			if t.step == opStart {
 				t.step = opCharged
 				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(setPriorityWork), catSys)
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall+m.cfg.Costs.SetPriority), catSys)
 				return
 			}
 			t.hint = prio.Hint(op.Arg)
@@ -191,7 +189,3 @@ func (m *Machine) advance(t *thread, id int32) {
 		}
 	}
 }
-
-// setPriorityWork is the kernel work of one priocntl/setpriority call beyond the
-// system-call entry: finding the thread and re-sorting it in the dispatcher.
-const setPriorityWork = 300 * time.Nanosecond

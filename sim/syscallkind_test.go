@@ -62,6 +62,7 @@ func TestParseProfileReadsThePerKindKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 150*time.Nanosecond, p.SyscallSocket)
 	assert.Equal(t, 4*time.Microsecond, p.SyscallSetup)
+	assert.Equal(t, OldKernel().SetPriority, p.SetPriority)
 	assert.Equal(t, OldKernel().Syscall, p.Syscall, "the keys not given keep OldKernel's")
 }
 
@@ -94,4 +95,31 @@ func TestWorkloadsTagTheirCallsByKind(t *testing.T) {
 	}
 	assert.Equal(t, map[SyscallKind]int{SysOther: 9, SysSocket: 6, SysSetup: 3}, count("connect"))
 	assert.Equal(t, map[SyscallKind]int{SysSocket: 2}, count("oltp_point_select"))
+}
+
+// A priority change costs Syscall + SetPriority with priorities on, and
+// nothing with them off (--skip-thread-priority: the call is not made).
+func TestAPriorityChangeCostsSyscallPlusSetPriority(t *testing.T) {
+	p := OldKernel()
+	p.Syscall = 100 * time.Nanosecond
+	p.SetPriority = 900 * time.Nanosecond
+	changesPerMs := func(on bool) uint64 {
+		t.Helper()
+		m, err := NewMachine(MachineConfig{CPUs: 1, Costs: p, Priorities: on, Seed: 1})
+		require.NoError(t, err)
+		// two changes a unit, as a statement's Query and Wait, and 1 µs of work
+		require.NoError(t, m.AddThread([]Op{setPrio(int32(prio.Query)), setPrio(int32(prio.Wait)), cpu(us), done(1)}, prio.Normal))
+		return m.Run(0, time.Millisecond).Units
+	}
+	assert.InEpsilon(t, float64(time.Millisecond/(3*time.Microsecond)), float64(changesPerMs(true)), 0.01)
+	assert.InEpsilon(t, float64(time.Millisecond/time.Microsecond), float64(changesPerMs(false)), 0.01)
+}
+
+func TestParseProfileReadsSetPriority(t *testing.T) {
+	p, err := ParseProfile(strings.NewReader("set_priority = 1us\n"), "f")
+	require.NoError(t, err)
+	assert.Equal(t, time.Microsecond, p.SetPriority)
+	_, err = ParseProfile(strings.NewReader("set_priority = 2s\n"), "f")
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "set_priority = 2s, want 0s..1s")
 }

@@ -238,7 +238,7 @@ func slapSelect() Workload {
 		Setup: func(m *Machine) []Op {
 			mu := innodbMutexes(m, "kernel_mutex", "buf_pool")
 			if m.gate != nil && m.gate.mutex >= 0 {
-				mu[0] = m.gate.mutex // the gate's mutex is kernel_mutex
+				mu[0] = m.gate.mutex // one mutex for the gate and kernel_mutex (see SetGate)
 			}
 			return []Op{
 				sleep(20 * us), sockCall(2 * us), cpu(4 * us),

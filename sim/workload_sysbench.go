@@ -85,7 +85,7 @@ func oltpReadWrite() Workload {
 			mu := innodbMutexes(m, "kernel_mutex", "buf_pool")
 			kernel, bp := mu[0], mu[1]
 			if m.gate != nil && m.gate.mutex >= 0 {
-				kernel = m.gate.mutex // the gate's mutex is kernel_mutex in 5.1
+				kernel = m.gate.mutex // one mutex for the gate and kernel_mutex (see SetGate)
 			}
 			logMu := m.addLog()
 			m.installRows(studyARows)

@@ -98,11 +98,24 @@ func TestRunWritesTableCSVAndChart(t *testing.T) {
 	assert.Contains(t, string(svg), "<svg")
 }
 
+// Study C with --charts into a directory that is not there yet (its parent
+// is): the directory is made and holds the study's chart and nothing else.
 func TestReproduceStudyC(t *testing.T) {
-	code, out, stderr := runCmd("reproduce", "c")
+	charts := filepath.Join(t.TempDir(), "charts")
+	code, out, stderr := runCmd("reproduce", "--charts", charts, "c")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "Study C: connections/s")
 	assert.True(t, strings.HasSuffix(out, "study C: PASS\n"), "ends with the verdict line")
+	entries, err := os.ReadDir(charts)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the chart, no temporary file")
+	assert.Equal(t, "study_c.svg", entries[0].Name())
+	svg, err := os.ReadFile(filepath.Join(charts, "study_c.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "<svg")
+	info, err := os.Stat(filepath.Join(charts, "study_c.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "as -plot's chart")
 }
 
 func TestHelpOfDelegatedCommandsExitsZero(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
-	charts := fs.String("charts", "", "write one SVG chart per study into this directory")
+	charts := fs.String("charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
 	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
 	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file")
 	fs.Usage = func() {
@@ -79,20 +80,33 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%w: -costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", errUsage, *costs)
 	}
 	opts := study.Options{Seed: *seed}
-	jsonOut, err := newOutput("-json", *jsonPath)
+	made, err := chartsDir(*charts)
 	if err != nil {
 		return err
 	}
-	defer jsonOut.discard()
-	var js []studyJSON
-	if *charts != "" {
-		if err := os.MkdirAll(*charts, 0o755); err != nil {
-			return err
-		}
+	if made {
+		// Removes the directory only while it is empty: when the command
+		// ends before writing a chart, it leaves nothing behind.
+		defer func() { _ = os.Remove(*charts) }()
 	}
+	pairs := []string{"-json", *jsonPath}
+	for _, s := range studies {
+		path := ""
+		if *charts != "" {
+			path = filepath.Join(*charts, "study_"+s.ID+".svg")
+		}
+		pairs = append(pairs, "-charts", path)
+	}
+	outs, err := outputs(pairs...)
+	if err != nil {
+		return err
+	}
+	defer discardAll(outs)
+	jsonOut, chartOuts := outs[0], outs[1:]
+	var js []studyJSON
 	var verdicts []string
 	failed := false
-	for _, s := range studies {
+	for i, s := range studies {
 		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
 		o := opts
 		o.Progress = update
@@ -120,11 +134,8 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stdout, "check %s %s (%s)\n", mark, c.Name, c.Detail)
 		}
 		fmt.Fprintln(stdout)
-		if *charts != "" {
-			path := filepath.Join(*charts, "study_"+s.ID+".svg")
-			if err := rep.Chart(path); err != nil {
-				return err
-			}
+		if err := chartOuts[i].write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
+			return err
 		}
 		verdicts = append(verdicts, rep.Verdict())
 		sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: *seed, Tables: rep.Tables, Notes: rep.Notes,
@@ -145,4 +156,28 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errFailed
 	}
 	return nil
+}
+
+// chartsDir checks reproduce's -charts directory before any study runs, as
+// newOutput checks a file output: an existing dir must be a directory, and a
+// missing one is made only when its parent exists (a path whose parent is
+// not there is refused, not created on the way). It reports whether it made
+// dir. An empty dir is no output.
+func chartsDir(dir string) (made bool, err error) {
+	if dir == "" {
+		return false, nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return false, fmt.Errorf("-charts %s: not a directory", dir)
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return false, fmt.Errorf("-charts: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return false, fmt.Errorf("-charts: %w", err)
+	}
+	return true, nil
 }

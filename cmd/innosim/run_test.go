@@ -290,6 +290,38 @@ func TestReproduceRefusesCosts(t *testing.T) {
 	assert.Contains(t, stderr, "innosim run --costs")
 }
 
+// --charts DIR created every missing directory on the way to DIR
+// (os.MkdirAll), where -csv, -json and -plot refuse a path whose directory is
+// not there; and it was checked only once the first study had run. DIR itself
+// may be new, as a file output may, but its parent must exist.
+func TestReproduceChecksChartsBeforeTheFirstStudy(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	tests := []struct {
+		name, charts, want string
+	}{
+		{"a directory whose parent is not there", filepath.Join(dir, "no", "charts"), "-charts: mkdir " + filepath.Join(dir, "no", "charts")},
+		{"a file as the directory", file, "-charts " + file + ": not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			var o, e bytes.Buffer
+			code := run(ctx, []string{"reproduce", "--charts", tt.charts, "c"}, &o, &e)
+			require.NoError(t, ctx.Err(), "refused only after running")
+			assert.Equal(t, 1, code)
+			assert.Contains(t, e.String(), tt.want)
+			assert.Empty(t, o.String(), "no study ran")
+		})
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing created beside the file")
+	assert.Equal(t, "f", entries[0].Name())
+}
+
 // -wake and -aio on a workload without an AIO array changed nothing, and the
 // table showed a row per wake policy with the same figures.
 func TestRunRefusesAIOFlagsForAWorkloadWithoutAIO(t *testing.T) {

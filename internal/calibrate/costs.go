@@ -33,7 +33,7 @@ type probe func(rounds int) (float64, error)
 
 // Measure calibrates this machine. It runs the probes one after another, each
 // taking one warm-up and opts.Repeats measurements of opts.Rounds operations; a
-// full run with the defaults takes a few seconds on an idle machine. A probe
+// full run with the defaults takes seconds (see DefaultRepeats). A probe
 // that cannot run here (the pinned futex probes off Linux, or the remote wake
 // on one CPU) leaves its figure zero. It returns an error wrapping
 // ErrInvalidConfig for bad options, ctx.Err() when ctx ends between

@@ -9,9 +9,14 @@ import (
 // by Run's for a flag out of its range.
 var ErrInvalidConfig = errors.New("invalid config")
 
-// Defaults of Options, chosen so that a full calibration takes about a second on
-// an idle 2-core machine (eight figures × 16 repeats × 1000 rounds, the slowest
-// rounds ~20 µs) and well under the 5 s budget on a loaded one.
+// Defaults of Options. A full calibration (Measure) takes seconds, not one: it
+// runs 15 figures (11 probes and a ring for each of RingThreads), each
+// DefaultRepeats measurements after a warm-up, and a measurement is
+// DefaultRounds operations except for the sysmon tick (at most 200 sleeps) and
+// a ring of n threads (max(Rounds, 2n) passes, its n locked OS threads made
+// and ended anew each time). The ring of 1,024 threads bounds it: 16 × 1,024
+// thread creations and 16 × 2,048 passes, more than half of the whole in the
+// runs that docs/sim-model.md records.
 const (
 	DefaultRepeats = 15
 	DefaultRounds  = 1000

@@ -48,12 +48,13 @@ func ExampleCosts_WriteProfile() {
 	// # measured switch in a ring of 128: 0s (IQR 0s..0s, n=0)
 	// # measured switch in a ring of 1024: 0s (IQR 0s..0s, n=0)
 	// # measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
-	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, switch_growth
+	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, switch_growth
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
 	// syscall_socket = 0s
 	// syscall_setup = 0s
+	// set_priority = 300ns
 	// futex_hold = 200ns
 	// futex_growth = 0.5
 	// futex_walk = 0

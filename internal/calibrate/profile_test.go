@@ -89,7 +89,7 @@ func TestWriteProfileRoundTrip(t *testing.T) {
 	require.NoError(t, c.WriteProfile(&buf, "calibrated", env))
 	assert.Contains(t, buf.String(), "# kernel: 6.1.0\n")
 	assert.Contains(t, buf.String(), "# measured futex round trip: 6µs (IQR")
-	assert.Contains(t, buf.String(), "\n# old-kernel defaults, not measured here: syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote")
+	assert.Contains(t, buf.String(), "\n# old-kernel defaults, not measured here: syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote")
 	assert.Contains(t, buf.String(), "\n# measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, ", "the key derived from another measurement says which")
 	got, err := sim.ParseProfile(strings.NewReader(buf.String()), "f")
 	require.NoError(t, err)
