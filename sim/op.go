@@ -104,10 +104,11 @@ const (
 	// first modified since its last flush: the mini-transaction's commit
 	// puts it on the flush list, buf_flush_note_modification), and wakes
 	// the cleaner if it sleeps (os_event_set(buf_flush_event)). Without a
-	// page cleaner (Machine.AddPageCleaner) it costs nothing.
+	// page cleaner (added by a workload that writes, oltp_insert_auto_inc) it
+	// costs nothing.
 	OpDirty
 	// OpPageCleaner is the whole loop of the page cleaner thread that
-	// Machine.AddPageCleaner adds; it never returns.
+	// such a workload adds beside the AIO handlers; it never returns.
 	OpPageCleaner
 )
 
