@@ -28,6 +28,7 @@ type aioDriver struct {
 	hs       []aioHandler    // by global segment
 	pf       []prefetchState // by thread id, grown on demand
 	pages    int64           // pages in the simulated tablespace (offsets drawn below)
+	cw       cleanerState    // the page cleaner's progress (bufpool.go's flushList)
 	Dropped  uint64
 	Prefetch uint64
 }
@@ -45,8 +46,7 @@ type aioHandler struct {
 type prefetchState struct {
 	stage   prefetchStage
 	split   bool           // OpPrefetchSiblings: one wake after the reads
-	seg     int32          // the segment being scanned (pfScanLock, pfScanUnlock)
-	found   bool           // the scan found a reserved slot
+	sw      simWake        // the split's wake of every segment (pfScan)
 	left    int32          // pages still to submit
 	wake    aio.SegmentSet // segments still to wake
 	flushed bool           // the deferred wakes were flushed
@@ -161,8 +161,12 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			return
 		case hsIOWait:
 			h.stage = hsLock2
-			if m.dev != nil { // one read on the device, in its queue
-				m.deviceIO(t, id, ioRead)
+			if m.dev != nil { // one read (pwrite for the write array) on the device, in its queue
+				k := ioRead
+				if d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+					k = ioWrite
+				}
+				m.deviceIO(t, id, k)
 				return
 			}
 			m.block(t)
@@ -174,6 +178,15 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			}
 			h.cycle.Complete(0)
 			h.stage = hsUnlock2
+			if d.cw.waitFull && d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+				// AIO::free_slot of a full array: os_event_set(m_not_full)
+				// under the mutex, a futex wake of the waiting page cleaner
+				d.cw.waitFull = false
+				m.wake(m.fl.cleaner)
+				m.syscalls++
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+				return
+			}
 		case hsUnlock2:
 			if !m.unlock(t, id, mu) {
 				return
@@ -213,8 +226,7 @@ const (
 	pfStart
 	pfUnlock
 	pfWake
-	pfScanLock   // OpPrefetchSiblings: os_mutex_enter(array->mutex), scan the segment's slots
-	pfScanUnlock // os_mutex_exit, then os_event_set if a reserved slot was found
+	pfScan // OpPrefetchSiblings under WakeAll: os_aio_simulated_wake_handler_threads (simWake)
 )
 
 // prefetch runs OpPrefetch (split false): for each of pages pages, reserve a
@@ -222,9 +234,10 @@ const (
 // segment in the core's wake set — a futex wake for each handler that sleeps
 // on it (os_event_set: no system call when nobody waits).
 //
-// With split true it runs OpPrefetchSiblings instead (pages is ignored): the
+// With split true it runs OpPrefetchSiblings instead (pages is its Arg): the
 // split leaf's sibling is reserved as above only if the buffer pool does not
-// hold it (bufPool.split), without its wake; then the split's one wake:
+// hold it (bufPool.split; never when pages is siblingResident), without its
+// wake; then the split's one wake:
 // every segment under WakeAll (btr_cur_prefetch_siblings calling
 // os_aio_simulated_wake_handler_threads whether or not a read was queued),
 // each scanned for a reserved slot under its array's mutex and its event set
@@ -250,7 +263,7 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 			p.left, p.split, p.wake = pages, split, aio.SegmentSet{}
 			if split {
 				p.left = 1
-				if m.pool != nil && !m.pool.split(id) {
+				if pages == siblingResident || m.pool != nil && !m.pool.split(id) {
 					p.left = 0 // resident: buf_read_page_low returns at once
 				}
 			}
@@ -298,7 +311,7 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 				return true
 			}
 			if p.split && d.core.Config().Wake == aio.WakeAll {
-				p.seg, p.stage = int32(s), pfScanLock
+				p.sw, p.stage = simWake{left: p.wake, seg: -1}, pfScan
 				continue
 			}
 			if s < 0 && p.left == 1 && !p.flushed && d.core.Config().Wake == aio.WakeDeferred {
@@ -327,39 +340,12 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
 				return false
 			}
-		case pfScanLock:
-			// AIO::wake_simulated_handler_thread (os0file.cc, MySQL 5.7 and
-			// 8.0): look for a reserved slot of the segment under its array's
-			// mutex; the loop stops at the first one, and
-			// os_aio_array_reserve_slot fills a segment from its first slot
-			s := int(p.seg)
-			if !m.lock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+		case pfScan:
+			if !m.wakeScan(t, id, &p.sw) {
 				return false
 			}
-			p.found = d.core.Waiting(s) > 0 || d.core.Busy(s)
-			scan := int64(pickWork)
-			if p.found {
-				scan /= int64(d.core.Config().SlotsPerSegment)
-			}
-			p.stage = pfScanUnlock
-			m.runBurst(t, id, scan, catUser)
-			return false
-		case pfScanUnlock:
-			s := int(p.seg)
-			if !m.unlock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
-				return false
-			}
-			p.wake = withoutSeg(p.wake, s)
-			p.stage = pfWake
-			if !p.found {
-				continue // nothing reserved: the event is not set
-			}
-			ev := &d.ev[s]
-			ev.Set()
-			if ev.Waiting {
-				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
-				return false
-			}
+			p.wake, p.stage = aio.SegmentSet{}, pfBegin
+			return true
 		}
 	}
 }
@@ -390,4 +376,201 @@ func withoutSeg(set aio.SegmentSet, seg int) aio.SegmentSet {
 		}
 	}
 	return out
+}
+
+// simWake is a thread's progress through os_aio_simulated_wake_handler_threads
+// of MySQL 5.7 and 8.0 (os0file.cc), which calls
+// AIO::wake_simulated_handler_thread for every global segment: acquire the
+// segment's array mutex (the one mutex of the read array, s_reads, or of the
+// write array, s_writes, for all its segments), look through the segment's
+// slots for a reserved one (the loop stops at the first; AIO::reserve_slot
+// fills a segment from its first slot, so one slot's share of the scan, else
+// all of it), release the mutex, and set the segment's event only if a slot
+// was found.
+type simWake struct {
+	left  aio.SegmentSet // segments not yet visited
+	seg   int32          // the segment whose array mutex is held, -1 if none
+	found bool           // the held segment's scan found a reserved slot
+}
+
+// wakeScan steps w for thread t; it reports whether every segment has been
+// visited. False means t stopped (a mutex, the scan's burst, a futex wake)
+// and wakeScan is called again when it runs.
+func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
+	d := m.aio
+	for {
+		if w.seg < 0 {
+			s := w.left.Next(0)
+			if s < 0 {
+				return true
+			}
+			if !m.lock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+				return false
+			}
+			w.seg = int32(s)
+			w.found = d.core.Waiting(s) > 0 || d.core.Busy(s)
+			scan := int64(pickWork)
+			if w.found {
+				scan /= int64(d.core.Config().SlotsPerSegment)
+			}
+			m.runBurst(t, id, scan, catUser)
+			return false
+		}
+		s := int(w.seg)
+		if !m.unlock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+			return false
+		}
+		w.seg, w.left = -1, withoutSeg(w.left, s)
+		if !w.found {
+			continue // nothing reserved: the event is not set
+		}
+		ev := &d.ev[s]
+		ev.Set()
+		if ev.Waiting {
+			m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+			return false
+		}
+	}
+}
+
+// cleanerState is the simulated-AIO page cleaner's progress through a round
+// (flushList): per page the flush's CPU, AIO::reserve_slot under the write
+// array's mutex, then the round's wake.
+type cleanerState struct {
+	stage    cleanerStage
+	wake     aio.SegmentSet // WakeTargeted: the segments the round's writes named
+	sw       simWake        // WakeAll: os_aio_simulated_wake_handler_threads
+	full     bool           // the round stopped at a full array: wait for not_full after the wake
+	waitFull bool           // blocked on the write array's not_full
+}
+
+// cleanerStage is how far the page cleaner has got in its round.
+type cleanerStage uint8
+
+const (
+	clIdle       cleanerStage = iota // take a round's pages, or sleep on buf_flush_event
+	clPage                           // buf_flush_write_block_low's CPU for one page
+	clReserve                        // AIO::reserve_slot: mutex_enter(s_writes), take a slot
+	clUnlock                         // mutex_exit
+	clFullUnlock                     // every slot reserved: mutex_exit, wake, wait for not_full
+	clWake                           // the round's os_aio_simulated_wake_handler_threads
+	clFullWait                       // os_event_wait(m_not_full): the futex call
+	clFullBlock                      // asleep unless a slot was freed meanwhile
+)
+
+// cleanerLoop runs the page cleaner thread t under simulated AIO (see
+// flushList) until it stops. Each page's write is an aio.Write request at an
+// offset drawn over the tablespace; the write array's handlers pick, write
+// and free it (aioHandler, os_aio_simulated_handler). Under WakeAll the
+// round ends with the 8.0 wake of every segment (simWake); under
+// WakeTargeted with an event set of each segment the round's writes went
+// to; under WakeDeferred with the write array's Flush.
+func (m *Machine) cleanerLoop(t *thread, id int32) {
+	d, f := m.aio, m.fl
+	c := &d.cw
+	mu := d.arrayMu[aio.ArrayWrite]
+	for {
+		switch c.stage {
+		case clIdle:
+			if !f.nextRound() {
+				m.block(t) // os_event_wait on buf_flush_event: OpDirty wakes it
+				return
+			}
+			c.wake = aio.SegmentSet{}
+			c.stage = clPage
+		case clPage:
+			c.stage = clReserve
+			m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+			return
+		case clReserve:
+			if !m.lock(t, id, mu) {
+				return
+			}
+			off := m.e.rng.Int64N(d.pages) * d.core.Config().PageSize
+			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
+				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, m.clock())
+			c.stage = clUnlock
+			if err != nil {
+				c.stage = clFullUnlock
+			} else {
+				f.Flushed++
+				c.wake = c.wake.Union(res.Wake)
+			}
+			m.runBurst(t, id, int64(reserveWork), catUser)
+			return
+		case clUnlock:
+			if !m.unlock(t, id, mu) {
+				return
+			}
+			c.stage = clPage
+			if f.round--; f.round == 0 {
+				c.stage = clWake
+				c.sw = simWake{left: d.allSegments(), seg: -1}
+			}
+		case clFullUnlock:
+			if !m.unlock(t, id, mu) {
+				return
+			}
+			// reserve_slot on a full array wakes the handlers before it waits
+			c.full, c.stage = true, clWake
+			c.sw = simWake{left: d.allSegments(), seg: -1}
+		case clWake:
+			switch d.core.Config().Wake {
+			case aio.WakeAll:
+				if !m.wakeScan(t, id, &c.sw) {
+					return
+				}
+			default:
+				if d.core.Config().Wake == aio.WakeDeferred {
+					c.wake = c.wake.Union(d.core.Flush(aio.ArrayWrite))
+				}
+				if !m.setEvents(t, id, &c.wake) {
+					return
+				}
+			}
+			c.stage = clIdle
+			if c.full {
+				c.full, c.stage = false, clFullWait
+			}
+		case clFullWait:
+			c.stage = clFullBlock
+			m.syscalls++
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			return
+		case clFullBlock:
+			c.stage = clReserve // retry the page
+			if d.core.Full(aio.ArrayWrite) {
+				c.waitFull = true
+				m.block(t) // a write handler's free_slot wakes it
+				return
+			}
+		}
+	}
+}
+
+// allSegments returns every global segment of the core.
+func (d *aioDriver) allSegments() aio.SegmentSet {
+	var set aio.SegmentSet
+	for s := range d.core.Segments() {
+		set.Add(s)
+	}
+	return set
+}
+
+// setEvents sets the event of every segment in *set, removing each as it
+// goes (os_event_set: a futex wake when the handler sleeps on it). It
+// reports whether the set is empty; false means t stopped for a futex wake
+// and setEvents is called again when it runs.
+func (m *Machine) setEvents(t *thread, id int32, set *aio.SegmentSet) bool {
+	d := m.aio
+	for s := set.Next(0); s >= 0; s = set.Next(0) {
+		*set = withoutSeg(*set, s)
+		ev := &d.ev[s]
+		ev.Set()
+		if ev.Waiting {
+			m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,7 @@ type nativeDriver struct {
 	full    [4]notFull        // array->not_full, by aio.ArrayID
 	evDone  Kind              // the device completing an I/O
 	pages   int64             // pages in the simulated tablespace (offsets drawn below)
+	cw      nativeCleaner     // the page cleaner's progress (bufpool.go's flushList)
 
 	Prefetch  uint64 // read-ahead pages submitted
 	FullWaits uint64 // submissions that found their array full and waited
@@ -148,9 +149,14 @@ func (m *Machine) aioSegments() int {
 // Flush names, each under the array mutex with one io_submit
 // (os_aio_dispatch_read_array_submit, Percona Server and WebScaleSQL 5.6). It
 // reports whether the op is done; false means t stops and prefetchNative is
-// called again when it runs. A negative pages is OpPrefetchSiblings: one page,
-// read only when the buffer pool does not hold it (bufPool.split).
+// called again when it runs. A negative pages is OpPrefetchSiblings: -1 one
+// page, read only when the buffer pool does not hold it (bufPool.split); -2 a
+// sibling known to be resident, which reads nothing and, under native AIO,
+// wakes nobody.
 func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
+	if pages < -1 {
+		return true
+	}
 	d := m.aion
 	for int(id) >= len(d.sub) {
 		d.sub = append(d.sub, nativeSubmitter{})
@@ -310,7 +316,11 @@ func (d *nativeDriver) issue(seg int, now time.Duration) int32 {
 func (m *Machine) nativeIO(io int32) {
 	d := m.aion
 	if m.dev != nil {
-		m.deviceSubmit(ioRead, d.evDone, io)
+		k := ioRead
+		if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
+			k = ioWrite
+		}
+		m.deviceSubmit(k, d.evDone, io)
 		return
 	}
 	m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
@@ -449,6 +459,98 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 				return
 			}
 			h.stage = nhScanLock
+		}
+	}
+}
+
+// nativeCleaner is the page cleaner's progress through a round (flushList)
+// under native AIO: per page the flush's CPU, AIO::reserve_slot under the
+// write array's mutex (waiting on not_full while the array is full), and
+// os_aio_linux_dispatch's io_submit of the write. The round's
+// os_aio_simulated_wake_handler_threads returns at once under native AIO:
+// no mutex, no event.
+type nativeCleaner struct {
+	stage nativeCleanerStage
+	io    int32 // the write being submitted
+}
+
+// nativeCleanerStage is how far the native page cleaner has got.
+type nativeCleanerStage uint8
+
+const (
+	ncIdle       nativeCleanerStage = iota // take a round's pages, or sleep on buf_flush_event
+	ncPage                                 // buf_flush_write_block_low's CPU for one page
+	ncReserve                              // mutex_enter(s_writes), reserve a slot
+	ncUnlock                               // mutex_exit
+	ncSubmit                               // io_submit, a system call
+	ncSubmitted                            // the write is in the kernel
+	ncFullUnlock                           // every slot reserved: mutex_exit, wait for not_full
+	ncFullWait                             // woken by free_slot, or not full any more: retry
+)
+
+// nativeCleanerLoop runs the page cleaner thread t under native AIO until it
+// stops; the write array's native handlers reap and free its writes
+// (nativeHandlerLoop, os_aio_linux_handle).
+func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
+	d, f := m.aion, m.fl
+	c := &d.cw
+	a := aio.ArrayWrite
+	mu := d.arrayMu[a]
+	for {
+		switch c.stage {
+		case ncIdle:
+			if !f.nextRound() {
+				m.block(t) // os_event_wait on buf_flush_event: OpDirty wakes it
+				return
+			}
+			c.stage = ncPage
+		case ncPage:
+			c.stage = ncReserve
+			m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+			return
+		case ncReserve:
+			if !m.lock(t, id, mu) {
+				return
+			}
+			cfg := d.core.Config()
+			off := m.e.rng.Int64N(d.pages) * cfg.PageSize
+			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
+				Offset: off, Length: cfg.PageSize, Hint: -2}, m.clock())
+			if err != nil {
+				d.FullWaits++
+				c.stage = ncFullUnlock
+			} else {
+				f.Flushed++
+				c.io = d.issue(res.Segment, m.clock())
+				c.stage = ncUnlock
+			}
+			m.runBurst(t, id, int64(reserveWork), catUser)
+			return
+		case ncUnlock:
+			if !m.unlock(t, id, mu) {
+				return
+			}
+			c.stage = ncSubmit
+		case ncSubmit:
+			c.stage = ncSubmitted
+			m.syscalls++
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			return
+		case ncSubmitted:
+			m.nativeIO(c.io)
+			c.stage = ncPage
+			if f.round--; f.round == 0 {
+				c.stage = ncIdle
+			}
+		case ncFullUnlock:
+			if !m.unlock(t, id, mu) {
+				return
+			}
+			c.stage = ncFullWait
+			m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
+			return
+		case ncFullWait:
+			c.stage = ncReserve
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -111,4 +112,145 @@ func TestCellRefusesABufferPoolBelowFiveMiB(t *testing.T) {
 	err := c.Validate()
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "BufferPool = 1048576")
+}
+
+// arrayAcquisitions returns the acquisitions of each AIO array's mutex, by
+// aio.ArrayID, from the machine's mutexes "aio.<array>".
+func arrayAcquisitions(m *Machine) map[aio.ArrayID]uint64 {
+	out := map[aio.ArrayID]uint64{}
+	for _, mu := range m.Mutexes() {
+		for a := aio.ArrayID(0); a < 4; a++ {
+			if mu.Name == "aio."+a.String() {
+				out[a] = mu.Acquisitions
+			}
+		}
+	}
+	return out
+}
+
+// A split whose sibling is resident reads nothing, but under simulated AIO
+// its os_aio_simulated_wake_handler_threads still visits every segment
+// under its array's mutex (8.0's AIO::wake_simulated_handler_thread): once
+// per split for the insert-buffer and log arrays, four times (one per
+// segment) for the read and the write arrays. Native AIO returns at once:
+// no array mutex is taken but by each native handler's first scan.
+func TestSplitWakeTakesEachArrayMutexOncePerSegment(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		m, err := NewMachine(MachineConfig{CPUs: 4, Seed: 3, Costs: OldKernel()})
+		require.NoError(t, err)
+		cfg := aio.DefaultConfig() // 4 read + 4 write segments, insert buffer, log
+		if native {
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+		}
+		require.NoError(t, m.SetAIO(cfg, 1000))
+		first := len(m.threads)
+		require.NoError(t, m.AddThread([]Op{cpu(10 * time.Microsecond), prefetchResidentSibling(), done(1)}, prio.Normal))
+		m.Run(0, 5*time.Millisecond)
+		splits := m.ThreadUnits(first)
+		require.Greater(t, splits, uint64(100))
+		acq := arrayAcquisitions(m)
+		assert.Zero(t, m.AIOStats().Submitted, "a resident sibling is not read")
+		per := map[aio.ArrayID]uint64{aio.ArrayIbuf: 1, aio.ArrayLog: 1, aio.ArrayRead: 4, aio.ArrayWrite: 4}
+		if native {
+			for a, n := range acq {
+				// only each handler's scan before its first io_getevents
+				assert.LessOrEqual(t, n, per[a], "native: no %s mutex for the wake", a)
+			}
+			continue
+		}
+		for a, k := range per {
+			// the split in progress at the end may have taken some of its share
+			assert.GreaterOrEqual(t, acq[a], k*splits, "%s mutex", a)
+			assert.LessOrEqual(t, acq[a], k*(splits+1), "%s mutex", a)
+		}
+	}
+}
+
+// The page cleaner writes what OpDirty dirties through the write array:
+// under simulated AIO each page's slot is reserved under the write array's
+// mutex and each write handler takes that mutex to scan its segment and
+// again to free the slot, so the mutex is taken at least once per queued
+// page and twice per completed write. Dirtying faster than four synchronous
+// write handlers write fills the array; the cleaner then waits on not_full
+// and a handler's free wakes it, so writes go on past the array's 1,024
+// slots. Under native AIO the same writes go through io_submit, with the
+// write array's mutex and no other.
+func TestPageCleanerWritesDirtyPagesThroughTheWriteArray(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		m, err := NewMachine(MachineConfig{CPUs: 4, Seed: 3, Costs: OldKernel()}) // 100 µs per write
+		require.NoError(t, err)
+		cfg := aio.DefaultConfig()
+		if native {
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+		}
+		require.NoError(t, m.SetAIO(cfg, 1_000_000))
+		m.addPageCleaner()
+		m.addPageCleaner() // once only
+		require.NotNil(t, m.fl)
+		first := len(m.threads)
+		require.NoError(t, m.AddThread([]Op{cpu(5 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
+		m.Run(0, 100*time.Millisecond)
+		rows := m.ThreadUnits(first)
+		st := m.AIOStats()
+		acq := arrayAcquisitions(m)
+		require.Greater(t, rows, uint64(5000))
+		assert.Equal(t, m.fl.Flushed, st.Submitted, "every queued page is an AIO write")
+		assert.Equal(t, st.Submitted, st.Completed+st.InFlight, "counters balance")
+		// the row in progress at the end may have dirtied its page already
+		assert.InDelta(t, float64(rows), float64(uint64(m.fl.dirty)+m.fl.Flushed+uint64(m.fl.round)), 1, "each dirty page queued once")
+		if native {
+			assert.Greater(t, st.Completed, uint64(3*1024), "the kernel runs the writes in parallel")
+			assert.GreaterOrEqual(t, acq[aio.ArrayWrite], m.fl.Flushed+st.Completed)
+			// each native handler scans its segment once before its first
+			// io_getevents; the cleaner's rounds add nothing to the others
+			assert.LessOrEqual(t, acq[aio.ArrayIbuf]+acq[aio.ArrayLog]+acq[aio.ArrayRead], uint64(6), "no wake under native AIO")
+			continue
+		}
+		assert.Positive(t, st.ArrayFullWaits, "four handlers at 100 µs fall behind")
+		assert.Greater(t, m.fl.Flushed, uint64(3*1024), "not_full wakes the cleaner")
+		assert.InDelta(t, 4_000, float64(st.Completed), 800, "four synchronous writers at 100 µs: about 4,000 writes in 100 ms")
+		assert.GreaterOrEqual(t, acq[aio.ArrayWrite], m.fl.Flushed+2*st.Completed)
+		assert.Positive(t, acq[aio.ArrayIbuf], "the cleaner's wake visits every segment")
+		assert.GreaterOrEqual(t, acq[aio.ArrayRead], 4*acq[aio.ArrayIbuf], "four read segments per wake")
+	}
+}
+
+// oltp_insert_auto_inc's shape: every row takes the right-edge leaf's latch
+// once and a split (one row in autoIncRowsPerLeaf) once more; every row
+// dirties one page and every split one more, all of which reach the page
+// cleaner; under simulated AIO every split and every cleaner round visits
+// the write array's four segments under its mutex.
+func TestInsertAutoIncSplitsAtTheRightEdgeAndDirtiesAPagePerRow(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		cfg := aio.DefaultConfig()
+		if native {
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+		}
+		c := Cell{Workload: "oltp_insert_auto_inc", Threads: 8, AIO: &cfg,
+			Machine: MachineConfig{CPUs: 8, Scheduler: CFS, Costs: OldKernel(), SpinLoops: DefaultSpinLoops, Seed: 2}}
+		m, err := c.build()
+		require.NoError(t, err)
+		require.NotNil(t, m.fl, "the workload adds a page cleaner")
+		m.Run(0, 50*time.Millisecond)
+		var rows, edge uint64
+		for i := range m.threads {
+			rows += m.ThreadUnits(i)
+		}
+		for _, mu := range m.Mutexes() {
+			if mu.Name == "right_edge_leaf" {
+				edge = mu.Acquisitions
+			}
+		}
+		require.Greater(t, rows, uint64(5000))
+		splits := float64(edge - rows) // the split takes the latch once more
+		assert.InDelta(t, float64(rows)/autoIncRowsPerLeaf, splits, 4*math.Sqrt(float64(rows)/autoIncRowsPerLeaf)+8, "a split per %d rows", autoIncRowsPerLeaf)
+		pages := float64(m.fl.dirty) + float64(m.fl.Flushed) + float64(m.fl.round)
+		assert.InDelta(t, float64(rows)+splits, pages, float64(c.Threads)+2, "a page per row and per split")
+		acq := arrayAcquisitions(m)
+		if native {
+			assert.LessOrEqual(t, acq[aio.ArrayRead], uint64(4), "no wake under native AIO")
+		} else {
+			assert.GreaterOrEqual(t, acq[aio.ArrayRead], uint64(4*splits), "the split's wake visits the read segments")
+		}
+	}
 }

@@ -136,10 +136,10 @@ func (m *Machine) advance(t *thread, id int32) {
 			m.next(t)
 		case OpPrefetchSiblings:
 			if m.aion != nil {
-				if !m.prefetchNative(t, id, -1) {
+				if !m.prefetchNative(t, id, -1-op.Arg) {
 					return
 				}
-			} else if !m.prefetch(t, id, -1, true) {
+			} else if !m.prefetch(t, id, op.Arg, true) {
 				return
 			}
 			m.next(t)
@@ -179,6 +179,18 @@ func (m *Machine) advance(t *thread, id int32) {
 				return
 			}
 			m.next(t)
+		case OpDirty:
+			if !m.markDirty(t, id, op.Arg) {
+				return
+			}
+			m.next(t)
+		case OpPageCleaner:
+			if m.aion != nil {
+				m.nativeCleanerLoop(t, id)
+				return
+			}
+			m.cleanerLoop(t, id)
+			return
 		case OpAIOHandler:
 			if m.aion != nil {
 				m.nativeHandlerLoop(t, id, int(op.Arg))

@@ -50,6 +50,7 @@ type Machine struct {
 	aio  *aioDriver
 	aion *nativeDriver // native AIO (aionative.go), instead of aio
 	pool *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
+	fl   *flushList    // the page cleaner's flush list (bufpool.go); nil: no page cleaner
 	dev  *device
 	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
 	rows *lockSys   // row locks (rowlock.go), from the workload's SetRowTable
@@ -146,7 +147,7 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 			return fmt.Errorf("sim: op %d needs a connection peer, want the thread added by AddConnection: %w", op.Kind, ErrInvalidConfig)
 		}
 		switch op.Kind {
-		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
+		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpPageCleaner, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
 			timed = timed || op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
 		}
 	}

@@ -90,7 +90,8 @@ const (
 	// the handlers once for the split whether or not anything was read
 	// (os_aio_simulated_wake_handler_threads under WakeAll; the read's
 	// segment under WakeTargeted; Flush under WakeDeferred). Native AIO
-	// wakes nobody.
+	// wakes nobody. Arg is 0, or siblingResident for a split whose sibling
+	// the load keeps in the pool (no look-up, no read, the wake alone).
 	OpPrefetchSiblings
 	// OpSockSend writes a packet to the thread's connection peer (see
 	// Machine.AddConnection): a system call of Dur kernel work that wakes the
@@ -99,6 +100,16 @@ const (
 	// OpSockRecv reads a packet from the connection's peer: a system call that
 	// blocks until one has been sent, then Dur of kernel work.
 	OpSockRecv
+	// OpDirty dirties Arg pages that the page cleaner must write (a page
+	// first modified since its last flush: the mini-transaction's commit
+	// puts it on the flush list, buf_flush_note_modification), and wakes
+	// the cleaner if it sleeps (os_event_set(buf_flush_event)). Without a
+	// page cleaner (added by a workload that writes, oltp_insert_auto_inc) it
+	// costs nothing.
+	OpDirty
+	// OpPageCleaner is the whole loop of the page cleaner thread that
+	// such a workload adds beside the AIO handlers; it never returns.
+	OpPageCleaner
 )
 
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that
@@ -156,10 +167,17 @@ func trxEnd() Op                       { return Op{Kind: OpTrxEnd} }
 func readView(perTrx time.Duration) Op { return Op{Kind: OpReadView, Dur: perTrx} }
 func prefetch(pages int32) Op          { return Op{Kind: OpPrefetch, Arg: pages} }
 func prefetchSiblings() Op             { return Op{Kind: OpPrefetchSiblings} }
-func pickRow() Op                      { return Op{Kind: OpPickRow} }
-func rowLock(kernel int32) Op          { return Op{Kind: OpRowLock, Arg: kernel, Dur: rowLockWork} }
-func lockRelease(kernel int32) Op      { return Op{Kind: OpLockRelease, Arg: kernel, Dur: lockReleaseWork} }
-func logCommit() Op                    { return Op{Kind: OpLogCommit} }
+
+// siblingResident is OpPrefetchSiblings' Arg for a split whose one sibling
+// is known to be in the buffer pool.
+const siblingResident = 1
+
+func prefetchResidentSibling() Op { return Op{Kind: OpPrefetchSiblings, Arg: siblingResident} }
+func pickRow() Op                 { return Op{Kind: OpPickRow} }
+func rowLock(kernel int32) Op     { return Op{Kind: OpRowLock, Arg: kernel, Dur: rowLockWork} }
+func lockRelease(kernel int32) Op { return Op{Kind: OpLockRelease, Arg: kernel, Dur: lockReleaseWork} }
+func logCommit() Op               { return Op{Kind: OpLogCommit} }
+func dirty(pages int32) Op        { return Op{Kind: OpDirty, Arg: pages} }
 func (k OpKind) check(op Op, mutexes int) error {
 	switch {
 	case op.Dur < 0:

@@ -160,3 +160,82 @@ func oltpPointSelect() Workload {
 		},
 	}
 }
+
+// Sizes of sysbench 1.0's sbtest (oltp_common.lua's create_table: id INTEGER
+// AUTO_INCREMENT primary key, k INTEGER, c CHAR(120), pad CHAR(60), index
+// k_1 on k) in InnoDB's compact format on 16 KiB pages, for
+// oltpInsertAutoInc. A clustered leaf record is 4 + 4 + 120 + 60 bytes of
+// columns, 6 of DB_TRX_ID, 7 of DB_ROLL_PTR, 5 of record header and 2
+// length bytes (CHAR in utf8mb4, MySQL 8.0's default character set, is
+// variable-length; sysbench's c and pad are ASCII): 208 bytes. A leaf has
+// 16,384 − 38 (FIL header) − 56 (page header) − 26 (infimum, supremum) − 8
+// (FIL trailer) = 16,256 bytes for records and directory (a slot of 2 bytes
+// per 4 to 8 records), so about 77 records: an insert at the right edge
+// (btr_page_get_split_rec_to_right moves only the new record to the new
+// page) splits once per 77 rows.
+const autoIncRowsPerLeaf = 77
+
+// oltpInsertAutoInc is sysbench 1.0's oltp_insert.lua with --auto_inc=on and
+// --tables=1 on MySQL 8.0 (MySQL bug 111102's load): per event one
+// INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, k, c, pad) in autocommit,
+// sent as a plain query (con:query, no prepared statement), with id 0 taking
+// the next auto-increment value and k drawn uniformly over the table size.
+// Every thread inserts at the right edge of one clustered index, under the
+// x-latch of its last leaf (row_ins_clust_index_entry_low with
+// BTR_MODIFY_LEAF: btr_cur_optimistic_insert with the leaf latched in the
+// mini-transaction). One row in autoIncRowsPerLeaf does not fit:
+// btr_cur_optimistic_insert calls btr_cur_prefetch_siblings before it
+// returns DB_FAIL, with the leaf still latched; the leaf's FIL_PAGE_PREV is
+// the leaf filled before it, touched a leaf ago and so resident (no read),
+// and FIL_PAGE_NEXT is FIL_NULL, but a sibling exists, so
+// os_aio_simulated_wake_handler_threads runs (under simulated AIO every
+// segment's array mutex and slot scan; nothing under native AIO). Then the
+// latch is released and btr_cur_pessimistic_insert splits the leaf
+// (btr_page_split_and_insert), the new right edge latched again.
+//
+// Writes: k is random over 2e9 rows, so index k_1's leaves (13-byte entries,
+// 69% full under random inserts: about 2.4M leaves) outnumber the default
+// buffer pool's 8,192 frames by far, and each row dirties a leaf no other
+// dirty page shares (OpDirty 1, whether the entry goes straight to the leaf
+// or through the change buffer and its merge); each filled clustered leaf is
+// written once (OpDirty 1 per split). The page cleaner (flushList) writes
+// them through the write array. The reads of index k_1's leaves (the change
+// buffer's merges) and k_1's own splits (one per about 840 rows) are not
+// modelled, nor the redo log's flush at commit
+// (innodb_flush_log_at_trx_commit), which is the same under either AIO.
+//
+// CPU per row: a 30 µs client round trip (sysbench 1.0's, as
+// oltp_point_select), the packet's read, 12 µs of parse and optimise (a
+// query, as oltp_read_only's), 4 µs of trx start, auto-increment and the
+// descent, 3 µs of record insert, undo record and redo under the right-edge
+// latch, 5 µs for index k_1's entry under its own leaf's latch, 2 µs of
+// commit, the reply's write; 20 µs for a split (page allocation and the
+// move, under the new right edge's latch). All in the
+// innodb_thread_concurrency gate but the parse.
+func oltpInsertAutoInc() Workload {
+	return Workload{
+		Name: "oltp_insert_auto_inc", Unit: "queries/s",
+		Doc: "sysbench 1.0 oltp_insert.lua --auto_inc=on --tables=1 on MySQL 8.0: one autocommit INSERT per event, " +
+			"all threads at the right edge of one clustered index under its last leaf's latch (3 µs of row work); " +
+			"one row in 77 splits the leaf: btr_cur_prefetch_siblings under the latch (a resident sibling, then " +
+			"os_aio_simulated_wake_handler_threads: every segment's array mutex and slot scan), then a 20 µs split. " +
+			"Every row dirties one page of index k (random k over 2e9 rows), every split one more; a page cleaner " +
+			"writes them through the write array (up to 1,024 per round, then one wake). 30 µs round trip, 12 µs " +
+			"parse, 11 µs more of InnoDB CPU.",
+		Setup: func(m *Machine) []Op {
+			edge := innodbMutexes(m, "right_edge_leaf")[0]
+			m.addPageCleaner()
+			body := []Op{
+				cpu(4 * us), lock(edge), cpu(3 * us),
+				withProb(1.0/autoIncRowsPerLeaf, 5), // the row fits: skip to the unlock
+				prefetchResidentSibling(),
+				unlock(edge), lock(edge), cpu(20 * us), // btr_cur_pessimistic_insert: the split
+				dirty(1), // the filled leaf
+				unlock(edge),
+				cpu(5 * us), dirty(1), // index k_1's entry and its leaf
+				cpu(2 * us),
+			}
+			return statement(30*us, append([]Op{cpu(12 * us)}, inInnoDB(body...)...)...)
+		},
+	}
+}

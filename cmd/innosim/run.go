@@ -444,7 +444,7 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		if f.wake == "" {
 			flagName, val = "-aio", f.aio
 		}
-		return sim.Cell{}, fmt.Errorf("%w: %s %q with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, read_ahead)", errUsage, flagName, val, f.workload)
+		return sim.Cell{}, fmt.Errorf("%w: %s %q with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, flagName, val, f.workload)
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
