@@ -32,6 +32,11 @@ type Cell struct {
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure.
 	Warmup, Measure time.Duration
+	// Steady, when not nil, goes on warming up after Warmup until the
+	// throughput is steady (see SteadyWarmup), and Run fails with an error
+	// wrapping ErrNotSteady if it is not by Steady.Max. Nil ends the warm-up
+	// at Warmup.
+	Steady *SteadyWarmup
 	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
 	// workloads that commit through the redo log (Machine.SetLog); nil means
 	// DefaultLogConfig.
@@ -92,6 +97,13 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 		ms = DefaultMeasure
 	}
 	m.e.SetDone(ctx.Done())
+	if c.Steady != nil {
+		var w time.Duration
+		if wu, w, err = m.warmUntilSteady(wu, *c.Steady); err != nil {
+			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
+		}
+		ms = max(ms, w)
+	}
 	r := m.Run(wu, ms)
 	if m.e.Canceled() {
 		return Result{}, ctx.Err()
@@ -110,6 +122,15 @@ func (c Cell) Validate() error {
 func (c Cell) build() (*Machine, error) {
 	if c.Warmup < 0 || c.Measure < 0 {
 		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
+	}
+	if c.Steady != nil {
+		wu := c.Warmup
+		if wu == 0 {
+			wu = DefaultWarmup
+		}
+		if err := c.Steady.validate(wu); err != nil {
+			return nil, err
+		}
 	}
 	if c.Threads < 1 || c.Threads > 10000 {
 		return nil, fmt.Errorf("sim: Threads = %d, want 1..10000: %w", c.Threads, ErrInvalidConfig)
@@ -252,6 +273,9 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.RemoteWake {
 		fmt.Fprint(h, "|remote wake")
+	}
+	if k.Steady != nil {
+		fmt.Fprintf(h, "|steady %+v", *k.Steady)
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }

@@ -56,6 +56,9 @@ func TestCellSeedIsTheCellsOwn(t *testing.T) {
 		"aio":       func(c *Cell) { c.AIO = &array },
 		"warmup":    func(c *Cell) { c.Warmup = time.Millisecond },
 		"measure":   func(c *Cell) { c.Measure = time.Millisecond },
+		"steady": func(c *Cell) {
+			c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: time.Second}
+		},
 	} {
 		c := base
 		change(&c)

@@ -22,10 +22,11 @@ var ErrInvalidConfig = errors.New("invalid config")
 // CostProfile is what the simulated machine charges for the operations that are
 // not the workload's own CPU bursts. Every field is a duration of CPU time on the
 // core that performs the operation, except IOService, which is device time during
-// which the issuing thread is blocked, and FutexGrowth, FutexWalk and WakePreempt, which are
-// factors.
+// which the issuing thread is blocked, FutexGrowth, FutexWalk and WakePreempt, which are
+// factors, and SwitchFootprint, CacheL2 and CacheLLC, which are bytes.
 //
-// Machine charges the fields up to RunqueueHold, and SwitchGrowth. The fields from FutexWakeCall on
+// Machine charges the fields up to RunqueueHold, and SwitchFootprint with the
+// caches and refills (SwitchCost). The fields from FutexWakeCall on
 // are what innosim calibrate measures of the wake path (remote wakes, Go's
 // locked-thread handoff, sync.Mutex handoff, wakeup preemption, sysmon's tick)
 // for its model of Go's scheduler, the GoRuntime layer, which charges all six;
@@ -152,29 +153,70 @@ type CostProfile struct {
 	// each sleep still lasts SysmonTick − 20 µs beyond it.
 	SysmonTick time.Duration
 
-	// SwitchGrowth is what a context switch costs more for each doubling of
-	// the machine's threads beyond two: the refill of the caches and TLB
-	// that the threads run in between have taken from the switched-in
-	// thread's working set (its stack and per-connection state). lmbench's
-	// lat_ctx measures a switch as a function of the number of processes
-	// passing a token around a ring and the working set each touches
-	// (McVoy and Staelin, "lmbench: portable tools for performance
-	// analysis", USENIX 1996); the cost grows once the ring's working sets
-	// together exceed the caches. Machine charges ContextSwitch +
-	// SwitchGrowth × log2(n/2) per switch on a machine of n > 2 threads
-	// (SwitchCost). innosim calibrate fits it to its ring probe; 0 in
-	// OldKernel and NewKernel, whose machines were chosen without it.
-	SwitchGrowth time.Duration
+	// SwitchFootprint is the bytes of a thread's own state that a switch to
+	// it touches (its kernel stack and task, its user stack and the
+	// runtime's per-thread data), which the threads that ran in between may
+	// have evicted: the footprint in the cache of Thiébaut and Stone
+	// ("Footprints in the cache", ACM TOCS 1987), the indirect cost of a
+	// switch of Li, Ding and Shen ("Quantifying the cost of context switch",
+	// ExpCS 2007). innosim calibrate measures it with lmbench's lat_ctx
+	// ring at several working sets (see SwitchCost); 0..1 GiB, 0 (OldKernel,
+	// NewKernel) charges no refill.
+	SwitchFootprint int64
+	// CacheL2 and CacheLLC are the bytes of a core's private L2 cache and of
+	// the last-level cache, as Linux reports them
+	// (/sys/devices/system/cpu/cpu0/cache/index*/size, the kernel's
+	// Documentation/ABI/testing/sysfs-devices-system-cpu); 0..1 GiB each,
+	// both more than 0 when SwitchFootprint is, CacheLLC ≥ CacheL2.
+	CacheL2, CacheLLC int64
+	// RefillLLC is the cost of one 64-byte line of the footprint that a
+	// switch finds missing from L2 but in the last-level cache, RefillMemory
+	// of one missing from the last-level cache too (fitted to the ring).
+	RefillLLC, RefillMemory time.Duration
 }
 
+// cacheLine is the bytes of a cache line (coherency_line_size on x86-64 and
+// arm64 servers).
+const cacheLine = 64
+
 // SwitchCost returns what Machine charges a core for one context switch on a
-// machine of threads threads: ContextSwitch, plus SwitchGrowth for each
-// doubling of threads beyond two (none at two or fewer).
+// machine of threads threads: ContextSwitch (measured between two threads),
+// plus the refill of the switched-in thread's footprint that the other
+// threads, each touching SwitchFootprint bytes, evicted since it last ran,
+// beyond what two threads evict. A line of a cache of C bytes survives the B
+// bytes that others bring in with probability exp(−B/C) (the random
+// replacement of Thiébaut and Stone's footprint model), so with B =
+// (threads−1) × SwitchFootprint a share 1 − exp(−B/CacheL2) of the footprint's
+// lines is missing from L2, of which 1 − exp(−B/CacheLLC) is missing from the
+// last-level cache too, and they cost RefillLLC and RefillMemory a line.
+// With SwitchFootprint 0 it is ContextSwitch.
 func (p *CostProfile) SwitchCost(threads int) time.Duration {
-	if p.SwitchGrowth == 0 || threads <= 2 {
+	if p.SwitchFootprint == 0 || threads <= 2 {
 		return p.ContextSwitch
 	}
-	return p.ContextSwitch + time.Duration(float64(p.SwitchGrowth)*math.Log2(float64(threads)/2))
+	return p.ContextSwitch + time.Duration(p.refill(threads, p.SwitchFootprint)-p.refill(2, p.SwitchFootprint)+0.5)
+}
+
+// refill is the ns that a switch in a ring of threads threads, each touching
+// w bytes, spends refilling the switched-in thread's w bytes (see
+// SwitchCost).
+func (p *CostProfile) refill(threads int, w int64) float64 {
+	if p.CacheL2 <= 0 || p.CacheLLC <= 0 {
+		return 0
+	}
+	lines := float64(w) / cacheLine
+	others := float64(threads-1) * float64(w)
+	l2 := 1 - math.Exp(-others/float64(p.CacheL2))
+	llc := 1 - math.Exp(-others/float64(p.CacheLLC))
+	return lines * ((l2-llc)*float64(p.RefillLLC) + llc*float64(p.RefillMemory))
+}
+
+// SwitchRefill returns the ns a switch in a ring of threads threads, each
+// touching its SwitchFootprint and extra more bytes, spends refilling the
+// switched-in thread's footprint, by SwitchCost's model: the curve that
+// innosim calibrate fits to lmbench's lat_ctx ring.
+func (p *CostProfile) SwitchRefill(threads int, extra int64) time.Duration {
+	return time.Duration(p.refill(threads, p.SwitchFootprint+extra) + 0.5)
 }
 
 // OldKernel is a profile for a Linux kernel before the 2018 CPU-vulnerability
@@ -276,15 +318,20 @@ func Profile(name string) (CostProfile, error) {
 }
 
 // profileField is one field of a CostProfile as its file names it: a duration
-// (d, in min..1s) or a number (g, in 0..gmax: futex_growth's factor, 0..10, or
-// futex_walk's and wake_preempt's shares, 0..1).
+// (d, in min..1s), a number (g, in 0..gmax: futex_growth's factor, 0..10, or
+// futex_walk's and wake_preempt's shares, 0..1) or a size (b, bytes in
+// 0..maxProfileBytes).
 type profileField struct {
 	key  string
 	d    *time.Duration
 	min  time.Duration
 	g    *float64
 	gmax float64
+	b    *int64
 }
+
+// maxProfileBytes bounds a profile's sizes: 1 GiB.
+const maxProfileBytes = 1 << 30
 
 // fields lists p's fields in file order: the one table that Validate,
 // ParseProfile and WriteTo read, so a new cost is one line here.
@@ -309,12 +356,17 @@ func (p *CostProfile) fields() []profileField {
 		{key: "mutex_handoff", d: &p.MutexHandoff},
 		{key: "wake_preempt", g: &p.WakePreempt, gmax: 1},
 		{key: "sysmon_tick", d: &p.SysmonTick},
-		{key: "switch_growth", d: &p.SwitchGrowth},
+		{key: "switch_footprint", b: &p.SwitchFootprint},
+		{key: "cache_l2", b: &p.CacheL2},
+		{key: "cache_llc", b: &p.CacheLLC},
+		{key: "refill_llc", d: &p.RefillLLC},
+		{key: "refill_memory", d: &p.RefillMemory},
 	}
 }
 
 // Validate reports the first field out of range: durations must be in 0..1s
-// (IOService > 0), FutexGrowth in 0..10, FutexWalk and WakePreempt in 0..1;
+// (IOService > 0), FutexGrowth in 0..10, FutexWalk and WakePreempt in 0..1,
+// sizes in 0..1 GiB, and a SwitchFootprint needs 0 < CacheL2 ≤ CacheLLC;
 // NaN and ±Inf are out of every range.
 func (p CostProfile) Validate() error {
 	for _, f := range p.fields() {
@@ -323,7 +375,13 @@ func (p CostProfile) Validate() error {
 			return fmt.Errorf("sim: cost profile %s = %v, want 0..%v: %w", f.key, *f.g, f.gmax, ErrInvalidConfig)
 		case f.d != nil && (*f.d < f.min || *f.d > time.Second):
 			return fmt.Errorf("sim: cost profile %s = %v, want %v..1s: %w", f.key, *f.d, f.min, ErrInvalidConfig)
+		case f.b != nil && (*f.b < 0 || *f.b > maxProfileBytes):
+			return fmt.Errorf("sim: cost profile %s = %d, want 0..%d bytes: %w", f.key, *f.b, maxProfileBytes, ErrInvalidConfig)
 		}
+	}
+	if p.SwitchFootprint > 0 && (p.CacheL2 <= 0 || p.CacheLLC < p.CacheL2) {
+		return fmt.Errorf("sim: cost profile switch_footprint = %d with cache_l2 = %d, cache_llc = %d, want 0 < cache_l2 ≤ cache_llc: %w",
+			p.SwitchFootprint, p.CacheL2, p.CacheLLC, ErrInvalidConfig)
 	}
 	return nil
 }
@@ -332,8 +390,8 @@ func (p CostProfile) Validate() error {
 // lines and lines starting with # are ignored). Keys are the snake_case field
 // names (context_switch, syscall, syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
-// wake_preempt, sysmon_tick, switch_growth, name); durations use time.ParseDuration syntax
-// ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
+// wake_preempt, sysmon_tick, switch_footprint, cache_l2, cache_llc, refill_llc, refill_memory, name);
+// durations use time.ParseDuration syntax ("1.5us"), sizes are bytes. Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:
 // calibrate and WriteTo end every line). futex_walk is read (0..1), but
@@ -387,14 +445,20 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			continue
 		}
 		i := slices.IndexFunc(fields, func(f profileField) bool { return f.key == k })
+		if i < 0 && k == "switch_growth" {
+			return p, fmt.Errorf("sim: %s:%d: switch_growth is no longer read: a switch's growth with the threads is now switch_footprint, cache_l2, cache_llc, refill_llc and refill_memory; run innosim calibrate again, or delete the line: %w", name, line, ErrInvalidConfig)
+		}
 		if i < 0 {
 			return p, fmt.Errorf("sim: %s:%d: unknown key %q: %w", name, line, k, ErrInvalidConfig)
 		}
 		f := fields[i]
 		var err error
-		if f.g != nil {
+		switch {
+		case f.g != nil:
 			*f.g, err = strconv.ParseFloat(v, 64)
-		} else {
+		case f.b != nil:
+			*f.b, err = strconv.ParseInt(v, 10, 64)
+		default:
 			*f.d, err = time.ParseDuration(v)
 		}
 		if err != nil {

@@ -40,7 +40,8 @@ func calibratedCosts() CostProfile {
 	p.MutexHandoff = 10 * time.Nanosecond
 	p.WakePreempt = 0.75
 	p.SysmonTick = 110 * time.Microsecond
-	p.SwitchGrowth = 2 * time.Microsecond
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 20<<10, 512<<10, 32<<20
+	p.RefillLLC, p.RefillMemory = 15*time.Nanosecond, 100*time.Nanosecond
 	return p
 }
 
@@ -60,6 +61,7 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		{"syscall_setup negative", "syscall_setup = -1us\n", "syscall_setup = -1µs, want 0s..1s"},
 		{"syscall_socket above a second", "syscall_socket = 2s\n", "syscall_socket = 2s, want 0s..1s"},
 		{"runqueue_hold negative", "runqueue_hold = -1ns\n", "runqueue_hold = -1ns, want 0s..1s"},
+		{"switch_growth of an older calibrate", "switch_growth = 3us\n", "switch_growth is no longer read"},
 		{"empty", "", "no cost given"},
 		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
 		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},
@@ -79,28 +81,55 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidConfig, "and so NewMachine")
 }
 
-func TestSwitchCostGrowsPerDoublingOfThreads(t *testing.T) {
+// A switch refills the footprint that the other threads evicted: nothing
+// more than ContextSwitch at two threads, the L2's share once the threads'
+// footprints outgrow L2, and memory's once they outgrow the LLC; the cost
+// only grows with the threads.
+func TestSwitchCostRefillsTheFootprintTheOthersEvicted(t *testing.T) {
 	p := OldKernel()
-	assert.Equal(t, p.ContextSwitch, p.SwitchCost(1024), "old-kernel has no growth")
-	p.SwitchGrowth = 3 * time.Microsecond
+	assert.Equal(t, p.ContextSwitch, p.SwitchCost(1024), "old-kernel has no footprint")
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
+	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
 	assert.Equal(t, p.ContextSwitch, p.SwitchCost(1))
 	assert.Equal(t, p.ContextSwitch, p.SwitchCost(2))
-	assert.Equal(t, p.ContextSwitch+3*time.Microsecond, p.SwitchCost(4))
-	assert.Equal(t, p.ContextSwitch+27*time.Microsecond, p.SwitchCost(1024))
-	assert.Zero(t, NewKernel().SwitchGrowth)
+	lines := time.Duration(64 << 10 / 64)
+	// 4,096 threads: 256 MiB of others' footprints, 8 times the LLC: nearly
+	// every line from memory
+	assert.InDelta(t, float64(p.ContextSwitch+lines*100), float64(p.SwitchCost(4096)), float64(lines*100)/50)
+	// 64 threads: 4 MiB, 8 times L2, an eighth of the LLC: mostly from the LLC
+	mid := p.SwitchCost(64) - p.ContextSwitch
+	assert.Greater(t, mid, lines*10*8/10)
+	assert.Less(t, mid, lines*30)
+	prev := p.SwitchCost(2)
+	for n := 3; n <= 8192; n *= 2 {
+		assert.GreaterOrEqual(t, p.SwitchCost(n), prev, "n=%d", n)
+		prev = p.SwitchCost(n)
+	}
+	assert.Zero(t, NewKernel().SwitchFootprint)
+
+	p.CacheLLC = p.CacheL2 - 1
+	assert.ErrorContains(t, p.Validate(), "want 0 < cache_l2 ≤ cache_llc")
+	p.CacheLLC, p.SwitchFootprint = 32<<20, -1
+	assert.ErrorContains(t, p.Validate(), "switch_footprint = -1, want 0..1073741824 bytes")
+	_, err := ParseProfile(strings.NewReader("switch_footprint = 4096\n"), "f")
+	assert.ErrorContains(t, err, "want 0 < cache_l2", "a footprint with no caches to share")
+	_, err = ParseProfile(strings.NewReader("cache_l2 = 512K\n"), "f")
+	assert.ErrorContains(t, err, "cache_l2", "sizes are bytes")
 }
 
-func TestSwitchGrowthChargesEverySwitchOnAMachineOfManyThreads(t *testing.T) {
-	run := func(threads int, growth time.Duration) float64 {
+func TestSwitchFootprintChargesEverySwitchOnAMachineOfManyThreads(t *testing.T) {
+	run := func(threads int, refill time.Duration) float64 {
 		c := liveCell(threads, false)
-		c.Machine.Costs.SwitchGrowth = growth
+		c.Machine.Costs.SwitchFootprint, c.Machine.Costs.CacheL2, c.Machine.Costs.CacheLLC = 64<<10, 512<<10, 32<<20
+		c.Machine.Costs.RefillLLC, c.Machine.Costs.RefillMemory = refill, refill
 		r, err := c.Run(context.Background())
 		require.NoError(t, err)
 		return r.Throughput
 	}
-	// one connection is two threads: no growth to charge
-	assert.Equal(t, run(1, 0), run(1, 5*us))
-	flat, grown := run(256, 0), run(256, 5*us)
-	// 512 threads: 8 doublings beyond two, 40 µs more per switch
+	// one connection is two threads: nothing evicted beyond what two evict
+	assert.Equal(t, run(1, 0), run(1, 40*time.Nanosecond))
+	flat, grown := run(256, 0), run(256, 40*time.Nanosecond)
+	// 512 threads: 32 MiB of others' footprints, every line of 1,024 missing
+	// from L2: about 40 µs more per switch
 	assert.Less(t, grown, 0.7*flat, "flat %.0f, grown %.0f", flat, grown)
 }

@@ -7,16 +7,19 @@ import (
 )
 
 // WriteTo writes p in the file format LoadProfile reads: one "key = value" line
-// per field, durations in time.Duration syntax, so that ParseProfile gives p back.
+// per field, durations in time.Duration syntax, sizes in bytes, so that ParseProfile gives p back.
 // It returns the bytes written and the first write error.
 func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
 	type line struct{ k, v string }
 	lines := []line{{"name", p.Name}}
 	for _, f := range p.fields() {
 		var v string
-		if f.g != nil {
+		switch {
+		case f.g != nil:
 			v = strconv.FormatFloat(*f.g, 'g', -1, 64)
-		} else {
+		case f.b != nil:
+			v = strconv.FormatInt(*f.b, 10)
+		default:
 			v = f.d.String()
 		}
 		lines = append(lines, line{f.key, v})

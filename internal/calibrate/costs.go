@@ -22,9 +22,12 @@ type Costs struct {
 	ContextSwitch       Measurement // half a pipe round trip between two locked threads
 	MutexHandoff        Measurement // one contended sync.Mutex Lock/Unlock (per acquisition)
 	SysmonTick          Measurement // one nanosleep(2) of 20 µs on a locked thread, as Go's sysmon sleeps
-	// Ring is one token pass around a ring of RingThreads[i] locked threads,
-	// each touching RingWorkingSet bytes (lmbench's lat_ctx).
-	Ring [len(RingThreads)]Measurement
+	// Ring[s][i] is one token pass around a ring of RingThreads[i] locked
+	// threads, each touching RingWorkingSets[s] bytes (lmbench's lat_ctx).
+	Ring [len(RingWorkingSets)][len(RingThreads)]Measurement
+	// CacheL2 and CacheLLC are the bytes of CPU 0's L2 and last-level
+	// caches as Linux reports them (sysfs, see readCaches); 0 where unknown.
+	CacheL2, CacheLLC int64
 }
 
 // probe runs rounds operations and returns the cost of one in nanoseconds (or,
@@ -32,8 +35,9 @@ type Costs struct {
 type probe func(rounds int) (float64, error)
 
 // Measure calibrates this machine. It runs the probes one after another, each
-// taking one warm-up and opts.Repeats measurements of opts.Rounds operations; a
-// full run with the defaults takes seconds (see DefaultRepeats). A probe
+// taking one warm-up and opts.Repeats measurements of opts.Rounds operations;
+// the twelve rings dominate a full run's time (each measurement of a ring of
+// 1,024 creates and ends its 1,024 threads). A probe
 // that cannot run here (the pinned futex probes off Linux, or the remote wake
 // on one CPU) leaves its figure zero. It returns an error wrapping
 // ErrInvalidConfig for bad options, ctx.Err() when ctx ends between
@@ -63,14 +67,17 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 		{name: "mutex handoff", run: mutexHandoff, dst: &c.MutexHandoff},
 		{name: "sysmon tick", run: sysmonTick, dst: &c.SysmonTick},
 	}
-	for i, n := range RingThreads {
-		probes = append(probes, struct {
-			name  string
-			run   probe
-			dst   *Measurement
-			share *Share
-		}{name: ringName(n), run: func(r int) (float64, error) { return ringSwitch(n, r) }, dst: &c.Ring[i]})
+	for si, size := range RingWorkingSets {
+		for i, n := range RingThreads {
+			probes = append(probes, struct {
+				name  string
+				run   probe
+				dst   *Measurement
+				share *Share
+			}{name: ringName(n, size), run: func(r int) (float64, error) { return ringSwitch(n, size, r) }, dst: &c.Ring[si][i]})
+		}
 	}
+	c.CacheL2, c.CacheLLC = readCaches(sysCacheDir)
 probes:
 	for _, p := range probes {
 		vs := make([]float64, 0, opts.Repeats)
@@ -103,7 +110,8 @@ func perOp(elapsed time.Duration, ops int) float64 {
 	return float64(elapsed.Nanoseconds()) / float64(ops)
 }
 
-// ringName names the ring probe of n threads in tables and profiles.
-func ringName(n int) string {
-	return "switch in a ring of " + strconv.Itoa(n)
+// ringName names the ring probe of n threads touching size bytes each in
+// tables and profiles.
+func ringName(n, size int) string {
+	return "switch in a ring of " + strconv.Itoa(n) + ", " + strconv.Itoa(size>>10) + " KiB each"
 }

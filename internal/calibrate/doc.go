@@ -58,10 +58,13 @@
 //	                     guest (at most 200 sleeps per measurement)
 //	Ring                 one token pass around a ring of 2, 16, 128 and 1024
 //	                     locked, unpinned threads on futex.Events, each writing
-//	                     16 KiB (one byte a cache line) when the token reaches
-//	                     it (lmbench's lat_ctx with a working set): a wake, a
-//	                     switch and the refill of what the other threads evicted;
-//	                     max(Rounds, 2 × threads) passes per measurement
+//	                     0, 16 or 64 KiB (one byte a cache line, lat_ctx's -s
+//	                     sizes) when the token reaches it (lmbench's lat_ctx):
+//	                     a wake, a switch and the refill of what the other
+//	                     threads evicted of the thread's own state and of its
+//	                     working set; max(Rounds, 2 × threads) passes per
+//	                     measurement. CacheL2 and CacheLLC, which the fit of
+//	                     the refill needs, are read from sysfs, not measured
 //
 // The futex probes pin their threads (sched_setaffinity) because where the
 // kernel puts a woken thread decides what the wake costs, and on a VM the two

@@ -32,10 +32,15 @@ import (
 //	sysmon_tick     SysmonTick: how long the 20 µs sleep between two rounds of
 //	                Go's sysmon really lasts (timer slack and, on a VM, the
 //	                hypervisor's timer latency come on top of the request)
-//	switch_growth   Ring: the slope of a least-squares fit of the ring's pass
-//	                cost against log2(threads/2) over the four ring sizes (0
-//	                if it slopes down): what a switch costs more per doubling
-//	                of the threads whose working sets share the caches
+//	cache_l2,       CacheL2 and CacheLLC: the caches the threads' footprints
+//	cache_llc       share (sysfs)
+//	switch_footprint, refill_llc, refill_memory
+//	                Ring: the footprint of a thread that touches nothing and
+//	                the refill cost of a line from the LLC and from memory,
+//	                fitted to the ring's passes at every working set and ring
+//	                size by sim.CostProfile.SwitchCost's model (fitFootprint);
+//	                kept 0, as OldKernel's, when the fit has too few rings or
+//	                no cache sizes
 //
 // A figure whose probe could not run here (Repeats 0: the pinned futex probes
 // off Linux, the remote wake on one CPU) keeps OldKernel's value, as do the
@@ -59,7 +64,7 @@ func (c Costs) Profile(name string) sim.CostProfile {
 	set(&p.ThreadHandoff, c.LockedThreadHandoff, c.LockedThreadHandoff.Median)
 	set(&p.MutexHandoff, c.MutexHandoff, c.MutexHandoff.Median)
 	set(&p.SysmonTick, c.SysmonTick, c.SysmonTick.Median)
-	p.SwitchGrowth = fitSwitchGrowth(c.Ring)
+	p = fitFootprint(p, c.Ring, c.CacheL2, c.CacheLLC)
 	if c.WakePreempt.Repeats > 0 {
 		p.WakePreempt = c.WakePreempt.Median
 	}
@@ -118,11 +123,10 @@ func (c Costs) sources() (measured, defaults []string) {
 		"thread_handoff": c.LockedThreadHandoff.Repeats, "mutex_handoff": c.MutexHandoff.Repeats,
 		"wake_preempt": c.WakePreempt.Repeats, "sysmon_tick": c.SysmonTick.Repeats,
 	}
-	for _, m := range c.Ring { // the fit needs two ring sizes
-		repeats["switch_growth"] += min(m.Repeats, 1)
-	}
-	if repeats["switch_growth"] < 2 {
-		repeats["switch_growth"] = 0
+	if fp := c.Profile(""); fp.RefillLLC+fp.RefillMemory > 0 { // the ring's fit took
+		for _, k := range []string{"switch_footprint", "cache_l2", "cache_llc", "refill_llc", "refill_memory"} {
+			repeats[k] = 1
+		}
 	}
 	for _, k := range sim.ProfileKeys() {
 		if repeats[k] > 0 {

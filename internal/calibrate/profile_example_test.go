@@ -43,12 +43,20 @@ func ExampleCosts_WriteProfile() {
 	// # measured context switch: 3.5µs (IQR 3.5µs..3.5µs, n=1)
 	// # measured mutex handoff: 10ns (IQR 10ns..10ns, n=1)
 	// # measured sysmon tick: 110µs (IQR 110µs..110µs, n=1)
-	// # measured switch in a ring of 2: 0s (IQR 0s..0s, n=0)
-	// # measured switch in a ring of 16: 0s (IQR 0s..0s, n=0)
-	// # measured switch in a ring of 128: 0s (IQR 0s..0s, n=0)
-	// # measured switch in a ring of 1024: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 2, 0 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 16, 0 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 128, 0 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 1024, 0 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 2, 16 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 16, 16 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 128, 16 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 1024, 16 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 2, 64 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 16, 64 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 128, 64 KiB each: 0s (IQR 0s..0s, n=0)
+	// # measured switch in a ring of 1024, 64 KiB each: 0s (IQR 0s..0s, n=0)
 	// # measured here: context_switch (futex loaded handoff − 2 × syscall), syscall, futex_wake_call, futex_wake, thread_handoff, mutex_handoff, wake_preempt, sysmon_tick
-	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, switch_growth
+	// # old-kernel defaults, not measured here: syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk, spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, switch_footprint, cache_l2, cache_llc, refill_llc, refill_memory
 	// name = here
 	// context_switch = 3.6µs
 	// syscall = 200ns
@@ -69,5 +77,9 @@ func ExampleCosts_WriteProfile() {
 	// mutex_handoff = 10ns
 	// wake_preempt = 0.75
 	// sysmon_tick = 110µs
-	// switch_growth = 0s
+	// switch_footprint = 0
+	// cache_l2 = 0
+	// cache_llc = 0
+	// refill_llc = 0s
+	// refill_memory = 0s
 }

@@ -211,8 +211,10 @@ func (c Costs) rows() []row {
 		{name: "mutex handoff", m: c.MutexHandoff},
 		{name: "sysmon tick", m: c.SysmonTick},
 	}
-	for i, n := range RingThreads {
-		rows = append(rows, row{name: ringName(n), m: c.Ring[i]})
+	for si, size := range RingWorkingSets {
+		for i, n := range RingThreads {
+			rows = append(rows, row{name: ringName(n, size), m: c.Ring[si][i]})
+		}
 	}
 	return rows
 }

@@ -67,7 +67,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		if err != nil {
 			return err
 		}
-		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Measure: userMeasure,
+		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
 			Client:  &sim.ClientConfig{}, RemoteWake: true}
 		for _, f := range []struct {
@@ -104,12 +104,21 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	return ut, nil
 }
 
-// liveWarmup is a live cell's simulated warm-up: with the client on the
-// machine a connection waits for its turn on the cores at every round trip,
-// so at 1,024 connections (2,048 threads on 2 cores) one connect takes tens
-// of ms, and reproduce's 20 ms would measure the start, before any connection
-// has finished; innosim live warms up a second.
-const liveWarmup = 500 * time.Millisecond
+// liveWarmup and liveSteady are a live cell's simulated warm-up: with the
+// client on the machine a connection waits for its turn on the cores at every
+// round trip, so at 1,024 connections (2,048 threads on 2 cores) one connect
+// takes hundreds of ms, all connections complete in waves a round apart, and
+// a fixed warm-up measures the ramp or a crest. The warm-up goes on past
+// liveWarmup until two successive windows, each long enough for every
+// connection to complete 10 units (a window of k rounds reads the rate to
+// one round in k, so 10 for the 10% tolerance), agree within 10%; a cell not
+// steady in 30 s of virtual time is an error. innosim live warms up a second
+// of wall time.
+const liveWarmup = 100 * time.Millisecond
+
+func liveSteady() *sim.SteadyWarmup {
+	return &sim.SteadyWarmup{Window: userMeasure, Tolerance: 0.1, PerThread: 10, Max: 30 * time.Second}
+}
 
 // liveClientColumn is innosim live's column of sysbench's CPU per query,
 // liveServerColumn its column of mariadbd's.

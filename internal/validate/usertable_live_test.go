@@ -99,7 +99,10 @@ connect,2,4,900,
 	for i, c := range ut.Cells {
 		require.NotNil(t, c.Client, "row %d", i)
 		assert.True(t, c.RemoteWake, "row %d", i)
+		require.NotNil(t, c.Steady, "row %d: warmed up until steady, not for a fixed time", i)
+		require.NoError(t, c.Validate(), "row %d", i)
 	}
+	assert.NotSame(t, ut.Cells[0].Steady, ut.Cells[1].Steady, "each cell its own warm-up setting")
 	for i := range 3 {
 		assert.Equal(t, 27500*time.Nanosecond, ut.Cells[i].Client.Event, "row %d: the curve's 1-thread figure, whatever its own", i)
 	}

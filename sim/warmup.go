@@ -1,0 +1,97 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// ErrNotSteady is wrapped by the error of a cell whose steady warm-up
+// (Cell.Steady) found no two successive windows that agree before its bound.
+var ErrNotSteady = errors.New("warm-up reached no steady state")
+
+// SteadyWarmup ends a cell's warm-up on a steady state instead of at a fixed
+// time: after Cell.Warmup the machine runs on in pairs of windows, starting
+// at Window and doubling after each pair that fails, until a pair whose
+// windows each hold at least PerThread units for every thread that counts
+// units, and whose two counts differ by at most Tolerance of the larger. The measured window is then at least that pair's window. It is the
+// stationarity test of batch means (successive batches compared, Law and
+// Kelton, "Simulation Modeling and Analysis", ch. 9) with batches long
+// enough for every thread: a closed system whose threads all start at time 0
+// completes nothing until every thread has had its first round, then
+// completes rounds in waves, each thread once a wave, which the jitter spreads
+// out only slowly; a window shorter than a wave reads its phase, and one of
+// k waves can miss by one wave in k. So a fixed warm-up that suits 64
+// threads measures the ramp, or a crest, of 2,048.
+type SteadyWarmup struct {
+	// Window is the length of the first pair's windows of virtual time,
+	// more than 0 and at most Max.
+	Window time.Duration
+	// Tolerance is the largest relative difference, |a−b| / max(a, b), of the
+	// two windows' units that counts as steady; in (0, 1).
+	Tolerance float64
+	// PerThread is how many units each window of the pair must hold for
+	// every thread that counts units (a connection's server thread, not its
+	// client or an AIO handler), 1..1000: a window of k waves holds about k
+	// units a thread and reads the rate to one wave in k.
+	PerThread int
+	// Max bounds the whole warm-up, Cell.Warmup and the windows together,
+	// in virtual time; at least Cell.Warmup + 2 × Window. A cell not steady
+	// by then fails with an error wrapping ErrNotSteady rather than measure
+	// a ramp.
+	Max time.Duration
+}
+
+// validate reports a field out of range for a cell whose fixed warm-up is
+// warmup.
+func (s SteadyWarmup) validate(warmup time.Duration) error {
+	switch {
+	case s.Window <= 0 || s.Window > s.Max:
+		return fmt.Errorf("sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
+	case !(s.Tolerance > 0 && s.Tolerance < 1): // false for NaN
+		return fmt.Errorf("sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
+	case s.PerThread < 1 || s.PerThread > 1000:
+		return fmt.Errorf("sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
+	case s.Max < warmup+2*s.Window:
+		return fmt.Errorf("sim: Steady.Max = %v, want at least Warmup + 2 × Steady.Window (%v): %w", s.Max, warmup+2*s.Window, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// warmUntilSteady runs the machine to warmup, then in pairs of windows
+// until a pair is steady (see SteadyWarmup), doubling the window after each
+// pair that is not, and returns the virtual time at which the warm-up ended
+// (the start of the measured window) and the window of the steady pair. It
+// returns an error wrapping ErrNotSteady, naming the last pair's figures,
+// when s.Max comes first.
+func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, window time.Duration, err error) {
+	counting := 0 // the threads whose programs count units
+	for _, t := range m.threads {
+		if slices.ContainsFunc(t.prog, func(o Op) bool { return o.Kind == OpDone && o.Arg > 0 }) {
+			counting++
+		}
+	}
+	least := uint64(counting * s.PerThread)
+	m.e.Run(int64(warmup))
+	end, window = warmup, s.Window
+	var units [2]uint64
+	for end+2*window <= s.Max {
+		for i := range units {
+			u0 := m.units
+			end += window
+			m.e.Run(int64(end))
+			units[i] = m.units - u0
+		}
+		if m.e.Canceled() {
+			return end, window, nil // Cell.Run reports ctx's error
+		}
+		hi, lo := max(units[0], units[1]), min(units[0], units[1])
+		if lo > 0 && lo >= least && float64(hi-lo) <= s.Tolerance*float64(hi) {
+			return end, window, nil
+		}
+		window *= 2
+	}
+	return end, window, fmt.Errorf("sim: not steady after %v of warm-up: the last two windows of %v completed %d and %d units, want within %g%% of each other and at least %d (%d for each of %d threads that count units): %w",
+		end, window/2, units[0], units[1], s.Tolerance*100, least, s.PerThread, counting, ErrNotSteady)
+}

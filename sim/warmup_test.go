@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// rampCell is a closed system whose first round outlasts a fixed warm-up:
+// 256 connect connections with their client on 2 cores, every switch 40 µs.
+// All start at time 0, so none completes before every connection has had
+// its turns, and then they complete in waves, one a round.
+func rampCell() Cell {
+	costs := NewKernel()
+	costs.ContextSwitch = 40 * time.Microsecond
+	return Cell{Workload: "connect", Threads: 256, Warmup: 20 * time.Millisecond, Measure: 50 * time.Millisecond,
+		Machine: MachineConfig{CPUs: 2, Costs: costs, SpinLoops: DefaultSpinLoops, Seed: 1},
+		Client:  &ClientConfig{Event: 150 * time.Microsecond}}
+}
+
+// A cell whose ramp is longer than its fixed warm-up measures the ramp or a
+// wave's crest; with Steady it reads its long-run throughput. The long run
+// is the same cell warmed up for 2 s and measured for 1 s.
+func TestSteadyWarmupReadsTheSteadyValue(t *testing.T) {
+	long := rampCell()
+	long.Warmup, long.Measure = 2*time.Second, time.Second
+	ref, err := long.Run(t.Context())
+	require.NoError(t, err)
+	require.Positive(t, ref.Throughput)
+
+	fixed, err := rampCell().Run(t.Context())
+	require.NoError(t, err)
+	assert.Less(t, fixed.Throughput, 0.5*ref.Throughput, "the fixed 20 ms warm-up measures the first round, before the connections complete")
+
+	c := rampCell()
+	c.Steady = &SteadyWarmup{Window: 50 * time.Millisecond, Tolerance: 0.1, PerThread: 4, Max: 4 * time.Second}
+	r, err := c.Run(t.Context())
+	require.NoError(t, err)
+	assert.InEpsilon(t, ref.Throughput, r.Throughput, 0.15, "steady %v/s, long run %v/s", r.Throughput, ref.Throughput)
+	assert.GreaterOrEqual(t, r.Elapsed, c.Measure, "the measured window is at least the steady windows' length")
+}
+
+func TestSteadyWarmupErrors(t *testing.T) {
+	c := rampCell()
+	c.Steady = &SteadyWarmup{Window: 10 * time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: 40 * time.Millisecond}
+	_, err := c.Run(t.Context())
+	require.ErrorIs(t, err, ErrNotSteady, "no connection completes in the first 40 ms")
+	assert.ErrorContains(t, err, "connect, 256 threads")
+
+	for name, s := range map[string]SteadyWarmup{
+		"window 0":          {Window: 0, Tolerance: 0.1, PerThread: 1, Max: time.Second},
+		"window above max":  {Window: 2 * time.Second, Tolerance: 0.1, PerThread: 1, Max: time.Second},
+		"tolerance 0":       {Window: time.Millisecond, Tolerance: 0, PerThread: 1, Max: time.Second},
+		"tolerance 1":       {Window: time.Millisecond, Tolerance: 1, PerThread: 1, Max: time.Second},
+		"tolerance NaN":     {Window: time.Millisecond, Tolerance: math.NaN(), PerThread: 1, Max: time.Second},
+		"per thread 0":      {Window: time.Millisecond, Tolerance: 0.1, PerThread: 0, Max: time.Second},
+		"max below warm-up": {Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: 21 * time.Millisecond},
+	} {
+		c := rampCell()
+		c.Steady = &s
+		assert.ErrorIs(t, c.Validate(), ErrInvalidConfig, name)
+	}
+}
