@@ -1,0 +1,50 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Options that would change nothing, or be silently replaced, are refused
+// with the flag named; each of these ran and printed a table before.
+func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a thread count given twice", []string{"--workload", "connect", "--threads", "1,4,1"},
+			`-threads: 1 given twice (positions 1 and 3)`},
+		{"a core count given twice", []string{"--workload", "connect", "--cpus", "2,2"},
+			`-cpus: 2 given twice (positions 1 and 2)`},
+		{"a device key given twice", []string{"--workload", "oltp_insert", "--device", "units=1,units=2"},
+			`key "units" given twice`},
+		{"costs with the default profile named", []string{"--workload", "connect", "--costs", "testdata/some.profile", "--profile", "old-kernel"},
+			"-costs and -profile both given"},
+		{"a gate core without a gate", []string{"--workload", "oltp_point_select", "--gate", "atomic"},
+			"-gate atomic with innodb_thread_concurrency = 0 in every row"},
+		{"gate cores varied without a gate", []string{"--workload", "oltp_point_select", "--vary", "gate=queue,atomic"},
+			"-vary gate with innodb_thread_concurrency = 0 in every row"},
+		{"a key the workload does not read", []string{"--workload", "connect", "--vary", "innodb_read_io_threads=1,2"},
+			`-vary innodb_read_io_threads: values "1" and "2" build the same cell for workload connect`},
+		{"two spellings of one value", []string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=ON,1"},
+			`values "ON" and "1" build the same cell`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(append([]string{"run", "--measure", "1ms"}, tt.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tt.want)
+			assert.Empty(t, stdout)
+		})
+	}
+}
+
+// A gate core chosen for the rows that have a gate is used, even when other
+// rows have none.
+func TestRunAcceptsAGateCoreThatSomeRowUses(t *testing.T) {
+	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2",
+		"--measure", "1ms", "--vary", "innodb_thread_concurrency=0,8", "--gate", "atomic")
+	assert.Equal(t, 0, code, stderr)
+}
