@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Options that would change nothing, or be silently replaced, are refused
@@ -47,4 +50,26 @@ func TestRunAcceptsAGateCoreThatSomeRowUses(t *testing.T) {
 	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2",
 		"--measure", "1ms", "--vary", "innodb_thread_concurrency=0,8", "--gate", "atomic")
 	assert.Equal(t, 0, code, stderr)
+}
+
+// A run --csv file with one row cut short (or extended) is refused, naming the
+// row: it used to be read as any other CSV, and its four series (two
+// schedulers × two core counts) were fitted silently as one curve.
+func TestFitRefusesARunCSVWithARaggedRow(t *testing.T) {
+	rows := "sched,cpus,threads,throughput,unit\n"
+	for _, sched := range []string{"cfs", "ts"} {
+		for _, cpus := range []string{"2", "4"} {
+			for i, n := range []string{"1", "2", "4", "8"} {
+				rows += sched + "," + cpus + "," + n + "," + []string{"100", "190", "350", "500"}[i] + ",queries/s\n"
+			}
+		}
+	}
+	for _, tail := range []string{"junk\n", "ts,4,16,600,queries/s,extra\n"} {
+		p := filepath.Join(t.TempDir(), "r.csv")
+		require.NoError(t, os.WriteFile(p, []byte(rows+tail), 0o644))
+		code, stdout, stderr := runCmd("fit", p)
+		assert.Equal(t, 1, code, stdout)
+		assert.Contains(t, stderr, "row 18 has ")
+		assert.NotContains(t, stdout, "points")
+	}
 }
