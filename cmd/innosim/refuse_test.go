@@ -33,6 +33,9 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 			`-vary innodb_read_io_threads: values "1" and "2" build the same cell for workload connect`},
 		{"two spellings of one value", []string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=ON,1"},
 			`values "ON" and "1" build the same cell`},
+		// the I/O table printed 0/0/0, the throughput only changed by the seed
+		{"a device for a workload that never waits for one", []string{"--workload", "oltp_read_only", "--device", "units=1"},
+			"-device with workload oltp_read_only, which never waits for a device"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

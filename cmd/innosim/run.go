@@ -208,6 +208,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkTakesEffect(protos, varyKey, varyVals, f, given["gate"]); err != nil {
 		return err
 	}
+	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
+		return fmt.Errorf("%w: -device with workload %s, which never waits for a device (no AIO array, no read, write, fsync or commit): want a workload that does I/O, or no -device", errUsage, f.workload)
+	}
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
 		if err := cells[i].Validate(); err != nil {
@@ -524,4 +527,28 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 		}
 	}
 	return nil
+}
+
+// usesDevice reports whether a cell of proto waits for its storage device:
+// its AIO handlers read from it, or its workload's program reads, writes,
+// fsyncs or commits through the redo log (sim.Machine.SetDevice).
+func usesDevice(proto sim.Cell) bool {
+	if proto.AIO != nil {
+		return true
+	}
+	w, err := sim.LookupWorkload(proto.Workload)
+	if err != nil {
+		return true // Validate names the workload
+	}
+	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool {
+		switch o.Kind {
+		case sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit:
+			return true
+		}
+		return false
+	})
 }
