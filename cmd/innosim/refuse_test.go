@@ -76,3 +76,18 @@ func TestFitRefusesARunCSVWithARaggedRow(t *testing.T) {
 		assert.NotContains(t, stdout, "points")
 	}
 }
+
+// validate a a ran group a once without a word (reproduce a a is refused),
+// and one -table file given twice was simulated and reported twice.
+func TestValidateRefusesAGroupOrTableGivenTwice(t *testing.T) {
+	code, stdout, stderr := runCmd("validate", "c", "a", "c")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `group "c" given twice`)
+	assert.Empty(t, stdout)
+
+	user := "testdata/validate_user.csv"
+	code, stdout, stderr = runCmd("validate", "-table", user, "-table", user, "c")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-table testdata/validate_user.csv given twice")
+	assert.Empty(t, stdout)
+}
