@@ -316,7 +316,8 @@ func (p CostProfile) Validate() error {
 // names (context_switch, syscall, syscall_socket, syscall_setup, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_growth, name); durations use time.ParseDuration syntax
-// ("1.5us"). Keys not given keep OldKernel's values, but a file that gives no
+// ("1.5us"). A key given twice is refused, naming both lines. Keys not given
+// keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:
 // calibrate and WriteTo end every line). futex_walk is read (0..1), but
@@ -354,6 +355,7 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line, set := 0, 0
+	seen := map[string]int{} // key → its line
 	for sc.Scan() {
 		line++
 		s := strings.TrimSpace(sc.Text())
@@ -365,6 +367,10 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			return p, fmt.Errorf("sim: %s:%d: want key = value: %w", name, line, ErrInvalidConfig)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if first, ok := seen[k]; ok {
+			return p, fmt.Errorf("sim: %s:%d: %s given twice (first on line %d), want each key once: %w", name, line, k, first, ErrInvalidConfig)
+		}
+		seen[k] = line
 		if k == "name" {
 			p.Name = v
 			continue
@@ -375,13 +381,15 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 		}
 		f := fields[i]
 		var err error
+		want := "a duration with its unit, such as 100ns or 2.5us"
 		if f.g != nil {
 			*f.g, err = strconv.ParseFloat(v, 64)
+			want = "a number"
 		} else {
 			*f.d, err = time.ParseDuration(v)
 		}
 		if err != nil {
-			return p, fmt.Errorf("sim: %s:%d: %s %q: %w", name, line, k, v, ErrInvalidConfig)
+			return p, fmt.Errorf("sim: %s:%d: %s = %q, want %s: %w", name, line, k, v, want, ErrInvalidConfig)
 		}
 		set++
 	}
