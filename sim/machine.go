@@ -120,10 +120,19 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 			return fmt.Errorf("sim: mutex %q Lines = %d, want 0..64: %w", mu.Name, mu.Lines, ErrInvalidConfig)
 		}
 	}
+	if !h.Valid() {
+		return fmt.Errorf("sim: thread hint %d, want %d..%d: %w", h, prio.Idle, prio.Interrupt, ErrInvalidConfig)
+	}
 	timed := false
-	for _, op := range prog {
+	for i, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
-			return err
+			return fmt.Errorf("sim: op %d of %d: %w", i, len(prog), err)
+		}
+		// a skip lands within the program (next then steps past it); a skip
+		// past its end ran off the program and panicked, a negative one could
+		// loop on ops that take no time
+		if op.Kind == OpSplit && (op.Arg < 0 || i+int(op.Arg) >= len(prog)) {
+			return fmt.Errorf("sim: op %d of %d: OpSplit skips %d ops, want 0..%d (to the end of the program): %w", i, len(prog), op.Arg, len(prog)-1-i, ErrInvalidConfig)
 		}
 		if (op.Kind == OpRead || op.Kind == OpWrite || op.Kind == OpFsync) && m.dev == nil {
 			return fmt.Errorf("sim: op %d waits for the device, want a device installed by SetDevice: %w", op.Kind, ErrInvalidConfig)
