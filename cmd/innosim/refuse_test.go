@@ -91,3 +91,11 @@ func TestValidateRefusesAGroupOrTableGivenTwice(t *testing.T) {
 	assert.Contains(t, stderr, "-table testdata/validate_user.csv given twice")
 	assert.Empty(t, stdout)
 }
+
+// help run --threads printed run's help and exit 0, the rest ignored.
+func TestHelpRefusesMoreThanOneCommand(t *testing.T) {
+	code, stdout, stderr := runCmd("help", "run", "--threads")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `want one command, got "run --threads"`)
+	assert.Empty(t, stdout)
+}
