@@ -99,3 +99,17 @@ func TestHelpRefusesMoreThanOneCommand(t *testing.T) {
 	assert.Contains(t, stderr, `want one command, got "run --threads"`)
 	assert.Empty(t, stdout)
 }
+
+// run --threads 1 --plot F panicked in gonum/plot's log axis, after -csv and
+// -json had been renamed into place: the run exited 2 and left two of its
+// three outputs.
+func TestRunPlotsASweepOfOneThreadCount(t *testing.T) {
+	dir := t.TempDir()
+	csv, js, png := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json"), filepath.Join(dir, "r.png")
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms",
+		"--csv", csv, "--json", js, "--plot", png)
+	require.Equal(t, 0, code, stderr)
+	for _, p := range []string{csv, js, png} {
+		assert.FileExists(t, p)
+	}
+}

@@ -306,15 +306,25 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	if err := csvOut.write(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
+	// every output is complete before any replaces its destination: a chart
+	// that cannot be drawn leaves no CSV or JSON of the run either
+	if err := csvOut.fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.write(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
 		return err
 	}
-	return plotOut.write(func(out *os.File) error {
+	if err := plotOut.fill(func(out *os.File) error {
 		return report.WriteChart(out.Name(), t.Title, "client threads", w.Unit, true, chart)
-	})
+	}); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if err := o.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Bounds of -threads and -cpus: sim.Cell's.
