@@ -34,6 +34,9 @@ func TestAddThreadRefusesAProgramItCannotRun(t *testing.T) {
 		{"an undefined OpSetPrio hint", []Op{setPrio(100), work}, prio.Normal, "OpSetPrio hint 100, want -4..4"},
 		{"a negative count", []Op{work, done(-3)}, prio.Normal, "OpDone count -3"},
 		{"an undefined thread hint", []Op{work}, prio.Hint(100), "thread hint 100, want -4..4"},
+		// Run looped forever in one event: the split always skips the only CPU op
+		{"a certain skip past every op that takes time", []Op{withProb(0, 1), work, done(1)}, prio.Normal, "skips every op that takes time"},
+		{"certain splits around it", []Op{withProb(1, 2), withProb(0, 1), work, done(1)}, prio.Normal, "skips every op that takes time"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
