@@ -137,6 +137,9 @@ func readCSV(r io.Reader, name string) ([][]string, error) {
 	if len(data) > maxFitInput {
 		return nil, fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements", name, maxFitInput)
 	}
+	// a spreadsheet's byte-order mark would make the first header cell
+	// "\ufeffthroughput", so the header's names would not choose the columns
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1

@@ -113,3 +113,20 @@ func TestRunPlotsASweepOfOneThreadCount(t *testing.T) {
 		assert.FileExists(t, p)
 	}
 }
+
+// A CSV saved by a spreadsheet starts with a byte-order mark: its first
+// header cell read "\ufeffthroughput", the header's names chose no columns,
+// and fit took column 1 (throughput) as the concurrency without a word.
+func TestFitReadsTheHeaderBehindAByteOrderMark(t *testing.T) {
+	body := "throughput,concurrency\n100,1\n190,2\n350,4\n500,8\n"
+	var outs []string
+	for _, bom := range []string{"", "\ufeff"} {
+		p := filepath.Join(t.TempDir(), "x.csv")
+		require.NoError(t, os.WriteFile(p, []byte(bom+body), 0o644))
+		code, stdout, stderr := runCmd("fit", p)
+		require.Equal(t, 0, code, stderr)
+		outs = append(outs, stdout)
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Contains(t, outs[1], "lambda  97.9")
+}
