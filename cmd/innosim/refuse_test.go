@@ -130,3 +130,26 @@ func TestFitReadsTheHeaderBehindAByteOrderMark(t *testing.T) {
 	assert.Equal(t, outs[0], outs[1])
 	assert.Contains(t, outs[1], "lambda  97.9")
 }
+
+// MariaDB ignores innodb_thread_concurrency and its siblings from 10.5.5 and
+// removed them in 10.6 (MDEV-23379), yet run --server mariadb-10.11 simulated
+// the gate a my.cnf or -vary set. Both are refused; 10.5, a MariaDB of no
+// version and MySQL still read the key.
+func TestRunRefusesAdmissionKeysMariaDBRemoved(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mariadb]\ninnodb_thread_concurrency = 8\n[mysqld]\ninnodb_concurrency_tickets = 500\n"), 0o644))
+	base := []string{"run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2", "--measure", "1ms"}
+	for _, srv := range []string{"mariadb-10.6", "mariadb-10.11.6", "mariadb-11.4"} {
+		code, stdout, stderr := runCmd(append(base, "--server", srv, "--cnf", cnf)...)
+		assert.Equal(t, 2, code, srv)
+		assert.Contains(t, stderr, "my.cnf:2: innodb_thread_concurrency = 8: "+srv+" has no innodb_thread_concurrency", srv)
+		assert.Empty(t, stdout, srv)
+		code, _, stderr = runCmd(append(base, "--server", srv, "--vary", "innodb_concurrency_tickets=500,5000")...)
+		assert.Equal(t, 2, code, srv)
+		assert.Contains(t, stderr, "-vary innodb_concurrency_tickets: "+srv+" has no innodb_concurrency_tickets", srv)
+	}
+	for _, srv := range []string{"mariadb-10.5", "mariadb", "mariadb-10.4"} {
+		code, _, stderr := runCmd(append(base, "--server", srv, "--cnf", cnf)...)
+		assert.Equal(t, 0, code, "%s: %s", srv, stderr)
+	}
+}

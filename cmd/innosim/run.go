@@ -155,6 +155,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if srv, err := mycnf.ParseServer(f.server); err == nil && removedBy(srv, k) {
+			return fmt.Errorf("%w: -vary %s: %s", errUsage, k, removedMessage(srv, k))
+		}
 		if i, j, dup := firstDuplicate(varyVals); dup {
 			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
 		}
