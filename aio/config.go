@@ -164,5 +164,13 @@ func (c Config) Validate() error {
 		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
 			"nil (native AIO does its I/O through io_uring, not a Backend)")
 	}
+	// A Latency built as a literal (&Latency{Service: d}, as the package doc
+	// shows) skips NewLatency's check; a negative Service would serve at once.
+	if l, ok := c.Backend.(*Latency); ok && (l == nil || l.Service < 0) {
+		if l == nil {
+			return invalid("Backend", "(*Latency)(nil)", "a *Latency, or nil for FileBackend")
+		}
+		return invalid("Backend Latency.Service", l.Service, "≥ 0")
+	}
 	return nil
 }

@@ -42,6 +42,10 @@ func TestConfigOutOfRangeIsAnErrorNamingTheField(t *testing.T) {
 		{"old age too long", func(c *aio.Config) { c.OldAge = 2 * time.Hour }, "OldAge = 2h0m0s"},
 		{"unknown wake policy", func(c *aio.Config) { c.Wake = 9 }, "Wake = wake(9)"},
 		{"unknown handler mode", func(c *aio.Config) { c.Handlers = 7 }, "Handlers = mode(7)"},
+		// a Latency literal skips NewLatency's check: a negative service time
+		// was accepted and served at once, a nil one panicked in the handler
+		{"negative latency", func(c *aio.Config) { c.Backend = &aio.Latency{Service: -time.Millisecond} }, "Latency.Service = -1ms, want ≥ 0"},
+		{"nil latency", func(c *aio.Config) { c.Backend = (*aio.Latency)(nil) }, "Backend = (*Latency)(nil)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

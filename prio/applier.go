@@ -83,12 +83,19 @@ func (a *Applier) Stats() Stats {
 // If fn panics, Do restores and unlocks the thread as above before the panic goes
 // on.
 //
-// Do returns ctx.Err() without running fn if ctx is already done. Otherwise it
+// Do returns ctx.Err() without running fn if ctx is already done, and an error
+// wrapping ErrInvalidConfig without running fn if h is outside Idle..Interrupt,
+// under every policy: PolicyOff too, since the hint still reaches fn's context
+// and whatever reads it there (aio refuses such a hint as an invalid request).
+// Otherwise it
 // returns fn's error joined with any refusal (an error wrapping *OSError, or
 // ErrNotSupported off Linux); errors.As separates the two.
 func (a *Applier) Do(ctx context.Context, h Hint, fn func(context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if !h.Valid() {
+		return errHint(h)
 	}
 	ctx = WithHint(ctx, h)
 	if a.cfg.Policy == PolicyOff {

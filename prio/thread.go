@@ -82,7 +82,7 @@ func (t *Thread) Apply(h Hint) (State, error) {
 		return t.state, ErrReleased
 	}
 	if !h.Valid() {
-		return t.state, fmt.Errorf("prio: Hint = %d, want %d..%d (idle..interrupt): %w", h, Idle, Interrupt, ErrInvalidConfig)
+		return t.state, errHint(h)
 	}
 	c, ok := t.a.cfg.Policy.Plan(h, t.state, t.a.cfg.Downward)
 	if !ok {
@@ -139,3 +139,8 @@ func (t *Thread) Unlock() error {
 // locked). For a goroutine that applies a hint once and then exits — a background
 // worker under the Downward option, say — it saves the restoring calls.
 func (t *Thread) Release() { t.done = true }
+
+// errHint is the error for a hint outside Idle..Interrupt.
+func errHint(h Hint) error {
+	return fmt.Errorf("prio: Hint = %d, want %d..%d (idle..interrupt): %w", h, Idle, Interrupt, ErrInvalidConfig)
+}

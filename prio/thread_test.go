@@ -3,6 +3,7 @@ package prio_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 
@@ -303,5 +304,29 @@ func TestApplyRefusesAnUndefinedHint(t *testing.T) {
 			assert.Len(t, fos.calls, calls, "no system call for an undefined hint")
 			require.NoError(t, th.Unlock())
 		})
+	}
+}
+
+// TestDoRefusesAnUndefinedHintUnderEveryPolicy: Do with a hint outside
+// Idle..Interrupt returns ErrInvalidConfig and runs nothing, whatever the
+// policy. Under PolicyOff it used to run fn with the hint in its context and
+// return nil (aio would then refuse every request made with that context),
+// while the other policies ran fn and reported the hint.
+func TestDoRefusesAnUndefinedHintUnderEveryPolicy(t *testing.T) {
+	for _, p := range []prio.Policy{prio.PolicyOff, prio.PolicyLegacy, prio.PolicyNice, prio.PolicyIdle} {
+		for _, h := range []prio.Hint{prio.Idle - 1, prio.Interrupt + 1, 100} {
+			t.Run(fmt.Sprintf("%v/%v", p, h), func(t *testing.T) {
+				fos := newFakeOS(true)
+				a := newApplier(t, p, fos, false)
+				err := a.Do(context.Background(), h, func(context.Context) error {
+					t.Error("work ran with an undefined hint")
+					return nil
+				})
+				assert.ErrorIs(t, err, prio.ErrInvalidConfig)
+				assert.ErrorContains(t, err, "Hint = ")
+				assert.Empty(t, fos.calls)
+				assert.Equal(t, prio.Stats{}, a.Stats())
+			})
+		}
 	}
 }

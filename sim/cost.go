@@ -391,7 +391,7 @@ func (p CostProfile) Validate() error {
 // names (context_switch, syscall, syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_footprint, cache_l2, cache_llc, refill_llc, refill_memory, name);
-// durations use time.ParseDuration syntax ("1.5us"), sizes are bytes. Keys not given keep OldKernel's values, but a file that gives no
+// durations use time.ParseDuration syntax ("1.5us"), sizes are bytes. A key given twice is refused, naming both lines. Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:
 // calibrate and WriteTo end every line). futex_walk is read (0..1), but
@@ -429,6 +429,7 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line, set := 0, 0
+	seen := map[string]int{} // key → its line
 	for sc.Scan() {
 		line++
 		s := strings.TrimSpace(sc.Text())
@@ -440,6 +441,10 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			return p, fmt.Errorf("sim: %s:%d: want key = value: %w", name, line, ErrInvalidConfig)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if first, ok := seen[k]; ok {
+			return p, fmt.Errorf("sim: %s:%d: %s given twice (first on line %d), want each key once: %w", name, line, k, first, ErrInvalidConfig)
+		}
+		seen[k] = line
 		if k == "name" {
 			p.Name = v
 			continue
@@ -453,16 +458,19 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 		}
 		f := fields[i]
 		var err error
+		want := "a duration with its unit, such as 100ns or 2.5us"
 		switch {
 		case f.g != nil:
 			*f.g, err = strconv.ParseFloat(v, 64)
+			want = "a number"
 		case f.b != nil:
 			*f.b, err = strconv.ParseInt(v, 10, 64)
+			want = "a whole number of bytes"
 		default:
 			*f.d, err = time.ParseDuration(v)
 		}
 		if err != nil {
-			return p, fmt.Errorf("sim: %s:%d: %s %q: %w", name, line, k, v, ErrInvalidConfig)
+			return p, fmt.Errorf("sim: %s:%d: %s = %q, want %s: %w", name, line, k, v, want, ErrInvalidConfig)
 		}
 		set++
 	}

@@ -66,6 +66,11 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		{"only comments and a name", "# measured\nname = x\n\n", "no cost given"},
 		{"truncated", "syscall = 200ns\ncontext_swi", "f:2: last line has no newline"},
 		{"truncated mid-value", "syscall = 2", "truncated"},
+		// a repeated key was read with the last value winning, silently
+		{"a key given twice", "syscall = 100ns\ncontext_switch = 2us\nsyscall = 200ns\n", "f:3: syscall given twice (first on line 1)"},
+		{"a name given twice", "name = a\nsyscall = 100ns\nname = b\n", "f:3: name given twice"},
+		{"a duration without its unit", "syscall = 100\n", `f:1: syscall = "100", want a duration with its unit`},
+		{"a number that is not one", "futex_growth = 1.5x\n", `f:1: futex_growth = "1.5x", want a number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -129,10 +129,19 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 			return fmt.Errorf("sim: mutex %q Lines = %d, want 0..64: %w", mu.Name, mu.Lines, ErrInvalidConfig)
 		}
 	}
+	if !h.Valid() {
+		return fmt.Errorf("sim: thread hint %d, want %d..%d: %w", h, prio.Idle, prio.Interrupt, ErrInvalidConfig)
+	}
 	timed := false
-	for _, op := range prog {
+	for i, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
-			return err
+			return fmt.Errorf("sim: op %d of %d: %w", i, len(prog), err)
+		}
+		// a skip lands within the program (next then steps past it); a skip
+		// past its end ran off the program and panicked, a negative one could
+		// loop on ops that take no time
+		if op.Kind == OpSplit && (op.Arg < 0 || i+int(op.Arg) >= len(prog)) {
+			return fmt.Errorf("sim: op %d of %d: OpSplit skips %d ops, want 0..%d (to the end of the program): %w", i, len(prog), op.Arg, len(prog)-1-i, ErrInvalidConfig)
 		}
 		if (op.Kind == OpRead || op.Kind == OpWrite || op.Kind == OpFsync) && m.dev == nil {
 			return fmt.Errorf("sim: op %d waits for the device, want a device installed by SetDevice: %w", op.Kind, ErrInvalidConfig)
@@ -146,13 +155,13 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 		if (op.Kind == OpSockSend || op.Kind == OpSockRecv) && !m.pairing {
 			return fmt.Errorf("sim: op %d needs a connection peer, want the thread added by AddConnection: %w", op.Kind, ErrInvalidConfig)
 		}
-		switch op.Kind {
-		case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpPageCleaner, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
-			timed = timed || op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
-		}
+		timed = timed || takesTime(op)
 	}
 	if !timed {
 		return fmt.Errorf("sim: thread program of %d ops has no op that takes time: %w", len(prog), ErrInvalidConfig)
+	}
+	if untimedLoop(prog) {
+		return fmt.Errorf("sim: thread program of %d ops skips every op that takes time (its OpSplit probabilities are 0 or 1): it would loop without advancing the clock: %w", len(prog), ErrInvalidConfig)
 	}
 	id := int32(len(m.threads))
 	m.threads = append(m.threads, thread{
@@ -161,6 +170,40 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	})
 	m.e.At(0, m.evWake, id, m.threads[id].gen)
 	return nil
+}
+
+// takesTime reports whether op advances its thread's clock by itself: CPU or
+// a sleep of some duration, a system call, or a wait for I/O, a commit or the
+// connection's peer.
+func takesTime(op Op) bool {
+	switch op.Kind {
+	case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpPageCleaner, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
+		return op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
+	}
+	return false
+}
+
+// untimedLoop reports whether a thread running prog from its first op comes
+// back to it without an op that takes time, by splits that are certain
+// (probability 0 skips, 1 continues): the interpreter would then loop in one
+// event forever. A split that goes either way by chance ends the walk: some
+// round then takes time.
+func untimedLoop(prog []Op) bool {
+	for pc := 0; pc < len(prog); pc++ {
+		op := prog[pc]
+		if takesTime(op) {
+			return false
+		}
+		if op.Kind == OpSplit {
+			switch {
+			case op.Dur == 0:
+				pc += int(op.Arg)
+			case op.Dur < 1e9:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Run simulates warmup and then measure of virtual time and returns what was

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/innosim/innosim/prio"
 )
 
 // OpKind is one step of a simulated thread's program.
@@ -110,6 +112,8 @@ const (
 	// OpPageCleaner is the whole loop of the page cleaner thread that
 	// such a workload adds beside the AIO handlers; it never returns.
 	OpPageCleaner
+
+	numOpKinds // the number of op kinds: not an op
 )
 
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that
@@ -178,14 +182,28 @@ func rowLock(kernel int32) Op     { return Op{Kind: OpRowLock, Arg: kernel, Dur:
 func lockRelease(kernel int32) Op { return Op{Kind: OpLockRelease, Arg: kernel, Dur: lockReleaseWork} }
 func logCommit() Op               { return Op{Kind: OpLogCommit} }
 func dirty(pages int32) Op        { return Op{Kind: OpDirty, Arg: pages} }
+
+// check refuses an op of an unknown kind, a negative duration, a mutex,
+// system-call kind, hint or probability out of range, and a negative count;
+// AddThread adds what needs the whole program (a skip's length).
 func (k OpKind) check(op Op, mutexes int) error {
 	switch {
+	case k >= numOpKinds:
+		return fmt.Errorf("op kind %d, want one of the OpKind constants (OpCPU..OpPageCleaner): %w", k, ErrInvalidConfig)
 	case op.Dur < 0:
-		return fmt.Errorf("sim: op %d duration %v, want ≥ 0: %w", k, op.Dur, ErrInvalidConfig)
+		return fmt.Errorf("op kind %d duration %v, want ≥ 0: %w", k, op.Dur, ErrInvalidConfig)
+	case (k == OpLock || k == OpUnlock) && mutexes == 0:
+		return fmt.Errorf("op mutex %d, want a mutex added by AddMutex (the machine has none): %w", op.Arg, ErrInvalidConfig)
 	case (k == OpLock || k == OpUnlock) && (op.Arg < 0 || int(op.Arg) >= mutexes):
-		return fmt.Errorf("sim: op mutex %d, want 0..%d: %w", op.Arg, mutexes-1, ErrInvalidConfig)
+		return fmt.Errorf("op mutex %d, want 0..%d: %w", op.Arg, mutexes-1, ErrInvalidConfig)
 	case k == OpSyscall && (op.Arg < 0 || op.Arg >= int32(numSyscallKinds)):
-		return fmt.Errorf("sim: op syscall kind %d, want 0..%d: %w", op.Arg, numSyscallKinds-1, ErrInvalidConfig)
+		return fmt.Errorf("op syscall kind %d, want 0..%d: %w", op.Arg, numSyscallKinds-1, ErrInvalidConfig)
+	case k == OpSplit && op.Dur > 1e9:
+		return fmt.Errorf("OpSplit probability %d parts per billion, want 0..1000000000: %w", op.Dur, ErrInvalidConfig)
+	case k == OpSetPrio && !prio.Hint(op.Arg).Valid():
+		return fmt.Errorf("OpSetPrio hint %d, want %d..%d: %w", op.Arg, prio.Idle, prio.Interrupt, ErrInvalidConfig)
+	case k == OpDone && op.Arg < 0:
+		return fmt.Errorf("OpDone count %d, want ≥ 0: %w", op.Arg, ErrInvalidConfig)
 	}
 	return nil
 }

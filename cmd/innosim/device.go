@@ -28,11 +28,16 @@ func (d *deviceFlag) String() string {
 // Set parses key=value pairs; errors name the key and its allowed values.
 func (d *deviceFlag) Set(v string) error {
 	c := sim.DeviceConfig{Read: 5 * time.Millisecond, Write: 5 * time.Millisecond, Fsync: 5 * time.Millisecond}
+	seen := map[string]bool{}
 	for _, kv := range strings.Split(v, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
 			return fmt.Errorf("%q: want key=value (units, read, write, fsync, dist)", kv)
 		}
+		if seen[k] {
+			return fmt.Errorf("key %q given twice: want each key once (the last would replace the first)", k)
+		}
+		seen[k] = true
 		var err error
 		switch k {
 		case "units":

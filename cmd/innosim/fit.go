@@ -59,7 +59,11 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !explicit {
-		if series, ok := runSeries(recs); ok {
+		series, ok, err := runSeries(recs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
+		if ok {
 			return fitSeries(stdout, fs.Arg(0), series)
 		}
 	}
@@ -133,6 +137,9 @@ func readCSV(r io.Reader, name string) ([][]string, error) {
 	if len(data) > maxFitInput {
 		return nil, fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements", name, maxFitInput)
 	}
+	// a spreadsheet's byte-order mark would make the first header cell
+	// "\ufeffthroughput", so the header's names would not choose the columns
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
@@ -153,19 +160,21 @@ type series struct {
 
 // runSeries splits the CSV that innosim run --csv writes (a header with threads
 // and throughput columns, the varied settings before threads) into one series per
-// combination of settings. ok is false for any other CSV.
-func runSeries(recs [][]string) (out []series, ok bool) {
+// combination of settings. ok is false for any other CSV. A row whose cells
+// are not as many as the header's is an error: read as any other CSV, the
+// file's series would be fitted as one curve.
+func runSeries(recs [][]string) (out []series, ok bool, err error) {
 	if len(recs) < 2 {
-		return nil, false
+		return nil, false, nil
 	}
 	nc, xc := slices.Index(recs[0], "threads"), slices.Index(recs[0], "throughput")
 	if nc < 0 || xc < 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	index := map[string]int{}
-	for _, rec := range recs[1:] {
+	for i, rec := range recs[1:] {
 		if len(rec) != len(recs[0]) {
-			return nil, false
+			return nil, false, fmt.Errorf("row %d has %d columns, the header %d: want a row per cell, as innosim run --csv writes", i+2, len(rec), len(recs[0]))
 		}
 		parts := make([]string, nc)
 		for i := range nc {
@@ -180,7 +189,7 @@ func runSeries(recs [][]string) (out []series, ok bool) {
 		}
 		out[i].rows = append(out[i].rows, rec)
 	}
-	return out, true
+	return out, true, nil
 }
 
 // fitSeries fits each series and prints one line per series fitted. A series
@@ -226,8 +235,6 @@ func fitSeries(w io.Writer, name string, all []series) error {
 	return nil
 }
 
-// readPoints reads two numeric columns of CSV records; a first row that does not
-// parse is taken as a header.
 // namedColumns finds the concurrency column ("concurrency", "threads" or
 // "n") and the throughput column ("throughput" or "x") of a header row, in
 // any case; ok is false unless both are there.
@@ -244,6 +251,8 @@ func namedColumns(head []string) (nc, xc int, ok bool) {
 	return nc, xc, nc >= 0 && xc >= 0
 }
 
+// readPoints reads two numeric columns of CSV records; a first row that does not
+// parse is taken as a header.
 func readPoints(recs [][]string, name string, nc, xc int) (n, x []float64, err error) {
 	for i, rec := range recs {
 		if nc >= len(rec) || xc >= len(rec) {

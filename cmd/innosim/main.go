@@ -136,6 +136,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	name, rest := args[0], args[1:]
 	if name == "help" {
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "innosim help: want one command, got %q\n", strings.Join(args[1:], " "))
+			return 2
+		}
 		name, rest = args[1], []string{"-h"}
 	}
 	for _, c := range commands() {

@@ -14,6 +14,7 @@ import (
 type output struct {
 	flag, path string
 	tmp        *os.File
+	filled     bool // tmp is written and closed (fill), waiting for commit
 }
 
 // newOutput creates the temporary file for path (flag names it in errors).
@@ -42,6 +43,16 @@ func newOutput(flag, path string) (*output, error) {
 // write writes the output with fn (given the temporary file, open for writing)
 // and renames it over the destination.
 func (o *output) write(fn func(f *os.File) error) error {
+	if err := o.fill(fn); err != nil {
+		return err
+	}
+	return o.commit()
+}
+
+// fill writes the output with fn into its temporary file and closes it; the
+// destination is not touched until commit. On error the temporary file is
+// removed.
+func (o *output) fill(fn func(f *os.File) error) error {
 	if o.tmp == nil {
 		return nil
 	}
@@ -52,10 +63,20 @@ func (o *output) write(fn func(f *os.File) error) error {
 	if cerr := o.tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(o.tmp.Name(), o.path)
-	}
+	o.filled = true
 	if err != nil {
+		o.discard()
+		return fmt.Errorf("%s: %w", o.flag, err)
+	}
+	return nil
+}
+
+// commit renames a filled output over its destination.
+func (o *output) commit() error {
+	if o.tmp == nil {
+		return nil
+	}
+	if err := os.Rename(o.tmp.Name(), o.path); err != nil {
 		o.discard()
 		return fmt.Errorf("%s: %w", o.flag, err)
 	}
@@ -66,7 +87,9 @@ func (o *output) write(fn func(f *os.File) error) error {
 // discard removes the temporary file, if it is still there.
 func (o *output) discard() {
 	if o.tmp != nil {
-		_ = o.tmp.Close()
+		if !o.filled {
+			_ = o.tmp.Close()
+		}
 		_ = os.Remove(o.tmp.Name()) // the command is failing already: nothing better to do
 		o.tmp = nil
 	}

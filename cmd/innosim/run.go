@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,13 +39,18 @@ func (l *intList) String() string {
 	return strings.Join(s, ",")
 }
 
-// Set parses a comma-separated list of positive integers, replacing the default.
+// Set parses a comma-separated list of positive integers, replacing the
+// default. A value given twice is refused: it would run the same cells twice
+// and print them as two columns (or rows) of one sweep.
 func (l *intList) Set(v string) error {
 	var out intList
-	for _, f := range strings.Split(v, ",") {
+	for i, f := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not a positive integer", f)
+		}
+		if j := slices.Index(out, n); j >= 0 {
+			return fmt.Errorf("%d given twice (positions %d and %d): want each value once", n, j+1, i+1)
 		}
 		out = append(out, n)
 	}
@@ -109,7 +115,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	if f.costs != "" && f.profile != "old-kernel" {
+	given := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	if f.costs != "" && (f.profile != "old-kernel" || given["profile"]) {
 		return fmt.Errorf("%w: -costs and -profile both given: want one", errUsage)
 	}
 	if f.workload == "" {
@@ -136,8 +144,6 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -plot: %w", errUsage, err)
 		}
 	}
-	given := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	base, err := readCnf(f.cnf, f.server, f.showSettings, stderr)
 	if err != nil {
 		return err
@@ -149,6 +155,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if srv, err := mycnf.ParseServer(f.server); err == nil && removedBy(srv, k) {
+			return fmt.Errorf("%w: -vary %s: %s", errUsage, k, removedMessage(srv, k))
+		}
 		if i, j, dup := firstDuplicate(varyVals); dup {
 			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
 		}
@@ -174,6 +183,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var rows []row
 	var cells []sim.Cell
 	var settings []settingsJSON // per -vary value
+	var protos []sim.Cell       // per -vary value
 	for _, v := range varyVals {
 		opts := f
 		s := base
@@ -187,6 +197,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		proto.Device = f.device.cfg
+		protos = append(protos, proto)
 		settings = append(settings, cellSettings(proto, opts))
 		for _, c := range f.cpus {
 			rows = append(rows, row{v, c})
@@ -196,6 +207,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				cells = append(cells, cell)
 			}
 		}
+	}
+	if err := checkTakesEffect(protos, varyKey, varyVals, f, given["gate"]); err != nil {
+		return err
+	}
+	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
+		return fmt.Errorf("%w: -device with workload %s, which never waits for a device (no AIO array, no read, write, fsync or commit): want a workload that does I/O, or no -device", errUsage, f.workload)
 	}
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
@@ -292,15 +309,25 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	if err := csvOut.write(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
+	// every output is complete before any replaces its destination: a chart
+	// that cannot be drawn leaves no CSV or JSON of the run either
+	if err := csvOut.fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.write(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
 		return err
 	}
-	return plotOut.write(func(out *os.File) error {
+	if err := plotOut.fill(func(out *os.File) error {
 		return report.WriteChart(out.Name(), t.Title, "client threads", w.Unit, true, chart)
-	})
+	}); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if err := o.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Bounds of -threads and -cpus: sim.Cell's.
@@ -487,4 +514,54 @@ func firstDuplicate(vals []string) (i, j int, ok bool) {
 		seen[v] = j
 	}
 	return 0, 0, false
+}
+
+// checkTakesEffect refuses a setting that changes no cell of the sweep, which
+// would otherwise be printed as if it had been simulated: -gate (given, or
+// varied) when no row has a gate (innodb_thread_concurrency = 0 everywhere),
+// and a -vary of which two values build the same cell (a key the workload
+// never reads, such as innodb_read_io_threads for connect). protos holds the
+// cell prototype of each -vary value, in the order of vals.
+func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFlags, gateGiven bool) error {
+	if (gateGiven || varyKey == "gate") && !slices.ContainsFunc(protos, func(c sim.Cell) bool { return c.Gate != nil }) {
+		flagName := "-gate " + f.gate
+		if varyKey == "gate" {
+			flagName = "-vary gate"
+		}
+		return fmt.Errorf("%w: %s with innodb_thread_concurrency = 0 in every row, which has no gate: want innodb_thread_concurrency > 0 (-cnf or -vary), or no %s",
+			errUsage, flagName, strings.Fields(flagName)[0])
+	}
+	for j := range protos {
+		for i := range j {
+			if reflect.DeepEqual(protos[i], protos[j]) {
+				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
+					errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
+			}
+		}
+	}
+	return nil
+}
+
+// usesDevice reports whether a cell of proto waits for its storage device:
+// its AIO handlers read from it, or its workload's program reads, writes,
+// fsyncs or commits through the redo log (sim.Machine.SetDevice).
+func usesDevice(proto sim.Cell) bool {
+	if proto.AIO != nil {
+		return true
+	}
+	w, err := sim.LookupWorkload(proto.Workload)
+	if err != nil {
+		return true // Validate names the workload
+	}
+	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool {
+		switch o.Kind {
+		case sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit:
+			return true
+		}
+		return false
+	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -31,6 +33,11 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 	s, err := file.ServerSettings(srv)
 	if err != nil {
 		return mycnf.Settings{}, fmt.Errorf("-cnf: %w", err)
+	}
+	for _, st := range s.List() {
+		if !st.IsDefault() && removedBy(srv, st.Key) {
+			return mycnf.Settings{}, fmt.Errorf("%w: -cnf: %s: %s = %s: %s", errUsage, st.From, st.Key, st.Value, removedMessage(srv, st.Key))
+		}
 	}
 	var others []string
 	for _, w := range file.Warnings(srv) {
@@ -77,4 +84,31 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+}
+
+// mariadbRemoved are the admission keys MariaDB ignores from 10.5.5 and
+// removed in 10.6 (MDEV-23379: "Deprecate&ignore InnoDB concurrency
+// throttling parameters", hard-wired to 0).
+var mariadbRemoved = []string{"innodb_thread_concurrency", "innodb_concurrency_tickets",
+	"innodb_thread_sleep_delay", "innodb_adaptive_max_sleep_delay", "innodb_commit_concurrency"}
+
+// removedBy reports whether srv, a MariaDB of series 10.6 or later, no longer
+// has key: simulating it would give the server a gate it does not have.
+// A server of no version is not judged.
+func removedBy(srv mycnf.Server, key string) bool {
+	if srv.Product != mycnf.MariaDB || !slices.Contains(mariadbRemoved, strings.ReplaceAll(key, "-", "_")) {
+		return false
+	}
+	parts := strings.Split(srv.Version, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return err1 == nil && err2 == nil && (major > 10 || major == 10 && minor >= 6)
+}
+
+// removedMessage says why key is refused for srv.
+func removedMessage(srv mycnf.Server, key string) string {
+	return fmt.Sprintf("%s has no %s (MariaDB ignores it from 10.5.5 and removed it in 10.6, MDEV-23379): want it unset, or a -server that has it (mariadb-10.4, mysql)", srv, key)
 }

@@ -66,9 +66,17 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	parts := fs.Args()
-	for _, p := range parts {
+	for i, p := range parts {
 		if !slices.Contains(validateParts, p) {
 			return fmt.Errorf("%w: %q, want %s", errUsage, p, strings.Join(validateParts, ", "))
+		}
+		if slices.Contains(parts[:i], p) {
+			return fmt.Errorf("%w: group %q given twice: want each group once", errUsage, p)
+		}
+	}
+	for i, path := range tables {
+		if slices.Contains(tables[:i], path) {
+			return fmt.Errorf("%w: -table %s given twice: want each table once (it would be reported twice)", errUsage, path)
 		}
 	}
 	if len(parts) == 0 {

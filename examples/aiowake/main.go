@@ -55,6 +55,10 @@ func main() {
 	flag.Int64Var(&o.pages, "pages", 8192, "pages in the data file (16 KiB each)")
 	flag.StringVar(&o.dir, "dir", "", "directory for the data file (default: a new temporary directory)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "aiowake: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "aiowake:", err)
 		os.Exit(1)

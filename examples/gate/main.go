@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +56,9 @@ func run(args []string, out io.Writer) error {
 			return nil // -h: the usage is printed, nothing to measure
 		}
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: every setting is a flag (-h lists them)", fs.Arg(0))
 	}
 	rows, err := parseInts(*clients, 1, 1<<16)
 	if err != nil {
@@ -168,6 +172,9 @@ func parseInts(s string, lo, hi int) ([]int, error) {
 		}
 		if n < lo || n > hi {
 			return nil, fmt.Errorf("%d out of range %d..%d", n, lo, hi)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("%d given twice: want each value once (it would be measured twice)", n)
 		}
 		out = append(out, n)
 	}

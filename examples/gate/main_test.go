@@ -75,6 +75,10 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown policy", []string{"-policies", "fifo"}, "invalid config"},
 		{"no duration", []string{"-duration", "0s"}, "-duration"},
 		{"starvation above 1s", []string{"-starvation", "2s"}, "Starvation = 2s, want 0..1s"},
+		// both used to be measured: the argument ignored, the row twice
+		{"a stray argument", []string{"-clients", "1", "extra"}, `unexpected argument "extra"`},
+		{"a client count given twice", []string{"-clients", "4,1,4"}, "4 given twice"},
+		{"a limit given twice", []string{"-limits", "2,2"}, "2 given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,10 @@ func main() {
 	flag.StringVar(&o.aio, "aio", "simulated", "simulated or native (innodb_use_native_aio: Linux io_uring)")
 	flag.StringVar(&o.dir, "dir", "", "directory for the data file (default: a new temporary directory)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "pagestore: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
+		os.Exit(2)
+	}
 	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "pagestore:", err)
 		os.Exit(1)

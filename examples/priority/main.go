@@ -47,6 +47,10 @@ func main() {
 	queryCPU := flag.Duration("query", 50*time.Microsecond, "CPU time one query burns")
 	roundTrip := flag.Duration("roundtrip", 0, "time a connection thread waits for its client between queries (asleep)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "priority: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
+		os.Exit(2)
+	}
 	if *duration <= 0 || *queryCPU <= 0 || *roundTrip < 0 {
 		log.Fatal("priority: -duration and -query must be positive, -roundtrip not negative")
 	}

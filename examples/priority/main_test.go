@@ -3,6 +3,9 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -15,7 +18,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs main itself, with the arguments in EXAMPLE_MAIN_ARGS, when a
+// test starts the test binary again with that variable set (runMain), and the
+// tests otherwise.
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("EXAMPLE_MAIN_ARGS"); ok {
+		os.Args = append(os.Args[:1], strings.Fields(args)...)
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// A stray argument is refused before anything runs; main used to ignore it
+// and run with the flags alone.
+func TestMainRefusesAStrayArgument(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "EXAMPLE_MAIN_ARGS=-duration 1ms extra")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "exit status 0:\n%s", out)
+	assert.Equal(t, 2, exit.ExitCode(), "%s", out)
+	assert.Contains(t, string(out), `unexpected argument "extra"`)
+}
 
 // unprivilegedOS is a kernel with Linux's rule for a user without CAP_SYS_NICE
 // or an RLIMIT_NICE allowance: a thread's nice may go up, never back down.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +47,9 @@ var palette = [...]color.RGBA{
 // saves the chart to path, 7 × 4.5 inches; the format follows the extension
 // (.svg, .png, .pdf), and any other extension is an error wrapping
 // ErrInvalidConfig. logX draws the X axis on a log scale (for thread counts
-// 1, 2, 4, …). A series whose X and Y differ in length is an error.
+// 1, 2, 4, …): every X must then be positive, and a single X value is drawn
+// on an axis from half of it to twice it. A series whose X and Y differ in
+// length is an error.
 func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) error {
 	if err := CheckChartPath(path); err != nil {
 		return err
@@ -58,6 +61,11 @@ func WriteChart(path, title, xLabel, yLabel string, logX bool, series []Series) 
 	if logX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if logX {
+		if err := fitLogX(p, series); err != nil {
+			return err
+		}
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
@@ -97,4 +105,24 @@ func CheckChartPath(path string) error {
 	default:
 		return fmt.Errorf("report: chart %s: extension %q, want .svg, .png or .pdf: %w", path, ext, ErrInvalidConfig)
 	}
+}
+
+// fitLogX checks that every X of series can go on a log axis and, when they
+// are all one value, gives the axis a range around it: gonum/plot widens a
+// one-value range by one on either side, so a sweep of one thread count put
+// 0 on the log axis and LogTicks panicked.
+func fitLogX(p *plot.Plot, series []Series) error {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, x := range s.X {
+			if !(x > 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("report: chart series %q: X = %v on a log scale, want a finite X > 0: %w", s.Name, x, ErrInvalidConfig)
+			}
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if lo == hi {
+		p.X.Min, p.X.Max = lo/2, hi*2
+	}
+	return nil
 }

@@ -36,13 +36,31 @@ func TestWriteChartRefusesBadInput(t *testing.T) {
 	}{
 		{"an unknown extension", filepath.Join(dir, "c.gif"), nil, `extension ".gif"`},
 		{"a series with fewer Y than X", filepath.Join(dir, "c.svg"), []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1}}}, "2 X and 1 Y"},
+		// a log axis cannot hold these: gonum's LogTicks panicked
+		{"X = 0 on a log scale", filepath.Join(dir, "c.svg"), []Series{{Name: "s", X: []float64{0, 2}, Y: []float64{1, 2}}}, "X = 0 on a log scale"},
+		{"X < 0 on a log scale", filepath.Join(dir, "c.svg"), []Series{{Name: "s", X: []float64{-1, 2}, Y: []float64{1, 2}}}, "X = -1 on a log scale"},
+		{"X NaN on a log scale", filepath.Join(dir, "c.svg"), []Series{{Name: "s", X: []float64{math.NaN(), 2}, Y: []float64{1, 2}}}, "X = NaN on a log scale"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := WriteChart(tt.path, "t", "x", "y", false, tt.series)
+			err := WriteChart(tt.path, "t", "x", "y", true, tt.series)
 			require.ErrorIs(t, err, ErrInvalidConfig)
 			assert.Contains(t, err.Error(), tt.want)
 		})
+	}
+}
+
+// A sweep of one thread count (run --threads 1 --plot F) drew a log axis that
+// gonum/plot widened to 0..2, and LogTicks panicked ("Values must be greater
+// than 0 for a log scale"); every format and any single X is drawn now.
+func TestWriteChartOfOneXValueOnALogScale(t *testing.T) {
+	for _, ext := range []string{".svg", ".png", ".pdf"} {
+		for _, x := range []float64{1, 64} {
+			path := filepath.Join(t.TempDir(), "c"+ext)
+			series := []Series{{Name: "a", X: []float64{x}, Y: []float64{5000}}, {Name: "b", X: []float64{x}, Y: []float64{6000}}}
+			require.NoError(t, WriteChart(path, "t", "x", "y", true, series), "%s x=%v", ext, x)
+			assert.FileExists(t, path)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,7 +62,10 @@ const maxUserRows = 1000
 const userMeasure = sim.DefaultMeasure
 
 // ParseUserTable reads a user table from r; name is the file's name for errors
-// and the table's default name. Errors name the line and the column.
+// and the table's default name. Errors name the line and the column. A cell
+// given twice (the same columns but published), a column other than
+// userColumns in a published table, and a # name:, # source: or # bound:
+// line given twice are errors too.
 func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 	ut := UserTable{Name: name, Source: name, Bound: 1.5}
 	var body strings.Builder
@@ -73,6 +77,7 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 		return ut, fmt.Errorf("validate: %s: larger than 1 MiB", name)
 	}
 	text := strings.TrimPrefix(string(data), "\ufeff") // a spreadsheet's byte-order mark
+	directive := map[string]int{}                      // name, source, bound → its line
 	for i, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, "#") {
@@ -86,7 +91,14 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 			continue
 		}
 		val = strings.TrimSpace(val)
-		switch strings.ToLower(strings.TrimSpace(key)) {
+		key = strings.ToLower(strings.TrimSpace(key))
+		if key == "name" || key == "source" || key == "bound" {
+			if first, dup := directive[key]; dup {
+				return ut, fmt.Errorf("validate: %s:%d: # %s: given twice (first on line %d), want it once: %w", name, i+1, key, first, sim.ErrInvalidConfig)
+			}
+			directive[key] = i + 1
+		}
+		switch key {
 		case "name":
 			ut.Name = val
 		case "source":
@@ -126,6 +138,12 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 			return ut, fmt.Errorf("validate: %s: header has no column %q, want %s: %w", name, c, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
 		}
 	}
+	for i, h := range head { // a column validate does not read is a mistake, not data
+		if h = strings.TrimSpace(h); !slices.Contains(userColumns, h) {
+			return ut, fmt.Errorf("validate: %s: header column %d %q is not one validate reads, want only %s: %w", name, i+1, h, strings.Join(userColumns, ","), sim.ErrInvalidConfig)
+		}
+	}
+	lineOf := map[string]int{} // a cell's columns but published → its line
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, pub, err := r.common("published")
 		if err != nil {
@@ -139,6 +157,12 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 		if err != nil {
 			return r.bad("costs", "old-kernel or new-kernel")
 		}
+		key := fmt.Sprint(cpus, sch, r.get("costs"), w, threads)
+		if first, dup := lineOf[key]; dup {
+			return fmt.Errorf("validate: %s:%d: the cell of line %d again (%s, %d cpus, %s, %s, %d threads), want each cell once: %w",
+				r.file, r.line, first, w, cpus, sch, r.get("costs"), threads, sim.ErrInvalidConfig)
+		}
+		lineOf[key] = r.line
 		c := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
 		if err := c.Validate(); err != nil { // before any cell runs, not after the others

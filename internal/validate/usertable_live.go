@@ -62,6 +62,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	}
 	ut.Live = true
 	var clientCPU, serverCPU []float64 // µs per query, by row; -1 where not given
+	lineOf := map[string]int{}         // a point (curve, cpus, threads) → its line
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
@@ -91,6 +92,12 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 				return r.bad(ut.Setting, err.Error())
 			}
 		}
+		key := fmt.Sprint(curve, "|", cpus, "|", threads)
+		if first, dup := lineOf[key]; dup {
+			return fmt.Errorf("validate: %s:%d: the point of line %d again (%s, %d cpus, %d threads), want each point once: %w",
+				r.file, r.line, first, curve, cpus, threads, sim.ErrInvalidConfig)
+		}
+		lineOf[key] = r.line
 		ut.Cells = append(ut.Cells, cell)
 		ut.Published = append(ut.Published, x)
 		ut.Curves = append(ut.Curves, curve)

@@ -76,6 +76,14 @@ func TestParseUserTableRefusesBadInputNamingLineAndField(t *testing.T) {
 		// other tables had run.
 		{"a workload that needs a device", head + "4,cfs,old-kernel,oltp_read_write,1,30000\n",
 			"x.csv:2: workload oltp_read_write cannot run on a user table's machine"},
+		// each of these was read without a word: the cell simulated and
+		// reported twice, the column dropped, the last bound kept
+		{"a cell given twice", head + "4,cfs,old-kernel,connect,16,1000\n4,cfs,old-kernel,connect,1,5\n4, cfs ,old-kernel,connect,16,2000\n",
+			"x.csv:4: the cell of line 2 again (connect, 4 cpus, cfs, old-kernel, 16 threads)"},
+		{"a column validate does not read", "cpus,scheduler,costs,workload,threads,published,notes\n4,cfs,old-kernel,connect,1,5,x\n",
+			`header column 7 "notes" is not one validate reads`},
+		{"a bound given twice", "# bound: 1.5\n# Bound: 3\n" + head + "4,cfs,old-kernel,connect,1,5\n", "x.csv:2: # bound: given twice (first on line 1)"},
+		{"a name given twice", "# name: a\n# name: b\n" + head + "4,cfs,old-kernel,connect,1,5\n", "x.csv:2: # name: given twice"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseUserTable(strings.NewReader(c.in), "x.csv")

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every file a README command reads (--cnf, --table, --costs) is in the
+// repository: the commands used to read ../shared/reference/*.cnf, which a
+// clone of the module does not have.
+func TestREADMECommandsReadFilesOfTheRepository(t *testing.T) {
+	root := filepath.Join("..", "..")
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	// outputs the commands write themselves (live.csv, costs.profile) are not inputs
+	written := map[string]bool{}
+	for _, m := range regexp.MustCompile(`--(?:csv|out|json|plot) (\S+)`).FindAllStringSubmatch(string(text), -1) {
+		written[m[1]] = true
+	}
+	inputs := regexp.MustCompile(`--(?:cnf|table|costs) (\S+)`).FindAllStringSubmatch(string(text), -1)
+	require.NotEmpty(t, inputs)
+	for _, m := range inputs {
+		path := strings.Trim(m[1], "`")
+		if written[path] || strings.HasSuffix(path, "FILE.csv") || path == "FILE" {
+			continue
+		}
+		clean := filepath.Clean(path)
+		assert.False(t, filepath.IsAbs(clean) || strings.HasPrefix(clean, ".."), "%s is outside the repository", path)
+		assert.FileExists(t, filepath.Join(root, clean))
+	}
+}
