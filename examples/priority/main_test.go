@@ -3,43 +3,26 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/internal/mainexec"
 	"github.com/innosim/innosim/prio"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
-// TestMain runs main itself, with the arguments in EXAMPLE_MAIN_ARGS, when a
-// test starts the test binary again with that variable set (runMain), and the
-// tests otherwise.
-func TestMain(m *testing.M) {
-	if args, ok := os.LookupEnv("EXAMPLE_MAIN_ARGS"); ok {
-		os.Args = append(os.Args[:1], strings.Fields(args)...)
-		main()
-		os.Exit(0)
-	}
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { mainexec.Main(m, main) }
 
 // A stray argument is refused before anything runs; main used to ignore it
 // and run with the flags alone.
 func TestMainRefusesAStrayArgument(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "EXAMPLE_MAIN_ARGS=-duration 1ms extra")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, "exit status 0:\n%s", out)
-	assert.Equal(t, 2, exit.ExitCode(), "%s", out)
-	assert.Contains(t, string(out), `unexpected argument "extra"`)
+	out, status := mainexec.Run(t, "-duration", "1ms", "extra")
+	assert.Equal(t, 2, status, out)
+	assert.Contains(t, out, `unexpected argument "extra"`)
 }
 
 // unprivilegedOS is a kernel with Linux's rule for a user without CAP_SYS_NICE
