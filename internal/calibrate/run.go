@@ -28,7 +28,8 @@ var ErrUsage = errors.New("calibrate: usage")
 // outside the bounds returns ErrCheckFailed. args excludes the command name.
 // Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed; a
 // flag outside its range gives ErrUsage wrapping ErrInvalidConfig, naming the
-// flag and the range, before anything is measured.
+// flag and the range, before anything is measured, and so does -benchtime or
+// -count without -check, or an -out that names a directory.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,6 +70,22 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fs.Usage()
 			return fmt.Errorf("%w: -%s %v, want %s: %w", ErrUsage, r.name, r.val, r.want, ErrInvalidConfig)
 		}
+	}
+	if !*check {
+		var stray error
+		fs.Visit(func(f *flag.Flag) {
+			if stray == nil && (f.Name == "benchtime" || f.Name == "count") {
+				stray = fmt.Errorf("%w: -%s needs -check: it sets the check's benchmark runs", ErrUsage, f.Name)
+			}
+		})
+		if stray != nil {
+			fs.Usage()
+			return stray
+		}
+	}
+	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
+		fs.Usage()
+		return fmt.Errorf("%w: -out %s is a directory, want a file", ErrUsage, *out)
 	}
 	var profile *os.File // -out's temporary file, made before the measurement so that a bad path fails at once
 	if *out != "" {

@@ -62,3 +62,25 @@ func TestRunRefusesAnUnwritableOutBeforeMeasuring(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "no profile and no temporary file")
 }
+
+// -benchtime and -count shape only -check's runs: given without -check they
+// are refused, naming -check; they used to be ignored and the run exit 0.
+func TestRunRefusesCheckFlagsWithoutCheck(t *testing.T) {
+	for _, args := range [][]string{{"-count", "3"}, {"-benchtime", "2s"}} {
+		var out, errOut bytes.Buffer
+		err := Run(context.Background(), args, &out, &errOut)
+		require.ErrorIs(t, err, ErrUsage, "%v", args)
+		require.ErrorContains(t, err, args[0]+" needs -check")
+		require.Empty(t, out.String(), "refused before measuring")
+	}
+}
+
+// An -out that names a directory is refused before the measurement: the
+// rename onto it failed only after every probe had run.
+func TestRunRefusesADirectoryOutBeforeMeasuring(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := Run(context.Background(), []string{"-out", t.TempDir()}, &out, &errOut)
+	require.ErrorIs(t, err, ErrUsage)
+	require.ErrorContains(t, err, "is a directory, want a file")
+	require.Empty(t, out.String(), "refused before measuring")
+}
