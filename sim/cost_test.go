@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/prio"
 )
 
 func TestCostProfileWriteToRoundTrip(t *testing.T) {
@@ -137,4 +139,21 @@ func TestSwitchFootprintChargesEverySwitchOnAMachineOfManyThreads(t *testing.T) 
 	// 512 threads: 32 MiB of others' footprints, every line of 1,024 missing
 	// from L2: about 40 µs more per switch
 	assert.Less(t, grown, 0.7*flat, "flat %.0f, grown %.0f", flat, grown)
+}
+
+// The machine charges each switch SwitchCost of its own thread count: the
+// footprint's refill grows with the threads that share the caches.
+func TestMachineChargesASwitchTheFootprintOfItsThreads(t *testing.T) {
+	p := calibratedCosts()
+	for _, n := range []int{4, 300} {
+		m, err := NewMachine(MachineConfig{CPUs: 1, Costs: p, Seed: 1})
+		require.NoError(t, err)
+		for range n { // each runs 1 µs and sleeps: the core switches between them
+			require.NoError(t, m.AddThread([]Op{cpu(us), sleep(us), done(1)}, prio.Normal))
+		}
+		r := m.Run(time.Millisecond, 10*time.Millisecond)
+		require.NotZero(t, r.Switches)
+		perSwitch := float64(r.CPU[catCS]) / float64(r.Switches)
+		assert.InEpsilon(t, float64(p.SwitchCost(n)), perSwitch, 0.02, "%d threads", n)
+	}
 }

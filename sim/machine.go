@@ -73,6 +73,10 @@ type Machine struct {
 	acct      [numCats]int64
 	switches  uint64
 	syscalls  uint64
+	// csThreads and csCost cache SwitchCost for the machine's thread count:
+	// the footprint model's exponentials would otherwise run on every switch.
+	csThreads int
+	csCost    int64
 }
 
 // NewMachine returns an idle machine with no threads. Add mutexes, a gate, an

@@ -173,7 +173,10 @@ func (m *Machine) put(id int32, c int) {
 	if m.rqOn() {
 		m.rqSwitch(t, c)
 	}
-	t.cs = int64(m.cfg.Costs.SwitchCost(len(m.threads)))
+	if n := len(m.threads); n != m.csThreads {
+		m.csThreads, m.csCost = n, int64(m.cfg.Costs.SwitchCost(n))
+	}
+	t.cs = m.csCost
 	m.switches++
 	t.start = m.e.now
 	if m.cfg.Scheduler == CFS {
