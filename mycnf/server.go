@@ -73,7 +73,13 @@ func (s Server) String() string {
 }
 
 // series returns the major and minor version, or -1, -1 when Version is empty.
+// A Product other than MySQL and MariaDB is an error naming the field: its
+// groups and defaults are unknown, and reading it as MySQL would hide the
+// mistake.
 func (s Server) series() (major, minor int, err error) {
+	if s.Product != MySQL && s.Product != MariaDB {
+		return 0, 0, fmt.Errorf("mycnf: Server.Product = %d, want mycnf.MySQL (%d) or mycnf.MariaDB (%d): %w", int(s.Product), int(MySQL), int(MariaDB), ErrInvalidConfig)
+	}
 	if s.Version == "" {
 		return -1, -1, nil
 	}
@@ -103,7 +109,8 @@ func (s Server) series() (major, minor int, err error) {
 // [client-server] and [galera] (its load_default_groups; [galera] in the
 // WITH_WSREP builds that distributions ship), and from 10.4 also [mariadbd]
 // and [mariadbd-X.Y]. With no Version, the -X.Y groups are left out. A
-// malformed Version gives nil; ParseServer never makes one.
+// malformed Version or a Product other than MySQL and MariaDB gives nil;
+// ParseServer never makes one.
 func (s Server) Groups() []string {
 	major, minor, err := s.series()
 	if err != nil {
@@ -155,8 +162,8 @@ func isServerGroup(group string) bool {
 // changes thread priorities by default: MySQL after 5.1.28 (5.1.29 or a
 // later series: 5.5, 8.0) and every MariaDB, whose first release forked
 // from a later 5.1. MySQL of no version, of series 5.1 with no patch level
-// or up to 5.1.28, or older keeps Defaults' true. A malformed Version gives
-// Defaults; ParseServer never makes one.
+// or up to 5.1.28, or older keeps Defaults' true. A malformed Version or
+// Product gives Defaults; ParseServer never makes one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
 	major, minor, err := s.series()

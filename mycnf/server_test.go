@@ -95,3 +95,17 @@ func TestServerDefaultsThreadPriorityByRelease(t *testing.T) {
 		assert.True(t, s.ThreadPriority, "%s: the file's ON wins", tt.server)
 	}
 }
+
+// A Server whose Product is neither MySQL nor MariaDB (a Product(2) built by
+// hand) used to be read as MySQL without a word.
+func TestServerSettingsRefusesAnUndefinedProduct(t *testing.T) {
+	f, err := Parse(strings.NewReader("[mysqld]\ninnodb_thread_concurrency=8\n"), "my.cnf")
+	require.NoError(t, err)
+	for _, srv := range []Server{{Product: 2}, {Product: -1, Version: "8.0"}} {
+		_, err := f.ServerSettings(srv)
+		require.ErrorIs(t, err, ErrInvalidConfig, "%v", srv)
+		assert.ErrorContains(t, err, "Server.Product")
+		assert.ErrorContains(t, err, "want mycnf.MySQL (0) or mycnf.MariaDB (1)")
+		assert.Nil(t, srv.Groups(), "%v reads no groups", srv)
+	}
+}
