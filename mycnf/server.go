@@ -162,8 +162,11 @@ func isServerGroup(group string) bool {
 // changes thread priorities by default: MySQL after 5.1.28 (5.1.29 or a
 // later series: 5.5, 8.0) and every MariaDB, whose first release forked
 // from a later 5.1. MySQL of no version, of series 5.1 with no patch level
-// or up to 5.1.28, or older keeps Defaults' true. A malformed Version or
-// Product gives Defaults; ParseServer never makes one.
+// or up to 5.1.28, or older keeps Defaults' true. ConcurrencyTickets is 500,
+// not 5000, for a MySQL series before 5.6 and MariaDB 5.x (its 5.5 is
+// MySQL 5.5's InnoDB): the MySQL manual gives 500 up to 5.5 and 5000 from
+// 5.6. A malformed Version or Product gives Defaults; ParseServer never
+// makes one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
 	major, minor, err := s.series()
@@ -177,6 +180,9 @@ func (s Server) Defaults() Settings {
 	later := major > 5 || major == 5 && minor > 1 || major == 5 && minor == 1 && patch > 28
 	if s.Product == MariaDB || later {
 		d.ThreadPriority = false
+	}
+	if major >= 0 && major < 10 && (s.Product == MariaDB || major < 5 || major == 5 && minor < 6) {
+		d.ConcurrencyTickets = 500
 	}
 	return d
 }

@@ -109,3 +109,16 @@ func TestServerSettingsRefusesAnUndefinedProduct(t *testing.T) {
 		assert.Nil(t, srv.Groups(), "%v reads no groups", srv)
 	}
 }
+
+// innodb_concurrency_tickets was 500 up to MySQL 5.5 and 5000 from 5.6 (the
+// MySQL manual); a server of an older release used to get 5000.
+func TestServerDefaultsTicketsOfTheRelease(t *testing.T) {
+	for server, want := range map[string]int64{
+		"mysql": 5000, "mysql-5.0": 500, "mysql-5.1.24": 500, "mysql-5.5": 500, "mysql-5.6": 5000, "mysql-8.0": 5000,
+		"mariadb": 5000, "mariadb-5.5": 500, "mariadb-10.0": 5000, "mariadb-10.5": 5000,
+	} {
+		srv, err := ParseServer(server)
+		require.NoError(t, err)
+		assert.Equal(t, want, srv.Defaults().ConcurrencyTickets, server)
+	}
+}

@@ -83,7 +83,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	f := runFlags{threads: intList{1, 2, 4, 8, 16, 32, 64}, cpus: intList{4}}
 	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read (the groups of -server); MySQL's defaults if empty")
-	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally -X.Y (mysql-5.1, mariadb-10.5)")
+	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally a release -X.Y (mysql-5.1, mariadb-10.5), which also sets its mutex wait array and defaults")
 	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
 	fs.Var(&f.threads, "threads", "client thread counts, comma-separated")
@@ -504,6 +504,9 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		return sim.Cell{}, fmt.Errorf("%w: -server: %w", errUsage, err)
 	}
 	if err := checkThreadHandling(srv, c.ThreadHandling); err != nil {
+		return sim.Cell{}, err
+	}
+	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
 		return sim.Cell{}, err
 	}
 	c.Measure = f.measure
