@@ -165,8 +165,9 @@ func isServerGroup(group string) bool {
 // or up to 5.1.28, or older keeps Defaults' true. ConcurrencyTickets is 500,
 // not 5000, for a MySQL series before 5.6 and MariaDB 5.x (its 5.5 is
 // MySQL 5.5's InnoDB): the MySQL manual gives 500 up to 5.5 and 5000 from
-// 5.6. A malformed Version or Product gives Defaults; ParseServer never
-// makes one.
+// 5.6. ThreadConcurrency is 8, not 0, for MySQL 5.0 and 5.1, whose built-in
+// InnoDB had that default until 5.4.0 made it 0 (WL#4965). A malformed
+// Version or Product gives Defaults; ParseServer never makes one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
 	major, minor, err := s.series()
@@ -183,6 +184,9 @@ func (s Server) Defaults() Settings {
 	}
 	if major >= 0 && major < 10 && (s.Product == MariaDB || major < 5 || major == 5 && minor < 6) {
 		d.ConcurrencyTickets = 500
+	}
+	if s.Product == MySQL && major == 5 && minor <= 1 {
+		d.ThreadConcurrency = 8
 	}
 	return d
 }

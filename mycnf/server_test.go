@@ -42,7 +42,7 @@ func TestParseServerRejects(t *testing.T) {
 // Study C is a MariaDB study: options under [mariadb] and in a version group
 // apply to MariaDB and not to MySQL, where they used to be ignored silently.
 func TestServerSettingsReadTheServersGroups(t *testing.T) {
-	const cnf = "[mysqld]\ninnodb_read_io_threads=2\n[mariadb]\ninnodb_thread_concurrency=8\n" +
+	const cnf = "[mysqld]\ninnodb_read_io_threads=2\n[mariadb]\ninnodb_thread_concurrency=16\n" +
 		"[mysqld-5.1]\ninnodb_write_io_threads=3\n[mariadb-10.5]\nmax_connections=500\n[client]\nmax_connections=9\n"
 	f, err := Parse(strings.NewReader(cnf), "my.cnf")
 	require.NoError(t, err)
@@ -51,9 +51,9 @@ func TestServerSettingsReadTheServersGroups(t *testing.T) {
 		concurrency, write, conns int
 	}{
 		{"mysql", 0, 4, 151},
-		{"mysql-5.1", 0, 3, 151},
-		{"mariadb", 8, 4, 151},
-		{"mariadb-10.5", 8, 4, 500},
+		{"mysql-5.1", 8, 3, 151}, // 5.1's own default, not [mariadb]'s 16
+		{"mariadb", 16, 4, 151},
+		{"mariadb-10.5", 16, 4, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.server, func(t *testing.T) {
@@ -120,5 +120,18 @@ func TestServerDefaultsTicketsOfTheRelease(t *testing.T) {
 		srv, err := ParseServer(server)
 		require.NoError(t, err)
 		assert.Equal(t, want, srv.Defaults().ConcurrencyTickets, server)
+	}
+}
+
+// innodb_thread_concurrency defaulted to 8 in MySQL 5.0 and 5.1 and to 0
+// from 5.4.0 (WL#4965); a 5.1 server used to run with no gate.
+func TestServerDefaultsThreadConcurrencyOfTheRelease(t *testing.T) {
+	for server, want := range map[string]int64{
+		"mysql": 0, "mysql-5.0": 8, "mysql-5.0.19": 8,
+		"mysql-5.1": 8, "mysql-5.1.24": 8, "mysql-5.5": 0, "mysql-8.0": 0, "mariadb-5.5": 0, "mariadb-10.5": 0,
+	} {
+		srv, err := ParseServer(server)
+		require.NoError(t, err)
+		assert.Equal(t, want, int64(srv.Defaults().ThreadConcurrency), server)
 	}
 }
