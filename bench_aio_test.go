@@ -199,7 +199,7 @@ func benchAIOFileAIO(b *testing.B, f *os.File) {
 		wg     sync.WaitGroup
 		mu     sync.Mutex
 		ioErr  error
-		bufs   = aio.AlignedBuffer(inFlight*aioPage, aioPage)
+		bufs   = mustAlignedBuffer(b, inFlight*aioPage, aioPage)
 		onDone = func(r *aio.Request, err error) {
 			if err != nil {
 				mu.Lock()
@@ -355,10 +355,10 @@ func runDepth(b *testing.B, depth int, newRead func() func(rng *rand.Rand, buf [
 	b.ResetTimer()
 	for g := range depth {
 		next.Add(1)
+		buf := mustAlignedBuffer(b, aioPage, aioPage)
 		go func() {
 			defer next.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 0x5eed))
-			buf := aio.AlignedBuffer(aioPage, aioPage)
 			read := newRead()
 			for left.Add(-1) >= 0 {
 				if err := read(rng, buf); err != nil {
@@ -551,4 +551,14 @@ func studyDClient(a *aio.Array, f *os.File, seed uint64, left, nextPg, reads *at
 	mu.Lock()
 	defer mu.Unlock()
 	return ioErr
+}
+
+// mustAlignedBuffer is aio.AlignedBuffer for arguments known to be valid.
+func mustAlignedBuffer(tb testing.TB, n, align int) []byte {
+	tb.Helper()
+	buf, err := aio.AlignedBuffer(n, align)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return buf
 }

@@ -53,12 +53,12 @@ func (d *directLike) WritevAt(_ aio.File, bufs [][]byte, off int64) (int, error)
 
 // misalignedAt returns bufs[i] = n aligned bytes, except bufs[bad], which
 // starts one byte past a 4096 boundary.
-func misalignedAt(count, n, bad int) [][]byte {
+func misalignedAt(t testing.TB, count, n, bad int) [][]byte {
 	bufs := make([][]byte, count)
 	for i := range bufs {
-		bufs[i] = aio.AlignedBuffer(n, 4096)
+		bufs[i] = alignedBuffer(t, n, 4096)
 	}
-	bufs[bad] = aio.AlignedBuffer(n+1, 4096)[1:]
+	bufs[bad] = alignedBuffer(t, n+4096, 4096)[1 : n+1]
 	return bufs
 }
 
@@ -91,7 +91,7 @@ func TestMisalignedRequestFailsAloneNotItsMergedNeighbours(t *testing.T) {
 		t.Run(op.String(), func(t *testing.T) {
 			d := &directLike{}
 			a := newArray(t, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeDeferred, d })
-			errs := submitConsecutive(t, a, op, nil, misalignedAt(4, page, 1))
+			errs := submitConsecutive(t, a, op, nil, misalignedAt(t, 4, page, 1))
 			require.NoError(t, errs[0])
 			require.ErrorIs(t, errs[1], syscall.EINVAL)
 			require.NoError(t, errs[2])
@@ -115,7 +115,7 @@ func TestEquallyAlignedRequestsStillMergeIntoOneCall(t *testing.T) {
 	a := newArray(t, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeDeferred, d })
 	bufs := make([][]byte, 3)
 	for i := range bufs {
-		bufs[i] = aio.AlignedBuffer(101, 4096)[1:] // 100 bytes, one past a 4096 boundary
+		bufs[i] = alignedBuffer(t, 4096, 4096)[1:101] // 100 bytes, one past a 4096 boundary
 	}
 	submitConsecutive(t, a, aio.Read, nil, bufs)
 	require.Equal(t, [][2]int64{{0, 3}}, d.calls)
@@ -145,12 +145,12 @@ func testODirectMisalignedNeighbour(t *testing.T, d driver) {
 				t.Skipf("O_DIRECT not available here: %v", err)
 			}
 			defer f.Close()
-			probe := aio.AlignedBuffer(page, 4096)
+			probe := alignedBuffer(t, page, 4096)
 			if _, err := f.ReadAt(probe, 0); err != nil {
 				t.Skipf("this file system refuses O_DIRECT reads: %v", err)
 			}
 			a := newDriverArray(t, d, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeDeferred, aio.FileBackend{} })
-			bufs := misalignedAt(pages, page, 1)
+			bufs := misalignedAt(t, pages, page, 1)
 			want := bytes.Clone(data) // the file afterwards
 			if op == aio.Write {
 				for i, b := range bufs {

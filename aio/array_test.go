@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -456,11 +457,45 @@ func TestWakeAllReachesEveryHandler(t *testing.T) {
 
 func TestAlignedBuffer(t *testing.T) {
 	for _, align := range []int{1, 512, 4096, 16384} {
-		b := aio.AlignedBuffer(1000, align)
-		require.Len(t, b, 1000)
+		b := alignedBuffer(t, 3*align, align)
+		require.Len(t, b, 3*align)
 		require.Zero(t, uintptrOf(b)%uintptr(align))
 	}
-	require.Nil(t, aio.AlignedBuffer(0, 4096))
+}
+
+// Bad arguments used to be clamped in silence (an align of 3 or 0 gave an
+// unaligned buffer, n = 0 gave nil) or to panic in make (n near MaxInt).
+func TestAlignedBufferRefusesBadArguments(t *testing.T) {
+	tests := []struct {
+		name     string
+		n, align int
+		want     string
+	}{
+		{"zero align", 4096, 0, "align = 0, want a power of two in 1..1073741824"},
+		{"negative align", 4096, -4096, "align = -4096, want a power of two"},
+		{"align not a power of two", 3000, 3000, "align = 3000, want a power of two"},
+		{"align above MaxAlignment", 1 << 31, 1 << 31, "align = 2147483648, want a power of two in 1..1073741824"},
+		{"zero size", 0, 4096, "n = 0, want 1..2147479552 bytes (MaxBufferSize)"},
+		{"negative size", -1, 4096, "n = -1, want 1..2147479552"},
+		{"size near MaxInt", math.MaxInt, 1, "n = 9223372036854775807, want 1..2147479552"},
+		{"size not a multiple of align", 1000, 4096, "n = 1000, want a multiple of align (4096)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			buf, err := aio.AlignedBuffer(tt.n, tt.align)
+			require.ErrorIs(t, err, aio.ErrInvalidConfig)
+			require.ErrorContains(t, err, "aio: AlignedBuffer: "+tt.want)
+			require.Nil(t, buf)
+		})
+	}
+}
+
+// alignedBuffer is aio.AlignedBuffer for arguments known to be valid.
+func alignedBuffer(tb testing.TB, n, align int) []byte {
+	tb.Helper()
+	buf, err := aio.AlignedBuffer(n, align)
+	require.NoError(tb, err)
+	return buf
 }
 
 // TestDeferredRequestWaitsForFlushEvenBeforeHandlersRun: under WakeDeferred a

@@ -33,7 +33,7 @@ func TestODirectReadsThroughAlignedBuffers(t *testing.T) {
 func readPagesDirect(t *testing.T, a *aio.Array, f *os.File, data []byte) {
 	t.Helper()
 	pages := len(data) / page
-	got := aio.AlignedBuffer(pages*page, page)
+	got := alignedBuffer(t, pages*page, page)
 	var wg sync.WaitGroup
 	errs := make([]error, pages)
 	wg.Add(pages)

@@ -149,7 +149,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 	buf := reqs[0].Buf
 	if len(reqs) > 1 {
 		if int64(cap(h.buf)) < b.Length {
-			h.buf = AlignedBuffer(int(b.Length), int(a.cfg.PageSize))
+			h.buf = alignedBuffer(int(b.Length), int(a.cfg.PageSize)) // PageSize is validated
 		}
 		buf = h.buf[:b.Length]
 		if b.Op == Write {

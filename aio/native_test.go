@@ -227,7 +227,7 @@ func TestNativeChainedSubmitRidesOnTheHandlersWait(t *testing.T) {
 		t.Skipf("O_DIRECT not available here: %v", err)
 	}
 	defer f.Close()
-	if _, err := f.ReadAt(aio.AlignedBuffer(page, page), 0); err != nil {
+	if _, err := f.ReadAt(alignedBuffer(t, page, page), 0); err != nil {
 		t.Skipf("this file system refuses O_DIRECT reads: %v", err)
 	}
 	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
@@ -240,13 +240,13 @@ func TestNativeChainedSubmitRidesOnTheHandlersWait(t *testing.T) {
 				return
 			}
 			if err := a.Submit(context.Background(), &aio.Request{File: f, Offset: int64(k) * page,
-				Buf: aio.AlignedBuffer(page, page), Done: chain(k + 1)}); err != nil {
+				Buf: alignedBuffer(t, page, page), Done: chain(k + 1)}); err != nil {
 				finished <- err
 			}
 		}
 	}
 	before := a.Stats()
-	require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Buf: aio.AlignedBuffer(page, page), Done: chain(1)}))
+	require.NoError(t, a.Submit(context.Background(), &aio.Request{File: f, Buf: alignedBuffer(t, page, page), Done: chain(1)}))
 	require.NoError(t, <-finished)
 	st := a.Stats()
 	calls := st.RingSyscalls - before.RingSyscalls

@@ -49,6 +49,9 @@ func NewAdaptive(cfg Config, aimd AIMDConfig) (*Adaptive, error) {
 
 // Enter admits t as Handoff does and starts timing its round inside.
 func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
+	if t.ofOtherGate(a) {
+		return errOtherGate("Enter")
+	}
 	if checkThreads {
 		if !t.claim() {
 			return errShared("Enter")
@@ -58,6 +61,7 @@ func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
 	if err := a.h.enter(ctx, t); err != nil {
 		return err
 	}
+	t.admittedBy(a)
 	t.entered = a.h.clock.now()
 	return nil
 }
@@ -65,6 +69,7 @@ func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
 // Exit ends t's round inside, records its time, and exits as Handoff does.
 // It does nothing, and records nothing, if t holds no seat.
 func (a *Adaptive) Exit(t *Thread) {
+	t.mustBeOf(a, "Exit")
 	if checkThreads {
 		t.mustClaim("Exit")
 		defer t.unclaim()
@@ -78,6 +83,7 @@ func (a *Adaptive) Exit(t *Thread) {
 
 // ForceExit ends t's round inside, records its time, and gives the seat back.
 func (a *Adaptive) ForceExit(t *Thread) {
+	t.mustBeOf(a, "ForceExit")
 	if checkThreads {
 		t.mustClaim("ForceExit")
 		defer t.unclaim()
@@ -91,11 +97,13 @@ func (a *Adaptive) ForceExit(t *Thread) {
 
 // ForceEnter takes a seat regardless of the limit and starts timing a round.
 func (a *Adaptive) ForceEnter(t *Thread) {
+	t.mustBeOf(a, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
 	}
 	a.h.core.ForceEnter(t, 0)
+	t.admittedBy(a)
 	t.entered = a.h.clock.now()
 }
 

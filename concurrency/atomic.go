@@ -30,6 +30,9 @@ func NewAtomic(cfg Config) (*Atomic, error) {
 // increment-and-check, else sleep and try again. It returns ctx.Err() if ctx
 // ends while t sleeps; t then holds no seat.
 func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
+	if t.ofOtherGate(g) {
+		return errOtherGate("Enter")
+	}
 	if checkThreads {
 		if !t.claim() {
 			return errShared("Enter")
@@ -42,6 +45,14 @@ func (g *Atomic) Enter(ctx context.Context, t *Thread) error {
 }
 
 func (g *Atomic) enter(ctx context.Context, t *Thread) error {
+	err := g.enterSeat(ctx, t)
+	if err == nil {
+		t.admittedBy(g)
+	}
+	return err
+}
+
+func (g *Atomic) enterSeat(ctx context.Context, t *Thread) error {
 	if g.core.tryEnter(t) {
 		return nil
 	}
@@ -63,6 +74,7 @@ func (g *Atomic) enter(ctx context.Context, t *Thread) error {
 
 // Exit gives t's seat back once its tickets are spent; it wakes nobody.
 func (g *Atomic) Exit(t *Thread) {
+	t.mustBeOf(g, "Exit")
 	if checkThreads {
 		t.mustClaim("Exit")
 		defer t.unclaim()
@@ -72,6 +84,7 @@ func (g *Atomic) Exit(t *Thread) {
 
 // ForceExit gives t's seat back whatever its tickets; it wakes nobody.
 func (g *Atomic) ForceExit(t *Thread) {
+	t.mustBeOf(g, "ForceExit")
 	if checkThreads {
 		t.mustClaim("ForceExit")
 		defer t.unclaim()
@@ -81,11 +94,13 @@ func (g *Atomic) ForceExit(t *Thread) {
 
 // ForceEnter counts t inside regardless of the limit.
 func (g *Atomic) ForceEnter(t *Thread) {
+	t.mustBeOf(g, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
 	}
 	g.core.ForceEnter(t, 0)
+	t.admittedBy(g)
 }
 
 // SetLimit changes the limit (0..1000); sleepers see it on their next try.

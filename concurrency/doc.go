@@ -47,6 +47,8 @@
 // A Thread belongs to one goroutine at a time. Queue and Handoff refuse an
 // Enter with a Thread another goroutine is waiting with (ErrThreadShared);
 // built with -race or -tags innosim_checkthreads every gate checks every call.
+// A Thread that holds one gate's seat is refused by every other gate
+// (ErrThreadOfOtherGate) until it gives the seat back.
 //
 // # Policies
 //

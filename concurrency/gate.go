@@ -9,7 +9,9 @@ import (
 
 // Gate is the admission API a storage engine calls, implemented by every policy.
 // All methods are safe for concurrent use by many threads, each with its own
-// Thread.
+// Thread. A Thread that holds another gate's seat is refused by every method
+// that takes it, with ErrThreadOfOtherGate (Enter's error; the panic value of
+// the others), and the gate is left unchanged.
 type Gate interface {
 	// Enter admits t, waiting if the policy makes it wait. It returns nil once t
 	// may run inside, or ctx.Err() if ctx ends while t waits; t then holds no

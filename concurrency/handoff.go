@@ -32,20 +32,32 @@ func NewHandoff(cfg Config) (*Handoff, error) {
 // parks in its class's queue until an exit (or SetLimit) hands it a seat. It
 // returns ctx.Err() if ctx ends first; t then holds no seat, and a seat handed to
 // it at that moment goes to the next waiter. The uncontended enter is inlined
-// here (HandoffCore.fastEnter): one load and one CAS, no clock read, no call.
+// here (HandoffCore.fastEnter): one load and one CAS, no clock read, no call,
+// besides the caller's own Thread (ErrThreadOfOtherGate: two reads and a store).
 func (g *Handoff) Enter(ctx context.Context, t *Thread) error {
+	if t.ofOtherGate(g) {
+		return errOtherGate("Enter")
+	}
 	if checkThreads {
 		if !t.claim() {
 			return errShared("Enter")
 		}
 		err := g.enterSlow(ctx, t)
+		if err == nil {
+			t.admittedBy(g)
+		}
 		t.unclaim()
 		return err
 	}
 	if g.core.fastEnter(t) {
+		t.admittedBy(g)
 		return nil
 	}
-	return g.enterSlow(ctx, t)
+	err := g.enterSlow(ctx, t)
+	if err == nil {
+		t.admittedBy(g)
+	}
+	return err
 }
 
 // enter is Enter without the ownership check (for Adaptive).
@@ -97,6 +109,7 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 // waiter, or serves a starving one, then yields the P (runtime.Gosched): the
 // calling goroutine goes on after the waiter has run.
 func (g *Handoff) Exit(t *Thread) {
+	t.mustBeOf(g, "Exit")
 	if checkThreads {
 		t.mustClaim("Exit")
 		defer t.unclaim()
@@ -118,6 +131,7 @@ func (g *Handoff) exit(t *Thread) {
 
 // ForceExit gives t's seat back whatever its tickets, handing it on as Exit does.
 func (g *Handoff) ForceExit(t *Thread) {
+	t.mustBeOf(g, "ForceExit")
 	if checkThreads {
 		t.mustClaim("ForceExit")
 		defer t.unclaim()
@@ -186,11 +200,13 @@ func yieldTo(r Release) {
 
 // ForceEnter counts t inside regardless of the limit.
 func (g *Handoff) ForceEnter(t *Thread) {
+	t.mustBeOf(g, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
 	}
 	g.core.ForceEnter(t, 0)
+	t.admittedBy(g)
 }
 
 // SetLimit changes the limit (0..1000) and wakes every waiter that now fits.

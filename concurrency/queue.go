@@ -34,6 +34,9 @@ func NewQueue(cfg Config) (*Queue, error) {
 // exiting thread hands t its seat. It returns ctx.Err() if ctx ends while t
 // sleeps or waits; t then holds no seat.
 func (g *Queue) Enter(ctx context.Context, t *Thread) error {
+	if t.ofOtherGate(g) {
+		return errOtherGate("Enter")
+	}
 	if checkThreads {
 		if !t.claim() {
 			return errShared("Enter")
@@ -46,6 +49,14 @@ func (g *Queue) Enter(ctx context.Context, t *Thread) error {
 }
 
 func (g *Queue) enter(ctx context.Context, t *Thread) error {
+	err := g.enterSeat(ctx, t)
+	if err == nil {
+		t.admittedBy(g)
+	}
+	return err
+}
+
+func (g *Queue) enterSeat(ctx context.Context, t *Thread) error {
 	if useTicket(t, &g.core.stats) {
 		return nil
 	}
@@ -106,6 +117,7 @@ func (g *Queue) wait(ctx context.Context, t *Thread, ch chan struct{}) error {
 
 // Exit gives t's seat back once its tickets are spent, as srv_conc_exit_innodb.
 func (g *Queue) Exit(t *Thread) {
+	t.mustBeOf(g, "Exit")
 	if checkThreads {
 		t.mustClaim("Exit")
 		defer t.unclaim()
@@ -119,6 +131,7 @@ func (g *Queue) Exit(t *Thread) {
 // ForceExit gives t's seat back whatever its tickets, handing it to the first
 // waiter, as srv_conc_force_exit_innodb in MySQL 5.5.
 func (g *Queue) ForceExit(t *Thread) {
+	t.mustBeOf(g, "ForceExit")
 	if checkThreads {
 		t.mustClaim("ForceExit")
 		defer t.unclaim()
@@ -143,6 +156,7 @@ func (g *Queue) forceExit(t *Thread) {
 
 // ForceEnter counts t inside regardless of the limit, under the mutex.
 func (g *Queue) ForceEnter(t *Thread) {
+	t.mustBeOf(g, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
@@ -150,6 +164,7 @@ func (g *Queue) ForceEnter(t *Thread) {
 	g.mu.Lock()
 	g.core.ForceEnter(t, 0)
 	g.mu.Unlock()
+	t.admittedBy(g)
 }
 
 // SetLimit changes the limit (0..1000) and wakes every waiter that now fits.

@@ -45,6 +45,9 @@ func NewSemaphore(cfg Config) (*Semaphore, error) {
 // Enter spends a ticket, or takes a seat with TryAcquire(1), else waits in
 // Acquire(ctx, 1).
 func (g *Semaphore) Enter(ctx context.Context, t *Thread) error {
+	if t.ofOtherGate(g) {
+		return errOtherGate("Enter")
+	}
 	if checkThreads {
 		if !t.claim() {
 			return errShared("Enter")
@@ -77,11 +80,13 @@ func (g *Semaphore) enter(ctx context.Context, t *Thread) error {
 	}
 	t.inside = true
 	t.tickets = g.tickets
+	t.gate = g
 	return nil
 }
 
 // Exit releases t's seat once its tickets are spent.
 func (g *Semaphore) Exit(t *Thread) {
+	t.mustBeOf(g, "Exit")
 	if checkThreads {
 		t.mustClaim("Exit")
 		defer t.unclaim()
@@ -93,6 +98,7 @@ func (g *Semaphore) Exit(t *Thread) {
 
 // ForceExit releases t's seat whatever its tickets.
 func (g *Semaphore) ForceExit(t *Thread) {
+	t.mustBeOf(g, "ForceExit")
 	if checkThreads {
 		t.mustClaim("ForceExit")
 		defer t.unclaim()
@@ -112,6 +118,7 @@ func (g *Semaphore) forceExit(t *Thread) {
 // ForceEnter takes a seat if one is free (TryAcquire), with one ticket; a
 // Weighted cannot be overbooked, so with no free seat t runs without one.
 func (g *Semaphore) ForceEnter(t *Thread) {
+	t.mustBeOf(g, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
@@ -121,6 +128,7 @@ func (g *Semaphore) ForceEnter(t *Thread) {
 	}
 	t.inside = true
 	t.tickets = 1
+	t.gate = g
 }
 
 // SetLimit returns an error wrapping errors.ErrUnsupported unless n is the

@@ -15,8 +15,8 @@ import (
 //
 // The caller sets HoldsLocks, InTransaction and Hint; the rest is written only by
 // the policy, and the caller reads it through the methods. A Thread must not be
-// used with two policies at once, nor by two goroutines at once (see
-// ErrThreadShared), nor copied while it is inside or waiting.
+// used with two gates at once (see ErrThreadOfOtherGate), nor by two goroutines
+// at once (see ErrThreadShared), nor copied while it is inside or waiting.
 type Thread struct {
 	// HoldsLocks reports that the thread holds row locks or latches: Queue then
 	// skips the sleep before queueing, as MySQL 5.5 did for a trx with locks.
@@ -41,6 +41,7 @@ type Thread struct {
 	next, prev *Thread
 	list       *waitList
 
+	gate Gate          // the gate that gave the seat, while inside (ErrThreadOfOtherGate)
 	wake chan struct{} // the real driver's parking place, made on first wait
 	busy uint32        // 1 while a Gate call uses the thread (checkThreads builds)
 }

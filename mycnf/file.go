@@ -1,8 +1,11 @@
 package mycnf
 
 import (
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // File is the result of reading an option file and everything it includes.
@@ -64,11 +67,17 @@ func (f *File) Lookup(group, name string) (opt Option, ok bool) {
 // [group] header whenever the group changes, then one Option.String line per
 // option. Reading the output back yields the same options (groups, keys, values)
 // in the same order; comments, blank lines and the include structure are not
-// kept. It implements io.WriterTo.
+// kept. It implements io.WriterTo. An option that no line can carry (a Group
+// that is empty, padded with spaces, or holds ']' or a control character; a Key
+// that Parse would refuse) is an error wrapping ErrSyntax that names the
+// option's index, and nothing is written.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	group := ""
 	for i, o := range f.Options {
+		if field, err := checkWritable(o); err != nil {
+			return 0, fmt.Errorf("mycnf: write: Options[%d].%s%w: %w", i, field, err, ErrSyntax)
+		}
 		if i == 0 || o.Group != group {
 			group = o.Group
 			b.WriteString("[" + group + "]\n")
@@ -77,6 +86,20 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
+}
+
+// checkWritable refuses an option whose [group] header or key line would not
+// read back as the same group and key, and names the field.
+func checkWritable(o Option) (field string, err error) {
+	g := o.Group
+	if g == "" || trimSpace(g) != g || strings.ContainsRune(g, ']') ||
+		strings.IndexFunc(g, unicode.IsControl) >= 0 {
+		return "Group", fmt.Errorf(" = %s, want a non-empty name without ']', control characters or spaces at either end", strconv.Quote(g))
+	}
+	if err := checkKey(o.Key); err != nil {
+		return "Key", fmt.Errorf(": %w", err)
+	}
+	return "", nil
 }
 
 func containsFold(list []string, s string) bool {

@@ -99,3 +99,33 @@ func TestWriteToReadsBack(t *testing.T) {
 		assert.Equal(t, strip(f), strip(back))
 	}
 }
+
+// An option built by hand with a group or key no line can carry used to be
+// written anyway, giving a file that Parse refuses ("[]") or reads as other
+// options ("[a]b]", a key with '=' in it).
+func TestWriteToRefusesAnOptionItCannotReadBack(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Option
+		want string
+	}{
+		{"empty group", Option{Group: "", Key: "a"}, `Group = ""`},
+		{"bracket in group", Option{Group: "a]b", Key: "a"}, `Group = "a]b"`},
+		{"line break in group", Option{Group: "a\nb", Key: "a"}, `Group = "a\nb"`},
+		{"padded group", Option{Group: " mysqld", Key: "a"}, `Group = " mysqld"`},
+		{"empty key", Option{Group: "mysqld"}, "Key: option without a name"},
+		{"'=' in key", Option{Group: "mysqld", Key: "a=b"}, "Key: invalid character '='"},
+		{"space in key", Option{Group: "mysqld", Key: "a b"}, "Key: space in option name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &File{Options: []Option{{Group: "mysqld", Key: "ok"}, tt.opt}}
+			var buf bytes.Buffer
+			n, err := f.WriteTo(&buf)
+			require.ErrorIs(t, err, ErrSyntax)
+			assert.ErrorContains(t, err, "Options[1]."+tt.want)
+			assert.Zero(t, n)
+			assert.Zero(t, buf.Len(), "nothing written")
+		})
+	}
+}

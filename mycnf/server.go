@@ -73,7 +73,13 @@ func (s Server) String() string {
 }
 
 // series returns the major and minor version, or -1, -1 when Version is empty.
+// A Product other than MySQL and MariaDB is an error naming the field: its
+// groups and defaults are unknown, and reading it as MySQL would hide the
+// mistake.
 func (s Server) series() (major, minor int, err error) {
+	if s.Product != MySQL && s.Product != MariaDB {
+		return 0, 0, fmt.Errorf("mycnf: Server.Product = %d, want mycnf.MySQL (%d) or mycnf.MariaDB (%d): %w", int(s.Product), int(MySQL), int(MariaDB), ErrInvalidConfig)
+	}
 	if s.Version == "" {
 		return -1, -1, nil
 	}
@@ -103,7 +109,8 @@ func (s Server) series() (major, minor int, err error) {
 // [client-server] and [galera] (its load_default_groups; [galera] in the
 // WITH_WSREP builds that distributions ship), and from 10.4 also [mariadbd]
 // and [mariadbd-X.Y]. With no Version, the -X.Y groups are left out. A
-// malformed Version gives nil; ParseServer never makes one.
+// malformed Version or a Product other than MySQL and MariaDB gives nil;
+// ParseServer never makes one.
 func (s Server) Groups() []string {
 	major, minor, err := s.series()
 	if err != nil {
@@ -155,8 +162,12 @@ func isServerGroup(group string) bool {
 // changes thread priorities by default: MySQL after 5.1.28 (5.1.29 or a
 // later series: 5.5, 8.0) and every MariaDB, whose first release forked
 // from a later 5.1. MySQL of no version, of series 5.1 with no patch level
-// or up to 5.1.28, or older keeps Defaults' true. A malformed Version gives
-// Defaults; ParseServer never makes one.
+// or up to 5.1.28, or older keeps Defaults' true. ConcurrencyTickets is 500,
+// not 5000, for a MySQL series before 5.6 and MariaDB 5.x (its 5.5 is
+// MySQL 5.5's InnoDB): the MySQL manual gives 500 up to 5.5 and 5000 from
+// 5.6. ThreadConcurrency is 8, not 0, for MySQL 5.0 and 5.1, whose built-in
+// InnoDB had that default until 5.4.0 made it 0 (WL#4965). A malformed
+// Version or Product gives Defaults; ParseServer never makes one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
 	major, minor, err := s.series()
@@ -170,6 +181,12 @@ func (s Server) Defaults() Settings {
 	later := major > 5 || major == 5 && minor > 1 || major == 5 && minor == 1 && patch > 28
 	if s.Product == MariaDB || later {
 		d.ThreadPriority = false
+	}
+	if major >= 0 && major < 10 && (s.Product == MariaDB || major < 5 || major == 5 && minor < 6) {
+		d.ConcurrencyTickets = 500
+	}
+	if s.Product == MySQL && major == 5 && minor <= 1 {
+		d.ThreadConcurrency = 8
 	}
 	return d
 }

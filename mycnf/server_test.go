@@ -42,7 +42,7 @@ func TestParseServerRejects(t *testing.T) {
 // Study C is a MariaDB study: options under [mariadb] and in a version group
 // apply to MariaDB and not to MySQL, where they used to be ignored silently.
 func TestServerSettingsReadTheServersGroups(t *testing.T) {
-	const cnf = "[mysqld]\ninnodb_read_io_threads=2\n[mariadb]\ninnodb_thread_concurrency=8\n" +
+	const cnf = "[mysqld]\ninnodb_read_io_threads=2\n[mariadb]\ninnodb_thread_concurrency=16\n" +
 		"[mysqld-5.1]\ninnodb_write_io_threads=3\n[mariadb-10.5]\nmax_connections=500\n[client]\nmax_connections=9\n"
 	f, err := Parse(strings.NewReader(cnf), "my.cnf")
 	require.NoError(t, err)
@@ -51,9 +51,9 @@ func TestServerSettingsReadTheServersGroups(t *testing.T) {
 		concurrency, write, conns int
 	}{
 		{"mysql", 0, 4, 151},
-		{"mysql-5.1", 0, 3, 151},
-		{"mariadb", 8, 4, 151},
-		{"mariadb-10.5", 8, 4, 500},
+		{"mysql-5.1", 8, 3, 151}, // 5.1's own default, not [mariadb]'s 16
+		{"mariadb", 16, 4, 151},
+		{"mariadb-10.5", 16, 4, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.server, func(t *testing.T) {
@@ -93,5 +93,45 @@ func TestServerDefaultsThreadPriorityByRelease(t *testing.T) {
 		s, err = f.ServerSettings(srv)
 		require.NoError(t, err)
 		assert.True(t, s.ThreadPriority, "%s: the file's ON wins", tt.server)
+	}
+}
+
+// A Server whose Product is neither MySQL nor MariaDB (a Product(2) built by
+// hand) used to be read as MySQL without a word.
+func TestServerSettingsRefusesAnUndefinedProduct(t *testing.T) {
+	f, err := Parse(strings.NewReader("[mysqld]\ninnodb_thread_concurrency=8\n"), "my.cnf")
+	require.NoError(t, err)
+	for _, srv := range []Server{{Product: 2}, {Product: -1, Version: "8.0"}} {
+		_, err := f.ServerSettings(srv)
+		require.ErrorIs(t, err, ErrInvalidConfig, "%v", srv)
+		assert.ErrorContains(t, err, "Server.Product")
+		assert.ErrorContains(t, err, "want mycnf.MySQL (0) or mycnf.MariaDB (1)")
+		assert.Nil(t, srv.Groups(), "%v reads no groups", srv)
+	}
+}
+
+// innodb_concurrency_tickets was 500 up to MySQL 5.5 and 5000 from 5.6 (the
+// MySQL manual); a server of an older release used to get 5000.
+func TestServerDefaultsTicketsOfTheRelease(t *testing.T) {
+	for server, want := range map[string]int64{
+		"mysql": 5000, "mysql-5.0": 500, "mysql-5.1.24": 500, "mysql-5.5": 500, "mysql-5.6": 5000, "mysql-8.0": 5000,
+		"mariadb": 5000, "mariadb-5.5": 500, "mariadb-10.0": 5000, "mariadb-10.5": 5000,
+	} {
+		srv, err := ParseServer(server)
+		require.NoError(t, err)
+		assert.Equal(t, want, srv.Defaults().ConcurrencyTickets, server)
+	}
+}
+
+// innodb_thread_concurrency defaulted to 8 in MySQL 5.0 and 5.1 and to 0
+// from 5.4.0 (WL#4965); a 5.1 server used to run with no gate.
+func TestServerDefaultsThreadConcurrencyOfTheRelease(t *testing.T) {
+	for server, want := range map[string]int64{
+		"mysql": 0, "mysql-5.0": 8, "mysql-5.0.19": 8,
+		"mysql-5.1": 8, "mysql-5.1.24": 8, "mysql-5.5": 0, "mysql-8.0": 0, "mariadb-5.5": 0, "mariadb-10.5": 0,
+	} {
+		srv, err := ParseServer(server)
+		require.NoError(t, err)
+		assert.Equal(t, want, int64(srv.Defaults().ThreadConcurrency), server)
 	}
 }

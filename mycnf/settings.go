@@ -220,6 +220,8 @@ func (f *File) settingsOver(s Settings, groups []string) (Settings, error) {
 
 // ServerSettings reads the typed view from the groups srv reads
 // (srv.Groups()), as Settings does, over srv's defaults (Server.Defaults).
+// A malformed srv (a Product other than MySQL and MariaDB, a Version not
+// major.minor) is an error wrapping ErrInvalidConfig that names the field.
 func (f *File) ServerSettings(srv Server) (Settings, error) {
 	if _, _, err := srv.series(); err != nil {
 		return Defaults(), err

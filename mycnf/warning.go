@@ -43,8 +43,8 @@ func (w Warning) String() string { return w.Option.Pos.String() + ": " + w.Messa
 // mysql-8.0), another program's ([client], [mysqld_safe]) or nobody's (a
 // misspelt [mysqd], for which the message names the nearest group srv reads).
 // Unmodelled options of groups srv does not read ([client] port) are not
-// listed: they belong to other programs. A malformed srv.Version reads no
-// group, so every modelled key is listed.
+// listed: they belong to other programs. A malformed srv (Version or
+// Product) reads no group, so every modelled key is listed.
 func (f *File) Warnings(srv Server) []Warning {
 	groups := srv.Groups()
 	var out []Warning

@@ -86,7 +86,8 @@ func (a *Applier) Stats() Stats {
 // Do returns ctx.Err() without running fn if ctx is already done, and an error
 // wrapping ErrInvalidConfig without running fn if h is outside Idle..Interrupt,
 // under every policy: PolicyOff too, since the hint still reaches fn's context
-// and whatever reads it there (aio refuses such a hint as an invalid request).
+// and whatever the caller copies it into (aio refuses it in a Request as an
+// invalid request).
 // Otherwise it
 // returns fn's error joined with any refusal (an error wrapping *OSError, or
 // ErrNotSupported off Linux); errors.As separates the two.

@@ -5,9 +5,12 @@
 //
 // A Hint names what a thread is doing — MySQL 5.1's Interrupt, Connect, Query and
 // Wait, RocksDB's Idle, Low, Normal and High, and Background for an engine's own
-// flushing and read-ahead. Hints travel in contexts (WithHint, FromContext) so that
-// an admission queue (concurrency) or an AIO handler's pick (aio) can favour urgent
-// work without any system call. Whether a hint also reaches the kernel is a Policy:
+// flushing and read-ahead. Hints travel in contexts (WithHint, FromContext, and Do
+// puts its hint in fn's). An admission queue and an AIO handler's pick favour
+// urgent work without any system call, by the hint a caller sets on their own
+// types (concurrency.Thread.Hint, aio.Request.Hint): neither reads a context, so
+// a caller copies FromContext's hint there. Whether a hint also reaches the kernel
+// is a Policy:
 //
 //	PolicyOff     never touch the OS                          MySQL since 5.1.29
 //	PolicyLegacy  sched_setparam(QUERY_PRIOR / WAIT_PRIOR)    MySQL 5.1 (two calls per query)
@@ -30,11 +33,15 @@
 // a given State, and RestorePlan the calls back to its base. The real driver is
 // Thread, from Applier.Lock or Applier.Do: it locks the goroutine to its OS thread,
 // reads the base state, makes the planned calls through the OS interface and
-// records what the kernel accepted. The simulator calls the same Plan and charges
-// each Change from its cost model, so the two never disagree about which calls a
-// policy makes.
+// records what the kernel accepted. The simulator (package sim) does not run a
+// Policy: with MachineConfig.Priorities set it charges one set-priority system call
+// for every change of hint (sim.OpSetPrio, as PolicyLegacy calls on every query)
+// and schedules the thread by its hint's Weight (CFS) or TSLevel (Solaris TS),
+// that is, as if every call took effect — true of MySQL 5.1's calls on Solaris,
+// not on Linux, where PolicyLegacy's calls fail with EINVAL.
 //
-// The OS interface is five system calls and nothing else, so that EPERM, EACCES and
+// The OS interface is six calls and nothing else (Gettid, Getpriority,
+// Setpriority, Getscheduler, Setscheduler, Setparam), so that EPERM, EACCES and
 // EINVAL are tested with a fake kernel on any machine and as any user; System
 // returns the real calls on Linux and a layer that reports ErrNotSupported
 // everywhere else (where setpriority names a whole process, not a thread).

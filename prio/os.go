@@ -1,7 +1,7 @@
 package prio
 
-// OS is the system-call layer a Thread applies hints through: five calls, each on
-// one kernel thread id. System returns the real one; tests substitute a fake to
+// OS is the system-call layer a Thread applies hints through: six calls, each but
+// Gettid on one kernel thread id. System returns the real one; tests substitute a fake to
 // exercise the EPERM, EACCES and EINVAL paths on any machine and as any user.
 //
 // Every method returns the errno as a syscall.Errno (or ErrNotSupported) so callers

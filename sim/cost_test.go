@@ -157,3 +157,21 @@ func TestMachineChargesASwitchTheFootprintOfItsThreads(t *testing.T) {
 		assert.InEpsilon(t, float64(p.SwitchCost(n)), perSwitch, 0.02, "%d threads", n)
 	}
 }
+
+// A Name the file format cannot carry used to be written anyway: a line break
+// split the name line so that ParseProfile refused the file, and an empty or
+// space-padded name read back as another name.
+func TestCostProfileWriteToRefusesANameItCannotReadBack(t *testing.T) {
+	for _, name := range []string{"", " padded", "two\nlines", "cr\r", "tab\tin", "bad\xff"} {
+		t.Run(strings.ReplaceAll(name, "\n", `\n`), func(t *testing.T) {
+			p := OldKernel()
+			p.Name = name
+			var buf bytes.Buffer
+			n, err := p.WriteTo(&buf)
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			assert.ErrorContains(t, err, "Name = ")
+			assert.Zero(t, n)
+			assert.Zero(t, buf.Len(), "nothing written")
+		})
+	}
+}

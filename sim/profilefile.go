@@ -4,12 +4,21 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // WriteTo writes p in the file format LoadProfile reads: one "key = value" line
 // per field, durations in time.Duration syntax, sizes in bytes, so that ParseProfile gives p back.
-// It returns the bytes written and the first write error.
+// It returns the bytes written and the first write error. A Name that the file
+// cannot carry (empty, with a control character such as a line break, or with
+// spaces at either end, which ParseProfile trims) is an error wrapping
+// ErrInvalidConfig, and nothing is written.
 func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
+	if err := checkProfileName(p.Name); err != nil {
+		return 0, err
+	}
 	type line struct{ k, v string }
 	lines := []line{{"name", p.Name}}
 	for _, f := range p.fields() {
@@ -33,6 +42,16 @@ func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// checkProfileName refuses a Name that a "name = value" line cannot give back.
+func checkProfileName(name string) error {
+	bad := name == "" || strings.TrimSpace(name) != name ||
+		strings.IndexFunc(name, unicode.IsControl) >= 0 || !utf8.ValidString(name)
+	if bad {
+		return fmt.Errorf("sim: write cost profile: Name = %q, want a non-empty name without control characters or spaces at either end: %w", name, ErrInvalidConfig)
+	}
+	return nil
 }
 
 // ProfileKeys returns the keys of a cost-profile file's costs, in the order

@@ -59,7 +59,7 @@ func TestLiveWithoutSettingHasNoSettingColumn(t *testing.T) {
 
 func TestRunVariesThreadHandling(t *testing.T) {
 	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "64", "--cpus", "2", "--measure", "5ms",
-		"--vary", "thread_handling=one-thread-per-connection,pool-of-threads")
+		"--server", "mariadb", "--vary", "thread_handling=one-thread-per-connection,pool-of-threads")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "pool-of-threads")
 	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--thread-handling", "no-threads")

@@ -83,7 +83,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	f := runFlags{threads: intList{1, 2, 4, 8, 16, 32, 64}, cpus: intList{4}}
 	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read (the groups of -server); MySQL's defaults if empty")
-	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally -X.Y (mysql-5.1, mariadb-10.5)")
+	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally a release -X.Y (mysql-5.1, mariadb-10.5), which also sets its mutex wait array and defaults")
 	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
 	fs.Var(&f.threads, "threads", "client thread counts, comma-separated")
@@ -94,7 +94,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
-	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (a thread pool of one group per CPU)")
+	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (a thread pool of one group per CPU; not with -server mysql)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
@@ -498,6 +498,16 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		if c.ThreadHandling, err = sim.ParseThreadHandling(f.threadHandling); err != nil {
 			return sim.Cell{}, fmt.Errorf("%w: -thread-handling %q: want one-thread-per-connection or pool-of-threads", errUsage, f.threadHandling)
 		}
+	}
+	srv, err := mycnf.ParseServer(f.server)
+	if err != nil {
+		return sim.Cell{}, fmt.Errorf("%w: -server: %w", errUsage, err)
+	}
+	if err := checkThreadHandling(srv, c.ThreadHandling); err != nil {
+		return sim.Cell{}, err
+	}
+	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
+		return sim.Cell{}, err
 	}
 	c.Measure = f.measure
 	return c, nil

@@ -55,21 +55,26 @@ type pool struct {
 	victimWaits, flushRounds            uint64
 }
 
-func newPool(frames int) *pool {
+// newPool returns a pool of frames page frames, each with its two
+// page-aligned buffers.
+func newPool(frames int) (*pool, error) {
 	p := &pool{table: make(map[int64]*frame, frames), freed: make(chan struct{})}
 	closed := make(chan struct{})
 	close(closed)
 	for range frames {
-		f := &frame{
-			buf:   aio.AlignedBuffer(PageSize, PageSize),
-			wbuf:  aio.AlignedBuffer(PageSize, PageSize),
-			page:  -1,
-			ready: closed,
+		buf, err := aio.AlignedBuffer(PageSize, PageSize)
+		if err != nil {
+			return nil, err
 		}
+		wbuf, err := aio.AlignedBuffer(PageSize, PageSize)
+		if err != nil {
+			return nil, err
+		}
+		f := &frame{buf: buf, wbuf: wbuf, page: -1, ready: closed}
 		f.elem = p.lru.PushBack(f)
 		p.frames = append(p.frames, f)
 	}
-	return p
+	return p, nil
 }
 
 // victim returns the coldest evictable frame, or nil if none is (every frame

@@ -57,6 +57,10 @@ func Open(cfg Config) (*Store, error) {
 	if err := acfg.Validate(); err != nil {
 		return nil, fmt.Errorf("pagestore: AIO: %w", err)
 	}
+	pool, err := newPool(cfg.Frames)
+	if err != nil {
+		return nil, fmt.Errorf("pagestore: %w", err)
+	}
 	file, err := os.OpenFile(cfg.Path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
@@ -68,7 +72,7 @@ func Open(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("pagestore: AIO: %w", err), file.Close())
 	}
-	s := &Store{cfg: cfg, file: file, arr: arr, gate: gate, applier: applier, pool: newPool(cfg.Frames),
+	s := &Store{cfg: cfg, file: file, arr: arr, gate: gate, applier: applier, pool: pool,
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	for _, f := range s.pool.frames {
 		f.read.Done = func(_ *aio.Request, err error) { s.loaded(f, err) }

@@ -378,3 +378,22 @@ func TestCompareNothingInCommonIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// endless is an input that never ends, as /dev/zero or a runaway pipe.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	clear(p)
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// compare reads its inputs within a bound: an endless input is refused
+// after the bound and one byte, never read whole.
+func TestParseRefusesAnEndlessInputAfterTheBound(t *testing.T) {
+	e := &endless{}
+	_, err := parseBounded(e, "/dev/zero", 64<<10)
+	require.ErrorIs(t, err, ErrMalformed)
+	require.ErrorContains(t, err, "/dev/zero: larger than 65536 bytes")
+	require.Equal(t, int64(64<<10+1), e.read, "read exactly the bound and one byte")
+}

@@ -102,13 +102,18 @@ func (f *File) better(unit string) int {
 // Parse reads a Go benchmark output named name (used in errors). It returns
 // ErrNoResults when no result line is found, and ErrMalformed, ErrUnitMismatch or
 // a read error, each naming name and the line, for damaged input.
-func Parse(r io.Reader, name string) (*File, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFileSize+1))
+func Parse(r io.Reader, name string) (*File, error) { return parseBounded(r, name, maxFileSize) }
+
+// parseBounded is Parse reading at most maxSize bytes of r (and one more, to
+// tell a file of exactly maxSize from a longer one): a longer input, an
+// endless one (/dev/zero) included, is refused without being read whole.
+func parseBounded(r io.Reader, name string, maxSize int) (*File, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxSize)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: read: %w", name, err)
 	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes: %w", name, maxFileSize, ErrMalformed)
+	if len(data) > maxSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes: %w", name, maxSize, ErrMalformed)
 	}
 	if err := checkTruncated(data, name); err != nil {
 		return nil, err

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// pool-of-threads is MariaDB's and Percona Server's; a MySQL server used to
+// be simulated with a thread pool it does not have, from the flag, a -vary
+// or the option file alike.
+func TestRunRefusesPoolOfThreadsForMySQL(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\nthread_handling=pool-of-threads\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"run", "--workload", "connect", "--threads", "1", "--cpus", "1", "--measure", "1ms"}
+	for name, args := range map[string][]string{
+		"flag, default server":   {"--thread-handling", "pool-of-threads"},
+		"flag, mysql-8.0":        {"--server", "mysql-8.0", "--thread-handling", "pool-of-threads"},
+		"vary":                   {"--server", "mysql-5.7", "--vary", "thread_handling=one-thread-per-connection,pool-of-threads"},
+		"option file, mysql":     {"--server", "mysql", "--cnf", cnf},
+		"option file, mysql-5.5": {"--server", "mysql-5.5", "--cnf", cnf},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runCmd(append(base, args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, "thread_handling = pool-of-threads with -server mysql")
+			assert.Contains(t, stderr, "MySQL has no pool-of-threads (MariaDB and Percona Server have it): want -server mariadb")
+		})
+	}
+	code, _, stderr := runCmd(append(base, "--server", "mariadb-10.5", "--cnf", cnf)...)
+	assert.Equal(t, 0, code, "MariaDB has it: %s", stderr)
+}
+
+// -server RELEASE used to choose only the option groups: every release ran
+// with no wait array and 5000 tickets.
+func TestRunServerReleaseSetsItsWaitArrayAndTickets(t *testing.T) {
+	tests := []struct {
+		server  string
+		array   sim.SyncArray
+		tickets int64
+	}{
+		{"mysql", sim.SyncArrayNone, 5000},
+		{"mysql-5.0", sim.SyncArray50, 500},
+		{"mysql-5.1.24", sim.SyncArray50, 500},
+		{"mysql-5.5", sim.SyncArray55, 500},
+		{"mysql-5.6", sim.SyncArray55, 5000},
+		{"mysql-8.4", sim.SyncArray55, 5000},
+		{"mariadb-10.5", sim.SyncArray55, 5000},
+		{"mariadb-10.6", sim.SyncArrayNone, 5000},
+		{"mariadb-11.4", sim.SyncArrayNone, 5000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.server, func(t *testing.T) {
+			s, err := readCnf("", tt.server, false, io.Discard)
+			require.NoError(t, err)
+			s.ThreadConcurrency = 8
+			if strings.HasPrefix(tt.server, "mariadb-1") && tt.array == sim.SyncArrayNone {
+				s.ThreadConcurrency = 0 // removed in 10.6
+			}
+			c, err := buildCell(runFlags{workload: "oltp_read_only", server: tt.server, sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+			require.NoError(t, err)
+			assert.Equal(t, tt.array, c.Machine.SyncArray)
+			if c.Gate != nil {
+				assert.Equal(t, tt.tickets, c.Gate.Config.Tickets)
+			}
+		})
+	}
+}
+
+func TestRunRefusesAnUnknownRelease(t *testing.T) {
+	for server, want := range map[string]string{
+		"mysql-6.0":    "-server mysql-6.0: not a release innosim knows: want mysql-X.Y with X.Y one of 5.0, 5.1, 5.5, 5.6, 5.7, 8.0, 8.1, 8.2, 8.3, 8.4, or mysql of no version",
+		"mariadb-12.0": "-server mariadb-12.0: not a release innosim knows: want mariadb-X.Y with X.Y one of 5.5, 10.0, ",
+	} {
+		code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "1", "--measure", "1ms", "--server", server)
+		assert.Equal(t, 2, code, server)
+		assert.Contains(t, stderr, want)
+	}
+}
