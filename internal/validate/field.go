@@ -105,6 +105,13 @@ func bug15815() fieldCase {
 	// MySQL 5.0: every wait and signal of an InnoDB mutex through the global
 	// wait array's mutex (sim.SyncArray50)
 	box.SyncArray = sim.SyncArray50
+	// 5.0's mutex_spin_wait (sync0sync.c): SYNC_SPIN_ROUNDS, a constant 20
+	// rounds before 5.1 made it innodb_sync_spin_loops, each round
+	// ut_delay(ut_rnd_interval(0, srv_spin_wait_delay = 5)): 0..4, 2 on
+	// average, × 50 iterations of a loop of one add and no pause (5.0's
+	// ut0ut.c), ~100 cycles, 40 ns at the 2.5 GHz of a 2006 Xeon or Opteron
+	box.SpinLoops = 20
+	box.Costs.SpinRound = 40 * time.Nanosecond
 	return fieldCase{
 		cells: func() ([]sim.Cell, error) {
 			return []sim.Cell{
