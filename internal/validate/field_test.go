@@ -1,0 +1,35 @@
+package validate
+
+import (
+	"context"
+	"testing"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// Bug 52806's comparison of wake one and wake all is void unless the
+// mutex's waiters sleep: both cells must switch at least 10 times per 1,000
+// units, and the table must say so in a passing check.
+func TestBug52806WaitersSleepInBothSettings(t *testing.T) {
+	fc := bug52806()
+	cells, err := fc.cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cells {
+		cells[i].Machine.Seed = uint64(7 + i)
+	}
+	res, err := sim.RunCells(context.Background(), cells, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if s := switchesPer1000(r); s < 10 {
+			t.Errorf("%s: %.1f switches per 1,000 units, want ≥ 10 (the mutex's waiters never sleep)", cells[i].Workload, s)
+		}
+	}
+	tb := fc.table(res)
+	if len(tb.Checks) == 0 || !tb.Checks[0].Pass {
+		t.Errorf("first check = %+v, want the passing sleep check", tb.Checks)
+	}
+}
