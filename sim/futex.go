@@ -17,6 +17,38 @@ const (
 	fxWakeNotFull                // FUTEX_WAKE of every submitter waiting on a native array's not_full event
 )
 
+// preemptedAtReturn takes running thread t off its core, to the front of the
+// run queue, when a runnable thread would have preempted it on waking (see
+// victim), and gives the core to the best runnable thread; t resumes at its
+// next op. It reports whether t was preempted.
+func (m *Machine) preemptedAtReturn(t *thread) bool {
+	i := m.bestRunnable()
+	if i < 0 {
+		return false
+	}
+	r := &m.threads[m.runq[i]]
+	if m.cfg.Scheduler == TS {
+		if m.tsPrio(r) <= m.tsPrio(t) {
+			return false
+		}
+	} else if t.vr-r.vr <= cfsWakeupGran*nice0Weight/r.weight {
+		return false
+	}
+	c := int(t.core)
+	m.preempt(c)
+	m.dispatch(c)
+	return true
+}
+
+// wakes reports whether op wakes other threads (and never blocks the caller).
+func (op futexOp) wakes() bool {
+	switch op {
+	case fxWakeMutex, fxWakeChain, fxWakeEvent, fxWakeThread, fxWakeNotFull:
+		return true
+	}
+	return false
+}
+
 // futexStage is how far a futex call has got: entering the kernel (the
 // Syscall cost), then holding the bucket's spinlock (after spinning for it if
 // another call held it).
@@ -117,7 +149,16 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	}
 	op, arg := t.sys.op, t.sys.arg
-	t.sys.op = fxNone
+	if !op.wakes() {
+		t.sys.op = fxNone // a wait may block: out of the kernel's path first
+	}
+	// A wake leaves t.sys.op set until it is done: the waker is still in
+	// its system call and cannot be taken off its core there, so a woken
+	// thread preempts another core or queues. If it queued with a better
+	// claim than the waker, the waker yields its core when the call returns
+	// to user mode (Linux's check_preempt_curr sets the waker's
+	// TIF_NEED_RESCHED; Solaris's cpu_surrender sets cpu_runrun, both acted
+	// on at the return), never in the middle of it.
 	switch op {
 	case fxWaitMutex:
 		mu := &m.mutexes[arg]
@@ -162,6 +203,10 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	case fxWakeNotFull:
 		m.nativeWakeFull(arg)
+	}
+	t.sys.op = fxNone
+	if op.wakes() && m.preemptedAtReturn(t) {
+		return
 	}
 	m.advance(t, id)
 }
