@@ -133,13 +133,23 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 	e.push(event{at: at, seq: e.seq, a: a, gen: gen, kind: k})
 }
 
-// After schedules the handler of kind k d nanoseconds from now.
-func (e *Engine) After(d int64, k Kind, a int32, gen uint32) { e.At(e.now+d, k, a, gen) }
+// After schedules the handler of kind k d nanoseconds from now. A d past the
+// end of virtual time saturates at math.MaxInt64 (the event never comes before
+// any other), and a negative d is now, as in At.
+func (e *Engine) After(d int64, k Kind, a int32, gen uint32) {
+	at := e.now + d
+	if d > 0 && at < e.now { // overflowed: e.now + d > math.MaxInt64
+		at = math.MaxInt64
+	}
+	e.At(at, k, a, gen)
+}
 
 // Run runs events in (time, sequence) order until the heap is empty, the next event
 // is later than until (ns), Stop is called or SetDone's channel is closed. The
 // clock is left at until when the run reached it, else at the last event's
-// time. It returns the number of events run by this call.
+// time. The clock never moves backwards: an until before Now runs nothing and
+// leaves the clock where it is. It returns the number of events run by this
+// call.
 func (e *Engine) Run(until int64) uint64 {
 	start := e.events
 	e.stopped = false
@@ -151,7 +161,7 @@ func (e *Engine) Run(until int64) uint64 {
 			return e.events - start
 		}
 		if e.heap[0].at > until {
-			e.now = until
+			e.now = max(e.now, until)
 			return e.events - start
 		}
 		ev := e.pop()
