@@ -102,12 +102,17 @@ func (e *Engine) Now() int64 { return e.now }
 // Jitter draws a duration uniformly in [0.5, 1.5) × d, in ns, from the engine's
 // random source (0 for d ≤ 0): what a simulated cost of nominal d takes this
 // time. Real costs vary, and without it simulated threads fall into a lockstep no
-// machine keeps. Call it only inside event handlers, as Rand.
+// machine keeps. A draw past the end of virtual time saturates at
+// math.MaxInt64. Call it only inside event handlers, as Rand.
 func (e *Engine) Jitter(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	return int64(d)/2 + e.rng.Int64N(int64(d))
+	half, r := int64(d)/2, e.rng.Int64N(int64(d))
+	if r > math.MaxInt64-half {
+		return math.MaxInt64
+	}
+	return half + r
 }
 
 // Rand returns the engine's seeded random source. Draw from it only inside event

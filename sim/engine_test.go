@@ -153,3 +153,14 @@ func TestEngineRunNeverMovesClockBack(t *testing.T) {
 		t.Fatalf("Pending = %d, want 1 (the event at 1000 not run)", e.Pending())
 	}
 }
+
+// TestEngineJitterNeverNegative pins that Jitter of a huge duration saturates
+// (half of d plus a draw below d overflowed to a negative cost).
+func TestEngineJitterNeverNegative(t *testing.T) {
+	e := NewEngine(1)
+	for range 1000 {
+		if j := e.Jitter(time.Duration(math.MaxInt64)); j < math.MaxInt64/2 {
+			t.Fatalf("Jitter(MaxInt64) = %d, want ≥ MaxInt64/2", j)
+		}
+	}
+}
