@@ -123,9 +123,13 @@ func (a *Adaptive) observe(t *Thread) {
 	}
 }
 
-// SetLimit returns an error wrapping errors.ErrUnsupported unless n is the
+// SetLimit returns an error wrapping ErrInvalidConfig for an n outside
+// 0..MaxLimit, else one wrapping errors.ErrUnsupported unless n is the
 // current limit: the controller owns the limit.
 func (a *Adaptive) SetLimit(n int) error {
+	if err := checkLimit(n); err != nil {
+		return err
+	}
 	if n == a.Limit() {
 		return nil
 	}

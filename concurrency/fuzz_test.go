@@ -63,13 +63,13 @@ func FuzzConfig(f *testing.F) {
 			}
 			lerr := g.SetLimit(newLimit)
 			switch {
+			case newLimit < 0 || newLimit > MaxLimit: // every policy, the fixed-limit ones too
+				if !errors.Is(lerr, ErrInvalidConfig) || g.Limit() != limit && p != PolicyAdaptive {
+					t.Fatalf("%v.SetLimit(%d) = %v, limit now %d", p, newLimit, lerr, g.Limit())
+				}
 			case p == PolicySemaphore || p == PolicyAdaptive:
 				if lerr != nil && !errors.Is(lerr, errors.ErrUnsupported) {
 					t.Fatalf("%v.SetLimit(%d) = %v", p, newLimit, lerr)
-				}
-			case newLimit < 0 || newLimit > MaxLimit:
-				if !errors.Is(lerr, ErrInvalidConfig) || g.Limit() != limit {
-					t.Fatalf("%v.SetLimit(%d) = %v, limit now %d", p, newLimit, lerr, g.Limit())
 				}
 			default:
 				if lerr != nil || g.Limit() != newLimit {

@@ -399,3 +399,27 @@ func TestHandoffAllocatesNothing(t *testing.T) {
 	assert.Greater(t, s.Waits, uint64(100), "the test exercised the wait path")
 	assert.Greater(t, s.Handoffs, uint64(100))
 }
+
+// TestSetLimitOutOfRangeIsInvalidConfig pins that every policy refuses a limit
+// outside 0..MaxLimit with ErrInvalidConfig, the fixed-limit ones included
+// (Unlimited, Semaphore and Adaptive said only errors.ErrUnsupported, as if
+// -1 were a limit they merely could not switch to).
+func TestSetLimitOutOfRangeIsInvalidConfig(t *testing.T) {
+	for _, p := range Policies() {
+		t.Run(p.String(), func(t *testing.T) {
+			g, err := New(p, Config{Limit: 4, Tickets: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := g.(interface{ Close() }); ok {
+				defer c.Close()
+			}
+			for _, n := range []int{-1, MaxLimit + 1} {
+				err := g.SetLimit(n)
+				if !errors.Is(err, ErrInvalidConfig) {
+					t.Errorf("SetLimit(%d) = %v, want an error wrapping ErrInvalidConfig", n, err)
+				}
+			}
+		})
+	}
+}

@@ -131,9 +131,13 @@ func (g *Semaphore) ForceEnter(t *Thread) {
 	t.gate = g
 }
 
-// SetLimit returns an error wrapping errors.ErrUnsupported unless n is the
+// SetLimit returns an error wrapping ErrInvalidConfig for an n outside
+// 0..MaxLimit, else one wrapping errors.ErrUnsupported unless n is the
 // current limit: a Weighted cannot be resized.
 func (g *Semaphore) SetLimit(n int) error {
+	if err := checkLimit(n); err != nil {
+		return err
+	}
 	if n == g.limit {
 		return nil
 	}

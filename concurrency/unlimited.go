@@ -22,10 +22,14 @@ func (Unlimited) ForceExit(*Thread) {}
 // ForceEnter does nothing.
 func (Unlimited) ForceEnter(*Thread) {}
 
-// SetLimit accepts only 0; any other value returns an error wrapping
+// SetLimit accepts only 0; a limit outside 0..MaxLimit returns an error
+// wrapping ErrInvalidConfig, any other value an error wrapping
 // errors.ErrUnsupported (use Queue, Atomic or Handoff with limit 0 for a gate
 // that can be turned on later).
 func (Unlimited) SetLimit(n int) error {
+	if err := checkLimit(n); err != nil {
+		return err
+	}
 	if n == 0 {
 		return nil
 	}

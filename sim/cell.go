@@ -47,7 +47,8 @@ type Cell struct {
 	// Gate is refused.
 	ThreadHandling ThreadHandling
 	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
-	// default) or 1..MaxThreadPoolSize; read only with PoolOfThreads.
+	// default) or 1..MaxThreadPoolSize with PoolOfThreads, and must be 0 with
+	// OneThreadPerConnection (Run refuses a size it would ignore).
 	ThreadPoolSize int
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
@@ -181,6 +182,10 @@ func (c Cell) build() (*Machine, error) {
 	}
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
+		if c.ThreadPoolSize != 0 {
+			return nil, fmt.Errorf("sim: ThreadPoolSize = %d with one-thread-per-connection, want 0 (thread_pool_size is read only with pool-of-threads): %w",
+				c.ThreadPoolSize, ErrInvalidConfig)
+		}
 	case PoolOfThreads:
 		stride := 1
 		if c.Client != nil {

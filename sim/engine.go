@@ -102,12 +102,17 @@ func (e *Engine) Now() int64 { return e.now }
 // Jitter draws a duration uniformly in [0.5, 1.5) × d, in ns, from the engine's
 // random source (0 for d ≤ 0): what a simulated cost of nominal d takes this
 // time. Real costs vary, and without it simulated threads fall into a lockstep no
-// machine keeps. Call it only inside event handlers, as Rand.
+// machine keeps. A draw past the end of virtual time saturates at
+// math.MaxInt64. Call it only inside event handlers, as Rand.
 func (e *Engine) Jitter(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	return int64(d)/2 + e.rng.Int64N(int64(d))
+	half, r := int64(d)/2, e.rng.Int64N(int64(d))
+	if r > math.MaxInt64-half {
+		return math.MaxInt64
+	}
+	return half + r
 }
 
 // Rand returns the engine's seeded random source. Draw from it only inside event
@@ -133,13 +138,23 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 	e.push(event{at: at, seq: e.seq, a: a, gen: gen, kind: k})
 }
 
-// After schedules the handler of kind k d nanoseconds from now.
-func (e *Engine) After(d int64, k Kind, a int32, gen uint32) { e.At(e.now+d, k, a, gen) }
+// After schedules the handler of kind k d nanoseconds from now. A d past the
+// end of virtual time saturates at math.MaxInt64 (the event never comes before
+// any other), and a negative d is now, as in At.
+func (e *Engine) After(d int64, k Kind, a int32, gen uint32) {
+	at := e.now + d
+	if d > 0 && at < e.now { // overflowed: e.now + d > math.MaxInt64
+		at = math.MaxInt64
+	}
+	e.At(at, k, a, gen)
+}
 
 // Run runs events in (time, sequence) order until the heap is empty, the next event
 // is later than until (ns), Stop is called or SetDone's channel is closed. The
 // clock is left at until when the run reached it, else at the last event's
-// time. It returns the number of events run by this call.
+// time. The clock never moves backwards: an until before Now runs nothing and
+// leaves the clock where it is. It returns the number of events run by this
+// call.
 func (e *Engine) Run(until int64) uint64 {
 	start := e.events
 	e.stopped = false
@@ -151,7 +166,7 @@ func (e *Engine) Run(until int64) uint64 {
 			return e.events - start
 		}
 		if e.heap[0].at > until {
-			e.now = until
+			e.now = max(e.now, until)
 			return e.events - start
 		}
 		ev := e.pop()

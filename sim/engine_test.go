@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -110,4 +111,56 @@ func TestJitterStaysWithinHalfAndOneAndAHalfTimesTheCost(t *testing.T) {
 	assert.Less(t, hi, int64(1500))
 	assert.Less(t, lo, int64(510), "the draws reach near the bottom")
 	assert.Greater(t, hi, int64(1490), "and near the top")
+}
+
+// TestEngineAfterSaturates pins that After with a duration past the end of
+// virtual time schedules the event last, not (by an overflow of now+d) at
+// once before events that are due.
+func TestEngineAfterSaturates(t *testing.T) {
+	e := NewEngine(1)
+	var order []int32
+	k := e.On(func(now int64, a int32, _ uint32) { order = append(order, a) })
+	start := e.On(func(now int64, _ int32, _ uint32) {
+		e.After(math.MaxInt64, k, 1, 0)
+		e.After(10, k, 2, 0)
+	})
+	e.At(100, start, 0, 0)
+	e.Run(math.MaxInt64)
+	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
+		t.Fatalf("events ran in order %v, want [2 1] (the saturated event last)", order)
+	}
+	if e.Now() != math.MaxInt64 {
+		t.Fatalf("Now = %d after the saturated event, want %d", e.Now(), int64(math.MaxInt64))
+	}
+}
+
+// TestEngineRunNeverMovesClockBack pins that Run with an until before Now
+// leaves the clock where it is (it went back to until while events were
+// pending).
+func TestEngineRunNeverMovesClockBack(t *testing.T) {
+	e := NewEngine(1)
+	k := e.On(func(int64, int32, uint32) {})
+	e.At(1000, k, 0, 0)
+	e.Run(500)
+	if e.Now() != 500 {
+		t.Fatalf("Now = %d after Run(500), want 500", e.Now())
+	}
+	e.Run(100)
+	if e.Now() != 500 {
+		t.Fatalf("Now = %d after Run(100) at 500, want 500 (the clock must not go back)", e.Now())
+	}
+	if e.Pending() != 1 {
+		t.Fatalf("Pending = %d, want 1 (the event at 1000 not run)", e.Pending())
+	}
+}
+
+// TestEngineJitterNeverNegative pins that Jitter of a huge duration saturates
+// (half of d plus a draw below d overflowed to a negative cost).
+func TestEngineJitterNeverNegative(t *testing.T) {
+	e := NewEngine(1)
+	for range 1000 {
+		if j := e.Jitter(time.Duration(math.MaxInt64)); j < math.MaxInt64/2 {
+			t.Fatalf("Jitter(MaxInt64) = %d, want ≥ MaxInt64/2", j)
+		}
+	}
 }

@@ -210,12 +210,14 @@ func untimedLoop(prog []Op) bool {
 	return true
 }
 
-// Run simulates warmup and then measure of virtual time and returns what was
-// measured after the warm-up.
+// Run simulates warmup and then measure of virtual time from the machine's
+// clock (0 on the first call; a later call goes on where the last one stopped)
+// and returns what was measured after the warm-up.
 func (m *Machine) Run(warmup, measure time.Duration) Result {
-	m.e.Run(int64(warmup))
+	start := m.e.Now()
+	m.e.Run(start + int64(warmup))
 	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.deviceDone()
-	m.e.Run(int64(warmup + measure))
+	m.e.Run(start + int64(warmup+measure))
 	io := m.deviceDone()
 	r := Result{Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
 		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),

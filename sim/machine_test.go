@@ -235,3 +235,17 @@ func TestAddThreadRejectsAnAIOHandlerWithoutItsSegment(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "segment 1000")
 }
+
+// TestMachineRunAgainGoesOn pins that a second Run simulates its own warm-up
+// and measurement after the first (it ran to the same absolute times, found
+// the clock already there, and measured 0 units over a measure it reported).
+func TestMachineRunAgainGoesOn(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 2, Seed: 1})
+	require.NoError(t, err)
+	require.NoError(t, m.AddThread([]Op{cpu(100 * us), done(1)}, prio.Normal))
+	first := m.Run(time.Millisecond, 10*time.Millisecond)
+	second := m.Run(time.Millisecond, 10*time.Millisecond)
+	require.Positive(t, first.Units)
+	assert.InDelta(t, float64(first.Units), float64(second.Units), float64(first.Units)/5, "the second Run measures 10 ms of the same thread")
+	assert.Equal(t, int64(22*time.Millisecond), m.Engine().Now())
+}

@@ -58,6 +58,12 @@ func TestThreadPoolRefusesBadSettings(t *testing.T) {
 	c = base
 	c.ThreadHandling = 7
 	assert.ErrorIs(t, c.Validate(), ErrInvalidConfig)
+	// a size the cell would ignore was accepted
+	c = base
+	c.ThreadHandling = OneThreadPerConnection
+	c.ThreadPoolSize = -3
+	assert.ErrorIs(t, c.Validate(), ErrInvalidConfig)
+	assert.ErrorContains(t, c.Validate(), "ThreadPoolSize = -3 with one-thread-per-connection, want 0")
 }
 
 func TestSeedForTellsPoolsApart(t *testing.T) {
