@@ -67,7 +67,7 @@ func (f *File) Lookup(group, name string) (opt Option, ok bool) {
 // option. Reading the output back yields the same options (groups, keys, values)
 // in the same order; comments, blank lines and the include structure are not
 // kept. It implements io.WriterTo. An option that no line can carry (a Group
-// that is empty, padded with spaces, or holds ']' or a line break; a Key
+// that is empty, padded with spaces, or holds ']' or a newline; a Key
 // that Parse would refuse) is an error wrapping ErrSyntax that names the
 // option's index, and nothing is written.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
@@ -91,8 +91,8 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 // read back as the same group and key, and names the field.
 func checkWritable(o Option) (field string, err error) {
 	g := o.Group
-	if g == "" || trimSpace(g) != g || strings.ContainsAny(g, "]\n\r") {
-		return "Group", fmt.Errorf(" = %s, want a non-empty name without ']', line breaks or spaces at either end", strconv.Quote(g))
+	if g == "" || trimSpace(g) != g || strings.ContainsAny(g, "]\n") {
+		return "Group", fmt.Errorf(" = %s, want a non-empty name without ']', a newline or spaces at either end", strconv.Quote(g))
 	}
 	if err := checkKey(o.Key); err != nil {
 		return "Key", fmt.Errorf(": %w", err)
