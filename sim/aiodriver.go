@@ -169,6 +169,11 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 				m.deviceIO(t, id, k)
 				return
 			}
+			if d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+				m.countIO(ioWrite, 1)
+			} else {
+				m.countIO(ioRead, 1)
+			}
 			m.block(t)
 			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
 			return

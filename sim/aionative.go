@@ -323,6 +323,11 @@ func (m *Machine) nativeIO(io int32) {
 		m.deviceSubmit(k, d.evDone, io)
 		return
 	}
+	if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
+		m.countIO(ioWrite, 1)
+	} else {
+		m.countIO(ioRead, 1)
+	}
 	m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
 }
 

@@ -240,6 +240,8 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			for range 4 { // two pwrites, two fsyncs
 				io += m.jit(m.cfg.Costs.IOService)
 			}
+			m.countIO(ioWrite, 2)
+			m.countIO(ioFsync, 2)
 			m.e.At(m.e.now+io, m.evWake, id, t.gen)
 			return false
 		case fwFlushed:
@@ -303,5 +305,7 @@ func (m *Machine) dblwrBatch(t *thread, id int32) {
 func (m *Machine) dblwrWait(t *thread, id int32) {
 	m.block(t)
 	io := m.jit(m.cfg.Costs.IOService) + m.jit(m.cfg.Costs.IOService)
+	m.countIO(ioWrite, 1)
+	m.countIO(ioFsync, 1)
 	m.e.At(m.e.now+io, m.evWake, id, t.gen)
 }

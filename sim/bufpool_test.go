@@ -248,8 +248,10 @@ func TestAThreadWithoutAFreeFrameFlushesAPageOrSleeps(t *testing.T) {
 			require.NoError(t, err)
 			m.fl = &flushList{cleaner: -1, dirty: tc.dirty, dblwr: 4} // no frame free, no cleaner to wake
 			require.NoError(t, m.AddThread([]Op{cpu(1 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
-			m.Run(0, 25*time.Millisecond)
+			r := m.Run(0, 25*time.Millisecond)
 			rows := m.ThreadUnits(0)
+			assert.Equal(t, 2*m.fl.SingleFlushes, r.Writes, "two pwrites per flush, counted without a device")
+			assert.Equal(t, 2*m.fl.SingleFlushes, r.Fsyncs, "two fsyncs per flush")
 			assert.InDelta(t, float64(tc.rows), float64(rows), float64(tc.rows)/5, "rows")
 			assert.Equal(t, tc.sleeps, m.fl.FreeWaits, "10 ms sleeps")
 			assert.InDelta(t, float64(tc.singles), float64(m.fl.SingleFlushes), float64(tc.singles)/5, "single-page flushes")
