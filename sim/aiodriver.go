@@ -459,7 +459,7 @@ type cleanerStage uint8
 const (
 	clIdle       cleanerStage = iota // take a round's pages, or sleep on buf_flush_event
 	clPage                           // buf_flush_write_block_low's CPU for one page, into the batch
-	clDblwrIO                        // the batch's pwrite and fsync charged: wait for them
+	clDblwrIO                        // the batch's pwrite and fsync charged: wait for them (syncIO)
 	clReserve                        // AIO::reserve_slot: mutex_enter(s_writes), take a slot
 	clUnlock                         // mutex_exit
 	clFullUnlock                     // every slot reserved: mutex_exit, wake, wait for not_full
@@ -505,9 +505,10 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 			m.dblwrBatch(t, id)
 			return
 		case clDblwrIO:
+			if !m.dblwrWait(t, id) {
+				return
+			}
 			c.stage = clReserve
-			m.dblwrWait(t, id)
-			return
 		case clReserve:
 			if !m.lock(t, id, mu) {
 				return

@@ -489,7 +489,7 @@ type nativeCleanerStage uint8
 const (
 	ncIdle       nativeCleanerStage = iota // take a round's pages, or sleep on buf_flush_event
 	ncPage                                 // buf_flush_write_block_low's CPU for one page, into the batch
-	ncDblwrIO                              // the batch's pwrite and fsync charged: wait for them
+	ncDblwrIO                              // the batch's pwrite and fsync charged: wait for them (syncIO)
 	ncReserve                              // mutex_enter(s_writes), reserve a slot
 	ncUnlock                               // mutex_exit
 	ncSubmit                               // io_submit, a system call
@@ -528,9 +528,10 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 			m.dblwrBatch(t, id)
 			return
 		case ncDblwrIO:
+			if !m.dblwrWait(t, id) {
+				return
+			}
 			c.stage = ncReserve
-			m.dblwrWait(t, id)
-			return
 		case ncReserve:
 			if !m.lock(t, id, mu) {
 				return

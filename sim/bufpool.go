@@ -118,6 +118,7 @@ type flushList struct {
 	dblwr    int32 // innodb_doublewrite_pages: the cleaner's batch
 	sleeping bool  // the cleaner waits on buf_flush_event
 	round    int32 // pages left to take in the current round
+	dblwrIO  int8  // the cleaner's doublewrite I/Os done (syncIO)
 	fw       []freeWait
 
 	Flushed       uint64 // page writes queued in the write array
@@ -131,6 +132,7 @@ type freeWait struct {
 	stage freeStage
 	left  int32 // pages still to get a frame for
 	iter  int32 // n_iterations of the current frame's search
+	io    int8  // the single-page flush's I/Os done (syncIO)
 }
 
 // freeStage is how far a thread has got in getting its frames.
@@ -141,8 +143,7 @@ const (
 	fwTake                      // a replaceable frame, or the slow path
 	fwEvent                     // os_event_set(buf_flush_event) charged
 	fwSlept                     // the 10 ms sleep over
-	fwFlushSys                  // the single-page flush's four system calls charged: wait for the I/O
-	fwFlushed                   // the single-page flush done: its frame is free
+	fwFlushSys                  // the single-page flush's four system calls charged: its I/Os (syncIO)
 	fwWoke                      // the end-of-op wake of the cleaner charged
 )
 
@@ -234,17 +235,9 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			m.runBurst(t, id, 4*int64(m.cfg.Costs.Syscall), catSys)
 			return false
 		case fwFlushSys:
-			w.stage = fwFlushed
-			m.block(t)
-			var io int64
-			for range 4 { // two pwrites, two fsyncs
-				io += m.jit(m.cfg.Costs.IOService)
+			if !m.syncIO(t, id, singlePageIOs[:], &w.io) {
+				return false
 			}
-			m.countIO(ioWrite, 2)
-			m.countIO(ioFsync, 2)
-			m.e.At(m.e.now+io, m.evWake, id, t.gen)
-			return false
-		case fwFlushed:
 			f.avail++ // to the free list: up for grabs
 			w.stage = fwTake
 		case fwWoke:
@@ -293,19 +286,50 @@ func (f *flushList) written(n int) {
 
 // dblwrBatch starts the page cleaner's write of its batch to the doublewrite
 // file (Double_write::write_pages: one pwrite of the batch, then an fsync):
-// the two system calls charged to t; dblwrWait then blocks t for the I/O.
+// the two system calls charged to t; dblwrWait then waits for the I/Os.
 func (m *Machine) dblwrBatch(t *thread, id int32) {
 	m.fl.DblwrBatches++
 	m.syscalls += 2
 	m.runBurst(t, id, 2*int64(m.cfg.Costs.Syscall), catSys)
 }
 
-// dblwrWait blocks t for the doublewrite batch's pwrite and fsync, one
-// IOService each.
-func (m *Machine) dblwrWait(t *thread, id int32) {
+// The synchronous I/Os of a single-page flush (Double_write::sync_page_flush:
+// the doublewrite file's pwrite and fsync, the data file's pwrite and the
+// tablespace's fsync) and of the cleaner's doublewrite batch (its pwrite and
+// fsync).
+var (
+	singlePageIOs = [...]ioKind{ioWrite, ioFsync, ioWrite, ioFsync}
+	dblwrIOs      = [...]ioKind{ioWrite, ioFsync}
+)
+
+// dblwrWait waits for the doublewrite batch's pwrite and fsync (syncIO): it
+// reports whether they are done; false means t blocked.
+func (m *Machine) dblwrWait(t *thread, id int32) bool {
+	return m.syncIO(t, id, dblwrIOs[:], &m.fl.dblwrIO)
+}
+
+// syncIO blocks t for the I/Os of seq in turn, their system calls already
+// charged: on the machine's device one after another, each in its queue;
+// without one, for IOService each (jittered), in one wait. *done counts the
+// I/Os issued so far. It reports whether they are all done; false means t
+// blocked and syncIO is called again when it runs.
+func (m *Machine) syncIO(t *thread, id int32, seq []ioKind, done *int8) bool {
+	if int(*done) == len(seq) {
+		*done = 0
+		return true
+	}
+	if m.dev != nil {
+		m.deviceIO(t, id, seq[*done])
+		*done++
+		return false
+	}
+	var io int64
+	for _, k := range seq {
+		io += m.jit(m.cfg.Costs.IOService)
+		m.countIO(k, 1)
+	}
+	*done = int8(len(seq))
 	m.block(t)
-	io := m.jit(m.cfg.Costs.IOService) + m.jit(m.cfg.Costs.IOService)
-	m.countIO(ioWrite, 1)
-	m.countIO(ioFsync, 1)
 	m.e.At(m.e.now+io, m.evWake, id, t.gen)
+	return false
 }

@@ -90,9 +90,8 @@ type Result struct {
 	// Capacity is CPUs × Elapsed in ns: the CPU time available.
 	Capacity int64
 	// Reads, Writes and Fsyncs count the I/Os the device (Machine.SetDevice)
-	// completed in the window, and those that started in it at the cost
-	// profile's IOService, without a device or outside its queue (the
-	// page writes of a free-list wait and of the doublewrite batch).
+	// completed in the window, and, without a device, those that started in
+	// it at the cost profile's IOService.
 	Reads, Writes, Fsyncs uint64
 }
 
