@@ -169,12 +169,20 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 				m.deviceIO(t, id, k)
 				return
 			}
+			if d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+				m.countIO(ioWrite, 1)
+			} else {
+				m.countIO(ioRead, 1)
+			}
 			m.block(t)
 			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
 			return
 		case hsLock2:
 			if !m.lock(t, id, mu) {
 				return
+			}
+			if m.fl != nil && d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+				m.fl.written(len(h.cycle.Batch().Slots)) // clean: replaceable
 			}
 			h.cycle.Complete(0)
 			h.stage = hsUnlock2
@@ -438,6 +446,7 @@ func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
 // array's mutex, then the round's wake.
 type cleanerState struct {
 	stage    cleanerStage
+	pending  int32          // pages of the doublewrite batch not yet queued
 	wake     aio.SegmentSet // WakeTargeted: the segments the round's writes named
 	sw       simWake        // WakeAll: os_aio_simulated_wake_handler_threads
 	full     bool           // the round stopped at a full array: wait for not_full after the wake
@@ -449,7 +458,8 @@ type cleanerStage uint8
 
 const (
 	clIdle       cleanerStage = iota // take a round's pages, or sleep on buf_flush_event
-	clPage                           // buf_flush_write_block_low's CPU for one page
+	clPage                           // buf_flush_write_block_low's CPU for one page, into the batch
+	clDblwrIO                        // the batch's pwrite and fsync charged: wait for them (syncIO)
 	clReserve                        // AIO::reserve_slot: mutex_enter(s_writes), take a slot
 	clUnlock                         // mutex_exit
 	clFullUnlock                     // every slot reserved: mutex_exit, wake, wait for not_full
@@ -459,7 +469,9 @@ const (
 )
 
 // cleanerLoop runs the page cleaner thread t under simulated AIO (see
-// flushList) until it stops. Each page's write is an aio.Write request at an
+// flushList) until it stops: per doublewrite batch, each page's CPU, the
+// batch's synchronous write and fsync (dblwrBatch), then each page's write,
+// an aio.Write request at an
 // offset drawn over the tablespace; the write array's handlers pick, write
 // and free it (aioHandler, os_aio_simulated_handler). Under WakeAll the
 // round ends with the 8.0 wake of every segment (simWake); under
@@ -479,9 +491,24 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 			c.wake = aio.SegmentSet{}
 			c.stage = clPage
 		case clPage:
-			c.stage = clReserve
-			m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+			if c.pending < f.dblwr && f.takePage() {
+				c.pending++
+				m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+				return
+			}
+			if c.pending == 0 { // the round is over
+				c.stage = clWake
+				c.sw = simWake{left: d.allSegments(), seg: -1}
+				continue
+			}
+			c.stage = clDblwrIO
+			m.dblwrBatch(t, id)
 			return
+		case clDblwrIO:
+			if !m.dblwrWait(t, id) {
+				return
+			}
+			c.stage = clReserve
 		case clReserve:
 			if !m.lock(t, id, mu) {
 				return
@@ -494,6 +521,7 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 				c.stage = clFullUnlock
 			} else {
 				f.Flushed++
+				c.pending--
 				c.wake = c.wake.Union(res.Wake)
 			}
 			m.runBurst(t, id, int64(reserveWork), catUser)
@@ -503,9 +531,8 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 				return
 			}
 			c.stage = clPage
-			if f.round--; f.round == 0 {
-				c.stage = clWake
-				c.sw = simWake{left: d.allSegments(), seg: -1}
+			if c.pending > 0 {
+				c.stage = clReserve
 			}
 		case clFullUnlock:
 			if !m.unlock(t, id, mu) {

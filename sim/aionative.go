@@ -323,6 +323,11 @@ func (m *Machine) nativeIO(io int32) {
 		m.deviceSubmit(k, d.evDone, io)
 		return
 	}
+	if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
+		m.countIO(ioWrite, 1)
+	} else {
+		m.countIO(ioRead, 1)
+	}
 	m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
 }
 
@@ -446,6 +451,9 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 			io := h.reaped[0]
 			h.reaped = append(h.reaped[:0], h.reaped[1:]...)
 			wasFull := d.core.Full(a)
+			if m.fl != nil && a == aio.ArrayWrite {
+				m.fl.written(len(d.ios[io].slots)) // clean: replaceable
+			}
 			d.core.CompleteNative(seg, d.ios[io].slots, 0)
 			d.freeIO = append(d.freeIO, io)
 			h.stage = nhFreeUnlock
@@ -470,8 +478,9 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 // os_aio_simulated_wake_handler_threads returns at once under native AIO:
 // no mutex, no event.
 type nativeCleaner struct {
-	stage nativeCleanerStage
-	io    int32 // the write being submitted
+	stage   nativeCleanerStage
+	io      int32 // the write being submitted
+	pending int32 // pages of the doublewrite batch not yet queued
 }
 
 // nativeCleanerStage is how far the native page cleaner has got.
@@ -479,7 +488,8 @@ type nativeCleanerStage uint8
 
 const (
 	ncIdle       nativeCleanerStage = iota // take a round's pages, or sleep on buf_flush_event
-	ncPage                                 // buf_flush_write_block_low's CPU for one page
+	ncPage                                 // buf_flush_write_block_low's CPU for one page, into the batch
+	ncDblwrIO                              // the batch's pwrite and fsync charged: wait for them (syncIO)
 	ncReserve                              // mutex_enter(s_writes), reserve a slot
 	ncUnlock                               // mutex_exit
 	ncSubmit                               // io_submit, a system call
@@ -489,7 +499,7 @@ const (
 )
 
 // nativeCleanerLoop runs the page cleaner thread t under native AIO until it
-// stops; the write array's native handlers reap and free its writes
+// stops, a doublewrite batch at a time as cleanerLoop; the write array's native handlers reap and free its writes
 // (nativeHandlerLoop, os_aio_linux_handle).
 func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 	d, f := m.aion, m.fl
@@ -505,9 +515,23 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 			}
 			c.stage = ncPage
 		case ncPage:
-			c.stage = ncReserve
-			m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+			if c.pending < f.dblwr && f.takePage() {
+				c.pending++
+				m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+				return
+			}
+			if c.pending == 0 { // the round is over
+				c.stage = ncIdle
+				continue
+			}
+			c.stage = ncDblwrIO
+			m.dblwrBatch(t, id)
 			return
+		case ncDblwrIO:
+			if !m.dblwrWait(t, id) {
+				return
+			}
+			c.stage = ncReserve
 		case ncReserve:
 			if !m.lock(t, id, mu) {
 				return
@@ -521,6 +545,7 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 				c.stage = ncFullUnlock
 			} else {
 				f.Flushed++
+				c.pending--
 				c.io = d.issue(res.Segment, m.clock())
 				c.stage = ncUnlock
 			}
@@ -539,8 +564,8 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 		case ncSubmitted:
 			m.nativeIO(c.io)
 			c.stage = ncPage
-			if f.round--; f.round == 0 {
-				c.stage = ncIdle
+			if c.pending > 0 {
+				c.stage = ncReserve
 			}
 		case ncFullUnlock:
 			if !m.unlock(t, id, mu) {

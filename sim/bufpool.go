@@ -3,6 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
+	"time"
+
+	"github.com/innosim/innosim/aio"
 )
 
 // DefaultBufferPool is innodb_buffer_pool_size's default, 128 MiB: what
@@ -73,65 +76,184 @@ const LRUScanDepth = 1024
 // batch (about 1 µs each on a current core).
 const pageFlushWork = 2 * us
 
-// flushList is the buffer pool's flush list as the page cleaner sees it: the
-// pages the load dirtied (OpDirty) that no write has been queued for yet,
+// freeWaitSleep is buf_LRU_get_free_block's sleep from its third
+// iteration on (n_iterations > 1: 10 ms in MySQL 5.7 and 8.0).
+const freeWaitSleep = 10 * time.Millisecond
+
+// flushList is the buffer pool as the load's page writes see it: its frames,
+// the pages the load dirtied (OpDirty) that no write has been queued for yet,
 // and the one page cleaner thread that flushes them
 // (buf_flush_page_coordinator_thread with innodb_page_cleaners clamped to
-// the one buffer pool instance a pool under 1 GiB has). A round takes up to
-// LRUScanDepth pages, queues each page's write as an asynchronous I/O of the
-// write array (buf_flush_page → fil_io with IORequest::DO_NOT_WAKE →
-// os_aio_func → AIO::reserve_slot, waiting on the array's not_full while it
-// is full), then wakes the handlers once (buf_flush_end →
-// dblwr::force_flush → os_aio_simulated_wake_handler_threads; nothing under
-// native AIO). The doublewrite file's own synchronous write per batch is not
-// modelled, and neither are user threads' single-page flushes when the free
-// list runs dry: the cleaner's round is the pool's only writer.
+// the one buffer pool instance a pool under 1 GiB has).
+//
+// Frames. Every page OpDirty dirties is brought into the pool first and takes
+// a frame (buf_LRU_get_free_block): a free frame, or a clean one at the LRU
+// tail (buf_LRU_get_free_only, then buf_LRU_scan_and_free_block); a page whose
+// write has completed is replaceable at once, since the load dirties each page
+// as it comes in, so the oldest dirty pages are the LRU's tail. With none, the
+// thread sets buf_flush_event (waking the cleaner), sleeps freeWaitSleep from
+// its third iteration on, and flushes one dirty page itself
+// (buf_flush_single_page_from_LRU): synchronously, through a doublewrite
+// single-page segment (Double_write::sync_page_flush in MySQL 8.0.20 and
+// later: pwrite to the doublewrite file, fsync, pwrite to the data file,
+// fsync of the tablespace), the same under either AIO; the frame it frees
+// goes to the free list, where any thread may take it, and it loops.
+//
+// Rounds. A round takes up to LRUScanDepth pages from the flush list, one at
+// a time as it reaches them (a page a user thread flushed meanwhile is gone;
+// the round ends when none is left). Every dblwrPages pages (and at the
+// round's end) the batch is written to the doublewrite file with one
+// synchronous pwrite and an fsync (Double_write::write_pages), then each
+// page's write is queued as an asynchronous I/O of the write array
+// (write_to_datafile → fil_io → os_aio_func → AIO::reserve_slot, waiting on
+// the array's not_full while it is full). The round ends with one wake of the
+// handlers (os_aio_simulated_wake_handler_threads; nothing under native AIO).
+// A page is replaceable once its write completes. Not modelled: the
+// tablespace fsync at a batch's completion (Batch_segment::write_complete),
+// the LRU list's mutex and the scan's CPU.
 type flushList struct {
 	cleaner  int32 // the page cleaner's thread id
 	dirty    int64 // pages dirtied, their writes not yet queued
+	avail    int64 // frames free or clean: taken without waiting
+	dblwr    int32 // innodb_doublewrite_pages: the cleaner's batch
 	sleeping bool  // the cleaner waits on buf_flush_event
-	round    int32 // pages left to queue in the current round
+	round    int32 // pages left to take in the current round
+	dblwrIO  int8  // the cleaner's doublewrite I/Os done (syncIO)
+	fw       []freeWait
 
-	Flushed uint64 // page writes queued in the write array
+	Flushed       uint64 // page writes queued in the write array
+	DblwrBatches  uint64 // the cleaner's batch writes to the doublewrite file
+	SingleFlushes uint64 // pages user threads flushed themselves
+	FreeWaits     uint64 // buf_LRU_get_free_block's 10 ms sleeps
 }
+
+// freeWait is a thread's progress through OpDirty's buf_LRU_get_free_block.
+type freeWait struct {
+	stage freeStage
+	left  int32 // pages still to get a frame for
+	iter  int32 // n_iterations of the current frame's search
+	io    int8  // the single-page flush's I/Os done (syncIO)
+}
+
+// freeStage is how far a thread has got in getting its frames.
+type freeStage uint8
+
+const (
+	fwStart    freeStage = iota // take Arg pages to do
+	fwTake                      // a replaceable frame, or the slow path
+	fwEvent                     // os_event_set(buf_flush_event) charged
+	fwSlept                     // the 10 ms sleep over
+	fwFlushSys                  // the single-page flush's four system calls charged: its I/Os (syncIO)
+	fwWoke                      // the end-of-op wake of the cleaner charged
+)
 
 // addPageCleaner adds the page cleaner thread (hint Background) that writes
 // the pages OpDirty dirties through the installed AIO array, once: a second
 // call, or a machine without an AIO array (SetAIO), adds nothing, and
-// OpDirty then costs nothing.
+// OpDirty then costs nothing. The pool has the frames of Cell.BufferPool
+// (DefaultBufferPool without a Cell), all free.
 func (m *Machine) addPageCleaner() {
 	if m.fl != nil || m.aio == nil && m.aion == nil {
 		return
 	}
-	m.fl = &flushList{cleaner: int32(len(m.threads))}
+	frames := DefaultBufferPool / (16 << 10)
+	if m.pool != nil {
+		frames = m.pool.frames
+	}
+	// innodb_doublewrite_pages defaults to innodb_write_io_threads
+	var writers int
+	if m.aio != nil {
+		_, writers = m.aio.core.ArraySegments(aio.ArrayWrite)
+	} else {
+		_, writers = m.aion.core.ArraySegments(aio.ArrayWrite)
+	}
+	m.fl = &flushList{cleaner: int32(len(m.threads)), avail: frames, dblwr: int32(max(writers, 1))}
 	// SetAIO added its handlers with the same call, so it cannot fail here
 	if m.AddThread([]Op{{Kind: OpPageCleaner}}, -2) != nil {
 		m.fl = nil
 	}
 }
 
-// markDirty runs OpDirty: pages more pages wait for the cleaner, and a
-// sleeping cleaner is woken (os_event_set(buf_flush_event): a futex wake
-// charged to t). It reports whether t goes on; false means t stops for the
-// wake's system call and markDirty is called again when it runs.
+// markDirty runs OpDirty: for each of pages pages a frame (see flushList),
+// then the page waits for the cleaner; a sleeping cleaner is woken
+// (os_event_set(buf_flush_event): a futex wake charged to t). It reports
+// whether t goes on; false means t stops and markDirty is called again when
+// it runs.
 func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 	f := m.fl
 	if f == nil {
 		return true
 	}
-	if t.step == opCharged {
-		return true
+	for int(id) >= len(f.fw) {
+		f.fw = append(f.fw, freeWait{})
 	}
-	f.dirty += int64(pages)
-	if !f.sleeping {
-		return true
+	w := &f.fw[id]
+	for {
+		switch w.stage {
+		case fwStart:
+			w.left, w.iter, w.stage = pages, 0, fwTake
+		case fwTake:
+			if w.left == 0 {
+				w.stage = fwStart
+				if !f.sleeping || f.dirty == 0 {
+					return true
+				}
+				w.stage = fwWoke
+				m.wakeCleaner(t, id)
+				return false
+			}
+			if f.avail > 0 {
+				f.avail--
+				f.dirty++
+				w.left, w.iter = w.left-1, 0
+				continue
+			}
+			w.stage = fwEvent
+			if f.sleeping { // os_event_set(buf_flush_event)
+				m.wakeCleaner(t, id)
+				return false
+			}
+		case fwEvent:
+			w.stage = fwSlept
+			if w.iter > 1 {
+				f.FreeWaits++
+				m.block(t)
+				m.e.At(m.e.now+int64(freeWaitSleep), m.evWake, id, t.gen)
+				return false
+			}
+		case fwSlept:
+			w.iter++
+			w.stage = fwTake
+			if f.dirty == 0 {
+				continue // every dirty page is being written: a failed flush
+			}
+			// buf_flush_single_page_from_LRU: the page's write is this thread's
+			f.dirty--
+			f.SingleFlushes++
+			w.stage = fwFlushSys
+			m.syscalls += 4
+			m.runBurst(t, id, 4*int64(m.cfg.Costs.Syscall), catSys)
+			return false
+		case fwFlushSys:
+			if !m.syncIO(t, id, singlePageIOs[:], &w.io) {
+				return false
+			}
+			f.avail++ // to the free list: up for grabs
+			w.stage = fwTake
+		case fwWoke:
+			w.stage = fwStart
+			return true
+		}
 	}
-	f.sleeping = false
-	m.wake(f.cleaner)
-	t.step = opCharged
+}
+
+// wakeCleaner is os_event_set(buf_flush_event) with the cleaner asleep on
+// it: a futex wake charged to t.
+func (m *Machine) wakeCleaner(t *thread, id int32) {
+	m.fl.sleeping = false
+	m.wake(m.fl.cleaner)
 	m.syscalls++
 	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
-	return false
 }
 
 // nextRound starts a round of the page cleaner: it reports false, with the
@@ -142,6 +264,72 @@ func (f *flushList) nextRound() bool {
 		return false
 	}
 	f.round = int32(min(f.dirty, LRUScanDepth))
-	f.dirty -= int64(f.round)
 	return true
+}
+
+// takePage takes the round's next page off the flush list: false when the
+// round is over (its pages taken, or none left to take).
+func (f *flushList) takePage() bool {
+	if f.round == 0 || f.dirty == 0 {
+		f.round = 0
+		return false
+	}
+	f.round--
+	f.dirty--
+	return true
+}
+
+// written makes n pages whose writes completed replaceable.
+func (f *flushList) written(n int) {
+	f.avail += int64(n)
+}
+
+// dblwrBatch starts the page cleaner's write of its batch to the doublewrite
+// file (Double_write::write_pages: one pwrite of the batch, then an fsync):
+// the two system calls charged to t; dblwrWait then waits for the I/Os.
+func (m *Machine) dblwrBatch(t *thread, id int32) {
+	m.fl.DblwrBatches++
+	m.syscalls += 2
+	m.runBurst(t, id, 2*int64(m.cfg.Costs.Syscall), catSys)
+}
+
+// The synchronous I/Os of a single-page flush (Double_write::sync_page_flush:
+// the doublewrite file's pwrite and fsync, the data file's pwrite and the
+// tablespace's fsync) and of the cleaner's doublewrite batch (its pwrite and
+// fsync).
+var (
+	singlePageIOs = [...]ioKind{ioWrite, ioFsync, ioWrite, ioFsync}
+	dblwrIOs      = [...]ioKind{ioWrite, ioFsync}
+)
+
+// dblwrWait waits for the doublewrite batch's pwrite and fsync (syncIO): it
+// reports whether they are done; false means t blocked.
+func (m *Machine) dblwrWait(t *thread, id int32) bool {
+	return m.syncIO(t, id, dblwrIOs[:], &m.fl.dblwrIO)
+}
+
+// syncIO blocks t for the I/Os of seq in turn, their system calls already
+// charged: on the machine's device one after another, each in its queue;
+// without one, for IOService each (jittered), in one wait. *done counts the
+// I/Os issued so far. It reports whether they are all done; false means t
+// blocked and syncIO is called again when it runs.
+func (m *Machine) syncIO(t *thread, id int32, seq []ioKind, done *int8) bool {
+	if int(*done) == len(seq) {
+		*done = 0
+		return true
+	}
+	if m.dev != nil {
+		m.deviceIO(t, id, seq[*done])
+		*done++
+		return false
+	}
+	var io int64
+	for _, k := range seq {
+		io += m.jit(m.cfg.Costs.IOService)
+		m.countIO(k, 1)
+	}
+	*done = int8(len(seq))
+	m.block(t)
+	m.e.At(m.e.now+io, m.evWake, id, t.gen)
+	return false
 }

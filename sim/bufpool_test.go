@@ -166,15 +166,16 @@ func TestSplitWakeTakesEachArrayMutexOncePerSegment(t *testing.T) {
 	}
 }
 
-// The page cleaner writes what OpDirty dirties through the write array:
-// under simulated AIO each page's slot is reserved under the write array's
-// mutex and each write handler takes that mutex to scan its segment and
-// again to free the slot, so the mutex is taken at least once per queued
-// page and twice per completed write. Dirtying faster than four synchronous
-// write handlers write fills the array; the cleaner then waits on not_full
-// and a handler's free wakes it, so writes go on past the array's 1,024
-// slots. Under native AIO the same writes go through io_submit, with the
-// write array's mutex and no other.
+// The page cleaner writes what OpDirty dirties through the write array, a
+// doublewrite batch of four pages (innodb_doublewrite_pages = the four write
+// I/O threads) at a time: under simulated AIO each page's slot is reserved
+// under the write array's mutex and each write handler takes that mutex to
+// scan its segment and again to free the slot. One thread dirtying a page
+// every 5 µs outruns the cleaner's batches (a pwrite and an fsync of 100 µs
+// each per four pages), so the pool's 8,192 frames run out and the thread
+// flushes pages itself; every page dirtied is written once, and every frame
+// is free, dirty, or being written. Under native AIO the same writes go
+// through io_submit, with the write array's mutex and no other.
 func TestPageCleanerWritesDirtyPagesThroughTheWriteArray(t *testing.T) {
 	for _, native := range []bool{false, true} {
 		m, err := NewMachine(MachineConfig{CPUs: 4, Seed: 3, Costs: OldKernel()}) // 100 µs per write
@@ -193,25 +194,69 @@ func TestPageCleanerWritesDirtyPagesThroughTheWriteArray(t *testing.T) {
 		rows := m.ThreadUnits(first)
 		st := m.AIOStats()
 		acq := arrayAcquisitions(m)
-		require.Greater(t, rows, uint64(5000))
-		assert.Equal(t, m.fl.Flushed, st.Submitted, "every queued page is an AIO write")
+		f := m.fl
+		require.Greater(t, rows, uint64(9000), "past the pool's 8,192 frames")
+		assert.Equal(t, f.Flushed, st.Submitted, "every queued page is an AIO write")
 		assert.Equal(t, st.Submitted, st.Completed+st.InFlight, "counters balance")
-		// the row in progress at the end may have dirtied its page already
-		assert.InDelta(t, float64(rows), float64(uint64(m.fl.dirty)+m.fl.Flushed+uint64(m.fl.round)), 1, "each dirty page queued once")
+		var pending uint64 // the cleaner's batch, not yet queued
 		if native {
-			assert.Greater(t, st.Completed, uint64(3*1024), "the kernel runs the writes in parallel")
-			assert.GreaterOrEqual(t, acq[aio.ArrayWrite], m.fl.Flushed+st.Completed)
+			pending = uint64(m.aion.cw.pending)
+		} else {
+			pending = uint64(m.aio.cw.pending)
+		}
+		// the row in progress at the end may have dirtied its page already
+		assert.InDelta(t, float64(rows), float64(uint64(f.dirty)+f.Flushed+f.SingleFlushes+pending), 1, "each dirty page written once")
+		flushing := uint64(0) // the thread's own single-page flush in progress
+		if f.fw[first].stage == fwFlushSys {
+			flushing = 1
+		}
+		assert.Equal(t, uint64(8192), uint64(f.avail+f.dirty)+pending+st.InFlight+flushing, "frames conserved")
+		assert.Positive(t, f.SingleFlushes, "the free list runs dry")
+		assert.GreaterOrEqual(t, 4*f.DblwrBatches, f.Flushed, "a doublewrite batch per four pages")
+		assert.LessOrEqual(t, f.DblwrBatches, f.Flushed+pending, "a page or more per batch")
+		if native {
+			assert.GreaterOrEqual(t, acq[aio.ArrayWrite], f.Flushed+st.Completed)
 			// each native handler scans its segment once before its first
 			// io_getevents; the cleaner's rounds add nothing to the others
 			assert.LessOrEqual(t, acq[aio.ArrayIbuf]+acq[aio.ArrayLog]+acq[aio.ArrayRead], uint64(6), "no wake under native AIO")
 			continue
 		}
-		assert.Positive(t, st.ArrayFullWaits, "four handlers at 100 µs fall behind")
-		assert.Greater(t, m.fl.Flushed, uint64(3*1024), "not_full wakes the cleaner")
-		assert.InDelta(t, 4_000, float64(st.Completed), 800, "four synchronous writers at 100 µs: about 4,000 writes in 100 ms")
-		assert.GreaterOrEqual(t, acq[aio.ArrayWrite], m.fl.Flushed+2*st.Completed)
+		assert.GreaterOrEqual(t, acq[aio.ArrayWrite], f.Flushed+2*st.Completed)
 		assert.Positive(t, acq[aio.ArrayIbuf], "the cleaner's wake visits every segment")
 		assert.GreaterOrEqual(t, acq[aio.ArrayRead], 4*acq[aio.ArrayIbuf], "four read segments per wake")
+	}
+}
+
+// buf_LRU_get_free_block with nothing replaceable: a thread flushes the LRU
+// tail's dirty page itself (pwrite and fsync to the doublewrite file, pwrite
+// and fsync to the data file: four I/Os of 100 µs), takes the frame it freed,
+// and goes on; with no dirty page to flush either (every one being written),
+// its first two iterations fail at once and from the third it sleeps 10 ms
+// before each.
+func TestAThreadWithoutAFreeFrameFlushesAPageOrSleeps(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		dirty        int64
+		rows, sleeps uint64
+		singles      uint64
+	}{
+		{"a dirty page at the tail: a single-page flush per row, about 400 µs each", 1, 62, 0, 62},
+		{"every dirty page being written: sleeps at 0, 10 and 20 ms", 0, 0, 3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewMachine(MachineConfig{CPUs: 2, Seed: 5, Costs: OldKernel()})
+			require.NoError(t, err)
+			m.fl = &flushList{cleaner: -1, dirty: tc.dirty, dblwr: 4} // no frame free, no cleaner to wake
+			require.NoError(t, m.AddThread([]Op{cpu(1 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
+			r := m.Run(0, 25*time.Millisecond)
+			rows := m.ThreadUnits(0)
+			assert.Equal(t, 2*m.fl.SingleFlushes, r.Writes, "two pwrites per flush, counted without a device")
+			assert.Equal(t, 2*m.fl.SingleFlushes, r.Fsyncs, "two fsyncs per flush")
+			assert.InDelta(t, float64(tc.rows), float64(rows), float64(tc.rows)/5, "rows")
+			assert.Equal(t, tc.sleeps, m.fl.FreeWaits, "10 ms sleeps")
+			assert.InDelta(t, float64(tc.singles), float64(m.fl.SingleFlushes), float64(tc.singles)/5, "single-page flushes")
+			assert.GreaterOrEqual(t, m.fl.SingleFlushes, rows, "each row's frame came from its own flush")
+		})
 	}
 }
 
@@ -244,7 +289,13 @@ func TestInsertAutoIncSplitsAtTheRightEdgeAndDirtiesAPagePerRow(t *testing.T) {
 		require.Greater(t, rows, uint64(5000))
 		splits := float64(edge - rows) // the split takes the latch once more
 		assert.InDelta(t, float64(rows)/autoIncRowsPerLeaf, splits, 4*math.Sqrt(float64(rows)/autoIncRowsPerLeaf)+8, "a split per %d rows", autoIncRowsPerLeaf)
-		pages := float64(m.fl.dirty) + float64(m.fl.Flushed) + float64(m.fl.round)
+		var pending int32
+		if native {
+			pending = m.aion.cw.pending
+		} else {
+			pending = m.aio.cw.pending
+		}
+		pages := float64(m.fl.dirty) + float64(m.fl.Flushed) + float64(m.fl.SingleFlushes) + float64(pending)
 		assert.InDelta(t, float64(rows)+splits, pages, float64(c.Threads)+2, "a page per row and per split")
 		acq := arrayAcquisitions(m)
 		if native {
@@ -253,4 +304,21 @@ func TestInsertAutoIncSplitsAtTheRightEdgeAndDirtiesAPagePerRow(t *testing.T) {
 			assert.GreaterOrEqual(t, acq[aio.ArrayRead], uint64(4*splits), "the split's wake visits the read segments")
 		}
 	}
+}
+
+// On a device, a single-page flush's four I/Os wait in its queue one after
+// another: at 1 ms each on one unit, a row per 4 ms, and the device counts
+// two writes and two fsyncs per flush.
+func TestASinglePageFlushWaitsForTheDevice(t *testing.T) {
+	m, err := NewMachine(MachineConfig{CPUs: 2, Seed: 5, Costs: OldKernel()})
+	require.NoError(t, err)
+	require.NoError(t, m.SetDevice(DeviceConfig{Units: 1, Read: time.Millisecond, Write: time.Millisecond,
+		Fsync: time.Millisecond, Dist: ServiceFixed}))
+	m.fl = &flushList{cleaner: -1, dirty: 1, dblwr: 4}
+	require.NoError(t, m.AddThread([]Op{cpu(1 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
+	r := m.Run(0, 25*time.Millisecond)
+	assert.Equal(t, uint64(6), m.ThreadUnits(0), "a row per 4 ms")
+	assert.Equal(t, uint64(7), m.fl.SingleFlushes, "the seventh in progress")
+	assert.Equal(t, uint64(12), r.Writes, "two per flush done, the seventh's first still in service")
+	assert.Equal(t, uint64(12), r.Fsyncs)
 }

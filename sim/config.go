@@ -90,7 +90,8 @@ type Result struct {
 	// Capacity is CPUs × Elapsed in ns: the CPU time available.
 	Capacity int64
 	// Reads, Writes and Fsyncs count the I/Os the device (Machine.SetDevice)
-	// completed in the window: zero without a device.
+	// completed in the window, and, without a device, those that started in
+	// it at the cost profile's IOService.
 	Reads, Writes, Fsyncs uint64
 }
 

@@ -197,10 +197,18 @@ func (m *Machine) ioDone(_ int64, u int32, _ uint32) {
 	}
 }
 
-// deviceDone returns the completed I/Os by kind (zero without a device).
+// deviceDone returns the I/Os by kind: those the device completed, and those
+// taken at the profile's IOService without one (countIO).
 func (m *Machine) deviceDone() [numIOKinds]uint64 {
-	if m.dev == nil {
-		return [numIOKinds]uint64{}
+	io := m.ioAt
+	if m.dev != nil {
+		for k := range io {
+			io[k] += m.dev.done[k]
+		}
 	}
-	return m.dev.done
+	return io
 }
+
+// countIO counts n I/Os of kind k that take the profile's IOService instead
+// of a device's queue, as they start.
+func (m *Machine) countIO(k ioKind, n uint64) { m.ioAt[k] += n }

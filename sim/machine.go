@@ -52,8 +52,9 @@ type Machine struct {
 	pool *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
 	fl   *flushList    // the page cleaner's flush list (bufpool.go); nil: no page cleaner
 	dev  *device
-	gort *GoRuntime // the Go runtime layer (goruntime.go): its threads instead of programs
-	rows *lockSys   // row locks (rowlock.go), from the workload's SetRowTable
+	ioAt [numIOKinds]uint64 // I/Os taken at Costs.IOService without a device, by kind (countIO)
+	gort *GoRuntime         // the Go runtime layer (goruntime.go): its threads instead of programs
+	rows *lockSys           // row locks (rowlock.go), from the workload's SetRowTable
 
 	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
 	logCfg LogConfig

@@ -102,10 +102,13 @@ const (
 	// OpSockRecv reads a packet from the connection's peer: a system call that
 	// blocks until one has been sent, then Dur of kernel work.
 	OpSockRecv
-	// OpDirty dirties Arg pages that the page cleaner must write (a page
-	// first modified since its last flush: the mini-transaction's commit
-	// puts it on the flush list, buf_flush_note_modification), and wakes
-	// the cleaner if it sleeps (os_event_set(buf_flush_event)). Without a
+	// OpDirty brings Arg pages into the buffer pool and dirties them for the
+	// page cleaner to write (a page first modified since its last flush: the
+	// mini-transaction's commit puts it on the flush list,
+	// buf_flush_note_modification), and wakes the cleaner if it sleeps
+	// (os_event_set(buf_flush_event)). Each page takes a frame first, which
+	// may mean waiting or flushing a page (buf_LRU_get_free_block, see
+	// flushList in bufpool.go). Without a
 	// page cleaner (added by a workload that writes, oltp_insert_auto_inc) it
 	// costs nothing.
 	OpDirty

@@ -198,8 +198,12 @@ const autoIncRowsPerLeaf = 77
 // buffer pool's 8,192 frames by far, and each row dirties a leaf no other
 // dirty page shares (OpDirty 1, whether the entry goes straight to the leaf
 // or through the change buffer and its merge); each filled clustered leaf is
-// written once (OpDirty 1 per split). The page cleaner (flushList) writes
-// them through the write array. The reads of index k_1's leaves (the change
+// written once (OpDirty 1 per split). Each such page takes a frame of the
+// buffer pool first, the split's under the right-edge latch
+// (buf_LRU_get_free_block, see flushList: with none replaceable the thread
+// flushes a page itself, synchronously through the doublewrite). The page
+// cleaner (flushList) writes them a doublewrite batch at a time through the
+// write array. The reads of index k_1's leaves (the change
 // buffer's merges) and k_1's own splits (one per about 840 rows) are not
 // modelled, nor the redo log's flush at commit
 // (innodb_flush_log_at_trx_commit), which is the same under either AIO.
@@ -219,9 +223,11 @@ func oltpInsertAutoInc() Workload {
 			"all threads at the right edge of one clustered index under its last leaf's latch (3 µs of row work); " +
 			"one row in 77 splits the leaf: btr_cur_prefetch_siblings under the latch (a resident sibling, then " +
 			"os_aio_simulated_wake_handler_threads: every segment's array mutex and slot scan), then a 20 µs split. " +
-			"Every row dirties one page of index k (random k over 2e9 rows), every split one more; a page cleaner " +
-			"writes them through the write array (up to 1,024 per round, then one wake). 30 µs round trip, 12 µs " +
-			"parse, 11 µs more of InnoDB CPU.",
+			"Every row dirties one page of index k (random k over 2e9 rows), every split one more, each taking a " +
+			"frame of the buffer pool first (buf_LRU_get_free_block: with none free or clean, the thread flushes a " +
+			"page itself through the doublewrite, two pwrites and two fsyncs); a page cleaner writes them through " +
+			"the doublewrite file (a pwrite and an fsync per innodb_doublewrite_pages pages) and the write array " +
+			"(up to 1,024 per round, then one wake). 30 µs round trip, 12 µs parse, 11 µs more of InnoDB CPU.",
 		Setup: func(m *Machine) []Op {
 			edge := innodbMutexes(m, "right_edge_leaf")[0]
 			m.addPageCleaner()

@@ -77,8 +77,19 @@ func (d *deviceFlag) Set(v string) error {
 // "R/W/F", in the layout of the throughput table (rows rows, each led by the
 // cells label(i) returns under lead, the header's first columns; a column per
 // threads; res holds rows × len(threads) results, row by row).
+// anyIO reports whether any cell did I/O (on a device or at the cost
+// profile's IOService).
+func anyIO(res []sim.Result) bool {
+	for _, r := range res {
+		if r.Reads+r.Writes+r.Fsyncs > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func ioTable(workload string, lead []string, rows int, threads []int, res []sim.Result, label func(i int) []any) report.Table {
-	t := report.Table{Title: workload + " device I/O by client threads, each cell reads/s / writes/s / fsyncs/s",
+	t := report.Table{Title: workload + " I/O by client threads, each cell reads/s / writes/s / fsyncs/s",
 		Header: append([]string(nil), lead...)}
 	for _, th := range threads {
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))

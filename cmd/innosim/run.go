@@ -294,7 +294,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	if f.device.cfg != nil {
+	if f.device.cfg != nil || anyIO(res) {
 		lead := []string{"cpus"}
 		if varyKey != "" {
 			lead = []string{varyKey, "cpus"}

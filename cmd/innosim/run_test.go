@@ -340,7 +340,7 @@ func TestRunDeviceTableHasTheVariedColumn(t *testing.T) {
 	code, out, stderr := runCmd("run", "--workload", "oltp_read_write", "--device", "units=1,fsync=200us", "--threads", "8",
 		"--cpus", "4", "--vary", "innodb_flush_log_at_trx_commit=1,2", "--measure", "5ms")
 	require.Equal(t, 0, code, stderr)
-	_, io, ok := strings.Cut(out, "device I/O by client threads")
+	_, io, ok := strings.Cut(out, " I/O by client threads")
 	require.True(t, ok, out)
 	lines := strings.Split(strings.TrimSpace(io), "\n")
 	require.Len(t, lines, 4, io)

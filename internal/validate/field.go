@@ -197,8 +197,9 @@ func switchesPer1000(r sim.Result) float64 {
 // --auto_inc=on on one table of 2e9 rows at 32 threads
 // (sim's oltp_insert_auto_inc: every thread at the right edge of one
 // clustered index, each leaf split's btr_cur_prefetch_siblings under the
-// leaf latch, a page cleaner writing the dirty pages through the write
-// array), simulated AIO (wake-all, innodb_use_native_aio = OFF: the wake
+// leaf latch, a page cleaner writing the dirty pages through the doublewrite
+// file and the write array, user threads flushing a page themselves when
+// the buffer pool has no free frame), simulated AIO (wake-all, innodb_use_native_aio = OFF: the wake
 // takes each segment's array mutex, s_writes among them) vs native AIO,
 // with MySQL 8.0's defaults otherwise (the bug gives no my.cnf) on study
 // D's 96-core machine (the bug gives no core count; chosen before any
