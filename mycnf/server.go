@@ -163,9 +163,10 @@ func isServerGroup(group string) bool {
 // later series: 5.5, 8.0) and every MariaDB, whose first release forked
 // from a later 5.1. MySQL of no version, of series 5.1 with no patch level
 // or up to 5.1.28, or older keeps Defaults' true. ConcurrencyTickets is 500,
-// not 5000, for a MySQL series before 5.6 and MariaDB 5.x (its 5.5 is
-// MySQL 5.5's InnoDB): the MySQL manual gives 500 up to 5.5 and 5000 from
-// 5.6. ThreadConcurrency is 8, not 0, for MySQL 5.0 and 5.1, whose built-in
+// not 5000, for MySQL before 5.6.6 and MariaDB 5.x (its 5.5 is MySQL 5.5's
+// InnoDB): the MySQL 5.6 manual's "Changes to Server Defaults" gives 500 up
+// to 5.6.5 and 5000 from 5.6.6; a 5.6 with no patch level is taken as the
+// series' GA (5.6.10), so 5000. ThreadConcurrency is 8, not 0, for MySQL 5.0 and 5.1, whose built-in
 // InnoDB had that default until 5.4.0 made it 0 (WL#4965). A malformed
 // Version or Product gives Defaults; ParseServer never makes one.
 func (s Server) Defaults() Settings {
@@ -182,7 +183,8 @@ func (s Server) Defaults() Settings {
 	if s.Product == MariaDB || later {
 		d.ThreadPriority = false
 	}
-	if major >= 0 && major < 10 && (s.Product == MariaDB || major < 5 || major == 5 && minor < 6) {
+	before566 := major < 5 || major == 5 && (minor < 6 || minor == 6 && patch >= 0 && patch < 6)
+	if major >= 0 && major < 10 && (s.Product == MariaDB || before566) {
 		d.ConcurrencyTickets = 500
 	}
 	if s.Product == MySQL && major == 5 && minor <= 1 {

@@ -110,11 +110,12 @@ func TestServerSettingsRefusesAnUndefinedProduct(t *testing.T) {
 	}
 }
 
-// innodb_concurrency_tickets was 500 up to MySQL 5.5 and 5000 from 5.6 (the
-// MySQL manual); a server of an older release used to get 5000.
+// innodb_concurrency_tickets was 500 up to MySQL 5.6.5 and 5000 from 5.6.6
+// (the MySQL 5.6 manual's "Changes to Server Defaults"); a server of an older
+// release used to get 5000, and 5.6.0-5.6.5 did until the cutover was checked.
 func TestServerDefaultsTicketsOfTheRelease(t *testing.T) {
 	for server, want := range map[string]int64{
-		"mysql": 5000, "mysql-5.0": 500, "mysql-5.1.24": 500, "mysql-5.5": 500, "mysql-5.6": 5000, "mysql-8.0": 5000,
+		"mysql": 5000, "mysql-5.0": 500, "mysql-5.1.24": 500, "mysql-5.5": 500, "mysql-5.6": 5000, "mysql-5.6.5": 500, "mysql-5.6.6": 5000, "mysql-5.6.10": 5000, "mysql-8.0": 5000,
 		"mariadb": 5000, "mariadb-5.5": 500, "mariadb-10.0": 5000, "mariadb-10.5": 5000,
 	} {
 		srv, err := ParseServer(server)

@@ -22,7 +22,7 @@ type Settings struct {
 
 	// ConcurrencyTickets is innodb_concurrency_tickets: how many times a
 	// thread admitted by the gate may enter again without being checked.
-	// Range 1..4294967295, default 5000 (MySQL 5.6 and later; 500 before).
+	// Range 1..4294967295, default 5000 (MySQL 5.6.6 and later; 500 before).
 	ConcurrencyTickets int64
 
 	// ThreadSleepDelay is innodb_thread_sleep_delay, in microseconds in MySQL:
