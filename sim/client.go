@@ -41,6 +41,18 @@ type ClientConfig struct {
 	// (MySQL 5.1's statements on 2008 hardware); ServerCPU makes them this
 	// server's on this one, as Event makes the client's. 0 keeps them.
 	ServerCPU time.Duration
+	// ServerFootprint and ClientFootprint are the bytes of the connection's
+	// own state that a switch to its server thread and to its client thread
+	// touches beyond the machine's CostProfile.SwitchFootprint: on the
+	// server, what it holds per connection (MariaDB's THD, the thread's
+	// stack and net buffers: innosim live's server_rss_kib growth per
+	// connection), on the client, per thread (sysbench 1.0 gives each worker
+	// thread a Lua state of its own, sb_lua_new_state: its client_rss_kib
+	// growth per thread). Every switch to the thread refills them after the
+	// other threads' footprints went through the caches
+	// (CostProfile.SwitchCostOf), and they are in what evicts the others';
+	// 0..1 GiB each, 0 adds nothing.
+	ServerFootprint, ClientFootprint int64
 }
 
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
@@ -51,6 +63,14 @@ func (c ClientConfig) Validate() error {
 	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}, {"ServerCPU", c.ServerCPU}} {
 		if f.d < 0 || f.d > time.Second {
 			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, ErrInvalidConfig)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"ServerFootprint", c.ServerFootprint}, {"ClientFootprint", c.ClientFootprint}} {
+		if f.n < 0 || f.n > 1<<30 {
+			return fmt.Errorf("sim: ClientConfig.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, ErrInvalidConfig)
 		}
 	}
 	return nil
@@ -143,7 +163,7 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	}
 	if c.ServerCPU > 0 {
 		var err error
-		if server, err = m.scaleServer(server, c.ServerCPU); err != nil {
+		if server, err = m.scaleServer(server, c); err != nil {
 			return err
 		}
 	}
@@ -165,15 +185,24 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 		m.socks = append(m.socks, sockEnd{peer: -1})
 	}
 	m.socks[sid].peer, m.socks[sid+1].peer = sid+1, sid
+	m.threads[sid].foot, m.threads[sid+1].foot = c.ServerFootprint, c.ClientFootprint
+	m.footSum += c.ServerFootprint + c.ClientFootprint
 	return nil
 }
 
 // scaleServer returns a copy of server whose CPU bursts are scaled so that
-// one connection alone costs the server perUnit of CPU per unit it counts
-// (see ClientConfig.ServerCPU), or an error if perUnit is below what the
-// machine charges the program besides its bursts.
-func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) {
+// one connection alone costs the server c.ServerCPU of CPU per unit it
+// counts (see ClientConfig.ServerCPU), or an error if that is below what the
+// machine charges the program besides its bursts. A receive's switch is
+// the server thread's with its client the only other thread.
+func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 	p := &m.cfg.Costs
+	perUnit := c.ServerCPU
+	w := p.SwitchFootprint
+	lone := p.SwitchCost(2)
+	if c.ServerFootprint > 0 || c.ClientFootprint > 0 {
+		lone = p.SwitchCostOf(w+c.ServerFootprint, w+c.ClientFootprint)
+	}
 	var units, bursts, fixed int64
 	for _, op := range server {
 		switch op.Kind {
@@ -184,7 +213,7 @@ func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) 
 		case OpSyscall:
 			fixed += int64(p.SyscallCost(SyscallKind(op.Arg))) + int64(op.Dur)
 		case OpSockRecv:
-			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(p.SwitchCost(2))
+			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(lone)
 		case OpSockSend:
 			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur)
 			if m.remoteWake {

@@ -144,7 +144,7 @@ func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
 	m.SetRemoteWake(true)
 	p := m.cfg.Costs
 	prog := ServerProgram([]Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), cpu(3 * us), sockCall(3 * us), done(1)})
-	got, err := m.scaleServer(prog, 100*us)
+	got, err := m.scaleServer(prog, ClientConfig{ServerCPU: 100 * us})
 	require.NoError(t, err)
 	// the machine's own part: two socket calls with their work, a switch per
 	// receive, a wake call per send
@@ -159,7 +159,7 @@ func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
 	assert.InDelta(t, 2.0, float64(got[1].Dur)/float64(got[2].Dur), 1e-6, "one factor for every burst")
 	assert.Equal(t, 6*us, prog[1].Dur, "the shared program is not changed")
 
-	_, err = m.scaleServer(prog, fixed-1)
+	_, err = m.scaleServer(prog, ClientConfig{ServerCPU: fixed - 1})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "ClientConfig.ServerCPU")
 }
@@ -177,4 +177,31 @@ func TestServerCPUSetsTheLevelOfALoneConnection(t *testing.T) {
 	c := liveCell(1, true)
 	c.Client.ServerCPU = 2 * time.Second
 	assert.ErrorContains(t, c.Validate(), "ClientConfig.ServerCPU = 2s, want 0..1s")
+}
+
+// A connection's own footprints make every switch dearer as connections are
+// added, and the dearer the more of them there are; with one connection the
+// scaled server costs the same CPU per query either way.
+func TestConnectionFootprintsMakeManyConnectionsDear(t *testing.T) {
+	run := func(threads int, server, client int64) (Result, *Machine) {
+		c := liveCell(threads, true)
+		c.Machine.Costs.CacheL2, c.Machine.Costs.CacheLLC = 512<<10, 32<<20
+		c.Machine.Costs.RefillLLC, c.Machine.Costs.RefillMemory = 3*time.Nanosecond, 13*time.Nanosecond
+		c.Client.ServerFootprint, c.Client.ClientFootprint = server, client
+		c.Client.ServerCPU = 60 * us
+		r, err := c.Run(context.Background())
+		require.NoError(t, err)
+		m, err := c.build()
+		require.NoError(t, err)
+		return r, m
+	}
+	bare64, _ := run(64, 0, 0)
+	foot64, m := run(64, 256<<10, 1<<20)
+	assert.Less(t, foot64.Throughput, 0.8*bare64.Throughput, "64 connections: bare %.0f/s, with footprints %.0f/s", bare64.Throughput, foot64.Throughput)
+	assert.Equal(t, int64(64*(256<<10+1<<20)), m.footSum)
+	assert.Greater(t, m.switchCost(&m.threads[1]), m.switchCost(&m.threads[0]), "the client's Lua state is the larger")
+
+	c := liveCell(1, true)
+	c.Client.ServerFootprint = 1<<30 + 1
+	assert.ErrorContains(t, c.Validate(), "ClientConfig.ServerFootprint = 1073741825, want 0..1073741824 bytes")
 }

@@ -77,7 +77,16 @@ type Machine struct {
 	// the footprint model's exponentials would otherwise run on every switch.
 	csThreads int
 	csCost    int64
+	// footSum is the sum of the threads' own footprints (thread.foot);
+	// csFoot caches SwitchCostOf by a thread's foot for the machine's
+	// thread count and footSum, both of which csThreads and csFootSum key.
+	footSum   int64
+	csFootSum int64
+	csFoot    []footCost
 }
+
+// footCost is a cached switch cost for threads of one own footprint.
+type footCost struct{ foot, cost int64 }
 
 // NewMachine returns an idle machine with no threads. Add mutexes, a gate, an
 // AIO array and threads, then Run it.

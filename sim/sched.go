@@ -162,8 +162,7 @@ func (m *Machine) ran(t *thread, el int64) {
 	t.vr += el * nice0Weight / t.weight
 }
 
-// put runs thread id on core c, charging a context switch
-// (CostProfile.SwitchCost of the machine's threads).
+// put runs thread id on core c, charging a context switch (switchCost).
 func (m *Machine) put(id int32, c int) {
 	t := &m.threads[id]
 	t.state = stRunning
@@ -173,10 +172,7 @@ func (m *Machine) put(id int32, c int) {
 	if m.rqOn() {
 		m.rqSwitch(t, c)
 	}
-	if n := len(m.threads); n != m.csThreads {
-		m.csThreads, m.csCost = n, int64(m.cfg.Costs.SwitchCost(n))
-	}
-	t.cs = m.csCost
+	t.cs = m.switchCost(t)
 	m.switches++
 	t.start = m.e.now
 	if m.cfg.Scheduler == CFS {
@@ -452,4 +448,30 @@ func (m *Machine) onPut(now int64, id int32, gen uint32) {
 	c := int(t.core)
 	m.cores[c].waking = false
 	m.put(id, c)
+}
+
+// switchCost is the ns of a switch to t: CostProfile.SwitchCost of the
+// machine's threads when no thread has a footprint of its own, else
+// SwitchCostOf t's footprint (the profile's SwitchFootprint and t.foot)
+// after all the other threads' footprints.
+func (m *Machine) switchCost(t *thread) int64 {
+	n := len(m.threads)
+	if n != m.csThreads || m.footSum != m.csFootSum {
+		m.csThreads, m.csFootSum, m.csFoot = n, m.footSum, m.csFoot[:0]
+		m.csCost = int64(m.cfg.Costs.SwitchCost(n))
+	}
+	if m.footSum == 0 {
+		return m.csCost
+	}
+	for _, f := range m.csFoot {
+		if f.foot == t.foot {
+			return f.cost
+		}
+	}
+	w := m.cfg.Costs.SwitchFootprint
+	own := w + t.foot
+	others := int64(n)*w + m.footSum - own
+	c := int64(m.cfg.Costs.SwitchCostOf(own, others))
+	m.csFoot = append(m.csFoot, footCost{t.foot, c})
+	return c
 }

@@ -43,6 +43,10 @@ type thread struct {
 	rqSpin int64
 	rqHold int64
 	last   int32
+	// foot is the bytes of the thread's own state beyond the profile's
+	// SwitchFootprint that a switch to it refills (ClientConfig's
+	// ServerFootprint and ClientFootprint; 0 for every other thread).
+	foot int64
 
 	mx  mutexStage // the mutex lock or unlock in progress
 	sys futexCall  // the futex system call in progress (not preemptible)
