@@ -172,6 +172,14 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	for range recvs {
 		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send}, Op{Kind: OpSockRecv, Dur: c.Recv})
 	}
+	if m.tpool != nil {
+		if err := m.addPoolConnection(server, client, c.ServerFootprint); err != nil {
+			return err
+		}
+		m.threads[len(m.threads)-1].foot = c.ClientFootprint
+		m.footSum += c.ServerFootprint + c.ClientFootprint
+		return nil
+	}
 	m.pairing = true
 	defer func() { m.pairing = false }()
 	sid := int32(len(m.threads))
@@ -194,7 +202,10 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 // one connection alone costs the server c.ServerCPU of CPU per unit it
 // counts (see ClientConfig.ServerCPU), or an error if that is below what the
 // machine charges the program besides its bursts. A receive's switch is
-// the server thread's with its client the only other thread.
+// the server thread's with its client the only other thread; with the
+// worker pool (threadpool_group.go) it is the listener's, woken from
+// epoll_wait, and a receive costs that call's entry and a second entry of
+// its own (the re-arm after the request, then the read).
 func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 	p := &m.cfg.Costs
 	perUnit := c.ServerCPU
@@ -202,6 +213,11 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 	lone := p.SwitchCost(2)
 	if c.ServerFootprint > 0 || c.ClientFootprint > 0 {
 		lone = p.SwitchCostOf(w+c.ServerFootprint, w+c.ClientFootprint)
+	}
+	var poolRecv int64
+	if m.tpool != nil {
+		lone = p.SwitchCostOf(w, w+c.ClientFootprint)
+		poolRecv = int64(p.Syscall + p.SyscallCost(SysSocket))
 	}
 	var units, bursts, fixed int64
 	for _, op := range server {
@@ -213,7 +229,7 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 		case OpSyscall:
 			fixed += int64(p.SyscallCost(SyscallKind(op.Arg))) + int64(op.Dur)
 		case OpSockRecv:
-			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(lone)
+			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(lone) + poolRecv
 		case OpSockSend:
 			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur)
 			if m.remoteWake {
@@ -246,16 +262,23 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 // pays its interrupt). It reports whether t goes on.
 func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 	end := &m.socks[id]
+	if t.worker > 0 {
+		end = &m.tpool.conns[m.tpool.workers[t.worker-1].conn].end
+	}
 	if op.Kind == OpSockSend {
 		if t.step != opStart {
 			return true
 		}
 		t.step = opCharged
-		p := &m.socks[end.peer]
-		p.pending++
-		if p.waiting {
-			p.waiting = false
-			m.wake(end.peer)
+		if end.peer <= -2 {
+			m.poolArrive(-2 - end.peer)
+		} else {
+			p := &m.socks[end.peer]
+			p.pending++
+			if p.waiting {
+				p.waiting = false
+				m.wake(end.peer)
+			}
 		}
 		m.syscalls++
 		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), catSys) // unix_stream_sendmsg
@@ -268,6 +291,14 @@ func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), catSys) // unix_stream_recvmsg
 		return false
 	case opCharged: // look at the receive queue
+		if t.worker > 0 {
+			conn := &m.tpool.conns[m.tpool.workers[t.worker-1].conn]
+			if !conn.resumed || end.pending == 0 {
+				m.poolRequestDone(t, id) // the request is over (threadpool_generic.cc)
+				return false
+			}
+			conn.resumed = false
+		}
 		if end.pending == 0 {
 			end.waiting = true
 			m.block(t)

@@ -120,14 +120,16 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 		units := func(size int) (u0, u1, u2 float64) {
 			c := Cell{Workload: "oltp_read_only", Threads: 3, ThreadHandling: PoolOfThreads, ThreadPoolSize: size,
 				Machine: MachineConfig{CPUs: 2, Costs: NewKernel(), Seed: 1}}
-			stride := 1
 			if client {
-				c.Client, stride = &ClientConfig{}, 2
+				c.Client = &ClientConfig{}
 			}
 			m, err := c.build()
 			require.NoError(t, err)
 			m.Run(10*time.Millisecond, 50*time.Millisecond)
-			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(stride)), float64(m.ThreadUnits(2 * stride))
+			if client {
+				return float64(m.connUnits(0)), float64(m.connUnits(1)), float64(m.connUnits(2))
+			}
+			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(1)), float64(m.ThreadUnits(2))
 		}
 		u0, u1, u2 := units(2)
 		assert.Less(t, u0, 0.8*u1, "client %v: group 0's first %v, group 1's only %v", client, u0, u1)

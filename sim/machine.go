@@ -66,6 +66,9 @@ type Machine struct {
 	// socks are the connections' socket ends, by thread id (client.go).
 	socks   []sockEnd
 	pairing bool // AddConnection is adding its two threads
+	// pool is the worker pool of a PoolOfThreads machine whose clients run
+	// on it (threadpool_group.go), or nil.
+	tpool *threadPool
 
 	activeTrx int
 	activeSum uint64
