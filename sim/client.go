@@ -232,9 +232,6 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(lone) + poolRecv
 		case OpSockSend:
 			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur)
-			if m.remoteWake {
-				fixed += int64(max(p.FutexWakeCall-p.Syscall, 0))
-			}
 		}
 	}
 	want := int64(perUnit) * units
@@ -252,6 +249,22 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 	return out, nil
 }
 
+// wakeSync wakes thread id as a socket wakes its reader: unix_stream_sendmsg
+// calls sk_data_ready, sock_def_readable, whose
+// wake_up_interruptible_sync_poll passes WF_SYNC (the waker is about to
+// block in its own read), and the scheduler's wake_affine_idle then keeps
+// the woken thread on the waker's CPU (kernel/sched/fair.c: sync and the
+// waker all that runs there). So the woken thread takes no idle core and
+// pays no interrupt to one (SetRemoteWake's cost): it preempts a worse
+// running thread, as any wake may, or waits for the core its waker is
+// leaving. An epoll waiter is woken the same way (ep_poll_callback passes
+// the sync flag on).
+func (m *Machine) wakeSync(id int32) {
+	m.syncWake = true
+	m.wake(id)
+	m.syncWake = false
+}
+
 // sock runs OpSockSend and OpSockRecv, as a Unix stream socket between a
 // client and a server thread does (net/unix/af_unix.c): a send queues the
 // packet on the peer's receive queue and calls its sk_data_ready
@@ -259,7 +272,7 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 // the peer sleeps in its read, then returns; a receive with nothing queued
 // sleeps in unix_stream_data_wait until a send wakes it. The wake is the
 // scheduler's (Machine.wake; with SetRemoteWake, a wake onto an idle CPU
-// pays its interrupt). It reports whether t goes on.
+// pays its interrupt) made with WF_SYNC (wakeSync). It reports whether t goes on.
 func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 	end := &m.socks[id]
 	if t.worker > 0 {
@@ -277,7 +290,7 @@ func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 			p.pending++
 			if p.waiting {
 				p.waiting = false
-				m.wake(end.peer)
+				m.wakeSync(end.peer)
 			}
 		}
 		m.syscalls++

@@ -66,6 +66,8 @@ type Machine struct {
 	// socks are the connections' socket ends, by thread id (client.go).
 	socks   []sockEnd
 	pairing bool // AddConnection is adding its two threads
+	// syncWake: the wake being made is a socket's, with WF_SYNC (wakeSync).
+	syncWake bool
 	// pool is the worker pool of a PoolOfThreads machine whose clients run
 	// on it (threadpool_group.go), or nil.
 	tpool *threadPool

@@ -218,8 +218,12 @@ func (m *Machine) dispatch(c int) {
 // makeRunnable places a thread that just became runnable: on an idle core, by
 // preempting a worse running thread (woken threads only), or on the run queue.
 // A wake onto an idle core by a running thread goes through remoteWakeTo when
-// SetRemoteWake is on.
+// SetRemoteWake is on; a sync wake (wakeSync) takes no idle core.
 func (m *Machine) makeRunnable(id int32, wake bool) {
+	if m.syncWake && wake {
+		m.idleSkipped(id)
+		return
+	}
 	if m.rqOn() && m.idle > 0 {
 		if c := m.rqIdleCore(&m.threads[id]); c >= 0 {
 			m.idle--
@@ -262,13 +266,28 @@ func (m *Machine) makeRunnable(id int32, wake bool) {
 	m.enqueue(id, false)
 }
 
+// idleSkipped places a thread a sync wake made runnable as if no core were
+// idle: it preempts a worse running thread, else it waits on the run queue
+// (for the waker's core, which its waker is about to leave).
+func (m *Machine) idleSkipped(id int32) {
+	if c := m.victim(&m.threads[id]); c >= 0 {
+		if m.rqOn() {
+			m.rqWake(c)
+		}
+		m.preempt(c)
+		m.put(id, c)
+		return
+	}
+	m.enqueue(id, false)
+}
+
 // victim returns the core whose running thread a woken thread t preempts, or -1.
 // Threads inside a kernel futex operation are not preemptible.
 func (m *Machine) victim(t *thread) int {
 	best, bestKey := -1, int64(0)
 	for c := range m.cores {
-		if m.cores[c].waking {
-			continue // its thread is not on it yet
+		if m.cores[c].waking || m.cores[c].cur < 0 {
+			continue // its thread is not on it yet, or it is idle (a sync wake's)
 		}
 		r := &m.threads[m.cores[c].cur]
 		if r.sys.op != fxNone {

@@ -211,7 +211,7 @@ func (m *Machine) poolReady(c int32) {
 	g.ready = append(g.ready, c)
 	if g.polling {
 		g.polling = false
-		m.wake(g.listener)
+		m.wakeSync(g.listener)
 	}
 }
 
