@@ -187,11 +187,15 @@ func (c Cell) build() (*Machine, error) {
 				c.ThreadPoolSize, ErrInvalidConfig)
 		}
 	case PoolOfThreads:
-		stride := 1
 		if c.Client != nil {
-			stride = 2 // AddConnection adds the server's thread, then the client's
+			// the clients' requests reach the pool through sockets: its
+			// groups' workers and listeners serve them (threadpool_group.go)
+			if err := m.setPoolGroups(c.ThreadPoolSize); err != nil {
+				return nil, err
+			}
+			break
 		}
-		if err := m.setThreadPool(c.ThreadPoolSize, stride); err != nil {
+		if err := m.setThreadPool(c.ThreadPoolSize, 1); err != nil {
 			return nil, err
 		}
 		prog = poolProgram(prog)

@@ -41,6 +41,18 @@ type ClientConfig struct {
 	// (MySQL 5.1's statements on 2008 hardware); ServerCPU makes them this
 	// server's on this one, as Event makes the client's. 0 keeps them.
 	ServerCPU time.Duration
+	// ServerFootprint and ClientFootprint are the bytes of the connection's
+	// own state that a switch to its server thread and to its client thread
+	// touches beyond the machine's CostProfile.SwitchFootprint: on the
+	// server, what it holds per connection (MariaDB's THD, the thread's
+	// stack and net buffers: innosim live's server_rss_kib growth per
+	// connection), on the client, per thread (sysbench 1.0 gives each worker
+	// thread a Lua state of its own, sb_lua_new_state: its client_rss_kib
+	// growth per thread). Every switch to the thread refills them after the
+	// other threads' footprints went through the caches
+	// (CostProfile.SwitchCostOf), and they are in what evicts the others';
+	// 0..1 GiB each, 0 adds nothing.
+	ServerFootprint, ClientFootprint int64
 }
 
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
@@ -51,6 +63,14 @@ func (c ClientConfig) Validate() error {
 	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}, {"ServerCPU", c.ServerCPU}} {
 		if f.d < 0 || f.d > time.Second {
 			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, ErrInvalidConfig)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"ServerFootprint", c.ServerFootprint}, {"ClientFootprint", c.ClientFootprint}} {
+		if f.n < 0 || f.n > 1<<30 {
+			return fmt.Errorf("sim: ClientConfig.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, ErrInvalidConfig)
 		}
 	}
 	return nil
@@ -143,7 +163,7 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	}
 	if c.ServerCPU > 0 {
 		var err error
-		if server, err = m.scaleServer(server, c.ServerCPU); err != nil {
+		if server, err = m.scaleServer(server, c); err != nil {
 			return err
 		}
 	}
@@ -151,6 +171,14 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	client := make([]Op, 0, 3*recvs)
 	for range recvs {
 		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send}, Op{Kind: OpSockRecv, Dur: c.Recv})
+	}
+	if m.tpool != nil {
+		if err := m.addPoolConnection(server, client, c.ServerFootprint); err != nil {
+			return err
+		}
+		m.threads[len(m.threads)-1].foot = c.ClientFootprint
+		m.footSum += c.ServerFootprint + c.ClientFootprint
+		return nil
 	}
 	m.pairing = true
 	defer func() { m.pairing = false }()
@@ -165,15 +193,32 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 		m.socks = append(m.socks, sockEnd{peer: -1})
 	}
 	m.socks[sid].peer, m.socks[sid+1].peer = sid+1, sid
+	m.threads[sid].foot, m.threads[sid+1].foot = c.ServerFootprint, c.ClientFootprint
+	m.footSum += c.ServerFootprint + c.ClientFootprint
 	return nil
 }
 
 // scaleServer returns a copy of server whose CPU bursts are scaled so that
-// one connection alone costs the server perUnit of CPU per unit it counts
-// (see ClientConfig.ServerCPU), or an error if perUnit is below what the
-// machine charges the program besides its bursts.
-func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) {
+// one connection alone costs the server c.ServerCPU of CPU per unit it
+// counts (see ClientConfig.ServerCPU), or an error if that is below what the
+// machine charges the program besides its bursts. A receive's switch is
+// the server thread's with its client the only other thread; with the
+// worker pool (threadpool_group.go) it is the listener's, woken from
+// epoll_wait, and a receive costs that call's entry and a second entry of
+// its own (the re-arm after the request, then the read).
+func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 	p := &m.cfg.Costs
+	perUnit := c.ServerCPU
+	w := p.SwitchFootprint
+	lone := p.SwitchCost(2)
+	if c.ServerFootprint > 0 || c.ClientFootprint > 0 {
+		lone = p.SwitchCostOf(w+c.ServerFootprint, w+c.ClientFootprint)
+	}
+	var poolRecv int64
+	if m.tpool != nil {
+		lone = p.SwitchCostOf(w, w+c.ClientFootprint)
+		poolRecv = int64(p.Syscall + p.SyscallCost(SysSocket))
+	}
 	var units, bursts, fixed int64
 	for _, op := range server {
 		switch op.Kind {
@@ -184,12 +229,9 @@ func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) 
 		case OpSyscall:
 			fixed += int64(p.SyscallCost(SyscallKind(op.Arg))) + int64(op.Dur)
 		case OpSockRecv:
-			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(p.SwitchCost(2))
+			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur) + int64(lone) + poolRecv
 		case OpSockSend:
 			fixed += int64(p.SyscallCost(SysSocket)) + int64(op.Dur)
-			if m.remoteWake {
-				fixed += int64(max(p.FutexWakeCall-p.Syscall, 0))
-			}
 		}
 	}
 	want := int64(perUnit) * units
@@ -207,6 +249,22 @@ func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) 
 	return out, nil
 }
 
+// wakeSync wakes thread id as a socket wakes its reader: unix_stream_sendmsg
+// calls sk_data_ready, sock_def_readable, whose
+// wake_up_interruptible_sync_poll passes WF_SYNC (the waker is about to
+// block in its own read), and the scheduler's wake_affine_idle then keeps
+// the woken thread on the waker's CPU (kernel/sched/fair.c: sync and the
+// waker all that runs there). So the woken thread takes no idle core and
+// pays no interrupt to one (SetRemoteWake's cost): it preempts a worse
+// running thread, as any wake may, or waits for the core its waker is
+// leaving. An epoll waiter is woken the same way (ep_poll_callback passes
+// the sync flag on).
+func (m *Machine) wakeSync(id int32) {
+	m.syncWake = true
+	m.wake(id)
+	m.syncWake = false
+}
+
 // sock runs OpSockSend and OpSockRecv, as a Unix stream socket between a
 // client and a server thread does (net/unix/af_unix.c): a send queues the
 // packet on the peer's receive queue and calls its sk_data_ready
@@ -214,19 +272,26 @@ func (m *Machine) scaleServer(server []Op, perUnit time.Duration) ([]Op, error) 
 // the peer sleeps in its read, then returns; a receive with nothing queued
 // sleeps in unix_stream_data_wait until a send wakes it. The wake is the
 // scheduler's (Machine.wake; with SetRemoteWake, a wake onto an idle CPU
-// pays its interrupt). It reports whether t goes on.
+// pays its interrupt) made with WF_SYNC (wakeSync). It reports whether t goes on.
 func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 	end := &m.socks[id]
+	if t.worker > 0 {
+		end = &m.tpool.conns[m.tpool.workers[t.worker-1].conn].end
+	}
 	if op.Kind == OpSockSend {
 		if t.step != opStart {
 			return true
 		}
 		t.step = opCharged
-		p := &m.socks[end.peer]
-		p.pending++
-		if p.waiting {
-			p.waiting = false
-			m.wake(end.peer)
+		if end.peer <= -2 {
+			m.poolArrive(-2 - end.peer)
+		} else {
+			p := &m.socks[end.peer]
+			p.pending++
+			if p.waiting {
+				p.waiting = false
+				m.wakeSync(end.peer)
+			}
 		}
 		m.syscalls++
 		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), catSys) // unix_stream_sendmsg
@@ -239,6 +304,14 @@ func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), catSys) // unix_stream_recvmsg
 		return false
 	case opCharged: // look at the receive queue
+		if t.worker > 0 {
+			conn := &m.tpool.conns[m.tpool.workers[t.worker-1].conn]
+			if !conn.resumed || end.pending == 0 {
+				m.poolRequestDone(t, id) // the request is over (threadpool_generic.cc)
+				return false
+			}
+			conn.resumed = false
+		}
 		if end.pending == 0 {
 			end.waiting = true
 			m.block(t)

@@ -197,15 +197,34 @@ func (p *CostProfile) SwitchCost(threads int) time.Duration {
 	return p.ContextSwitch + time.Duration(p.refill(threads, p.SwitchFootprint)-p.refill(2, p.SwitchFootprint)+0.5)
 }
 
+// SwitchCostOf is SwitchCost for threads whose footprints differ: a switch
+// to a thread of own bytes, while the other threads of the machine touch
+// others bytes in all between two of its runs, costs ContextSwitch plus the
+// refill of the own bytes that others evicted (SwitchCost's footprint model),
+// less the refill a ring of two SwitchFootprint threads already pays. With
+// own = SwitchFootprint and others = (threads−1) × SwitchFootprint it is
+// SwitchCost(threads) for threads > 2; it is never below ContextSwitch.
+func (p *CostProfile) SwitchCostOf(own, others int64) time.Duration {
+	w := p.SwitchFootprint
+	extra := p.refillOf(own, float64(others)) - p.refillOf(w, float64(w))
+	return p.ContextSwitch + time.Duration(max(extra, 0)+0.5)
+}
+
 // refill is the ns that a switch in a ring of threads threads, each touching
 // w bytes, spends refilling the switched-in thread's w bytes (see
 // SwitchCost).
 func (p *CostProfile) refill(threads int, w int64) float64 {
+	return p.refillOf(w, float64(threads-1)*float64(w))
+}
+
+// refillOf is the ns a switch spends refilling w bytes of the switched-in
+// thread after others bytes of other threads' footprints went through the
+// caches (see SwitchCost).
+func (p *CostProfile) refillOf(w int64, others float64) float64 {
 	if p.CacheL2 <= 0 || p.CacheLLC <= 0 {
 		return 0
 	}
 	lines := float64(w) / cacheLine
-	others := float64(threads-1) * float64(w)
 	l2 := 1 - math.Exp(-others/float64(p.CacheL2))
 	llc := 1 - math.Exp(-others/float64(p.CacheLLC))
 	return lines * ((l2-llc)*float64(p.RefillLLC) + llc*float64(p.RefillMemory))

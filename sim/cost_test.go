@@ -175,3 +175,22 @@ func TestCostProfileWriteToRefusesANameItCannotReadBack(t *testing.T) {
 		})
 	}
 }
+
+func TestSwitchCostOfChargesAThreadItsOwnFootprint(t *testing.T) {
+	p := OldKernel()
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
+	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
+	w := p.SwitchFootprint
+	for _, n := range []int{3, 64, 4096} {
+		assert.Equal(t, p.SwitchCost(n), p.SwitchCostOf(w, int64(n-1)*w), "equal footprints are SwitchCost, n=%d", n)
+	}
+	assert.Equal(t, p.ContextSwitch, p.SwitchCostOf(w, w), "a ring of two")
+	// a thread of 1 MiB of its own after 1 GiB of others: every line from memory
+	big := p.SwitchCostOf(1<<20, 1<<30) - p.ContextSwitch
+	assert.InDelta(t, float64((1<<20)/64*100*time.Nanosecond), float64(big), float64(big)/50)
+	assert.Greater(t, p.SwitchCostOf(2*w, 64*w), p.SwitchCostOf(w, 64*w), "a larger own footprint refills more lines")
+	assert.Greater(t, p.SwitchCostOf(w, 128*w), p.SwitchCostOf(w, 64*w), "more of the others evicts more")
+	assert.Equal(t, p.ContextSwitch, p.SwitchCostOf(0, 0), "never below a plain switch")
+	nk := NewKernel()
+	assert.Equal(t, nk.ContextSwitch, nk.SwitchCostOf(1<<20, 1<<30), "no caches: no refill")
+}

@@ -106,6 +106,9 @@ func (m *Machine) advance(t *thread, id int32) {
 		case OpDone:
 			m.units += uint64(op.Arg)
 			t.units += uint64(op.Arg)
+			if t.worker > 0 { // a pool worker serving a connection
+				m.tpool.conns[m.tpool.workers[t.worker-1].conn].units += uint64(op.Arg)
+			}
 			m.activeSum += uint64(m.activeTrx)
 			m.next(t)
 		case OpSplit:
@@ -190,6 +193,9 @@ func (m *Machine) advance(t *thread, id int32) {
 				return
 			}
 			m.cleanerLoop(t, id)
+			return
+		case opPoolWorker:
+			m.poolWorkerLoop(t, id)
 			return
 		case OpAIOHandler:
 			if m.aion != nil {

@@ -67,6 +67,11 @@ type Machine struct {
 	// socks are the connections' socket ends, by thread id (client.go).
 	socks   []sockEnd
 	pairing bool // AddConnection is adding its two threads
+	// syncWake: the wake being made is a socket's, with WF_SYNC (wakeSync).
+	syncWake bool
+	// pool is the worker pool of a PoolOfThreads machine whose clients run
+	// on it (threadpool_group.go), or nil.
+	tpool *threadPool
 
 	activeTrx int
 	activeSum uint64
@@ -78,7 +83,16 @@ type Machine struct {
 	// the footprint model's exponentials would otherwise run on every switch.
 	csThreads int
 	csCost    int64
+	// footSum is the sum of the threads' own footprints (thread.foot);
+	// csFoot caches SwitchCostOf by a thread's foot for the machine's
+	// thread count and footSum, both of which csThreads and csFootSum key.
+	footSum   int64
+	csFootSum int64
+	csFoot    []footCost
 }
+
+// footCost is a cached switch cost for threads of one own footprint.
+type footCost struct{ foot, cost int64 }
 
 // NewMachine returns an idle machine with no threads. Add mutexes, a gate, an
 // AIO array and threads, then Run it.

@@ -162,8 +162,7 @@ func (m *Machine) ran(t *thread, el int64) {
 	t.vr += el * nice0Weight / t.weight
 }
 
-// put runs thread id on core c, charging a context switch
-// (CostProfile.SwitchCost of the machine's threads).
+// put runs thread id on core c, charging a context switch (switchCost).
 func (m *Machine) put(id int32, c int) {
 	t := &m.threads[id]
 	t.state = stRunning
@@ -173,10 +172,7 @@ func (m *Machine) put(id int32, c int) {
 	if m.rqOn() {
 		m.rqSwitch(t, c)
 	}
-	if n := len(m.threads); n != m.csThreads {
-		m.csThreads, m.csCost = n, int64(m.cfg.Costs.SwitchCost(n))
-	}
-	t.cs = m.csCost
+	t.cs = m.switchCost(t)
 	m.switches++
 	t.start = m.e.now
 	if m.cfg.Scheduler == CFS {
@@ -222,8 +218,12 @@ func (m *Machine) dispatch(c int) {
 // makeRunnable places a thread that just became runnable: on an idle core, by
 // preempting a worse running thread (woken threads only), or on the run queue.
 // A wake onto an idle core by a running thread goes through remoteWakeTo when
-// SetRemoteWake is on.
+// SetRemoteWake is on; a sync wake (wakeSync) takes no idle core.
 func (m *Machine) makeRunnable(id int32, wake bool) {
+	if m.syncWake && wake {
+		m.idleSkipped(id)
+		return
+	}
 	if m.rqOn() && m.idle > 0 {
 		if c := m.rqIdleCore(&m.threads[id]); c >= 0 {
 			m.idle--
@@ -266,13 +266,28 @@ func (m *Machine) makeRunnable(id int32, wake bool) {
 	m.enqueue(id, false)
 }
 
+// idleSkipped places a thread a sync wake made runnable as if no core were
+// idle: it preempts a worse running thread, else it waits on the run queue
+// (for the waker's core, which its waker is about to leave).
+func (m *Machine) idleSkipped(id int32) {
+	if c := m.victim(&m.threads[id]); c >= 0 {
+		if m.rqOn() {
+			m.rqWake(c)
+		}
+		m.preempt(c)
+		m.put(id, c)
+		return
+	}
+	m.enqueue(id, false)
+}
+
 // victim returns the core whose running thread a woken thread t preempts, or -1.
 // Threads inside a kernel futex operation are not preemptible.
 func (m *Machine) victim(t *thread) int {
 	best, bestKey := -1, int64(0)
 	for c := range m.cores {
-		if m.cores[c].waking {
-			continue // its thread is not on it yet
+		if m.cores[c].waking || m.cores[c].cur < 0 {
+			continue // its thread is not on it yet, or it is idle (a sync wake's)
 		}
 		r := &m.threads[m.cores[c].cur]
 		if r.sys.op != fxNone {
@@ -452,4 +467,30 @@ func (m *Machine) onPut(now int64, id int32, gen uint32) {
 	c := int(t.core)
 	m.cores[c].waking = false
 	m.put(id, c)
+}
+
+// switchCost is the ns of a switch to t: CostProfile.SwitchCost of the
+// machine's threads when no thread has a footprint of its own, else
+// SwitchCostOf t's footprint (the profile's SwitchFootprint and t.foot)
+// after all the other threads' footprints.
+func (m *Machine) switchCost(t *thread) int64 {
+	n := len(m.threads)
+	if n != m.csThreads || m.footSum != m.csFootSum {
+		m.csThreads, m.csFootSum, m.csFoot = n, m.footSum, m.csFoot[:0]
+		m.csCost = int64(m.cfg.Costs.SwitchCost(n))
+	}
+	if m.footSum == 0 {
+		return m.csCost
+	}
+	for _, f := range m.csFoot {
+		if f.foot == t.foot {
+			return f.cost
+		}
+	}
+	w := m.cfg.Costs.SwitchFootprint
+	own := w + t.foot
+	others := int64(n)*w + m.footSum - own
+	c := int64(m.cfg.Costs.SwitchCostOf(own, others))
+	m.csFoot = append(m.csFoot, footCost{t.foot, c})
+	return c
 }

@@ -43,6 +43,13 @@ type thread struct {
 	rqSpin int64
 	rqHold int64
 	last   int32
+	// foot is the bytes of the thread's own state beyond the profile's
+	// SwitchFootprint that a switch to it refills (ClientConfig's
+	// ServerFootprint and ClientFootprint; 0 for every other thread).
+	foot int64
+	// worker is 1 + the thread's index among the pool's workers
+	// (threadPool.workers), 0 for a thread that is not one.
+	worker int32
 
 	mx  mutexStage // the mutex lock or unlock in progress
 	sys futexCall  // the futex system call in progress (not preemptible)

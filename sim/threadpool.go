@@ -19,8 +19,11 @@ const (
 	// connection holds a worker thread only while a request of its is being
 	// served; between requests it waits, without a thread, in its group's
 	// epoll set, and the group's listener queues its next request for a
-	// worker. See Cell.ThreadPoolSize, setThreadPool and poolProgram for what
-	// is modelled.
+	// worker. With the client on the machine (Cell.Client) the connections
+	// have no threads and the groups' workers and listeners serve them
+	// (threadpool_group.go); without it, a gate per group in front of a
+	// thread per connection stands for the pool (setThreadPool,
+	// poolProgram). See Cell.ThreadPoolSize.
 	PoolOfThreads
 )
 
@@ -49,7 +52,8 @@ func ParseThreadHandling(s string) (ThreadHandling, error) {
 // 100,000 groups; the simulator's pool keeps a concurrency core per group).
 const MaxThreadPoolSize = concurrency.MaxLimit
 
-// setThreadPool installs the thread pool of a PoolOfThreads cell, after
+// setThreadPool installs the thread pool of a PoolOfThreads cell without its
+// clients on the machine (with them, setPoolGroups), after
 // MariaDB's sql/threadpool_generic.cc: size groups (0 = the machine's CPUs,
 // the default of thread_pool_size), a connection belonging to group
 // (connection number mod size), as tp_add_connection assigns

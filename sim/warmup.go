@@ -72,6 +72,7 @@ func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, wi
 			counting++
 		}
 	}
+	counting += m.poolConnections() // a pooled connection's THD counts them, on its workers
 	least := uint64(counting * s.PerThread)
 	m.e.Run(int64(warmup))
 	end, window = warmup, s.Window

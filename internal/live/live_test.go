@@ -88,11 +88,12 @@ func TestMedianTakesTheMiddleRunWhole(t *testing.T) {
 
 func TestTableHasRunsColumnsAndTheLiveOnes(t *testing.T) {
 	pts := []Point{{Value: "pool-of-threads", Workload: "connect", Threads: 8, CPUs: 2, Throughput: 1234.5,
-		Unit: "connections/s", P95: 2500 * time.Microsecond, ServerCPUPerQuery: 75 * time.Microsecond, ClientCPUPerQuery: 40 * time.Microsecond, Utilisation: 0.5}}
+		Unit: "connections/s", P95: 2500 * time.Microsecond, ServerCPUPerQuery: 75 * time.Microsecond, ClientCPUPerQuery: 40 * time.Microsecond, Utilisation: 0.5,
+		ServerRSS: 300 << 20, ClientRSS: 40<<20 + 512}}
 	var b strings.Builder
 	require.NoError(t, WriteCSV(&b, "thread_handling", pts))
-	assert.Equal(t, "thread_handling,workload,cpus,threads,throughput,unit,utilisation,futex_spin_share,reads_per_s,writes_per_s,fsyncs_per_s,p95_latency_ms,server_cpu_us_per_query,client_cpu_us_per_query\n"+
-		"pool-of-threads,connect,2,8,1234,connections/s,0.50,,,,,2.50,75.0,40.0\n", b.String())
+	assert.Equal(t, "thread_handling,workload,cpus,threads,throughput,unit,utilisation,futex_spin_share,reads_per_s,writes_per_s,fsyncs_per_s,p95_latency_ms,server_cpu_us_per_query,client_cpu_us_per_query,server_rss_kib,client_rss_kib\n"+
+		"pool-of-threads,connect,2,8,1234,connections/s,0.50,,,,,2.50,75.0,40.0,307200,40960\n", b.String())
 	assert.Equal(t, "workload", Header("")[0], "no setting column without a setting")
 }
 

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,6 +65,46 @@ func parseStatCPU(stat string) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / userHZ, nil
+}
+
+// maxRSS returns a finished process's peak resident set in bytes: its
+// rusage's ru_maxrss, which Linux reports in KiB (getrusage(2)).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
+
+// processRSS returns the resident set of the process pid now, in bytes: the
+// VmRSS line of /proc/PID/status (proc(5)).
+func processRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, fmt.Errorf("live: server RSS: %w", err)
+	}
+	return parseStatusRSS(string(b))
+}
+
+// parseStatusRSS reads the VmRSS line ("VmRSS:  123456 kB") of a
+// /proc/PID/status text, in bytes.
+func parseStatusRSS(status string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("live: /proc status line %q, want VmRSS: <n> kB", line)
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("live: /proc status line %q, want a count of kB", line)
+		}
+		return n * 1024, nil
+	}
+	return 0, errors.New("live: /proc status has no VmRSS line")
 }
 
 // raiseOpenFiles raises the soft RLIMIT_NOFILE to the hard limit, which this

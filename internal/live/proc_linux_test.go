@@ -26,3 +26,26 @@ func TestProcessCPUReadsThisProcess(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, d, time.Duration(0))
 }
+
+func TestParseStatusRSSReadsVmRSSInBytes(t *testing.T) {
+	n, err := parseStatusRSS("Name:\tmariadbd\nVmHWM:\t  99999 kB\nVmRSS:\t  123456 kB\nThreads:\t12\n")
+	require.NoError(t, err)
+	assert.Equal(t, int64(123456*1024), n)
+	_, err = parseStatusRSS("Name:\tx\n")
+	assert.ErrorContains(t, err, "no VmRSS line")
+	_, err = parseStatusRSS("VmRSS:\t12 MB\n")
+	assert.ErrorContains(t, err, "want VmRSS: <n> kB")
+}
+
+func TestSampleRSSReportsThisProcessAfterStop(t *testing.T) {
+	stop, peak := make(chan struct{}), make(chan int64, 1)
+	go sampleRSS(os.Getpid(), stop, peak)
+	close(stop)
+	assert.Greater(t, <-peak, int64(0), "the first sample is taken at once")
+}
+
+func TestMaxRSSOfAFinishedChild(t *testing.T) {
+	_, u, err := runGroupUsage(t.Context(), "/bin/sh", "-c", "true")
+	require.NoError(t, err)
+	assert.Greater(t, u.maxRSS, int64(0))
+}

@@ -4,6 +4,7 @@ package live
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"syscall"
 	"time"
@@ -19,3 +20,6 @@ func killGroup(int, syscall.Signal) error        { return errUnsupported }
 func processCPU(int) (time.Duration, error)      { return 0, errUnsupported }
 func parseStatCPU(string) (time.Duration, error) { return 0, errUnsupported }
 func raiseOpenFiles() (uint64, error)            { return 0, errUnsupported }
+func maxRSS(*os.ProcessState) int64              { return 0 }
+func processRSS(int) (int64, error)              { return 0, errUnsupported }
+func parseStatusRSS(string) (int64, error)       { return 0, errUnsupported }

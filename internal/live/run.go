@@ -42,7 +42,16 @@ type Point struct {
 	Utilisation float64
 	// Errors counts sysbench's ignored errors in the run.
 	Errors uint64
+	// ServerRSS is the server's largest resident set (VmRSS, bytes) seen
+	// while the run's connections were open (sampled every rssEvery), and
+	// ClientRSS sysbench's peak resident set (its ru_maxrss, bytes): across
+	// a curve's thread counts, their growth per thread is the memory a
+	// connection's server side and a client thread (its own Lua state) hold.
+	ServerRSS, ClientRSS int64
 }
+
+// rssEvery is how often measure samples the server's resident set.
+const rssEvery = 50 * time.Millisecond
 
 // Run runs the sweep of c: for each value of c.Setting a server (the first
 // one also prepares the tables), and on it each workload at each thread
@@ -161,15 +170,19 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 }
 
 // measure runs one measured sysbench run and reads the server's CPU time
-// around it.
+// around it and its resident set during it.
 func measure(ctx context.Context, p programs, c Config, srv *server, script, w string, th int) (Point, error) {
 	before, err := processCPU(srv.pid())
 	if err != nil {
 		return Point{}, err
 	}
+	stop, peak := make(chan struct{}), make(chan int64, 1)
+	go sampleRSS(srv.pid(), stop, peak)
 	start := time.Now()
-	out, clientCPU, err := runGroup(ctx, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
+	out, u, err := runGroupUsage(ctx, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
 	wall := time.Since(start)
+	close(stop)
+	serverRSS := <-peak // after close(stop): the sampler has returned
 	if err != nil {
 		return Point{}, pointErr(ctx, "server", w, th, "run", err, out) // the caller's label is in its log line
 	}
@@ -182,15 +195,38 @@ func measure(ctx context.Context, p programs, c Config, srv *server, script, w s
 		return Point{}, fmt.Errorf("%w\n%s", err, tail(out, 20))
 	}
 	pt := Point{Workload: w, Threads: th, CPUs: runtime.NumCPU(), Throughput: st.Throughput(w), Unit: Units[w],
-		P95: st.P95, Errors: st.Errors}
+		P95: st.P95, Errors: st.Errors, ServerRSS: serverRSS, ClientRSS: u.maxRSS}
 	if st.Queries > 0 {
 		pt.ServerCPUPerQuery = (after - before) / time.Duration(st.Queries)
-		pt.ClientCPUPerQuery = clientCPU / time.Duration(st.Queries)
+		pt.ClientCPUPerQuery = u.cpu / time.Duration(st.Queries)
 	}
 	if wall > 0 {
-		pt.Utilisation = float64(after-before+clientCPU) / (float64(pt.CPUs) * float64(wall))
+		pt.Utilisation = float64(after-before+u.cpu) / (float64(pt.CPUs) * float64(wall))
 	}
 	return pt, nil
+}
+
+// sampleRSS reads pid's resident set at once and then every rssEvery until
+// stop is closed, then sends the largest it read (0 if none) on peak and
+// returns.
+func sampleRSS(pid int, stop <-chan struct{}, peak chan<- int64) {
+	var most int64
+	if n, err := processRSS(pid); err == nil {
+		most = n
+	}
+	tick := time.NewTicker(rssEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			peak <- most
+			return
+		case <-tick.C:
+			if n, err := processRSS(pid); err == nil {
+				most = max(most, n)
+			}
+		}
+	}
 }
 
 // pointErr wraps a failed sysbench run with the point and sysbench's output.
@@ -211,7 +247,8 @@ func median(ps []Point) Point {
 
 // Header is the CSV header Table writes: innosim run --csv's columns (the
 // swept setting first, then cpus .. fsyncs_per_s) with the workload after the
-// setting, and three live columns at the end. futex_spin_share and the I/O
+// setting, and the live columns at the end (latency, CPU per query, resident
+// sets in KiB). futex_spin_share and the I/O
 // rates are not measured live and are left empty.
 func Header(setting string) []string {
 	h := []string{}
@@ -219,7 +256,8 @@ func Header(setting string) []string {
 		h = append(h, setting)
 	}
 	return append(h, "workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
-		"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query")
+		"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query",
+		"server_rss_kib", "client_rss_kib")
 }
 
 // Table returns the points as a table with Header(setting)'s columns.
@@ -232,7 +270,7 @@ func Table(setting string, points []Point) report.Table {
 		}
 		row = append(row, p.Workload, p.CPUs, p.Threads, p.Throughput, p.Unit, p.Utilisation, "", "", "", "",
 			float64(p.P95)/float64(time.Millisecond), float64(p.ServerCPUPerQuery)/float64(time.Microsecond),
-			float64(p.ClientCPUPerQuery)/float64(time.Microsecond))
+			float64(p.ClientCPUPerQuery)/float64(time.Microsecond), p.ServerRSS/1024, p.ClientRSS/1024)
 		t.AddRow(row...)
 	}
 	return t

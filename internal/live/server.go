@@ -274,6 +274,19 @@ func (s *server) logTail() string {
 // combined output and the CPU time (user + system) it used; cancelling ctx
 // kills the whole group.
 func runGroup(ctx context.Context, name string, args ...string) ([]byte, time.Duration, error) {
+	out, u, err := runGroupUsage(ctx, name, args...)
+	return out, u.cpu, err
+}
+
+// usage is what a finished program used: CPU time (user + system) and its
+// peak resident set in bytes (getrusage's ru_maxrss; 0 where not reported).
+type usage struct {
+	cpu    time.Duration
+	maxRSS int64
+}
+
+// runGroupUsage is runGroup with the program's peak resident set as well.
+func runGroupUsage(ctx context.Context, name string, args ...string) ([]byte, usage, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
@@ -281,14 +294,14 @@ func runGroup(ctx context.Context, name string, args ...string) ([]byte, time.Du
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	var cpu time.Duration
+	var u usage
 	if ps := cmd.ProcessState; ps != nil {
-		cpu = ps.UserTime() + ps.SystemTime()
+		u = usage{cpu: ps.UserTime() + ps.SystemTime(), maxRSS: maxRSS(ps)}
 	}
 	if ctx.Err() != nil {
-		return out.Bytes(), cpu, ctx.Err()
+		return out.Bytes(), u, ctx.Err()
 	}
-	return out.Bytes(), cpu, err
+	return out.Bytes(), u, err
 }
 
 // tail returns the last n lines of b.

@@ -20,7 +20,7 @@ var liveColumns = []string{"workload", "cpus", "threads", "throughput"}
 
 // liveKnown are every column innosim live writes besides its setting.
 var liveKnown = []string{"workload", "cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share",
-	"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query"}
+	"reads_per_s", "writes_per_s", "fsyncs_per_s", "p95_latency_ms", "server_cpu_us_per_query", "client_cpu_us_per_query", liveServerRSSColumn, liveClientRSSColumn}
 
 // LiveShapeTolerance is the largest difference between a curve's simulated
 // and live value at its top thread count, each as a share of its own curve's
@@ -62,6 +62,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	}
 	ut.Live = true
 	var clientCPU, serverCPU []float64 // µs per query, by row; -1 where not given
+	var serverRSS, clientRSS []float64 // KiB, by row; -1 where not given
 	lineOf := map[string]int{}         // a point (curve, cpus, threads) → its line
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
@@ -72,17 +73,22 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
 			Client:  &sim.ClientConfig{}, RemoteWake: true}
 		for _, f := range []struct {
-			col string
-			dst *[]float64
-		}{{liveClientColumn, &clientCPU}, {liveServerColumn, &serverCPU}} {
-			us := -1.0
+			col  string
+			dst  *[]float64
+			want string
+		}{{liveClientColumn, &clientCPU, "a number of µs in 0..1000000"}, {liveServerColumn, &serverCPU, "a number of µs in 0..1000000"},
+			{liveServerRSSColumn, &serverRSS, "a number of KiB in 0..1000000000"}, {liveClientRSSColumn, &clientRSS, "a number of KiB in 0..1000000000"}} {
+			v, top := -1.0, 1e6
+			if f.col == liveServerRSSColumn || f.col == liveClientRSSColumn {
+				top = 1e9
+			}
 			if _, ok := col[f.col]; ok && r.get(f.col) != "" {
-				us, err = strconv.ParseFloat(r.get(f.col), 64)
-				if err != nil || !(us >= 0 && us <= 1e6) {
-					return r.bad(f.col, "a number of µs in 0..1000000")
+				v, err = strconv.ParseFloat(r.get(f.col), 64)
+				if err != nil || !(v >= 0 && v <= top) {
+					return r.bad(f.col, f.want)
 				}
 			}
-			*f.dst = append(*f.dst, us)
+			*f.dst = append(*f.dst, v)
 		}
 		curve := w
 		if ut.Setting != "" {
@@ -108,6 +114,8 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	}
 	setProbe(ut, clientCPU, func(c *sim.ClientConfig, d time.Duration) { c.Event = d })
 	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
+	setGrowth(ut, serverRSS, func(c *sim.ClientConfig, b int64) { c.ServerFootprint = b })
+	setGrowth(ut, clientRSS, func(c *sim.ClientConfig, b int64) { c.ClientFootprint = b })
 	return ut, nil
 }
 
@@ -132,7 +140,53 @@ func liveSteady() *sim.SteadyWarmup {
 const (
 	liveClientColumn = "client_cpu_us_per_query"
 	liveServerColumn = "server_cpu_us_per_query"
+	// liveServerRSSColumn is innosim live's column of mariadbd's largest
+	// resident set during a run, liveClientRSSColumn of sysbench's peak, KiB.
+	liveServerRSSColumn = "server_rss_kib"
+	liveClientRSSColumn = "client_rss_kib"
 )
+
+// setGrowth gives every cell of each curve, through set, the growth of a
+// resident set (KiB, by row; -1 where not given) per thread along that
+// curve: the least-squares slope of the resident set against the thread
+// count over the curve's rows that have one, in bytes, the memory each
+// connection's server side (or each client thread) holds. It is a property
+// of the programs, read from the memory columns only, never the
+// throughput's. A curve with fewer than two such rows, or whose resident
+// set does not grow, gets none.
+func setGrowth(ut UserTable, kib []float64, set func(*sim.ClientConfig, int64)) {
+	type sums struct{ n, x, y, xx, xy float64 }
+	by := map[string]*sums{}
+	for i, c := range ut.Curves {
+		if kib[i] < 0 {
+			continue
+		}
+		s := by[c]
+		if s == nil {
+			s = &sums{}
+			by[c] = s
+		}
+		x := float64(ut.Cells[i].Threads)
+		s.n++
+		s.x += x
+		s.y += kib[i]
+		s.xx += x * x
+		s.xy += x * kib[i]
+	}
+	for i, c := range ut.Curves {
+		s := by[c]
+		if s == nil || s.n < 2 {
+			continue
+		}
+		d := s.n*s.xx - s.x*s.x
+		if d <= 0 {
+			continue // one thread count only
+		}
+		if slope := (s.n*s.xy - s.x*s.y) / d; slope > 0 {
+			set(ut.Cells[i].Client, min(int64(slope*1024+0.5), 1<<30))
+		}
+	}
+}
 
 // setProbe gives every cell of each curve the CPU per query (µs, by row; -1
 // where not given) measured at that curve's fewest threads that have one, a

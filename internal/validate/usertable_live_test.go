@@ -142,3 +142,28 @@ func TestLiveCellsTakeTheServersCPUFromTheOneThreadRow(t *testing.T) {
 	require.ErrorIs(t, err, sim.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), `server_cpu_us_per_query = "-1", want a number of µs in 0..1000000`)
 }
+
+func TestLiveCellsTakeFootprintsFromTheResidentSetsGrowth(t *testing.T) {
+	in := `workload,cpus,threads,throughput,server_rss_kib,client_rss_kib
+oltp_point_select,2,1,5000,100000,10000
+oltp_point_select,2,64,9000,100630,16300
+oltp_point_select,2,1024,4000,110230,112300
+connect,2,4,900,,
+connect,2,64,800,50000,9000
+connect,2,256,700,49000,9000
+`
+	ut, err := ParseUserTable(strings.NewReader(in), "live.csv")
+	require.NoError(t, err)
+	// point select: server 10 KiB, client 100 KiB more per thread, on a line
+	for i := range 3 {
+		assert.Equal(t, int64(10<<10), ut.Cells[i].Client.ServerFootprint, "row %d: the curve's slope, whatever the row's own", i)
+		assert.Equal(t, int64(100<<10), ut.Cells[i].Client.ClientFootprint, "row %d", i)
+	}
+	for i := 3; i < 6; i++ {
+		assert.Zero(t, ut.Cells[i].Client.ServerFootprint, "row %d: a set that shrinks gives no footprint", i)
+		assert.Zero(t, ut.Cells[i].Client.ClientFootprint, "row %d: a set that does not grow gives none", i)
+	}
+	_, err = ParseUserTable(strings.NewReader("workload,cpus,threads,throughput,server_rss_kib\nconnect,2,1,5,x\n"), "live.csv")
+	require.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), `server_rss_kib = "x", want a number of KiB in 0..1000000000`)
+}

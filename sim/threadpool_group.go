@@ -1,0 +1,403 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/innosim/innosim/prio"
+)
+
+// The thread pool with its clients on the machine follows MariaDB 10.11's
+// sql/threadpool_generic.cc rather than a gate in front of a thread per
+// connection: a connection has no thread of its own, only its THD (its server
+// program and where it is in it) and its socket in its group's epoll set, and
+// a group's few worker threads take turns at being its listener.
+//
+//   - get_event: a worker that has finished a request takes the next
+//     connection from the group's queues, high priority first, unless
+//     too_many_threads (active_thread_count ≥ 1 + thread_pool_oversubscribe
+//     and the group not stalled); else, if the group has no listener, it
+//     becomes it (listener(): it stops counting as active); else it polls the
+//     epoll set without blocking and takes the first ready connection; else
+//     it sleeps on its condition at the head of the group's waiting list
+//     (LIFO: hot caches) until wake_thread signals it.
+//   - listener(): epoll_wait until a client's request makes a socket
+//     readable, then all ready connections (up to MAX_EVENTS, 1024) go to the
+//     queues. If the queues were empty before (listener_picks_event) the
+//     listener takes the first itself and is a worker again; otherwise it
+//     stays listener and, when no worker is active, wakes one (wake_thread;
+//     when the listener is the group's only thread, create_worker makes the
+//     second, which here exists from the start, asleep).
+//   - a connection's priority (thread_pool_priority=auto, get_priority): high
+//     while its THD is inside a transaction (between the program's
+//     OpTrxBegin and OpTrxEnd), low otherwise; thread_pool_prio_kickup_timer
+//     is not modelled (a low connection waits behind high ones only while a
+//     transaction is open, far less than its 1 s).
+//   - after a request the worker re-arms the connection's socket
+//     (io_poll_start_read: epoll_ctl with EPOLLONESHOT); the receive's entry
+//     at the end of the request, where a thread per connection would block
+//     in its read, is that call.
+//   - a worker that takes another connection than its last touches that
+//     connection's THD (ClientConfig.ServerFootprint): the lines the others
+//     evicted are refilled as on a switch (CostProfile.SwitchCostOf's
+//     model), though the thread does not change.
+//
+// Not modelled: the timer thread's check_stall (every
+// thread_pool_stall_limit, 500 ms, it wakes or creates a worker for a group
+// whose non-empty queue saw no dequeue since the last check: no request of
+// these workloads waits inside the server, so a group's worker dequeues
+// continually and the check never finds a stall, and no thread beyond a
+// group's two is created); thd_wait_begin (no request waits), so
+// oversubscription never applies to two workers of a group but is checked
+// as written; thread_pool_idle_timeout (no worker sleeps 60 s).
+
+// poolMaxEvents is MAX_EVENTS of threadpool_generic.cc: the most events one
+// epoll_wait of the listener returns.
+const poolMaxEvents = 1024
+
+// PoolOversubscribe is thread_pool_oversubscribe's default (3): a worker
+// takes no normal-priority request from the queue while 1 + 3 workers of its
+// group are active.
+const PoolOversubscribe = 3
+
+// poolConn is a pooled connection: its THD's program and place in it, the
+// server end of its socket and its state in the group.
+type poolConn struct {
+	prog  []Op
+	pc    int32
+	group int32
+	end   sockEnd // peer: the client's thread
+	armed bool    // in the epoll set, waiting for a request (EPOLLONESHOT armed)
+	trx   []bool  // by pc: inside a transaction there (high priority)
+	foot  int64   // ClientConfig.ServerFootprint
+	units uint64  // OpDone units its requests completed
+	// resumed: a worker has just taken the connection, so its receive is
+	// the read of a request, not the end of the last one.
+	resumed bool
+}
+
+// poolGroup is a thread_group_t: its ready sockets (epoll's ready list), its
+// two queues, its listener, its sleeping workers and its counts.
+type poolGroup struct {
+	ready    []int32    // connections readable since the last poll, in order
+	queues   [2][]int32 // high, low priority: thread_group->queues
+	listener int32      // the worker thread in listener(), or -1
+	polling  bool       // the listener is blocked in epoll_wait
+	waiting  []int32    // sleeping workers, the next to wake first
+	active   int        // active_thread_count
+	threads  int        // thread_count
+}
+
+// workerStage is where a pool worker is in its loop.
+type workerStage uint8
+
+const (
+	wsGetEvent  workerStage = iota // get_event: decide
+	wsPolled                       // the non-blocking poll's system call ran
+	wsSlept                        // woken from its condition
+	wsListen                       // listener(): enter epoll_wait
+	wsListening                    // in epoll_wait (blocked or returning)
+	wsSignalled                    // the listener's wake_thread ran
+	wsRefilled                     // the next connection's THD is refilled
+)
+
+// poolWorker is a worker thread's own state.
+type poolWorker struct {
+	group int32
+	stage workerStage
+	conn  int32 // the connection being served, or -1
+	last  int32 // the connection it served last, or -1
+	next  int32 // the connection taken, to serve after the refill
+}
+
+// threadPool is the pool of a PoolOfThreads machine with its clients on it.
+type threadPool struct {
+	groups  []poolGroup
+	conns   []poolConn
+	workers []poolWorker // by thread.worker − 1
+	prog    []Op         // every worker's program: opPoolWorker
+}
+
+// opPoolWorker is the one op of a pool worker's program: its whole loop
+// (never in a program a caller gives; AddThread's check refuses it).
+const opPoolWorker = numOpKinds
+
+// setPoolGroups installs the worker pool of a PoolOfThreads machine whose
+// clients run on it: size groups (0 = the CPUs), each with two worker
+// threads, the first its listener-to-be and the second asleep in its
+// waiting list (see the design notes above).
+func (m *Machine) setPoolGroups(size int) error {
+	if m.gate != nil {
+		return fmt.Errorf("sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
+	}
+	if size == 0 {
+		size = m.cfg.CPUs
+	}
+	if size < 1 || size > MaxThreadPoolSize {
+		return fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxThreadPoolSize, ErrInvalidConfig)
+	}
+	p := &threadPool{groups: make([]poolGroup, size), prog: []Op{{Kind: opPoolWorker}}}
+	m.tpool = p
+	for g := range p.groups {
+		p.groups[g] = poolGroup{listener: -1, threads: 2, active: 2}
+		for range 2 {
+			id := int32(len(m.threads))
+			p.workers = append(p.workers, poolWorker{group: int32(g), conn: -1, last: -1, next: -1})
+			m.threads = append(m.threads, thread{
+				prog: p.prog, hint: prio.Normal, cpupri: 29, qleft: tsQuantum(29),
+				weight: cfsWeight(prio.Normal), core: -1, last: -1, state: stBlocked, worker: int32(len(p.workers)),
+			})
+			m.e.At(0, m.evWake, id, m.threads[id].gen)
+		}
+	}
+	return nil
+}
+
+// addPoolConnection adds a pooled connection and its client thread (see
+// Machine.AddConnection): the connection's THD runs server, from its first
+// op, whenever a worker of group (its number mod the groups, as
+// tp_add_connection assigns thread_id % group_count) takes it.
+func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error {
+	p := m.tpool
+	c := int32(len(p.conns))
+	cid := int32(len(m.threads))
+	m.pairing = true
+	err := m.AddThread(client, prio.Normal)
+	m.pairing = false
+	if err != nil {
+		return err
+	}
+	for int(cid)+1 > len(m.socks) {
+		m.socks = append(m.socks, sockEnd{peer: -1})
+	}
+	m.socks[cid].peer = connPeer(c)
+	trx := make([]bool, len(server))
+	in := false
+	for i, op := range server {
+		trx[i] = in
+		switch op.Kind {
+		case OpTrxBegin:
+			in = true
+		case OpTrxEnd:
+			in = false
+		}
+	}
+	p.conns = append(p.conns, poolConn{prog: server, group: c % int32(len(p.groups)), end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot})
+	return nil
+}
+
+// connPeer is the sockEnd.peer of a client whose server side is pooled
+// connection c (a thread id is ≥ 0, and −1 is no peer).
+func connPeer(c int32) int32 { return -2 - c }
+
+// poolArrive is a client's request reaching pooled connection c: its socket
+// is readable, so an armed connection joins its group's ready list, and a
+// listener blocked in epoll_wait wakes (ep_poll_callback).
+func (m *Machine) poolArrive(c int32) {
+	p := m.tpool
+	conn := &p.conns[c]
+	conn.end.pending++
+	if conn.armed {
+		m.poolReady(c)
+	}
+}
+
+// poolReady puts connection c, whose socket is readable, on its group's
+// ready list and wakes a listener blocked in epoll_wait.
+func (m *Machine) poolReady(c int32) {
+	p := m.tpool
+	conn := &p.conns[c]
+	conn.armed = false
+	g := &p.groups[conn.group]
+	g.ready = append(g.ready, c)
+	if g.polling {
+		g.polling = false
+		m.wakeSync(g.listener)
+	}
+}
+
+// poolQueuePut is queue_put of the ready connections (up to
+// poolMaxEvents): each to the high queue while its THD is inside a
+// transaction, else to the low one.
+func (p *threadPool) poolQueuePut(g *poolGroup) {
+	n := min(len(g.ready), poolMaxEvents)
+	for _, c := range g.ready[:n] {
+		conn := &p.conns[c]
+		q := 1
+		if conn.trx[conn.pc] {
+			q = 0
+		}
+		g.queues[q] = append(g.queues[q], c)
+	}
+	g.ready = append(g.ready[:0], g.ready[n:]...)
+}
+
+// queueGet is queue_get: the oldest high-priority connection, else the
+// oldest low one, or −1.
+func (g *poolGroup) queueGet() int32 {
+	for q := range g.queues {
+		if len(g.queues[q]) > 0 {
+			c := g.queues[q][0]
+			g.queues[q] = g.queues[q][1:]
+			return c
+		}
+	}
+	return -1
+}
+
+// tooManyThreads is too_many_threads (the group is never stalled here: see
+// the design notes).
+func (g *poolGroup) tooManyThreads() bool { return g.active >= 1+PoolOversubscribe }
+
+// poolWorkerLoop runs a worker's loop from its stage until it takes time,
+// blocks or starts serving a connection (it then interprets the
+// connection's program through advance).
+func (m *Machine) poolWorkerLoop(t *thread, id int32) {
+	p := m.tpool
+	w := &p.workers[t.worker-1]
+	g := &p.groups[w.group]
+	sys := int64(m.cfg.Costs.Syscall)
+	for {
+		switch w.stage {
+		case wsGetEvent:
+			if !g.tooManyThreads() {
+				if c := g.queueGet(); c >= 0 {
+					m.poolServe(t, id, w, c)
+					return
+				}
+			}
+			if g.listener < 0 {
+				g.listener = id
+				g.active--
+				w.stage = wsListen
+				continue
+			}
+			if !g.tooManyThreads() {
+				w.stage = wsPolled
+				m.syscalls++
+				m.runBurst(t, id, sys, catSys) // io_poll_wait(…, 0)
+				return
+			}
+			m.poolSleep(t, w, g, id)
+			return
+		case wsPolled:
+			if len(g.ready) > 0 {
+				p.poolQueuePut(g)
+				if c := g.queueGet(); c >= 0 {
+					m.poolServe(t, id, w, c)
+					return
+				}
+			}
+			m.poolSleep(t, w, g, id)
+			return
+		case wsSlept:
+			g.active++
+			w.stage = wsGetEvent
+		case wsListen:
+			w.stage = wsListening
+			m.syscalls++
+			m.runBurst(t, id, sys, catSys) // epoll_wait's entry
+			return
+		case wsListening:
+			if len(g.ready) == 0 {
+				g.polling = true
+				m.block(t)
+				return
+			}
+			picks := len(g.queues[0]) == 0 && len(g.queues[1]) == 0
+			p.poolQueuePut(g)
+			if picks {
+				c := g.queueGet()
+				g.listener = -1
+				g.active++
+				m.poolServe(t, id, w, c)
+				return
+			}
+			if g.active == 0 && len(g.waiting) > 0 {
+				next := g.waiting[0]
+				g.waiting = g.waiting[1:]
+				w.stage = wsSignalled
+				m.syscalls++
+				m.runBurst(t, id, int64(max(m.cfg.Costs.FutexWakeCall, m.cfg.Costs.Syscall)), catSys) // mysql_cond_signal
+				m.wake(next)
+				return
+			}
+			w.stage = wsListen
+		case wsSignalled:
+			w.stage = wsListen
+		case wsRefilled:
+			m.poolRun(t, id, w, w.next)
+			return
+		}
+	}
+}
+
+// poolSleep puts worker w to sleep at the head of its group's waiting list.
+func (m *Machine) poolSleep(t *thread, w *poolWorker, g *poolGroup, id int32) {
+	g.waiting = append([]int32{id}, g.waiting...)
+	g.active--
+	w.stage = wsSlept
+	m.block(t)
+}
+
+// poolServe starts worker w on connection c: first the refill of c's THD if
+// the worker served another connection last (see the design notes).
+func (m *Machine) poolServe(t *thread, id int32, w *poolWorker, c int32) {
+	if c == w.last || m.cfg.Costs.CacheL2 <= 0 {
+		m.poolRun(t, id, w, c)
+		return
+	}
+	conn := &m.tpool.conns[c]
+	others := float64(int64(len(m.threads))*m.cfg.Costs.SwitchFootprint + m.footSum - conn.foot)
+	refill := m.cfg.Costs.refillOf(conn.foot, others)
+	if refill < 1 {
+		m.poolRun(t, id, w, c)
+		return
+	}
+	w.next, w.stage = c, wsRefilled
+	m.runBurst(t, id, int64(refill+0.5), catUser)
+}
+
+// poolRun makes worker w interpret connection c's program from where c
+// left it.
+func (m *Machine) poolRun(t *thread, id int32, w *poolWorker, c int32) {
+	conn := &m.tpool.conns[c]
+	w.conn, w.last, w.stage = c, c, wsGetEvent
+	conn.resumed = true
+	t.prog, t.pc, t.step = conn.prog, conn.pc, opStart
+	m.advance(t, id)
+}
+
+// poolRequestDone ends worker t's request at its connection's next receive
+// (whose entry was the re-arm): the connection keeps its place (the receive,
+// to run as the read of its next request), its socket is armed again, or is
+// ready at once if the next request is already there, and the worker goes
+// back to get_event.
+func (m *Machine) poolRequestDone(t *thread, id int32) {
+	w := &m.tpool.workers[t.worker-1]
+	c := w.conn
+	conn := &m.tpool.conns[c]
+	conn.pc, conn.armed = t.pc, true
+	if conn.end.pending > 0 {
+		m.poolReady(c)
+	}
+	w.conn = -1
+	t.prog, t.pc, t.step = m.tpool.prog, 0, opStart
+	m.poolWorkerLoop(t, id)
+}
+
+// poolConnections is how many pooled connections the machine has.
+func (m *Machine) poolConnections() int {
+	if m.tpool == nil {
+		return 0
+	}
+	return len(m.tpool.conns)
+}
+
+// connUnits returns the units connection i (in the order of AddConnection)
+// has completed: its server thread's, or with the worker pool its THD's.
+func (m *Machine) connUnits(i int) uint64 {
+	if m.tpool != nil {
+		return m.tpool.conns[i].units
+	}
+	return m.threads[2*i].units
+}
