@@ -101,10 +101,11 @@ const (
 // os_thread_yield (sched_yield: Machine.yield) and one more test-and-set; if
 // still taken, reserve a wait cell and sleep on the mutex's event (a futex
 // wait through its hash bucket). MySQL 5.0 through 5.6 make that order in
-// mutex_spin_wait (sync0sync.c/.cc); 5.7 and 8.0's TTASEventMutex::spin_and_try_lock
-// (ib0mutex.h) yield too but go from the yield to the reservation, whose
-// retries follow at once, so a mutex freed during the yield costs them the
-// cell's reservation and release, which the model does not charge. A woken waiter starts over from the try, so a
+// mutex_spin_wait (sync0sync.c/.cc); 5.7 and 8.0's
+// TTASEventMutex::spin_and_try_lock (ib0mutex.h) yield too but go from the
+// yield to the reservation, whose retries follow at once, so a mutex freed
+// during the yield costs them the cell's reservation and release, which the
+// model does not charge. A woken waiter starts over from the try, so a
 // thread that arrives meanwhile may take the mutex first. On a machine with a
 // wait array (MachineConfig.SyncArray) the cell's reservation, the wait and the
 // cell's release each take the array's mutex first (SyncArray has the steps).
