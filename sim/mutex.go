@@ -62,6 +62,10 @@ type Mutex struct {
 	// (sync_array_wait_event); a reservation whose retry won the mutex is a
 	// cell without a wait. Without a wait array both stay 0.
 	Signals, Cells, CellWaits uint64
+	// Yields counts the os_thread_yield calls of threads that spun out on
+	// the mutex, and YieldSwitches those that gave the core to another
+	// thread (Machine.yield).
+	Yields, YieldSwitches uint64
 }
 
 // mutexStage is how far a thread has got in locking or unlocking a Mutex.
@@ -81,6 +85,8 @@ const (
 	mxFreeingWon                    // freeing the cell after the retry won the mutex
 	mxFreeing                       // freeing the cell after the wait: then spin again
 	mxSignalling                    // unlocking: counting the signal under the array's mutex (SyncArray50)
+	mxYielding                      // spun out: in sched_yield's system-call entry (os_thread_yield)
+	mxYielded                       // back from sched_yield: the last test-and-set before the wait
 )
 
 // lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
@@ -91,8 +97,15 @@ const (
 // MySQL 5.0..5.7): try the lock word; if taken, spin innodb_sync_spin_loops
 // rounds re-checking it (one burst of CPU here; a release during the burst hands
 // the mutex to the first spinner at once, as the spinner's next test-and-set would
-// win); if still taken, reserve a wait cell and sleep on the mutex's event (a futex
-// wait through its hash bucket). A woken waiter starts over from the try, so a
+// win); once the rounds are used up (i == SYNC_SPIN_ROUNDS, also with 0 rounds),
+// os_thread_yield (sched_yield: Machine.yield) and one more test-and-set; if
+// still taken, reserve a wait cell and sleep on the mutex's event (a futex
+// wait through its hash bucket). MySQL 5.0 through 5.6 make that order in
+// mutex_spin_wait (sync0sync.c/.cc); 5.7 and 8.0's
+// TTASEventMutex::spin_and_try_lock (ib0mutex.h) yield too but go from the
+// yield to the reservation, whose retries follow at once, so a mutex freed
+// during the yield costs them the cell's reservation and release, which the
+// model does not charge. A woken waiter starts over from the try, so a
 // thread that arrives meanwhile may take the mutex first. On a machine with a
 // wait array (MachineConfig.SyncArray) the cell's reservation, the wait and the
 // cell's release each take the array's mutex first (SyncArray has the steps).
@@ -111,22 +124,40 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 				return m.take(t, id, mu, st)
 			}
 			mu.wordCPU = t.core // the failed test-and-set wrote the word
-			if mu.Spin && m.cfg.SpinLoops > 0 {
+			if !mu.Spin {
+				*st = mxWaiting
+				m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+				return false
+			}
+			if m.cfg.SpinLoops > 0 {
 				*st = mxSpinning
 				mu.spinners = append(mu.spinners, id)
 				spin := int64(m.cfg.SpinLoops) * m.jit(m.cfg.Costs.SpinRound)
 				m.runBurst(t, id, spin, catMutexSpin)
 				return false
 			}
-			if m.inArray(mu) {
-				*st = mxReserving
-				continue
-			}
-			*st = mxWaiting
-			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+			// no rounds to spin: i == SYNC_SPIN_ROUNDS at once, so the yield
+			m.startYield(t, id, st)
 			return false
-		case mxSpinning: // spun out without the lock
+		case mxSpinning: // spun out without the lock: os_thread_yield
 			mu.spinners = remove(mu.spinners, id)
+			m.startYield(t, id, st)
+			return false
+		case mxYielding: // sched_yield has entered the kernel: its schedule()
+			*st = mxYielded
+			mu.Yields++
+			if !m.yield(t, id) {
+				mu.YieldSwitches++
+				return false // on the run queue; the test-and-set when it runs
+			}
+		case mxYielded: // the test-and-set after the yield, then the wait
+			if mu.holder < 0 {
+				mu.holder = id
+				mu.Acquisitions++
+				*st = mxIdle
+				return m.take(t, id, mu, st)
+			}
+			mu.wordCPU = t.core
 			if m.inArray(mu) {
 				*st = mxReserving
 				continue
@@ -189,6 +220,15 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 			return true
 		}
 	}
+}
+
+// startYield starts os_thread_yield for t, which spun out its rounds on an
+// InnoDB mutex: the system call's entry and exit (CostProfile.Syscall), then
+// the scheduler's part (Machine.yield) in stage mxYielding.
+func (m *Machine) startYield(t *thread, id int32, st *mutexStage) {
+	*st = mxYielding
+	m.syscalls++
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
 }
 
 // afterWait is the stage after a wait on mu has ended: free the wait

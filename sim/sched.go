@@ -405,6 +405,53 @@ func (m *Machine) requeue(t *thread, id int32) {
 	m.dispatch(c)
 }
 
+// yield is the scheduler's part of sched_yield(2) for running thread t, whose
+// system call has entered the kernel: it reports whether t keeps its core;
+// false means t went to the run queue and the core to the thread that runs
+// instead (a context switch, charged as always). What t gives way to is the
+// scheduler's:
+//
+//   - CFS (yield_task_fair in kernel/sched/fair.c, 2.6.39 .. 6.5): with no
+//     other runnable thread (rq->nr_running == 1) the call returns at once;
+//     else t is marked the run queue's skip buddy and schedule() picks the
+//     leftmost entity other than t, unless that one is more than a wakeup
+//     granularity (scaled by t's weight) behind t (pick_next_entity's
+//     wakeup_preempt_entity test), in which case t runs on.
+//   - TS (ts_yield in Solaris's ts.c): setbackdq puts t at the back of its
+//     priority's dispatch queue, and swtch runs the best runnable thread: a
+//     thread of t's priority or above, else t again.
+//
+// The machine has one run queue for all its cores, so t gives way to any
+// runnable thread, where the kernels' per-CPU queues would offer it only
+// its own CPU's. Linux 2.6's O(1) scheduler before CFS (2.6.23) moved a
+// yielding thread to the expired array instead, behind every runnable
+// thread; with nothing else runnable it too returns at once. Nothing of
+// schedule() beyond the system call's entry is charged when t keeps its core.
+func (m *Machine) yield(t *thread, id int32) bool {
+	i := m.bestRunnable()
+	if i < 0 {
+		return true
+	}
+	r := &m.threads[m.runq[i]]
+	if m.cfg.Scheduler == TS {
+		if m.tsPrio(r) < m.tsPrio(t) {
+			return true
+		}
+	} else if r.vr-t.vr > cfsWakeupGran*nice0Weight/t.weight {
+		return true
+	}
+	next := m.runq[i]
+	last := len(m.runq) - 1
+	m.runq[i] = m.runq[last]
+	m.runq = m.runq[:last]
+	c := int(t.core)
+	t.gen++
+	m.cores[c].cur = -1
+	m.enqueue(id, false)
+	m.put(next, c)
+	return false
+}
+
 // SetRemoteWake turns on the cost of a wake that must bring another, idle CPU
 // out of idle: Linux's try_to_wake_up (kernel/sched/core.c) picks the wakee's
 // CPU with select_task_rq (select_idle_sibling prefers an idle CPU of the

@@ -13,7 +13,8 @@ import (
 // the model without the array: a waiter goes from its spin rounds straight to
 // the mutex's futex.
 //
-// With the array, a thread that spun out in mutex_spin_wait (sync0sync.c)
+// With the array, a thread that spun out in mutex_spin_wait (sync0sync.c),
+// yielded (os_thread_yield) and failed its test-and-set after the yield
 //
 //  1. reserves a cell: sync_array_reserve_cell takes the array's mutex, scans
 //     the cells from the first for a free one (reading the line of every cell

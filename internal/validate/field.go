@@ -139,7 +139,10 @@ func bug15815() fieldCase {
 
 // bug52806: one hot InnoDB mutex, 16 threads on 8 cores, release waking every
 // waiter vs one. Published (MySQL bug 52806): waking one kept the throughput
-// and cut CPU use; no figures are given, so the table is its claims. "No
+// and cut CPU use; no figures are given, so the table is its claims. Nor is
+// a machine (the report says "a test with a lot of mutex contention" and
+// sysbench; the two notes it links were not found): the 8 cores and 16
+// threads are the case's own, kept as it was written. "No
 // slower" and "cheaper" each allow 2% for the seeds' noise. The comparison
 // means something only if the waiters sleep: both settings must make at
 // least 10 context switches per 1,000 units, or wake one and wake all
