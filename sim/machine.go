@@ -35,7 +35,7 @@ type Machine struct {
 	cores   []core
 	idle    int
 	threads []thread
-	runq    []int32
+	runq    []int32 // runnable threads: under CFS a binary heap by better, under TS unordered
 	seq     int64
 	minVr   int64
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -207,20 +208,25 @@ func TestOldAndNewKernelDifferOnlyInSyscallsAndContextSwitch(t *testing.T) {
 
 // BenchmarkMachine measures a whole simulated server: events/s of the engine
 // with the scheduler, mutexes and futex model in the loop.
+// BenchmarkMachine measures the simulator's speed in events per second of
+// wall time, at 64 threads and at 1,024, where the run queue is long (the
+// validate field case of the 1,024-thread collapse).
 func BenchmarkMachine(b *testing.B) {
 	for _, wl := range []string{"oltp_read_only", "connect"} {
-		b.Run("workload="+wl, func(b *testing.B) {
-			var events uint64
-			for i := 0; i < b.N; i++ {
-				r, err := Cell{Workload: wl, Threads: 64, Machine: MachineConfig{CPUs: 16, Scheduler: CFS,
-					SpinLoops: DefaultSpinLoops, Seed: uint64(i)}, Warmup: time.Millisecond, Measure: 10 * time.Millisecond}.Run(b.Context())
-				if err != nil {
-					b.Fatal(err)
+		for _, threads := range []int{64, 1024} {
+			b.Run(fmt.Sprintf("workload=%s/threads=%d", wl, threads), func(b *testing.B) {
+				var events uint64
+				for i := 0; i < b.N; i++ {
+					r, err := Cell{Workload: wl, Threads: threads, Machine: MachineConfig{CPUs: 16, Scheduler: CFS,
+						SpinLoops: DefaultSpinLoops, Seed: uint64(i)}, Warmup: time.Millisecond, Measure: 10 * time.Millisecond}.Run(b.Context())
+					if err != nil {
+						b.Fatal(err)
+					}
+					events += r.Events
 				}
-				events += r.Events
-			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-		})
+				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			})
+		}
 	}
 }
 

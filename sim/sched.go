@@ -123,16 +123,77 @@ func (m *Machine) enqueue(id int32, front bool) {
 		t.enqKey = m.seq
 	}
 	m.runq = append(m.runq, id)
+	if m.cfg.Scheduler == CFS {
+		m.runqUp(len(m.runq) - 1)
+	}
 }
 
+// bestRunnable returns the run queue's index of the thread that should run
+// next (better than every other), or -1 when none is runnable. Under CFS the
+// queue is a binary heap ordered by better, whose keys (vruntime, then the
+// enqueue order) do not change while a thread is queued, so the best is at
+// 0, as the leftmost entity of CFS's red-black tree; under TS a queued
+// thread's priority rises with its wait (ts_maxwait), so the queue is
+// scanned. The answer is the same either way: better is a total order.
 func (m *Machine) bestRunnable() int {
-	best := -1
+	if len(m.runq) == 0 {
+		return -1
+	}
+	if m.cfg.Scheduler == CFS {
+		return 0
+	}
+	best := 0
 	for i, id := range m.runq {
-		if best < 0 || m.better(&m.threads[id], &m.threads[m.runq[best]]) {
+		if m.better(&m.threads[id], &m.threads[m.runq[best]]) {
 			best = i
 		}
 	}
 	return best
+}
+
+// takeRunnable removes the thread at index i of the run queue (an index
+// bestRunnable returned) and returns its id.
+func (m *Machine) takeRunnable(i int) int32 {
+	id := m.runq[i]
+	last := len(m.runq) - 1
+	m.runq[i] = m.runq[last]
+	m.runq = m.runq[:last]
+	if m.cfg.Scheduler == CFS && i < last {
+		m.runqDown(i)
+		m.runqUp(i)
+	}
+	return id
+}
+
+// runqUp and runqDown restore the CFS heap's order around index i.
+func (m *Machine) runqUp(i int) {
+	q := m.runq
+	for i > 0 {
+		p := (i - 1) / 2
+		if !m.better(&m.threads[q[i]], &m.threads[q[p]]) {
+			return
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (m *Machine) runqDown(i int) {
+	q := m.runq
+	for {
+		b, l := i, 2*i+1
+		if l < len(q) && m.better(&m.threads[q[l]], &m.threads[q[b]]) {
+			b = l
+		}
+		if r := l + 1; r < len(q) && m.better(&m.threads[q[r]], &m.threads[q[b]]) {
+			b = r
+		}
+		if b == i {
+			return
+		}
+		q[i], q[b] = q[b], q[i]
+		i = b
+	}
 }
 
 // account charges the time t ran since t.start.
@@ -208,10 +269,7 @@ func (m *Machine) dispatch(c int) {
 		m.idle++
 		return
 	}
-	id := m.runq[i]
-	last := len(m.runq) - 1
-	m.runq[i] = m.runq[last]
-	m.runq = m.runq[:last]
+	id := m.takeRunnable(i)
 	m.put(id, c)
 }
 
@@ -440,10 +498,7 @@ func (m *Machine) yield(t *thread, id int32) bool {
 	} else if r.vr-t.vr > cfsWakeupGran*nice0Weight/t.weight {
 		return true
 	}
-	next := m.runq[i]
-	last := len(m.runq) - 1
-	m.runq[i] = m.runq[last]
-	m.runq = m.runq[:last]
+	next := m.takeRunnable(i)
 	c := int(t.core)
 	t.gen++
 	m.cores[c].cur = -1
