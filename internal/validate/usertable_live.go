@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/innosim/innosim/sim"
 )
 
@@ -155,34 +157,26 @@ const (
 // throughput's. A curve with fewer than two such rows, or whose resident
 // set does not grow, gets none.
 func setGrowth(ut UserTable, kib []float64, set func(*sim.ClientConfig, int64)) {
-	type sums struct{ n, x, y, xx, xy float64 }
-	by := map[string]*sums{}
+	type points struct{ x, y []float64 }
+	by := map[string]*points{}
 	for i, c := range ut.Curves {
 		if kib[i] < 0 {
 			continue
 		}
-		s := by[c]
-		if s == nil {
-			s = &sums{}
-			by[c] = s
+		p := by[c]
+		if p == nil {
+			p = &points{}
+			by[c] = p
 		}
-		x := float64(ut.Cells[i].Threads)
-		s.n++
-		s.x += x
-		s.y += kib[i]
-		s.xx += x * x
-		s.xy += x * kib[i]
+		p.x = append(p.x, float64(ut.Cells[i].Threads))
+		p.y = append(p.y, kib[i])
 	}
 	for i, c := range ut.Curves {
-		s := by[c]
-		if s == nil || s.n < 2 {
-			continue
-		}
-		d := s.n*s.xx - s.x*s.x
-		if d <= 0 {
+		p := by[c]
+		if p == nil || len(p.x) < 2 || stat.Variance(p.x, nil) == 0 {
 			continue // one thread count only
 		}
-		if slope := (s.n*s.xy - s.x*s.y) / d; slope > 0 {
+		if _, slope := stat.LinearRegression(p.x, p.y, nil, false); slope > 0 {
 			set(ut.Cells[i].Client, min(int64(slope*1024+0.5), 1<<30))
 		}
 	}
