@@ -19,8 +19,11 @@ import "context"
 // held: the seat belongs to whoever took it, as InnoDB's force-exit is the
 // end of the outermost statement only. Otherwise a nested Statement's
 // ForceExit would give the outer statement's seat away while it still runs.
+// A seat of another gate is not g's: g refuses the Thread as its Enter does
+// (ErrThreadOfOtherGate; Unlimited, which counts no seats, admits it) and fn
+// does not run.
 func Statement(ctx context.Context, g Gate, t *Thread, fn func() error) error {
-	if t.Inside() {
+	if t.Inside() && t.gate == g {
 		return fn()
 	}
 	if err := g.Enter(ctx, t); err != nil {
