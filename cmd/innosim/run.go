@@ -518,6 +518,9 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if err := checkThreadHandling(srv, c.ThreadHandling); err != nil {
 		return sim.Cell{}, err
 	}
+	if err := checkNativeAIO(srv, c, f.aio == "native"); err != nil {
+		return sim.Cell{}, err
+	}
 	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
 		return sim.Cell{}, err
 	}

@@ -86,3 +86,36 @@ func TestRunRefusesAnUnknownRelease(t *testing.T) {
 		assert.Contains(t, stderr, want)
 	}
 }
+
+// MySQL 5.0 and 5.1 have no native AIO (innodb_use_native_aio came with
+// InnoDB 1.1 in MySQL 5.5): -aio native, -vary aio=...,native or the option
+// file's innodb_use_native_aio = ON simulated an io_uring path for them.
+func TestRunRefusesNativeAIOBefore55(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\ninnodb_use_native_aio=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"run", "--workload", "oltp_insert", "--threads", "1", "--cpus", "1", "--measure", "1ms"}
+	for name, tt := range map[string]struct {
+		args []string
+		want string
+	}{
+		"flag":        {[]string{"--server", "mysql-5.1", "--aio", "native"}, "-aio native with -server mysql-5.1"},
+		"vary":        {[]string{"--server", "mysql-5.0", "--vary", "aio=simulated,native"}, "-aio native with -server mysql-5.0"},
+		"option file": {[]string{"--server", "mysql-5.1.24", "--cnf", cnf}, "innodb_use_native_aio = ON with -server mysql-5.1.24"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(append(base, tt.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tt.want)
+			assert.Contains(t, stderr, "native AIO came with MySQL 5.5 (InnoDB 1.1); before it InnoDB has simulated AIO only: want -aio simulated")
+			assert.Empty(t, stdout)
+		})
+	}
+	for _, server := range []string{"mysql-5.1", "mysql-5.5"} {
+		code, _, stderr := runCmd(append(base, "--server", server)...)
+		assert.Equal(t, 0, code, "%s with its default AIO: %s", server, stderr)
+	}
+	code, _, stderr := runCmd(append(base, "--server", "mysql-5.5", "--aio", "native")...)
+	assert.Equal(t, 0, code, "5.5 has native AIO: %s", stderr)
+}
