@@ -456,6 +456,12 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if err != nil {
 		return sim.Cell{}, err
 	}
+	if c.Gate != nil && !entersGate(c) && settingIsDefault(s, "innodb_thread_concurrency") {
+		// A release's own default (8 in MySQL 5.0 and 5.1) for a workload
+		// that never enters InnoDB's gate: the limit has nothing to admit. A
+		// limit the user set is left for Validate to refuse.
+		c.Gate = nil
+	}
 	if c.Machine.Scheduler, err = sim.ParseScheduler(f.sched); err != nil {
 		return sim.Cell{}, fmt.Errorf("%w: -sched %q: want cfs or ts", errUsage, f.sched)
 	}
@@ -565,6 +571,30 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 		}
 	}
 	return nil
+}
+
+// entersGate reports whether a cell of proto enters InnoDB's gate
+// (innodb_thread_concurrency) at all.
+func entersGate(proto sim.Cell) bool {
+	w, err := sim.LookupWorkload(proto.Workload)
+	if err != nil {
+		return true // Validate names the workload
+	}
+	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return o.Kind == sim.OpGateEnter })
+}
+
+// settingIsDefault reports whether no line (nor -vary) set key in s.
+func settingIsDefault(s mycnf.Settings, key string) bool {
+	for _, st := range s.List() {
+		if st.Key == key {
+			return st.IsDefault()
+		}
+	}
+	return false
 }
 
 // commitFsyncs reports whether a cell of proto commits through the redo log
