@@ -41,6 +41,15 @@ const (
 	rowsPerPage = pageSize / rowSize
 )
 
+// Bounds of the flags: a study D extent of 64 pages at least, a file whose
+// size in bytes fits an int64 with room (16 TiB), and as many clients as
+// examples/gate allows.
+const (
+	minPages   = 64
+	maxPages   = 1 << 30
+	maxClients = 1 << 16
+)
+
 type options struct {
 	clients  int
 	duration time.Duration
@@ -66,8 +75,13 @@ func main() {
 }
 
 func run(o options) error {
-	if o.clients < 1 || o.duration <= 0 || o.pages < 64 {
-		return errors.New("want -clients ≥ 1, -duration > 0 and -pages ≥ 64")
+	switch {
+	case o.clients < 1 || o.clients > maxClients:
+		return fmt.Errorf("-clients %d, want 1..%d", o.clients, maxClients)
+	case o.duration <= 0:
+		return fmt.Errorf("-duration %v, want > 0", o.duration)
+	case o.pages < minPages || o.pages > maxPages:
+		return fmt.Errorf("-pages %d, want %d..%d (%d KiB each)", o.pages, minPages, maxPages, pageSize>>10)
 	}
 	dir := o.dir
 	if dir == "" {

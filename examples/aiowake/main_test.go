@@ -82,3 +82,23 @@ func TestInsertFillsALeafPerClientWhateverTheDeadline(t *testing.T) {
 	require.GreaterOrEqual(t, r.stats.Submitted, uint64(2*o.clients), "each client's split: a write and at least one sibling read")
 	require.Equal(t, r.stats.Submitted, r.stats.Completed)
 }
+
+// A bad flag is refused naming that flag and its range; the one message for
+// all three ("want -clients ≥ 1, -duration > 0 and -pages ≥ 64") did not say
+// which, and a -pages past the int64 range of bytes reached Truncate as a
+// negative size ("invalid argument").
+func TestMainRefusesAFlagOutOfRange(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-clients", "0"}, "-clients 0, want 1..65536"},
+		{[]string{"-duration", "0s"}, "-duration 0s, want > 0"},
+		{[]string{"-pages", "63"}, "-pages 63, want 64..1073741824 (16 KiB each)"},
+		{[]string{"-pages", "1000000000000000"}, "-pages 1000000000000000, want 64..1073741824 (16 KiB each)"},
+	} {
+		out, status := mainexec.Run(t, append([]string{"-duration", "1ms", "-pages", "64"}, tt.args...)...)
+		assert.Equal(t, 1, status, out)
+		assert.Contains(t, out, tt.want, tt.args)
+	}
+}
