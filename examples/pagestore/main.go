@@ -48,8 +48,9 @@ func main() {
 // against the updates made.
 func run(out io.Writer, o options) error {
 	policy, err := prio.ParsePolicy(o.priority)
-	if err != nil {
-		return err
+	if err != nil || policy != prio.PolicyOff && policy != prio.PolicyNice {
+		// Config.Priority takes these two; prio's own error would offer all four.
+		return fmt.Errorf("-priority %q, want off or nice", o.priority)
 	}
 	var io aio.IOMode
 	switch o.aio {

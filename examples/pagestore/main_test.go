@@ -42,9 +42,14 @@ func TestRunOnNativeAIO(t *testing.T) {
 		priority: "off", aio: "kernel", dir: t.TempDir()}), `-aio "kernel"`)
 }
 
+// -priority takes off or nice (Config.Priority); an unknown value was refused
+// with prio's "want off, legacy, nice or idle", naming no flag, and legacy
+// or idle then failed as Config's "Priority = legacy, want off or nice".
 func TestRunRejectsAnUnknownPriority(t *testing.T) {
-	err := run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: "loud", dir: t.TempDir()})
-	require.ErrorContains(t, err, `policy "loud"`)
+	for _, p := range []string{"loud", "legacy", "idle"} {
+		err := run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: p, dir: t.TempDir()})
+		require.EqualError(t, err, `-priority "`+p+`", want off or nice`)
+	}
 }
 
 // -clients 0 printed "workload {Clients:0 …}: invalid config; close:
