@@ -25,9 +25,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -68,13 +70,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "aiowake: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "aiowake:", err)
+	// Ctrl-C, SIGTERM and a reader of the output that goes away (| head)
+	// stop the run between configurations, so that the temporary directory
+	// and its data file are removed: killed by the signal, they were left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aiowake:", err) // before stop: the pipe may be the broken one
+	}
+	stop()
+	if err != nil {
 		os.Exit(1)
 	}
 }
 
-func run(o options) error {
+func run(ctx context.Context, o options) error {
 	switch {
 	case o.clients < 1 || o.clients > maxClients:
 		return fmt.Errorf("-clients %d, want 1..%d", o.clients, maxClients)
@@ -112,7 +122,10 @@ func run(o options) error {
 	for _, threads := range []int{4, 16} {
 		for _, c := range []setup{{mode, aio.WakeAll, aio.IOSimulated}, {mode, aio.WakeTargeted, aio.IOSimulated},
 			{aio.HandlerGoroutine, aio.WakeTargeted, aio.IONative}} {
-			r, err := insert(o, f, c, threads)
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("interrupted: %w", err)
+			}
+			r, err := insert(ctx, o, f, c, threads)
 			if errors.Is(err, aio.ErrNativeUnavailable) {
 				unavailable = err
 				fmt.Fprintf(tw, "%d+%d\t%s\tunavailable\t\t\t\t\t\t\n", threads, threads, c)
@@ -159,7 +172,7 @@ type result struct {
 
 // insert runs the clients for o.duration against an Array with threads read
 // and threads write segments, set up as c says.
-func insert(o options, f *os.File, c setup, threads int) (result, error) {
+func insert(ctx context.Context, o options, f *os.File, c setup, threads int) (result, error) {
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments, cfg.WriteSegments = threads, threads
 	cfg.Handlers, cfg.Wake, cfg.IO = c.handlers, c.policy, c.io
@@ -167,7 +180,7 @@ func insert(o options, f *os.File, c setup, threads int) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
+	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 	var (
 		rows    atomic.Int64
