@@ -88,3 +88,28 @@ func TestStatementWithThreadOfOtherGateIsRefused(t *testing.T) {
 		assert.True(t, th.Inside(), "a's seat is left alone")
 	})
 }
+
+// WaitOutside on gate b with a Thread inside gate a panicked (b's ForceExit
+// refusing the Thread) where Statement now returns the error: it returns
+// ErrThreadOfOtherGate too, without running wait, and a's seat stays held.
+func TestWaitOutsideWithThreadOfOtherGateIsRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, p := range []Policy{PolicyQueue, PolicyAtomic, PolicySemaphore, PolicyHandoff, PolicyAdaptive} {
+		t.Run(p.String(), func(t *testing.T) {
+			a, err := New(p, DefaultConfig(1))
+			require.NoError(t, err)
+			b, err := New(p, DefaultConfig(1))
+			require.NoError(t, err)
+			th := &Thread{}
+			require.NoError(t, a.Enter(ctx, th))
+			ran := false
+			require.NotPanics(t, func() {
+				err = WaitOutside(b, th, func() error { ran = true; return nil })
+			})
+			require.ErrorIs(t, err, ErrThreadOfOtherGate)
+			assert.False(t, ran)
+			assert.True(t, th.Inside(), "the thread keeps a's seat")
+			a.ForceExit(th)
+		})
+	}
+}
