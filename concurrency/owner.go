@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// ErrThreadOfOtherGate is wrapped by the error Enter returns, and is wrapped by
-// the panic value of Exit, ForceExit and ForceEnter, when the Thread holds a
+// ErrThreadOfOtherGate is wrapped by the error Enter returns (and Statement and
+// WaitOutside, which do not run their function then), and is wrapped by the
+// panic value of Exit, ForceExit and ForceEnter, when the Thread holds a
 // seat that another gate gave it: one Thread used with two gates at once, a
 // misuse. Without the check, Exit would free a seat this gate never counted
 // (its inside count going below the threads really inside, so that more than

@@ -19,8 +19,11 @@ import "context"
 // held: the seat belongs to whoever took it, as InnoDB's force-exit is the
 // end of the outermost statement only. Otherwise a nested Statement's
 // ForceExit would give the outer statement's seat away while it still runs.
+// A seat of another gate is not g's: g refuses the Thread as its Enter does
+// (ErrThreadOfOtherGate; Unlimited, which counts no seats, admits it) and fn
+// does not run.
 func Statement(ctx context.Context, g Gate, t *Thread, fn func() error) error {
-	if t.Inside() {
+	if t.Inside() && t.gate == g {
 		return fn()
 	}
 	if err := g.Enter(ctx, t); err != nil {
@@ -37,12 +40,27 @@ func Statement(ctx context.Context, g Gate, t *Thread, fn func() error) error {
 // srv_conc_force_exit_innodb and srv_conc_force_enter_innodb. Threads inside
 // that wait for a lock can then never keep its holder out of a full gate. If t
 // holds no seat, wait simply runs. It returns wait's error; the seat is taken
-// back even if wait panics.
+// back even if wait panics. A seat of another gate is refused as Statement
+// refuses it (ErrThreadOfOtherGate; Unlimited runs wait), and wait does not
+// run.
 func WaitOutside(g Gate, t *Thread, wait func() error) error {
 	if !t.Inside() {
 		return wait()
 	}
+	if t.gate != g && !countsNoSeats(g) {
+		return errOtherGate("WaitOutside")
+	}
 	g.ForceExit(t)
 	defer g.ForceEnter(t)
 	return wait()
+}
+
+// countsNoSeats reports whether g is Unlimited, which ignores whose seat a
+// Thread holds.
+func countsNoSeats(g Gate) bool {
+	switch g.(type) {
+	case Unlimited, *Unlimited:
+		return true
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/mycnf"
 )
 
@@ -136,4 +137,54 @@ innodb_read_io_threads = 16
 	// my.cnf:4: [mysqld] datadir: not an option innosim models; it has no effect
 	// my.cnf:6: [mariadb] innodb_read_io_threads: mysql-8.0 does not read group [mariadb] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect
 	// MariaDB 10.5 read handler threads: 16
+}
+
+// A my.cnf read for the server it configures, then turned into the configs of
+// the concurrency and aio packages: the path from a production option file to
+// a gate and an AIO array.
+func ExampleFile_ServerSettings() {
+	const cnf = `
+[mysqld]
+innodb_thread_concurrency = 16
+innodb_read_io_threads = 8
+[mysqld-5.5]
+innodb_concurrency_tickets = 1000
+[mysqld-8.0]
+innodb_thread_concurrency = 0
+`
+	f, err := mycnf.Parse(strings.NewReader(cnf), "my.cnf")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv, err := mycnf.ParseServer("mysql-5.5") // reads [mysqld], [server] and [mysqld-5.5]
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := f.ServerSettings(srv)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cc, err := s.ConcurrencyConfig()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err := concurrency.New(concurrency.PolicyQueue, cc) // MySQL 5.5's gate
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("gate:", g.Limit(), "inside at once,", cc.Tickets, "tickets, sleep", cc.SleepDelay)
+	ac, err := s.AIOConfig()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("aio:", ac.IO, "with", ac.ReadSegments, "read and", ac.WriteSegments, "write segments")
+	// Output:
+	// gate: 16 inside at once, 1000 tickets, sleep 10ms
+	// aio: native with 8 read and 4 write segments
 }

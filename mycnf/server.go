@@ -166,9 +166,13 @@ func isServerGroup(group string) bool {
 // not 5000, for MySQL before 5.6.6 and MariaDB 5.x (its 5.5 is MySQL 5.5's
 // InnoDB): the MySQL 5.6 manual's "Changes to Server Defaults" gives 500 up
 // to 5.6.5 and 5000 from 5.6.6; a 5.6 with no patch level is taken as the
-// series' GA (5.6.10), so 5000. ThreadConcurrency is 8, not 0, for MySQL 5.0 and 5.1, whose built-in
-// InnoDB had that default until 5.4.0 made it 0 (WL#4965). A malformed
-// Version or Product gives Defaults; ParseServer never makes one.
+// series' GA (5.6.10), so 5000. ThreadConcurrency is 8, not 0, for MySQL 5.0
+// and 5.1, whose built-in InnoDB had that default until 5.4.0 made it 0
+// (WL#4965). UseNativeAIO is false for a series before 5.5 (MySQL 5.0 and
+// 5.1, MariaDB 5.1 .. 5.3): Linux native AIO and innodb_use_native_aio came
+// with InnoDB 1.1 in MySQL 5.5, and the InnoDB before it has only simulated
+// AIO. A malformed Version or Product gives Defaults; ParseServer never makes
+// one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
 	major, minor, err := s.series()
@@ -189,6 +193,9 @@ func (s Server) Defaults() Settings {
 	}
 	if s.Product == MySQL && major == 5 && minor <= 1 {
 		d.ThreadConcurrency = 8
+	}
+	if major >= 0 && (major < 5 || major == 5 && minor < 5) {
+		d.UseNativeAIO = false
 	}
 	return d
 }

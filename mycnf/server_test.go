@@ -136,3 +136,23 @@ func TestServerDefaultsThreadConcurrencyOfTheRelease(t *testing.T) {
 		assert.Equal(t, want, int64(srv.Defaults().ThreadConcurrency), server)
 	}
 }
+
+// Linux native AIO came with InnoDB 1.1 in MySQL 5.5 (innodb_use_native_aio);
+// the InnoDB of MySQL 5.0 and 5.1, and of MariaDB 5.1 .. 5.3 built on it, has
+// only simulated AIO. A 5.1 server used to default to native AIO, so that run
+// -server mysql-5.1 simulated an io_uring path that release never had.
+func TestServerDefaultsNativeAIOOfTheRelease(t *testing.T) {
+	for server, want := range map[string]bool{
+		"mysql": true, "mysql-5.0": false, "mysql-5.1": false, "mysql-5.1.49": false, "mysql-5.5": true,
+		"mysql-8.0": true, "mariadb": true, "mariadb-5.3": false, "mariadb-5.5": true, "mariadb-10.6": true,
+	} {
+		srv, err := ParseServer(server)
+		require.NoError(t, err)
+		assert.Equal(t, want, srv.Defaults().UseNativeAIO, server)
+		f, err := Parse(strings.NewReader("[mysqld]\n"), "my.cnf")
+		require.NoError(t, err)
+		s, err := f.ServerSettings(srv)
+		require.NoError(t, err)
+		assert.Equal(t, want, s.UseNativeAIO, "%s, an empty [mysqld]", server)
+	}
+}

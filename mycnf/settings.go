@@ -50,7 +50,8 @@ type Settings struct {
 
 	// UseNativeAIO is innodb_use_native_aio: true uses Linux native AIO,
 	// false InnoDB's simulated AIO (the array, segments and handler threads);
-	// AIOConfig maps it to aio.Config.IO. Default true (ON).
+	// AIOConfig maps it to aio.Config.IO. Default true (ON); File.ServerSettings
+	// (Server.Defaults) reads false for a release before 5.5 (simulated AIO only).
 	UseNativeAIO bool
 
 	// ReadAheadThreshold is innodb_read_ahead_threshold: how many pages of an

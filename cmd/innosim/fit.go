@@ -35,7 +35,7 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
 		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped; a header naming concurrency")
 		fmt.Fprintln(stderr, "(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by")
-		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series.")
+		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
@@ -58,16 +58,20 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !explicit {
-		series, ok, err := runSeries(recs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", fs.Arg(0), err)
-		}
-		if ok {
-			return fitSeries(stdout, fs.Arg(0), series)
-		}
-	}
 	nc, xc := *nCol-1, *xCol-1
+	series, ok, err := runSeries(recs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	if ok {
+		// -n and -x choose the columns; the curves stay the run's series
+		if explicit {
+			for i := range series {
+				series[i].n, series[i].x = nc, xc
+			}
+		}
+		return fitSeries(stdout, fs.Arg(0), series)
+	}
 	if !explicit && len(recs) > 0 {
 		if hn, hx, ok := namedColumns(recs[0]); ok {
 			nc, xc = hn, hx

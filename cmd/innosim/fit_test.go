@@ -32,6 +32,23 @@ func TestFitReadsTheCSVThatRunWrites(t *testing.T) {
 	}
 }
 
+// -n and -x on the CSV that run --csv writes choose the columns, not the
+// curves: its series are still fitted one by one. They used to be pooled into
+// one fit of every row (two core counts' curves as one, "points 10").
+func TestFitWithExplicitColumnsKeepsRunSeriesApart(t *testing.T) {
+	csvPath := filepath.Join(t.TempDir(), "r.csv")
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1,2,4,8,16", "--cpus", "2,4",
+		"--measure", "5ms", "--csv", csvPath)
+	require.Equal(t, 0, code, stderr)
+	code, byHeader, stderr := runCmd("fit", csvPath)
+	require.Equal(t, 0, code, stderr)
+	code, byFlags, stderr := runCmd("fit", "-n", "2", "-x", "3", csvPath)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, byHeader, byFlags, "the same columns by name and by number")
+	assert.Contains(t, byFlags, "cpus=2")
+	assert.Contains(t, byFlags, "cpus=4")
+}
+
 // -n and -x still choose the columns of any other CSV.
 func TestFitWithExplicitColumns(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "p.csv")

@@ -111,7 +111,11 @@ func repeatedFlag(fs *flag.FlagSet, args []string) (string, bool) {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE too: a reader of stdout or stderr that goes away (| head) would
+	// otherwise kill the process at its next write, before any cleanup (live's
+	// server and datadir). Received, it stops the command as Ctrl-C does, and
+	// the write returns EPIPE.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -153,3 +153,33 @@ func TestRunRefusesAdmissionKeysMariaDBRemoved(t *testing.T) {
 		assert.Equal(t, 0, code, "%s: %s", srv, stderr)
 	}
 }
+
+// oltp_read_write under innodb_flush_log_at_trx_commit = 1 (MySQL's default)
+// fsyncs the log at every commit and needs a device; without -device it was
+// refused with the simulator's "want a device installed by SetDevice", a
+// function a command-line user never calls. The refusal names -device, the
+// setting and its other values, and the -vary row it concerns.
+func TestRunRefusesACommitThatFsyncsWithoutADevice(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the default setting", []string{"--workload", "oltp_read_write"},
+			"workload oltp_read_write with innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want -device (e.g. -device units=1,fsync=200us), or innodb_flush_log_at_trx_commit = 0 or 2"},
+		{"one varied row", []string{"--workload", "oltp_read_write", "--vary", "innodb_flush_log_at_trx_commit=0,1"},
+			"-vary innodb_flush_log_at_trx_commit=1: workload oltp_read_write with innodb_flush_log_at_trx_commit = 1 fsyncs the log"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(append([]string{"run", "--measure", "1ms", "--threads", "1", "--cpus", "2"}, tt.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tt.want)
+			assert.NotContains(t, stderr, "SetDevice")
+			assert.Empty(t, stdout)
+		})
+	}
+	code, _, stderr := runCmd("run", "--measure", "1ms", "--threads", "1", "--cpus", "2",
+		"--workload", "oltp_read_write", "--vary", "innodb_flush_log_at_trx_commit=0,2")
+	assert.Equal(t, 0, code, "no row fsyncs at commit: %s", stderr)
+}

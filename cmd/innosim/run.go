@@ -214,6 +214,18 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
 		return fmt.Errorf("%w: -device with workload %s, which never waits for a device (no AIO array, no read, write, fsync or commit): want a workload that does I/O, or no -device", errUsage, f.workload)
 	}
+	if f.device.cfg == nil {
+		for j, proto := range protos {
+			if commitFsyncs(proto) {
+				row := ""
+				if varyKey != "" {
+					row = fmt.Sprintf("-vary %s=%s: ", varyKey, varyVals[j])
+				}
+				return fmt.Errorf("%w: %sworkload %s with innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want -device (e.g. -device units=1,fsync=200us), or innodb_flush_log_at_trx_commit = 0 or 2 (-cnf or -vary)",
+					errUsage, row, f.workload)
+			}
+		}
+	}
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
 		if err := cells[i].Validate(); err != nil {
@@ -444,6 +456,12 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if err != nil {
 		return sim.Cell{}, err
 	}
+	if c.Gate != nil && !entersGate(c) && settingIsDefault(s, "innodb_thread_concurrency") {
+		// A release's own default (8 in MySQL 5.0 and 5.1) for a workload
+		// that never enters InnoDB's gate: the limit has nothing to admit. A
+		// limit the user set is left for Validate to refuse.
+		c.Gate = nil
+	}
 	if c.Machine.Scheduler, err = sim.ParseScheduler(f.sched); err != nil {
 		return sim.Cell{}, fmt.Errorf("%w: -sched %q: want cfs or ts", errUsage, f.sched)
 	}
@@ -506,6 +524,9 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if err := checkThreadHandling(srv, c.ThreadHandling); err != nil {
 		return sim.Cell{}, err
 	}
+	if err := checkNativeAIO(srv, c, f.aio == "native"); err != nil {
+		return sim.Cell{}, err
+	}
 	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
 		return sim.Cell{}, err
 	}
@@ -550,6 +571,48 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 		}
 	}
 	return nil
+}
+
+// entersGate reports whether a cell of proto enters InnoDB's gate
+// (innodb_thread_concurrency) at all.
+func entersGate(proto sim.Cell) bool {
+	w, err := sim.LookupWorkload(proto.Workload)
+	if err != nil {
+		return true // Validate names the workload
+	}
+	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return o.Kind == sim.OpGateEnter })
+}
+
+// settingIsDefault reports whether no line (nor -vary) set key in s.
+func settingIsDefault(s mycnf.Settings, key string) bool {
+	for _, st := range s.List() {
+		if st.Key == key {
+			return st.IsDefault()
+		}
+	}
+	return false
+}
+
+// commitFsyncs reports whether a cell of proto commits through the redo log
+// with innodb_flush_log_at_trx_commit = 1, so that each commit waits for an
+// fsync of the log and the cell needs a device (sim.Machine.SetLog).
+func commitFsyncs(proto sim.Cell) bool {
+	if proto.Log != nil && proto.Log.FlushAtTrxCommit != 1 {
+		return false
+	}
+	w, err := sim.LookupWorkload(proto.Workload)
+	if err != nil {
+		return false // Validate names the workload
+	}
+	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return o.Kind == sim.OpLogCommit })
 }
 
 // usesDevice reports whether a cell of proto waits for its storage device:

@@ -233,6 +233,50 @@ func TestSignalStopsRun(t *testing.T) {
 	}
 }
 
+// A reader of stderr that goes away (innosim live ... 2>&1 | head) used to
+// kill the process with SIGPIPE at its next write, before any cleanup: live
+// left its mariadbd running and its datadir behind. A broken pipe now stops a
+// command as Ctrl-C does: run ends through its own error path (exit status
+// 1), not by the signal.
+func TestBrokenPipeStopsRunAsAnInterrupt(t *testing.T) {
+	if os.Getenv("INNOSIM_MAIN") == "1" {
+		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
+		main()
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a subprocess")
+	}
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thred_concurrency = 8\n"), 0o644))
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close()) // nobody reads: the first write to stderr breaks the pipe
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenPipeStopsRunAsAnInterrupt$")
+	cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
+		"INNOSIM_ARGS=run --cnf "+cnf+" --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+filepath.Join(dir, "r.csv"))
+	cmd.Stdout, cmd.Stderr = w, w
+	require.NoError(t, cmd.Start())
+	require.NoError(t, w.Close())
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit)
+		ws, ok := exit.Sys().(syscall.WaitStatus)
+		require.True(t, ok)
+		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
+		assert.Equal(t, 1, exit.ExitCode())
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-waited
+		t.Fatal("run still going 60 s after its stderr broke")
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "r.csv"))
+}
+
 // A flag given twice is refused: the flag package would keep the last value
 // and drop the first without a word (-vary's second setting replaced the
 // first; -threads 4 -threads 8 ran only 8). validate's -table repeats.

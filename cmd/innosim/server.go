@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
 )
@@ -84,4 +85,30 @@ func checkThreadHandling(srv mycnf.Server, th sim.ThreadHandling) error {
 	}
 	return fmt.Errorf("%w: thread_handling = pool-of-threads with -server %s: MySQL has no pool-of-threads (MariaDB and Percona Server have it): want -server mariadb, or one-thread-per-connection",
 		errUsage, srv)
+}
+
+// checkNativeAIO refuses native AIO for a release before 5.5: Linux native
+// AIO (innodb_use_native_aio) came with InnoDB 1.1 in MySQL 5.5, and the
+// InnoDB of MySQL 5.0 and 5.1 (and of MariaDB 5.1 .. 5.3) has only its
+// simulated AIO. flagged says that -aio (given or varied) asked for it;
+// otherwise innodb_use_native_aio did.
+func checkNativeAIO(srv mycnf.Server, c sim.Cell, flagged bool) error {
+	if c.AIO == nil || c.AIO.IO != aio.IONative || srv.Version == "" {
+		return nil
+	}
+	parts := strings.Split(srv.Version, ".")
+	if len(parts) < 2 {
+		return nil // ParseServer refuses such a version
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || major > 5 || major == 5 && minor >= 5 {
+		return nil
+	}
+	what := "innodb_use_native_aio = ON"
+	if flagged {
+		what = "-aio native"
+	}
+	return fmt.Errorf("%w: %s with -server %s: native AIO came with MySQL 5.5 (InnoDB 1.1); before it InnoDB has simulated AIO only: want -aio simulated (or innodb_use_native_aio = OFF), or a -server of 5.5 or later",
+		errUsage, what, srv)
 }

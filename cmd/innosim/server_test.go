@@ -86,3 +86,59 @@ func TestRunRefusesAnUnknownRelease(t *testing.T) {
 		assert.Contains(t, stderr, want)
 	}
 }
+
+// MySQL 5.0 and 5.1 have no native AIO (innodb_use_native_aio came with
+// InnoDB 1.1 in MySQL 5.5): -aio native, -vary aio=...,native or the option
+// file's innodb_use_native_aio = ON simulated an io_uring path for them.
+func TestRunRefusesNativeAIOBefore55(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\ninnodb_use_native_aio=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"run", "--workload", "oltp_insert", "--threads", "1", "--cpus", "1", "--measure", "1ms"}
+	for name, tt := range map[string]struct {
+		args []string
+		want string
+	}{
+		"flag":        {[]string{"--server", "mysql-5.1", "--aio", "native"}, "-aio native with -server mysql-5.1"},
+		"vary":        {[]string{"--server", "mysql-5.0", "--vary", "aio=simulated,native"}, "-aio native with -server mysql-5.0"},
+		"option file": {[]string{"--server", "mysql-5.1.24", "--cnf", cnf}, "innodb_use_native_aio = ON with -server mysql-5.1.24"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(append(base, tt.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tt.want)
+			assert.Contains(t, stderr, "native AIO came with MySQL 5.5 (InnoDB 1.1); before it InnoDB has simulated AIO only: want -aio simulated")
+			assert.Empty(t, stdout)
+		})
+	}
+	for _, server := range []string{"mysql-5.1", "mysql-5.5"} {
+		code, _, stderr := runCmd(append(base, "--server", server)...)
+		assert.Equal(t, 0, code, "%s with its default AIO: %s", server, stderr)
+	}
+	code, _, stderr := runCmd(append(base, "--server", "mysql-5.5", "--aio", "native")...)
+	assert.Equal(t, 0, code, "5.5 has native AIO: %s", stderr)
+}
+
+// MySQL 5.0 and 5.1 default to innodb_thread_concurrency = 8; a workload that
+// never enters InnoDB's gate (connect, the mutex loads) then failed on every
+// such server with "want no Gate", for a value the user never set. The
+// default is left out of such a cell; a value the user sets is still refused.
+func TestRunOldReleaseDefaultGateWithAWorkloadWithoutGate(t *testing.T) {
+	base := []string{"run", "--threads", "1", "--cpus", "2", "--measure", "1ms"}
+	for _, w := range []string{"connect", "mutex_wake_all"} {
+		for _, server := range []string{"mysql-5.0", "mysql-5.1"} {
+			code, _, stderr := runCmd(append(base, "--workload", w, "--server", server)...)
+			assert.Equal(t, 0, code, "%s on %s: %s", w, server, stderr)
+		}
+	}
+	code, _, stderr := runCmd(append(base, "--workload", "connect", "--server", "mysql-5.1", "--vary", "innodb_thread_concurrency=0,8")...)
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "never enters InnoDB's gate")
+	s, err := readCnf("", "mysql-5.1", false, io.Discard)
+	require.NoError(t, err)
+	c, err := buildCell(runFlags{workload: "oltp_read_only", server: "mysql-5.1", sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+	require.NoError(t, err)
+	require.NotNil(t, c.Gate, "a workload that enters the gate keeps 5.1's default limit")
+	assert.Equal(t, 8, c.Gate.Config.Limit)
+}

@@ -25,9 +25,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -39,6 +41,15 @@ const (
 	pageSize    = 16 << 10
 	rowSize     = 160 // a sysbench row is about 190 bytes; any size shows the shape
 	rowsPerPage = pageSize / rowSize
+)
+
+// Bounds of the flags: a study D extent of 64 pages at least, a file whose
+// size in bytes fits an int64 with room (16 TiB), and as many clients as
+// examples/gate allows.
+const (
+	minPages   = 64
+	maxPages   = 1 << 30
+	maxClients = 1 << 16
 )
 
 type options struct {
@@ -59,15 +70,28 @@ func main() {
 		fmt.Fprintf(os.Stderr, "aiowake: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "aiowake:", err)
+	// Ctrl-C, SIGTERM and a reader of the output that goes away (| head)
+	// stop the run between configurations, so that the temporary directory
+	// and its data file are removed: killed by the signal, they were left.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aiowake:", err) // before stop: the pipe may be the broken one
+	}
+	stop()
+	if err != nil {
 		os.Exit(1)
 	}
 }
 
-func run(o options) error {
-	if o.clients < 1 || o.duration <= 0 || o.pages < 64 {
-		return errors.New("want -clients ≥ 1, -duration > 0 and -pages ≥ 64")
+func run(ctx context.Context, o options) error {
+	switch {
+	case o.clients < 1 || o.clients > maxClients:
+		return fmt.Errorf("-clients %d, want 1..%d", o.clients, maxClients)
+	case o.duration <= 0:
+		return fmt.Errorf("-duration %v, want > 0", o.duration)
+	case o.pages < minPages || o.pages > maxPages:
+		return fmt.Errorf("-pages %d, want %d..%d (%d KiB each)", o.pages, minPages, maxPages, pageSize>>10)
 	}
 	dir := o.dir
 	if dir == "" {
@@ -98,7 +122,10 @@ func run(o options) error {
 	for _, threads := range []int{4, 16} {
 		for _, c := range []setup{{mode, aio.WakeAll, aio.IOSimulated}, {mode, aio.WakeTargeted, aio.IOSimulated},
 			{aio.HandlerGoroutine, aio.WakeTargeted, aio.IONative}} {
-			r, err := insert(o, f, c, threads)
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("interrupted: %w", err)
+			}
+			r, err := insert(ctx, o, f, c, threads)
 			if errors.Is(err, aio.ErrNativeUnavailable) {
 				unavailable = err
 				fmt.Fprintf(tw, "%d+%d\t%s\tunavailable\t\t\t\t\t\t\n", threads, threads, c)
@@ -145,7 +172,7 @@ type result struct {
 
 // insert runs the clients for o.duration against an Array with threads read
 // and threads write segments, set up as c says.
-func insert(o options, f *os.File, c setup, threads int) (result, error) {
+func insert(ctx context.Context, o options, f *os.File, c setup, threads int) (result, error) {
 	cfg := aio.DefaultConfig()
 	cfg.ReadSegments, cfg.WriteSegments = threads, threads
 	cfg.Handlers, cfg.Wake, cfg.IO = c.handlers, c.policy, c.io
@@ -153,7 +180,7 @@ func insert(o options, f *os.File, c setup, threads int) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
+	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 	var (
 		rows    atomic.Int64

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,7 +42,7 @@ func TestInsertCountsRowsAndWakeups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := insert(o, f, tt.setup, 4)
+			r, err := insert(context.Background(), o, f, tt.setup, 4)
 			if errors.Is(err, aio.ErrNativeUnavailable) {
 				t.Skipf("native AIO unavailable here: %v", err)
 			}
@@ -62,8 +66,8 @@ func TestInsertCountsRowsAndWakeups(t *testing.T) {
 }
 
 func TestRunPrintsEveryConfiguration(t *testing.T) {
-	require.NoError(t, run(options{clients: 1, duration: 10 * time.Millisecond, pages: 128, dir: t.TempDir()}))
-	require.Error(t, run(options{clients: 0, duration: time.Second, pages: 128}))
+	require.NoError(t, run(context.Background(), options{clients: 1, duration: 10 * time.Millisecond, pages: 128, dir: t.TempDir()}))
+	require.Error(t, run(context.Background(), options{clients: 0, duration: time.Second, pages: 128}))
 }
 
 // TestInsertFillsALeafPerClientWhateverTheDeadline: a client whose goroutine
@@ -76,9 +80,56 @@ func TestInsertFillsALeafPerClientWhateverTheDeadline(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.Truncate(o.pages*pageSize))
-	r, err := insert(o, f, setup{aio.HandlerGoroutine, aio.WakeTargeted, aio.IOSimulated}, 2)
+	r, err := insert(context.Background(), o, f, setup{aio.HandlerGoroutine, aio.WakeTargeted, aio.IOSimulated}, 2)
 	require.NoError(t, err)
 	require.Positive(t, r.rowsPerSec)
 	require.GreaterOrEqual(t, r.stats.Submitted, uint64(2*o.clients), "each client's split: a write and at least one sibling read")
 	require.Equal(t, r.stats.Submitted, r.stats.Completed)
+}
+
+// A bad flag is refused naming that flag and its range; the one message for
+// all three ("want -clients ≥ 1, -duration > 0 and -pages ≥ 64") did not say
+// which, and a -pages past the int64 range of bytes reached Truncate as a
+// negative size ("invalid argument").
+func TestMainRefusesAFlagOutOfRange(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-clients", "0"}, "-clients 0, want 1..65536"},
+		{[]string{"-duration", "0s"}, "-duration 0s, want > 0"},
+		{[]string{"-pages", "63"}, "-pages 63, want 64..1073741824 (16 KiB each)"},
+		{[]string{"-pages", "1000000000000000"}, "-pages 1000000000000000, want 64..1073741824 (16 KiB each)"},
+	} {
+		out, status := mainexec.Run(t, append([]string{"-duration", "1ms", "-pages", "64"}, tt.args...)...)
+		assert.Equal(t, 1, status, out)
+		assert.Contains(t, out, tt.want, tt.args)
+	}
+}
+
+// A reader of the output that goes away (aiowake | head -1) used to kill the
+// program with SIGPIPE at its next line, leaving its temporary directory and
+// a data file of -pages × 16 KiB behind; so did Ctrl-C. It now stops between
+// configurations and removes them.
+func TestBrokenPipeRemovesTheTemporaryDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close()) // nobody reads: the first line breaks the pipe
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp,
+		"INNOSIM_MAIN_ARGS="+"-clients\x1f1\x1f-duration\x1f10ms\x1f-pages\x1f64") // mainexec's argument list
+	cmd.Stdout, cmd.Stderr = w, w
+	require.NoError(t, cmd.Start())
+	require.NoError(t, w.Close())
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		ws, ok := exit.Sys().(syscall.WaitStatus)
+		require.True(t, ok)
+		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "aiowake*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the temporary directory is removed")
 }

@@ -68,8 +68,11 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-limits: %w", err)
 	}
-	if *duration <= 0 || *burst < 0 {
-		return errors.New("-duration must be > 0 and -burst ≥ 0")
+	if *duration <= 0 {
+		return fmt.Errorf("-duration %v, want > 0", *duration)
+	}
+	if *burst < 0 {
+		return fmt.Errorf("-burst %d, want ≥ 0", *burst)
 	}
 	cfg := func(limit int) concurrency.Config {
 		c := concurrency.DefaultConfig(limit)
@@ -83,7 +86,10 @@ func run(args []string, out io.Writer) error {
 	for _, name := range strings.Split(*policies, ",") {
 		p, err := concurrency.ParsePolicy(strings.TrimSpace(name))
 		if err != nil {
-			return err
+			return fmt.Errorf("-policies: %w", err)
+		}
+		if slices.Contains(ps, p) {
+			return fmt.Errorf("-policies: %s given twice: want each policy once (it would be measured twice)", p)
 		}
 		ps = append(ps, p)
 	}
@@ -168,7 +174,7 @@ func parseInts(s string, lo, hi int) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%q is not an integer, want %d..%d", strings.TrimSpace(f), lo, hi)
 		}
 		if n < lo || n > hi {
 			return nil, fmt.Errorf("%d out of range %d..%d", n, lo, hi)

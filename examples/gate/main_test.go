@@ -79,6 +79,12 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"a stray argument", []string{"-clients", "1", "extra"}, `unexpected argument "extra"`},
 		{"a client count given twice", []string{"-clients", "4,1,4"}, "4 given twice"},
 		{"a limit given twice", []string{"-limits", "2,2"}, "2 given twice"},
+		// these named no range, or no flag, or measured a policy twice
+		{"an empty client count", []string{"-clients", "1,,2"}, `-clients: "" is not an integer, want 1..65536`},
+		{"a limit that is no number", []string{"-limits", "x"}, `-limits: "x" is not an integer, want 1..1000`},
+		{"a negative burst", []string{"-burst", "-1"}, "-burst -1, want ≥ 0"},
+		{"a negative duration", []string{"-duration", "-1s"}, "-duration -1s, want > 0"},
+		{"a policy given twice", []string{"-policies", "queue,queue"}, "-policies: queue given twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

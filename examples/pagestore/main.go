@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -37,8 +39,16 @@ func main() {
 		fmt.Fprintf(os.Stderr, "pagestore: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, o); err != nil {
-		fmt.Fprintln(os.Stderr, "pagestore:", err)
+	// Ctrl-C, SIGTERM and a reader of the output that goes away (| head) end
+	// the workload early; the store is still closed and the temporary
+	// directory removed, which the signal's default action skipped.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	err := run(ctx, os.Stdout, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pagestore:", err) // before stop: the pipe may be the broken one
+	}
+	stop()
+	if err != nil {
 		os.Exit(1)
 	}
 }
@@ -46,10 +56,11 @@ func main() {
 // run opens a store, runs a mixed workload (70% point reads, 20% updates, 10%
 // scans of two extents), closes the store and verifies every page of the file
 // against the updates made.
-func run(out io.Writer, o options) error {
+func run(ctx context.Context, out io.Writer, o options) error {
 	policy, err := prio.ParsePolicy(o.priority)
-	if err != nil {
-		return err
+	if err != nil || policy != prio.PolicyOff && policy != prio.PolicyNice {
+		// Config.Priority takes these two; prio's own error would offer all four.
+		return fmt.Errorf("-priority %q, want off or nice", o.priority)
 	}
 	var io aio.IOMode
 	switch o.aio {
@@ -77,7 +88,7 @@ func run(out io.Writer, o options) error {
 		return err
 	}
 	start := time.Now()
-	res, runErr := Run(context.Background(), s, Workload{Clients: o.clients, Ops: o.ops,
+	res, runErr := Run(ctx, s, Workload{Clients: o.clients, Ops: o.ops,
 		UpdatePercent: 20, ScanPercent: 10, ScanPages: 2 * ExtentPages, Seed: 1})
 	elapsed := time.Since(start)
 	if err := errors.Join(runErr, s.Close()); err != nil {

@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/innosim/innosim/aio"
@@ -23,7 +28,7 @@ func TestMainRefusesAStrayArgument(t *testing.T) {
 
 func TestRunPrintsAndVerifies(t *testing.T) {
 	var out bytes.Buffer
-	err := run(&out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", dir: t.TempDir()})
+	err := run(context.Background(), &out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", dir: t.TempDir()})
 	require.NoError(t, err)
 	require.Contains(t, out.String(), "verified:    256 pages, every checksum good")
 	require.Contains(t, out.String(), "0 failed")
@@ -31,28 +36,59 @@ func TestRunPrintsAndVerifies(t *testing.T) {
 
 func TestRunOnNativeAIO(t *testing.T) {
 	var out bytes.Buffer
-	err := run(&out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", aio: "native", dir: t.TempDir()})
+	err := run(context.Background(), &out, options{clients: 3, ops: 100, pages: 256, frames: 32, limit: 2, priority: "off", aio: "native", dir: t.TempDir()})
 	if errors.Is(err, aio.ErrNativeUnavailable) {
 		t.Skipf("native AIO unavailable here: %v", err)
 	}
 	require.NoError(t, err)
 	require.Contains(t, out.String(), "aio (native):")
 	require.Contains(t, out.String(), "verified:    256 pages, every checksum good")
-	require.ErrorContains(t, run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1,
+	require.ErrorContains(t, run(context.Background(), &bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1,
 		priority: "off", aio: "kernel", dir: t.TempDir()}), `-aio "kernel"`)
 }
 
+// -priority takes off or nice (Config.Priority); an unknown value was refused
+// with prio's "want off, legacy, nice or idle", naming no flag, and legacy
+// or idle then failed as Config's "Priority = legacy, want off or nice".
 func TestRunRejectsAnUnknownPriority(t *testing.T) {
-	err := run(&bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: "loud", dir: t.TempDir()})
-	require.ErrorContains(t, err, `policy "loud"`)
+	for _, p := range []string{"loud", "legacy", "idle"} {
+		err := run(context.Background(), &bytes.Buffer{}, options{clients: 1, ops: 1, pages: 64, frames: 8, limit: 1, priority: p, dir: t.TempDir()})
+		require.EqualError(t, err, `-priority "`+p+`", want off or nice`)
+	}
 }
 
 // -clients 0 printed "workload {Clients:0 …}: invalid config; close:
 // %!w(<nil>)": a struct dump and a format error, naming no field.
 func TestRunNamesTheBadWorkloadField(t *testing.T) {
-	err := run(&bytes.Buffer{}, options{clients: 0, ops: 1, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
+	err := run(context.Background(), &bytes.Buffer{}, options{clients: 0, ops: 1, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	require.EqualError(t, err, "pagestore: Workload.Clients = 0, want ≥ 1: invalid config")
-	err = run(&bytes.Buffer{}, options{clients: 1, ops: 0, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
+	err = run(context.Background(), &bytes.Buffer{}, options{clients: 1, ops: 0, pages: 64, frames: 8, limit: 1, priority: "off", dir: t.TempDir()})
 	require.EqualError(t, err, "pagestore: Workload.Ops = 0, want ≥ 1: invalid config")
+}
+
+// A reader of the output that goes away (pagestore | head -1) used to kill the
+// program with SIGPIPE at its next line, before its deferred removal of the
+// temporary directory and its data file; so did Ctrl-C.
+func TestBrokenPipeRemovesTheTemporaryDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close()) // nobody reads: the first line breaks the pipe
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp,
+		"INNOSIM_MAIN_ARGS="+"-clients\x1f2\x1f-ops\x1f20\x1f-pages\x1f64\x1f-frames\x1f8\x1f-limit\x1f1") // mainexec's argument list
+	cmd.Stdout, cmd.Stderr = w, w
+	require.NoError(t, cmd.Start())
+	require.NoError(t, w.Close())
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		ws, ok := exit.Sys().(syscall.WaitStatus)
+		require.True(t, ok)
+		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
+	}
+	left, err := filepath.Glob(filepath.Join(tmp, "pagestore*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "the temporary directory is removed")
 }

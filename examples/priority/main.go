@@ -51,8 +51,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "priority: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if *duration <= 0 || *queryCPU <= 0 || *roundTrip < 0 {
-		log.Fatal("priority: -duration and -query must be positive, -roundtrip not negative")
+	switch {
+	case *duration <= 0:
+		log.Fatalf("priority: -duration %v, want > 0", *duration)
+	case *queryCPU <= 0:
+		log.Fatalf("priority: -query %v, want > 0", *queryCPU)
+	case *roundTrip < 0:
+		log.Fatalf("priority: -roundtrip %v, want ≥ 0", *roundTrip)
 	}
 
 	cores := runtime.GOMAXPROCS(0)

@@ -25,6 +25,24 @@ func TestMainRefusesAStrayArgument(t *testing.T) {
 	assert.Contains(t, out, `unexpected argument "extra"`)
 }
 
+// A bad flag is refused naming that flag and its range, not with one message
+// for the three.
+func TestMainRefusesAFlagOutOfRange(t *testing.T) {
+	for flag, want := range map[string]string{
+		"-duration":  "priority: -duration 0s, want > 0",
+		"-query":     "priority: -query 0s, want > 0",
+		"-roundtrip": "priority: -roundtrip -1s, want ≥ 0",
+	} {
+		val := "0"
+		if flag == "-roundtrip" {
+			val = "-1s"
+		}
+		out, status := mainexec.Run(t, "-duration", "1ms", flag, val)
+		assert.Equal(t, 1, status, out)
+		assert.Contains(t, out, want, flag)
+	}
+}
+
 // unprivilegedOS is a kernel with Linux's rule for a user without CAP_SYS_NICE
 // or an RLIMIT_NICE allowance: a thread's nice may go up, never back down.
 type unprivilegedOS struct {
