@@ -323,6 +323,8 @@ func TestCompareDifferentGOMAXPROCSIsAnEnvironmentDifference(t *testing.T) {
 	require.Len(t, r.Changes, 2)
 	require.Equal(t, []Key{{Name: "OnlyOld-2"}}, r.OnlyOld)
 	require.Contains(t, report(t, r), "environments differ:\n  gomaxprocs: \"2\" -> \"4\"\n")
+	// the row names both files' benchmarks, not only the new one's
+	require.Contains(t, report(t, r), "X-2 vs X-4 ")
 
 	// go test -cpu 1,2 in both: every benchmark matches its own GOMAXPROCS
 	both := "BenchmarkX 1 5 ns/op\nBenchmarkX-2 1 5 ns/op\n"
