@@ -373,7 +373,7 @@ func (a *Array) nativeHandle(seg int) {
 		}
 		mu.Lock()
 		if woken {
-			a.core.woken(seg, true)
+			a.core.woken(seg, len(bs) > 0) // Close's mark alone is no completion
 		}
 		sg.awake = true // until it waits again, submissions are left to it
 		// What was left to it during the last round: submitted after this

@@ -209,7 +209,9 @@ func TestRun(t *testing.T) {
 		{"kernel differs", []string{td("kernel_old.txt"), td("kernel_new.txt")}, nil, "verdict: none, environments differ (kernel)"},
 		{"regression without -fail", []string{td("same_old.txt"), td("same_slow.txt")}, nil, "verdict: regression"},
 		{"regression with -fail", []string{"-fail", td("same_old.txt"), td("same_slow.txt")}, ErrRegression, "verdict: regression"},
-		{"-fail never fires across environments", []string{"-fail", td("kernel_old.txt"), td("kernel_new.txt")}, nil, "environments differ"},
+		// -fail asked for a verdict; across environments there is none, and
+		// exit 0 would read as a pass
+		{"-fail across environments is no pass", []string{"-fail", td("kernel_old.txt"), td("kernel_new.txt")}, ErrNotJudged, "environments differ"},
 		{"one file", []string{td("same_old.txt")}, ErrUsage, ""},
 		{"missing file", []string{td("same_old.txt"), td("nope.txt")}, os.ErrNotExist, ""},
 	}
@@ -321,6 +323,8 @@ func TestCompareDifferentGOMAXPROCSIsAnEnvironmentDifference(t *testing.T) {
 	require.Len(t, r.Changes, 2)
 	require.Equal(t, []Key{{Name: "OnlyOld-2"}}, r.OnlyOld)
 	require.Contains(t, report(t, r), "environments differ:\n  gomaxprocs: \"2\" -> \"4\"\n")
+	// the row names both files' benchmarks, not only the new one's
+	require.Contains(t, report(t, r), "X-2 vs X-4 ")
 
 	// go test -cpu 1,2 in both: every benchmark matches its own GOMAXPROCS
 	both := "BenchmarkX 1 5 ns/op\nBenchmarkX-2 1 5 ns/op\n"

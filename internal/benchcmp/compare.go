@@ -50,7 +50,8 @@ type EnvDiff struct {
 
 // Change is the comparison of one benchmark in one unit.
 type Change struct {
-	Key      Key
+	Key      Key    // the benchmark's name in the new file
+	OldKey   Key    // its name in the old file: Key, or Key with another -GOMAXPROCS suffix
 	Unit     string // tidied unit, e.g. sec/op
 	Old, New benchmath.Summary
 	OldN     int
@@ -111,7 +112,7 @@ func Compare(old, new *File) (*Report, error) {
 			so := benchmath.NewSample(prev.Value[unit], &thresholds)
 			sn := benchmath.NewSample(ns.Value[unit], &thresholds)
 			c := Change{
-				Key: ns.Key, Unit: unit,
+				Key: ns.Key, OldKey: prev.Key, Unit: unit,
 				Old: assume.Summary(so, Confidence), New: assume.Summary(sn, Confidence),
 				OldN: len(so.Values), NewN: len(sn.Values),
 			}

@@ -39,8 +39,12 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 		for _, w := range c.Warnings {
 			notes = appendNote(&marks, notes, w.Error())
 		}
+		name := c.Key.Name
+		if c.OldKey.Name != "" && c.OldKey.Name != name {
+			name = c.OldKey.Name + " vs " + name // paired across -GOMAXPROCS suffixes
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s (%d+%d)\t%s%s\n",
-			c.Key.Name, c.Unit, summary(c.Unit, c.Old.Center, c.Old.PctRangeString()),
+			name, c.Unit, summary(c.Unit, c.Old.Center, c.Old.PctRangeString()),
 			summary(c.Unit, c.New.Center, c.New.PctRangeString()), pct(c.Ratio),
 			interval(c), pValue(c.P), c.OldN, c.NewN, c.Verdict, strings.Join(marks, ""))
 	}

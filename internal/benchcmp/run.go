@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
@@ -17,15 +18,21 @@ var ErrUsage = errors.New("benchcmp: usage")
 // that a CI step fails.
 var ErrRegression = errors.New("benchcmp: significant regression")
 
+// ErrNotJudged is returned by Run with -fail when the two files' environments
+// differ, so that no verdict could be made: a CI step that asked for a
+// verdict fails rather than pass a comparison nobody judged.
+var ErrNotJudged = errors.New("benchcmp: environments differ, no verdict")
+
 // Run is the `innosim compare [-fail] OLD.txt NEW.txt` command: it parses both
 // files, compares them and writes the report to stdout. args excludes the command
 // name. It returns Parse's and Compare's errors (naming file and line), ErrUsage,
-// and with -fail ErrRegression when the verdict is Regression; a comparison across
-// differing environments is never ErrRegression.
+// and with -fail ErrRegression when the verdict is Regression, or ErrNotJudged
+// when the environments differ (a comparison across them is never a
+// regression, and with -fail not a pass either).
 func Run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression")
+	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression, or when the environments differ and there is no verdict")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim compare [-fail] OLD.txt NEW.txt")
 		fmt.Fprintln(stderr, "Compares two go test -bench outputs; refuses a verdict when their environments differ.")
@@ -56,8 +63,15 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if _, err := r.WriteTo(stdout); err != nil {
 		return err
 	}
-	if *fail && r.Verdict == Regression {
+	switch {
+	case *fail && r.Verdict == Regression:
 		return ErrRegression
+	case *fail && r.Verdict == NotJudged:
+		keys := make([]string, len(r.EnvDiffs))
+		for i, d := range r.EnvDiffs {
+			keys[i] = d.Key
+		}
+		return fmt.Errorf("%w (%s): run both on one machine to judge", ErrNotJudged, strings.Join(keys, ", "))
 	}
 	return nil
 }

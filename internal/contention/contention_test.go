@@ -279,6 +279,8 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no file", nil, ErrUsage, "want one profile file"},
 		{"two files", []string{"a", "b"}, ErrUsage, "want one profile file"},
+		// the message names the flag that is wrong, not both requirements
+		{"negative -top", []string{"-top", "-1", "f.pprof"}, ErrUsage, "-top = -1, want ≥ 0"},
 		{"missing file", []string{"/nonexistent/cpu.pprof"}, os.ErrNotExist, "/nonexistent/cpu.pprof"},
 		{"not a profile", []string{garbage}, nil, "garbage.pprof"},
 	}

@@ -38,9 +38,13 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		}
 		return ErrUsage // the flag package has printed what was wrong
 	}
-	if fs.NArg() != 1 || *top < 0 {
+	switch {
+	case *top < 0:
 		fs.Usage()
-		return fmt.Errorf("%w: want one profile file and -top ≥ 0", ErrUsage)
+		return fmt.Errorf("%w: -top = %d, want ≥ 0 (0 lists every frame)", ErrUsage, *top)
+	case fs.NArg() != 1:
+		fs.Usage()
+		return fmt.Errorf("%w: want one profile file, got %d arguments", ErrUsage, fs.NArg())
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
