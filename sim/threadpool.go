@@ -84,6 +84,9 @@ func (m *Machine) setThreadPool(size, stride int) error {
 	}
 	if size == 0 {
 		size = m.cfg.CPUs
+		if size > MaxThreadPoolSize {
+			return fmt.Errorf("sim: ThreadPoolSize = 0 takes the CPUs (%d), more groups than 1..%d: give ThreadPoolSize: %w", size, MaxThreadPoolSize, ErrInvalidConfig)
+		}
 	}
 	if size < 1 || size > MaxThreadPoolSize {
 		return fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxThreadPoolSize, ErrInvalidConfig)

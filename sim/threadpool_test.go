@@ -52,6 +52,10 @@ func TestThreadPoolRefusesBadSettings(t *testing.T) {
 	c := base
 	c.ThreadPoolSize = MaxThreadPoolSize + 1
 	assert.ErrorContains(t, c.Validate(), "ThreadPoolSize = 1001, want 0 (the CPUs) or 1..1000")
+	// the default size is the CPUs: an error must name that, not a size nobody gave
+	c = base
+	c.Machine.CPUs = 1024
+	assert.ErrorContains(t, c.Validate(), "ThreadPoolSize = 0 takes the CPUs (1024), more groups than 1..1000")
 	c = base
 	c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: concurrency.DefaultConfig(8)}
 	assert.ErrorContains(t, c.Validate(), "want one of the two")
