@@ -334,7 +334,7 @@ func (a *Array) nativeHandle(seg int) {
 		pushed := sg.pushed.Load() // orders the batches' bookkeeping before this read of it
 		if k == 0 {
 			mu.Lock()
-			if woken {
+			if woken && !closing {
 				a.core.woken(seg, false)
 			}
 			left := sg.left
@@ -372,8 +372,8 @@ func (a *Array) nativeHandle(seg int) {
 			bs = append(bs, done{start, len(reqs), failed})
 		}
 		mu.Lock()
-		if woken {
-			a.core.woken(seg, len(bs) > 0) // Close's mark alone is no completion
+		if woken && !closing {
+			a.core.woken(seg, true) // a wake while closing is not counted, as HandlerCycle.Next
 		}
 		sg.awake = true // until it waits again, submissions are left to it
 		// What was left to it during the last round: submitted after this

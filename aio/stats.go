@@ -26,7 +26,8 @@ type Stats struct {
 	// after: a snapshot taken meanwhile may count signals whose events are
 	// still being set, but never misses a set a caller has already received.
 	Signals uint64
-	// Wakeups counts handler returns from waiting on their event.
+	// Wakeups counts handler returns from waiting on their event (native:
+	// on their ring), except those once the array is closing.
 	Wakeups uint64
 	// WastedWakeups counts wakeups that found the handler's segment with nothing
 	// waiting.
