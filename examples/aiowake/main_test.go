@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -113,22 +111,7 @@ func TestMainRefusesAFlagOutOfRange(t *testing.T) {
 // configurations and removes them.
 func TestBrokenPipeRemovesTheTemporaryDirectory(t *testing.T) {
 	tmp := t.TempDir()
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	require.NoError(t, r.Close()) // nobody reads: the first line breaks the pipe
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp,
-		"INNOSIM_MAIN_ARGS="+"-clients\x1f1\x1f-duration\x1f10ms\x1f-pages\x1f64") // mainexec's argument list
-	cmd.Stdout, cmd.Stderr = w, w
-	require.NoError(t, cmd.Start())
-	require.NoError(t, w.Close())
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		ws, ok := exit.Sys().(syscall.WaitStatus)
-		require.True(t, ok)
-		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
-	}
+	assert.Nil(t, mainexec.RunUnread(t, tmp, "-clients", "1", "-duration", "10ms", "-pages", "64"), "killed by a signal")
 	left, err := filepath.Glob(filepath.Join(tmp, "aiowake*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "the temporary directory is removed")

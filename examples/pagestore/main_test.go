@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/innosim/innosim/aio"
@@ -72,22 +69,7 @@ func TestRunNamesTheBadWorkloadField(t *testing.T) {
 // temporary directory and its data file; so did Ctrl-C.
 func TestBrokenPipeRemovesTheTemporaryDirectory(t *testing.T) {
 	tmp := t.TempDir()
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	require.NoError(t, r.Close()) // nobody reads: the first line breaks the pipe
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp,
-		"INNOSIM_MAIN_ARGS="+"-clients\x1f2\x1f-ops\x1f20\x1f-pages\x1f64\x1f-frames\x1f8\x1f-limit\x1f1") // mainexec's argument list
-	cmd.Stdout, cmd.Stderr = w, w
-	require.NoError(t, cmd.Start())
-	require.NoError(t, w.Close())
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		ws, ok := exit.Sys().(syscall.WaitStatus)
-		require.True(t, ok)
-		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
-	}
+	assert.Nil(t, mainexec.RunUnread(t, tmp, "-clients", "2", "-ops", "20", "-pages", "64", "-frames", "8", "-limit", "1"), "killed by a signal")
 	left, err := filepath.Glob(filepath.Join(tmp, "pagestore*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "the temporary directory is removed")

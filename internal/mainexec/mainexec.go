@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -48,4 +49,38 @@ func Run(t testing.TB, args ...string) (out string, status int) {
 		t.Fatalf("mainexec: %v", err)
 	}
 	return string(b), 0
+}
+
+// RunUnread runs the test binary again as the program, with args and with
+// TMPDIR set to tmp, its standard output and error a pipe whose reader has
+// gone (as in prog | head -0): its first write breaks the pipe. It returns
+// the signal that killed the child, or nil when it exited, whatever its
+// status. It fails t if the child cannot be started.
+func RunUnread(t testing.TB, tmp string, args ...string) os.Signal {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatalf("mainexec: %v", err)
+	}
+	if err := r.Close(); err != nil { // nobody reads: the first line breaks the pipe
+		t.Fatalf("mainexec: %v", err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, envArgs+"="+strings.Join(args, "\x1f"))
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatalf("mainexec: %v", err)
+	}
+	var exit *exec.ExitError
+	switch err := cmd.Wait(); {
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return ws.Signal()
+		}
+	case err != nil:
+		t.Fatalf("mainexec: %v", err)
+	}
+	return nil
 }
