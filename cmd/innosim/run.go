@@ -576,15 +576,22 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 // entersGate reports whether a cell of proto enters InnoDB's gate
 // (innodb_thread_concurrency) at all.
 func entersGate(proto sim.Cell) bool {
+	return programHas(proto, true, sim.OpGateEnter)
+}
+
+// programHas reports whether the program of proto's workload holds an op of
+// one of kinds; unknown, when the workload cannot be set up (Validate then
+// names what is wrong).
+func programHas(proto sim.Cell, unknown bool, kinds ...sim.OpKind) bool {
 	w, err := sim.LookupWorkload(proto.Workload)
 	if err != nil {
-		return true // Validate names the workload
+		return unknown
 	}
 	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
 	if err != nil {
-		return true
+		return unknown
 	}
-	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return o.Kind == sim.OpGateEnter })
+	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return slices.Contains(kinds, o.Kind) })
 }
 
 // settingIsDefault reports whether no line (nor -vary) set key in s.
@@ -604,15 +611,7 @@ func commitFsyncs(proto sim.Cell) bool {
 	if proto.Log != nil && proto.Log.FlushAtTrxCommit != 1 {
 		return false
 	}
-	w, err := sim.LookupWorkload(proto.Workload)
-	if err != nil {
-		return false // Validate names the workload
-	}
-	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return o.Kind == sim.OpLogCommit })
+	return programHas(proto, false, sim.OpLogCommit)
 }
 
 // usesDevice reports whether a cell of proto waits for its storage device:
@@ -622,19 +621,5 @@ func usesDevice(proto sim.Cell) bool {
 	if proto.AIO != nil {
 		return true
 	}
-	w, err := sim.LookupWorkload(proto.Workload)
-	if err != nil {
-		return true // Validate names the workload
-	}
-	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
-	if err != nil {
-		return true
-	}
-	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool {
-		switch o.Kind {
-		case sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit:
-			return true
-		}
-		return false
-	})
+	return programHas(proto, true, sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit)
 }
