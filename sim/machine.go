@@ -151,6 +151,24 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if !h.Valid() {
 		return fmt.Errorf("sim: thread hint %d, want %d..%d: %w", h, prio.Idle, prio.Interrupt, ErrInvalidConfig)
 	}
+	if err := m.checkProgram(prog); err != nil {
+		return err
+	}
+	id := int32(len(m.threads))
+	m.threads = append(m.threads, thread{
+		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
+		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
+	})
+	m.e.At(0, m.evWake, id, m.threads[id].gen)
+	return nil
+}
+
+// checkProgram reports what a thread (or a pooled connection's server side)
+// running prog could not run: an op out of range, a skip off the program, a
+// wait for a device, a transaction op or an AIO segment the machine lacks, a
+// socket op outside AddConnection, and a program that never advances the
+// clock.
+func (m *Machine) checkProgram(prog []Op) error {
 	timed := false
 	for i, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
@@ -182,12 +200,6 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if untimedLoop(prog) {
 		return fmt.Errorf("sim: thread program of %d ops skips every op that takes time (its OpSplit probabilities are 0 or 1): it would loop without advancing the clock: %w", len(prog), ErrInvalidConfig)
 	}
-	id := int32(len(m.threads))
-	m.threads = append(m.threads, thread{
-		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
-		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
-	})
-	m.e.At(0, m.evWake, id, m.threads[id].gen)
 	return nil
 }
 
