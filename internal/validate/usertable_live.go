@@ -34,7 +34,9 @@ const LiveShapeTolerance = 0.15
 // the first measured of two as near).
 const LiveLevelThreads = 64
 
-// parseLive reads the rows of an innosim live --csv table. Its cells run on
+// parseLive reads the rows of an innosim live --csv table. A row's unit, when
+// given, must be its workload's (sim.Workload.Unit): the simulator counts
+// that unit, so a throughput in another is refused, not compared. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
 // innosim live runs sysbench beside the server), the client's and the
@@ -70,6 +72,11 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
 			return err
+		}
+		if _, ok := col["unit"]; ok && r.get("unit") != "" {
+			if wl, _ := sim.LookupWorkload(w); r.get("unit") != wl.Unit {
+				return r.bad("unit", fmt.Sprintf("%s (what %s counts)", wl.Unit, w))
+			}
 		}
 		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},

@@ -49,9 +49,9 @@ func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
 		{"a setting the simulator ignores", "innodb_flush_method," + head + "O_DIRECT,connect,2,1,5\n", "a setting the simulator models (thread_handling)"},
 		{"an unknown thread_handling", "thread_handling," + head + "no-threads,connect,2,1,5\n", `thread_handling = "no-threads", want one-thread-per-connection or pool-of-threads`},
 		{"no rows", head, "no rows"},
-		// the second measurement of a point became a seventh cell of its curve
-		{"a point given twice", liveCSV + "pool-of-threads,connect,2,16,9000,connections/s,0.9,,,,,5,200\n",
-			"live.csv:8: the point of line 6 again (connect thread_handling=pool-of-threads, 2 cpus, 16 threads)"},
+		// a throughput in another unit was compared as if it were the workload's
+		{"a unit the workload does not count", "workload,cpus,threads,throughput,unit\noltp_point_select,2,1,5,rows/s\n",
+			`live.csv:2: unit = "rows/s", want queries/s (what oltp_point_select counts)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseUserTable(strings.NewReader(c.in), "live.csv")
