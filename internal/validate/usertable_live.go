@@ -36,7 +36,9 @@ const LiveLevelThreads = 64
 
 // parseLive reads the rows of an innosim live --csv table. A row's unit, when
 // given, must be its workload's (sim.Workload.Unit): the simulator counts
-// that unit, so a throughput in another is refused, not compared. Its cells run on
+// that unit, so a throughput in another is refused, not compared. A curve
+// (workload and setting value) has one core count: its shape, level and
+// probes are read along its thread counts. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
 // innosim live runs sysbench beside the server), the client's and the
@@ -65,9 +67,10 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		return ut, err
 	}
 	ut.Live = true
-	var clientCPU, serverCPU []float64 // µs per query, by row; -1 where not given
-	var serverRSS, clientRSS []float64 // KiB, by row; -1 where not given
-	lineOf := map[string]int{}         // a point (curve, cpus, threads) → its line
+	var clientCPU, serverCPU []float64               // µs per query, by row; -1 where not given
+	var serverRSS, clientRSS []float64               // KiB, by row; -1 where not given
+	lineOf := map[string]int{}                       // a point (curve, cpus, threads) → its line
+	curveAt := map[string]struct{ line, cpus int }{} // a curve → its first line and its cores
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
@@ -106,6 +109,14 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 			if err := applyLiveSetting(&cell, ut.Setting, v); err != nil {
 				return r.bad(ut.Setting, err.Error())
 			}
+		}
+		if first, ok := curveAt[curve]; ok && first.cpus != cpus {
+			// its shape, level and probes are read along the thread counts of
+			// one machine
+			return fmt.Errorf("validate: %s:%d: %s on %d cpus, but line %d has it on %d cpus, want one core count a curve: %w",
+				r.file, r.line, curve, cpus, first.line, first.cpus, sim.ErrInvalidConfig)
+		} else if !ok {
+			curveAt[curve] = struct{ line, cpus int }{r.line, cpus}
 		}
 		key := fmt.Sprint(curve, "|", cpus, "|", threads)
 		if first, dup := lineOf[key]; dup {

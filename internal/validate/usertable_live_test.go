@@ -52,6 +52,10 @@ func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
 		// a throughput in another unit was compared as if it were the workload's
 		{"a unit the workload does not count", "workload,cpus,threads,throughput,unit\noltp_point_select,2,1,5,rows/s\n",
 			`live.csv:2: unit = "rows/s", want queries/s (what oltp_point_select counts)`},
+		// one curve's rows on two machines were read as one curve: its peak,
+		// its top thread count and its one-thread probe mixed the two
+		{"a curve on two core counts", head + "connect,2,1,5\nconnect,4,16,9\n",
+			"live.csv:3: connect on 4 cpus, but line 2 has it on 2 cpus, want one core count a curve"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseUserTable(strings.NewReader(c.in), "live.csv")
