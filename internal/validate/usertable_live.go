@@ -38,7 +38,9 @@ const LiveLevelThreads = 64
 // given, must be its workload's (sim.Workload.Unit): the simulator counts
 // that unit, so a throughput in another is refused, not compared. A curve
 // (workload and setting value) has one core count: its shape, level and
-// probes are read along its thread counts. Its cells run on
+// probes are read along its thread counts. Every cell is checked
+// (sim.Cell.Validate) once its probes are set, so a row the simulator would
+// refuse is refused with its line before any cell runs. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
 // innosim live runs sysbench beside the server), the client's and the
@@ -71,6 +73,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	var serverRSS, clientRSS []float64               // KiB, by row; -1 where not given
 	lineOf := map[string]int{}                       // a point (curve, cpus, threads) → its line
 	curveAt := map[string]struct{ line, cpus int }{} // a curve → its first line and its cores
+	var lines []int                                  // each cell's line
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
@@ -127,6 +130,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		ut.Cells = append(ut.Cells, cell)
 		ut.Published = append(ut.Published, x)
 		ut.Curves = append(ut.Curves, curve)
+		lines = append(lines, r.line)
 		return nil
 	})
 	if err != nil {
@@ -136,6 +140,12 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
 	setGrowth(ut, serverRSS, func(c *sim.ClientConfig, b int64) { c.ServerFootprint = b })
 	setGrowth(ut, clientRSS, func(c *sim.ClientConfig, b int64) { c.ClientFootprint = b })
+	for i, c := range ut.Cells { // with its probes set; before any cell runs
+		if err := c.Validate(); err != nil {
+			return ut, fmt.Errorf("validate: %s:%d: workload %s cannot run on a live table's machine (client on its cores, the curve's CPU per query): %w",
+				name, lines[i], c.Workload, err)
+		}
+	}
 	return ut, nil
 }
 
