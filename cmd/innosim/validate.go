@@ -103,7 +103,13 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("-table: %w", err)
 		}
 		if profile != nil {
-			ut = ut.WithCosts(*profile)
+			// the machine's profile can refuse a curve the default accepted:
+			// refuse it now, not after the studies ran
+			if ut = ut.WithCosts(*profile); ut.Live {
+				if err := ut.Validate(); err != nil {
+					return fmt.Errorf("-table with -costs %s: %w", *costs, err)
+				}
+			}
 		}
 		live = live || ut.Live
 		users = append(users, ut)

@@ -73,7 +73,6 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	var serverRSS, clientRSS []float64               // KiB, by row; -1 where not given
 	lineOf := map[string]int{}                       // a point (curve, cpus, threads) → its line
 	curveAt := map[string]struct{ line, cpus int }{} // a curve → its first line and its cores
-	var lines []int                                  // each cell's line
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
@@ -130,7 +129,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		ut.Cells = append(ut.Cells, cell)
 		ut.Published = append(ut.Published, x)
 		ut.Curves = append(ut.Curves, curve)
-		lines = append(lines, r.line)
+		ut.Lines = append(ut.Lines, r.line)
 		return nil
 	})
 	if err != nil {
@@ -140,13 +139,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
 	setGrowth(ut, serverRSS, func(c *sim.ClientConfig, b int64) { c.ServerFootprint = b })
 	setGrowth(ut, clientRSS, func(c *sim.ClientConfig, b int64) { c.ClientFootprint = b })
-	for i, c := range ut.Cells { // with its probes set; before any cell runs
-		if err := c.Validate(); err != nil {
-			return ut, fmt.Errorf("validate: %s:%d: workload %s cannot run on a live table's machine (client on its cores, the curve's CPU per query): %w",
-				name, lines[i], c.Workload, err)
-		}
-	}
-	return ut, nil
+	return ut, ut.Validate() // with its probes set; before any cell runs
 }
 
 // liveWarmup and liveSteady are a live cell's simulated warm-up: with the
@@ -240,7 +233,9 @@ func setProbe(ut UserTable, us []float64, set func(*sim.ClientConfig, time.Durat
 
 // WithCosts returns the table with every cell on the cost profile p: for a
 // live table, the calibrated profile of the machine it was measured on
-// (innosim calibrate --out). A published table keeps its own costs.
+// (innosim calibrate --out). A published table keeps its own costs. The
+// profile can make a curve's CPU per query impossible on that machine
+// (sim.ClientConfig.ServerCPU): call Validate on the result before running it.
 func (ut UserTable) WithCosts(p sim.CostProfile) UserTable {
 	if !ut.Live {
 		return ut
