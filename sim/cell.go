@@ -227,8 +227,9 @@ func (c Cell) build() (*Machine, error) {
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash
 // of the cell's own parameters (workload, threads, machine but its Seed and
 // the profile's Name, gate, AIO array but its Backend, device, durations with
-// zero read as their defaults, the log setting unless it is the default)
-// mixed with seed. A cell's result thus depends on what
+// zero read as their defaults, the log setting and the buffer pool unless
+// they are the defaults, thread handling, client, remote wake, steady
+// warm-up) mixed with seed. A cell's result thus depends on what
 // the cell is and on seed only, never on the other cells of its sweep or its
 // place among them: the same cell alone or inside a bigger sweep gives the same
 // figures. Two cells that differ in any parameter get unrelated seeds.
@@ -285,6 +286,9 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.Steady != nil {
 		fmt.Fprintf(h, "|steady %+v", *k.Steady)
+	}
+	if k.BufferPool != 0 && k.BufferPool != DefaultBufferPool { // 0 means the default
+		fmt.Fprintf(h, "|buffer pool %d", k.BufferPool)
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }
