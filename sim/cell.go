@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"time"
 
@@ -30,7 +31,8 @@ type Cell struct {
 	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
 	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
-	// measured window; zero means DefaultWarmup and DefaultMeasure.
+	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
+	// is at most math.MaxInt64 ns, the virtual clock's range.
 	Warmup, Measure time.Duration
 	// Steady, when not nil, goes on warming up after Warmup until the
 	// throughput is steady (see SteadyWarmup), and Run fails with an error
@@ -124,12 +126,18 @@ func (c Cell) build() (*Machine, error) {
 	if c.Warmup < 0 || c.Measure < 0 {
 		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
 	}
+	wu, ms := c.Warmup, c.Measure
+	if wu == 0 {
+		wu = DefaultWarmup
+	}
+	if ms == 0 {
+		ms = DefaultMeasure
+	}
+	if ms > math.MaxInt64-wu { // the run's end would overflow the clock
+		return nil, fmt.Errorf("sim: Warmup + Measure = %v + %v, want at most %v, the virtual clock's range: %w", wu, ms, time.Duration(math.MaxInt64), ErrInvalidConfig)
+	}
 	if c.Steady != nil {
-		wu := c.Warmup
-		if wu == 0 {
-			wu = DefaultWarmup
-		}
-		if err := c.Steady.validate(wu); err != nil {
+		if err := c.Steady.validate(wu, ms); err != nil {
 			return nil, err
 		}
 	}
