@@ -85,7 +85,10 @@ type Result struct {
 	Units uint64
 	// Throughput is Units per second of virtual time.
 	Throughput float64
-	// CPU is the busy time of all cores by category, in ns (see the Share methods).
+	// CPU is the busy time of all cores by category, in ns (see the Share
+	// methods): what ran inside the window, a burst running across its start
+	// or its end counted for its part inside, so that Busy is at most
+	// Capacity and back-to-back windows add up.
 	CPU [numCats]int64
 	// Switches and Syscalls count context switches and system calls.
 	Switches, Syscalls uint64

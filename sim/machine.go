@@ -244,13 +244,14 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 	start := m.e.Now()
 	m.e.Run(start + int64(warmup))
 	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.deviceDone()
+	r0 := m.running()
 	m.e.Run(start + int64(warmup+measure))
-	io := m.deviceDone()
+	io, r1 := m.deviceDone(), m.running()
 	r := Result{Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
 		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
 		Reads: io[ioRead] - io0[ioRead], Writes: io[ioWrite] - io0[ioWrite], Fsyncs: io[ioFsync] - io0[ioFsync]}
 	for i := range r.CPU {
-		r.CPU[i] = m.acct[i] - a0[i]
+		r.CPU[i] = m.acct[i] + r1[i] - a0[i] - r0[i]
 	}
 	r.Throughput = float64(r.Units) / measure.Seconds()
 	return r
