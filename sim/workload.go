@@ -146,7 +146,7 @@ func connectWorkload() Workload {
 			"greeting, reads the handshake response (40 µs round trip), checks the password (8 µs), " +
 			"answers, reads and runs SELECT 1 (30 µs round trip, 6 µs), reads COM_QUIT, closes and " +
 			"goes back to the cache. 18 system calls (accept4, shutdown and close are the connection's " +
-			"setup and teardown), 4 sleeps (context switches) and 25 µs of user CPU per connection.",
+			"setup and teardown), 5 sleeps (context switches) and 26 µs of user CPU per connection.",
 		Setup: func(m *Machine) []Op {
 			cache := m.AddMutex(Mutex{Name: "LOCK_thread_cache", Spin: false})
 			return []Op{

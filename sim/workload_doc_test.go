@@ -37,3 +37,28 @@ func TestBulkInsertDocsStateTheirPrograms(t *testing.T) {
 		assert.Contains(t, w.Doc, fmt.Sprintf("%d µs of CPU", cpu/time.Duration(rows)/time.Microsecond), name)
 	}
 }
+
+// TestConnectDocStatesItsProgram: connect's doc counts its program's system
+// calls, sleeps and user CPU. It said 4 sleeps and 25 µs, where the program
+// (and study C's account of it) has 5 and 26 µs.
+func TestConnectDocStatesItsProgram(t *testing.T) {
+	w, err := LookupWorkload("connect")
+	require.NoError(t, err)
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	require.NoError(t, err)
+	calls, sleeps := 0, 0
+	var cpu time.Duration
+	for _, op := range w.Setup(m) {
+		switch op.Kind {
+		case OpSyscall:
+			calls++
+		case OpSleep:
+			sleeps++
+		case OpCPU:
+			cpu += op.Dur
+		}
+	}
+	assert.Contains(t, w.Doc, fmt.Sprintf("%d system calls", calls))
+	assert.Contains(t, w.Doc, fmt.Sprintf("%d sleeps", sleeps))
+	assert.Contains(t, w.Doc, fmt.Sprintf("%d µs of user CPU", cpu/time.Microsecond))
+}
