@@ -106,3 +106,14 @@ func TestValidateRefusesALiveTableItsCostsCannotRunBeforeTheStudies(t *testing.T
 	assert.Contains(t, stderr, "live.csv:2: workload oltp_point_select cannot run on a live table's machine")
 	assert.Contains(t, stderr, "ClientConfig.ServerCPU = 14µs")
 }
+
+// TestValidateRefusesOneTableGivenTwiceByTwoPaths: -table x.csv and -table
+// ./x.csv are one file; only the same spelling was refused, and the table was
+// reported twice.
+func TestValidateRefusesOneTableGivenTwiceByTwoPaths(t *testing.T) {
+	path := filepath.Join("testdata", "validate_user.csv")
+	code, out, stderr := runCmd("validate", "-table", path, "-table", "./"+path, "b")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "given twice")
+}
