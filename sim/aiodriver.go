@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -57,8 +58,12 @@ type prefetchState struct {
 // (this file) for cfg.IO = aio.IOSimulated, native AIO (aionative.go) for
 // aio.IONative. Requests are 16 KiB page reads at offsets drawn uniformly over
 // a tablespace of pages pages. Errors from aio.NewCore are returned as they
-// are.
+// are; a second array (of either kind) is an error wrapping ErrInvalidConfig,
+// as a second device is.
 func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
+	if m.aio != nil || m.aion != nil {
+		return fmt.Errorf("sim: SetAIO called twice, want one AIO array: %w", ErrInvalidConfig)
+	}
 	if cfg.IO == aio.IONative {
 		return m.setNativeAIO(cfg, pages)
 	}
