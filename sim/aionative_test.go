@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -166,5 +167,16 @@ func TestSetAIORefusesASecondArray(t *testing.T) {
 		err = m.SetAIO(second, 100)
 		require.ErrorIs(t, err, ErrInvalidConfig, name)
 		assert.ErrorContains(t, err, "SetAIO called twice", name)
+	}
+}
+
+// TestSetAIORefusesAnEmptyTablespace: pages below 1 was read as 1, silently.
+func TestSetAIORefusesAnEmptyTablespace(t *testing.T) {
+	for _, pages := range []int64{0, -5} {
+		m, err := NewMachine(MachineConfig{CPUs: 2})
+		require.NoError(t, err)
+		err = m.SetAIO(aio.DefaultConfig(), pages)
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		assert.ErrorContains(t, err, fmt.Sprintf("pages = %d, want at least 1", pages))
 	}
 }
