@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -56,9 +57,16 @@ type prefetchState struct {
 // handler threads (one per global segment, hint Background): simulated AIO
 // (this file) for cfg.IO = aio.IOSimulated, native AIO (aionative.go) for
 // aio.IONative. Requests are 16 KiB page reads at offsets drawn uniformly over
-// a tablespace of pages pages. Errors from aio.NewCore are returned as they
-// are.
+// a tablespace of pages pages, at least 1. Errors from aio.NewCore are returned as they
+// are; a second array (of either kind) is an error wrapping ErrInvalidConfig,
+// as a second device is.
 func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
+	if m.aio != nil || m.aion != nil {
+		return fmt.Errorf("sim: SetAIO called twice, want one AIO array: %w", ErrInvalidConfig)
+	}
+	if pages < 1 {
+		return fmt.Errorf("sim: SetAIO pages = %d, want at least 1 (the tablespace the reads are drawn from): %w", pages, ErrInvalidConfig)
+	}
 	if cfg.IO == aio.IONative {
 		return m.setNativeAIO(cfg, pages)
 	}
@@ -66,7 +74,7 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 	if err != nil {
 		return err
 	}
-	d := &aioDriver{core: core, pages: max(pages, 1)}
+	d := &aioDriver{core: core, pages: pages}
 	for a := range d.arrayMu {
 		d.arrayMu[a] = -1
 		if _, n := core.ArraySegments(aio.ArrayID(a)); n > 0 {

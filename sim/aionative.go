@@ -105,7 +105,7 @@ func (m *Machine) setNativeAIO(cfg aio.Config, pages int64) error {
 	if err != nil {
 		return err
 	}
-	d := &nativeDriver{core: core, pages: max(pages, 1)}
+	d := &nativeDriver{core: core, pages: pages}
 	for a := range d.arrayMu {
 		d.arrayMu[a] = -1
 		if _, n := core.ArraySegments(aio.ArrayID(a)); n > 0 {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,4 +150,33 @@ func TestNativeAIOBeatsSimulatedWakeAllOnInserts(t *testing.T) {
 	native := run(nativeConfig(16, 256))
 	assert.Greater(t, native.Throughput, 1.09*sim.Throughput, "native %.0f vs simulated wake-all %.0f rows/s", native.Throughput, sim.Throughput)
 	assert.Less(t, native.FutexSpinShare(), sim.FutexSpinShare())
+}
+
+// TestSetAIORefusesASecondArray: a machine has one AIO array, as it has one
+// device. A second SetAIO was accepted: the first array's handler threads
+// stayed on the machine, serving the second's segments, and after a
+// simulated then a native array AIOStats read the first (all zero) while the
+// second served every read.
+func TestSetAIORefusesASecondArray(t *testing.T) {
+	native := aio.DefaultConfig()
+	native.IO, native.Wake = aio.IONative, aio.WakeTargeted
+	for name, second := range map[string]aio.Config{"simulated again": aio.DefaultConfig(), "native after simulated": native} {
+		m, err := NewMachine(MachineConfig{CPUs: 2})
+		require.NoError(t, err)
+		require.NoError(t, m.SetAIO(aio.DefaultConfig(), 100))
+		err = m.SetAIO(second, 100)
+		require.ErrorIs(t, err, ErrInvalidConfig, name)
+		assert.ErrorContains(t, err, "SetAIO called twice", name)
+	}
+}
+
+// TestSetAIORefusesAnEmptyTablespace: pages below 1 was read as 1, silently.
+func TestSetAIORefusesAnEmptyTablespace(t *testing.T) {
+	for _, pages := range []int64{0, -5} {
+		m, err := NewMachine(MachineConfig{CPUs: 2})
+		require.NoError(t, err)
+		err = m.SetAIO(aio.DefaultConfig(), pages)
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		assert.ErrorContains(t, err, fmt.Sprintf("pages = %d, want at least 1", pages))
+	}
 }

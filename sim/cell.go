@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"time"
 
@@ -30,7 +31,8 @@ type Cell struct {
 	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
 	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
-	// measured window; zero means DefaultWarmup and DefaultMeasure.
+	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
+	// is at most math.MaxInt64 ns, the virtual clock's range.
 	Warmup, Measure time.Duration
 	// Steady, when not nil, goes on warming up after Warmup until the
 	// throughput is steady (see SteadyWarmup), and Run fails with an error
@@ -124,12 +126,18 @@ func (c Cell) build() (*Machine, error) {
 	if c.Warmup < 0 || c.Measure < 0 {
 		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
 	}
+	wu, ms := c.Warmup, c.Measure
+	if wu == 0 {
+		wu = DefaultWarmup
+	}
+	if ms == 0 {
+		ms = DefaultMeasure
+	}
+	if ms > math.MaxInt64-wu { // the run's end would overflow the clock
+		return nil, fmt.Errorf("sim: Warmup + Measure = %v + %v, want at most %v, the virtual clock's range: %w", wu, ms, time.Duration(math.MaxInt64), ErrInvalidConfig)
+	}
 	if c.Steady != nil {
-		wu := c.Warmup
-		if wu == 0 {
-			wu = DefaultWarmup
-		}
-		if err := c.Steady.validate(wu); err != nil {
+		if err := c.Steady.validate(wu, ms); err != nil {
 			return nil, err
 		}
 	}
@@ -227,8 +235,9 @@ func (c Cell) build() (*Machine, error) {
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash
 // of the cell's own parameters (workload, threads, machine but its Seed and
 // the profile's Name, gate, AIO array but its Backend, device, durations with
-// zero read as their defaults, the log setting unless it is the default)
-// mixed with seed. A cell's result thus depends on what
+// zero read as their defaults, the log setting and the buffer pool unless
+// they are the defaults, thread handling, client, remote wake, steady
+// warm-up) mixed with seed. A cell's result thus depends on what
 // the cell is and on seed only, never on the other cells of its sweep or its
 // place among them: the same cell alone or inside a bigger sweep gives the same
 // figures. Two cells that differ in any parameter get unrelated seeds.
@@ -285,6 +294,9 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.Steady != nil {
 		fmt.Fprintf(h, "|steady %+v", *k.Steady)
+	}
+	if k.BufferPool != 0 && k.BufferPool != DefaultBufferPool { // 0 means the default
+		fmt.Fprintf(h, "|buffer pool %d", k.BufferPool)
 	}
 	return splitmix64(h.Sum64() ^ splitmix64(seed))
 }

@@ -41,6 +41,7 @@ func TestCellSeedIsTheCellsOwn(t *testing.T) {
 	explicit.Machine.Costs = OldKernel()
 	explicit.Machine.Costs.Name = "a file that says old-kernel's numbers"
 	explicit.Machine.Seed = 99
+	explicit.BufferPool = DefaultBufferPool
 	assert.Equal(t, base.SeedFor(1), explicit.SeedFor(1), "defaults spelt out, a profile's name and the old seed change nothing")
 	gate := concurrency.DefaultConfig(8)
 	array := aio.DefaultConfig()
@@ -56,6 +57,8 @@ func TestCellSeedIsTheCellsOwn(t *testing.T) {
 		"aio":       func(c *Cell) { c.AIO = &array },
 		"warmup":    func(c *Cell) { c.Warmup = time.Millisecond },
 		"measure":   func(c *Cell) { c.Measure = time.Millisecond },
+		// two buffer pools had one seed, against SeedFor's contract
+		"buffer pool": func(c *Cell) { c.BufferPool = 1 << 30 },
 		"steady": func(c *Cell) {
 			c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: time.Second}
 		},

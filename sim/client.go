@@ -142,20 +142,23 @@ func ServerProgram(prog []Op) []Op {
 // server thread that runs server (a program with OpSockSend and
 // OpSockRecv, such as ServerProgram makes, starting blocked in its first
 // receive when that is its first op) and a client thread that, once per
-// receive of the server's program, runs c.Event divided among them, sends
+// receive of the server's program, runs c.Event for each unit the program
+// counts (OpDone) divided among them, sends
 // (c.Send) and receives (c.Recv). Both start at time 0 with hint h. The
 // server's program must have as many sends as receives and at least one.
 func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	sends, recvs := 0, 0
+	sends, recvs, units := 0, 0, int64(0)
 	for _, op := range server {
 		switch op.Kind {
 		case OpSockSend:
 			sends++
 		case OpSockRecv:
 			recvs++
+		case OpDone:
+			units += int64(op.Arg)
 		}
 	}
 	if recvs == 0 || sends != recvs {
@@ -167,7 +170,9 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 			return err
 		}
 	}
-	each := c.Event / time.Duration(recvs)
+	// Event is per unit: a round of the program that counts k units (a
+	// batch of rows) costs the client k × Event, spread over its receives
+	each := c.Event * time.Duration(max(units, 1)) / time.Duration(recvs)
 	client := make([]Op, 0, 3*recvs)
 	for range recvs {
 		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send}, Op{Kind: OpSockRecv, Dur: c.Recv})

@@ -193,3 +193,25 @@ func TestConnectionFootprintsMakeManyConnectionsDear(t *testing.T) {
 	c.Client.ServerFootprint = 1<<30 + 1
 	assert.ErrorContains(t, c.Validate(), "ClientConfig.ServerFootprint = 1073741825, want 0..1073741824 bytes")
 }
+
+// TestClientEventIsPerUnit: ClientConfig.Event is the client's CPU per unit
+// the server's program counts, as ServerCPU is. oltp_insert counts 10 rows a
+// round trip; its client ran Event once a round trip, a tenth of what the
+// doc says, while ServerCPU was per row.
+func TestClientEventIsPerUnit(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		units    time.Duration // per round of the server's program
+	}{{"oltp_point_select", 1}, {"oltp_insert", 10}} {
+		cell := Cell{Workload: c.workload, Threads: 1, Machine: MachineConfig{CPUs: 2}, Client: &ClientConfig{Event: 7 * us}}
+		m, err := cell.build()
+		require.NoError(t, err)
+		var client time.Duration
+		for _, op := range m.threads[1].prog {
+			if op.Kind == OpCPU {
+				client += op.Dur
+			}
+		}
+		assert.Equal(t, c.units*7*us, client, "%s: the client's CPU per round", c.workload)
+	}
+}

@@ -11,7 +11,8 @@ type MachineConfig struct {
 	// CPUs is the number of cores, 1..1024.
 	CPUs int
 	// Sockets is how many sockets the cores are split over, in equal runs
-	// (cores 0..CPUs/Sockets-1 on the first); 0..CPUs, 0 and 1 meaning one.
+	// (cores 0..CPUs/Sockets-1 on the first); 0..CPUs and a divisor of CPUs,
+	// 0 and 1 meaning one.
 	// A cache line moving between sockets costs CostProfile.LineTransferRemote.
 	Sockets int
 	// Scheduler is the CPU scheduler model (CFS or TS).
@@ -45,6 +46,9 @@ func (c MachineConfig) validate() (MachineConfig, error) {
 	}
 	if c.Sockets < 0 || c.Sockets > c.CPUs {
 		return c, fmt.Errorf("sim: Sockets = %d, want 0..CPUs (%d): %w", c.Sockets, c.CPUs, ErrInvalidConfig)
+	}
+	if c.Sockets > 1 && c.CPUs%c.Sockets != 0 {
+		return c, fmt.Errorf("sim: Sockets = %d, want a divisor of CPUs (%d): the cores are split over the sockets in equal runs: %w", c.Sockets, c.CPUs, ErrInvalidConfig)
 	}
 	if c.Scheduler > TS {
 		return c, fmt.Errorf("sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)
@@ -81,7 +85,10 @@ type Result struct {
 	Units uint64
 	// Throughput is Units per second of virtual time.
 	Throughput float64
-	// CPU is the busy time of all cores by category, in ns (see the Share methods).
+	// CPU is the busy time of all cores by category, in ns (see the Share
+	// methods): what ran inside the window, a burst running across its start
+	// or its end counted for its part inside, so that Busy is at most
+	// Capacity and back-to-back windows add up.
 	CPU [numCats]int64
 	// Switches and Syscalls count context switches and system calls.
 	Switches, Syscalls uint64

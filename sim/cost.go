@@ -410,7 +410,8 @@ func (p CostProfile) Validate() error {
 // names (context_switch, syscall, syscall_socket, syscall_setup, set_priority, futex_hold, futex_growth, futex_walk,
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_footprint, cache_l2, cache_llc, refill_llc, refill_memory, name);
-// durations use time.ParseDuration syntax ("1.5us"), sizes are bytes. A key given twice is refused, naming both lines. Keys not given keep OldKernel's values, but a file that gives no
+// durations use time.ParseDuration syntax ("1.5us"), sizes are bytes; name is
+// not empty and has no control character. A key given twice is refused, naming both lines. Keys not given keep OldKernel's values, but a file that gives no
 // cost at all (empty, or only comments and a name) is refused rather than read
 // as OldKernel, and so is one whose last line has no newline (a truncated file:
 // calibrate and WriteTo end every line). futex_walk is read (0..1), but
@@ -465,6 +466,9 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 		}
 		seen[k] = line
 		if k == "name" {
+			if !profileNameOK(v) { // a name WriteTo could not write back
+				return p, fmt.Errorf("sim: %s:%d: name = %q, want a non-empty name without control characters: %w", name, line, v, ErrInvalidConfig)
+			}
 			p.Name = v
 			continue
 		}

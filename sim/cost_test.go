@@ -71,6 +71,9 @@ func TestParseProfileRefusesNaNInfAndEmptyOrTruncatedFiles(t *testing.T) {
 		// a repeated key was read with the last value winning, silently
 		{"a key given twice", "syscall = 100ns\ncontext_switch = 2us\nsyscall = 200ns\n", "f:3: syscall given twice (first on line 1)"},
 		{"a name given twice", "name = a\nsyscall = 100ns\nname = b\n", "f:3: name given twice"},
+		// read as Name "", which WriteTo refuses and validate's live tables
+		// labelled "costs " with nothing after it
+		{"an empty name", "name =\nsyscall = 100ns\n", `f:1: name = "", want a non-empty name without control characters`},
 		{"a duration without its unit", "syscall = 100\n", `f:1: syscall = "100", want a duration with its unit`},
 		{"a number that is not one", "futex_growth = 1.5x\n", `f:1: futex_growth = "1.5x", want a number`},
 	}

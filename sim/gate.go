@@ -62,9 +62,12 @@ type gateThread struct {
 // that same mutex for their kernel_mutex work: transaction start, read view
 // and commit, and oltp_read_write's row locks.
 //
-// Any other policy is an error wrapping ErrInvalidConfig; errors from the
-// core's constructor are returned as they are.
+// Any other policy, and a second gate, is an error wrapping ErrInvalidConfig;
+// errors from the core's constructor are returned as they are.
 func (m *Machine) SetGate(policy concurrency.Policy, cfg concurrency.Config) error {
+	if m.gate != nil {
+		return fmt.Errorf("sim: SetGate called twice, want one gate: %w", ErrInvalidConfig)
+	}
 	var core concurrency.Core
 	var err error
 	switch policy {

@@ -151,6 +151,24 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if !h.Valid() {
 		return fmt.Errorf("sim: thread hint %d, want %d..%d: %w", h, prio.Idle, prio.Interrupt, ErrInvalidConfig)
 	}
+	if err := m.checkProgram(prog); err != nil {
+		return err
+	}
+	id := int32(len(m.threads))
+	m.threads = append(m.threads, thread{
+		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
+		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
+	})
+	m.e.At(0, m.evWake, id, m.threads[id].gen)
+	return nil
+}
+
+// checkProgram reports what a thread (or a pooled connection's server side)
+// running prog could not run: an op out of range, a skip off the program, a
+// wait for a device, a transaction op or an AIO segment the machine lacks, a
+// socket op outside AddConnection, and a program that never advances the
+// clock.
+func (m *Machine) checkProgram(prog []Op) error {
 	timed := false
 	for i, op := range prog {
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
@@ -182,12 +200,6 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if untimedLoop(prog) {
 		return fmt.Errorf("sim: thread program of %d ops skips every op that takes time (its OpSplit probabilities are 0 or 1): it would loop without advancing the clock: %w", len(prog), ErrInvalidConfig)
 	}
-	id := int32(len(m.threads))
-	m.threads = append(m.threads, thread{
-		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
-		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
-	})
-	m.e.At(0, m.evWake, id, m.threads[id].gen)
 	return nil
 }
 
@@ -232,13 +244,14 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 	start := m.e.Now()
 	m.e.Run(start + int64(warmup))
 	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.deviceDone()
+	r0 := m.running()
 	m.e.Run(start + int64(warmup+measure))
-	io := m.deviceDone()
+	io, r1 := m.deviceDone(), m.running()
 	r := Result{Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
 		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
 		Reads: io[ioRead] - io0[ioRead], Writes: io[ioWrite] - io0[ioWrite], Fsyncs: io[ioFsync] - io0[ioFsync]}
 	for i := range r.CPU {
-		r.CPU[i] = m.acct[i] - a0[i]
+		r.CPU[i] = m.acct[i] + r1[i] - a0[i] - r0[i]
 	}
 	r.Throughput = float64(r.Units) / measure.Seconds()
 	return r

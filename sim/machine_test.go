@@ -255,3 +255,30 @@ func TestMachineRunAgainGoesOn(t *testing.T) {
 	assert.InDelta(t, float64(first.Units), float64(second.Units), float64(first.Units)/5, "the second Run measures 10 ms of the same thread")
 	assert.Equal(t, int64(22*time.Millisecond), m.Engine().Now())
 }
+
+// TestTheWindowsCPUIsWhatRanInIt: a burst was charged when it ended, so one
+// that began in the warm-up counted whole in the window and one still running
+// at the window's end counted not at all: a saturated machine's busy time
+// came out above its capacity (Utilisation above 1, against its 0..1), and
+// two windows back to back did not add up to the one they make.
+func TestTheWindowsCPUIsWhatRanInIt(t *testing.T) {
+	for _, c := range []Cell{
+		{Workload: "row_scan_sharded", Threads: 64, Machine: MachineConfig{CPUs: 16, Seed: 5}},
+		{Workload: "mutex_wake_all", Threads: 64, Machine: MachineConfig{CPUs: 3, Scheduler: TS, Seed: 5}},
+		{Workload: "oltp_insert_auto_inc", Threads: 7, Machine: MachineConfig{CPUs: 1, Seed: 5}, Client: &ClientConfig{Event: 5 * time.Microsecond}},
+	} {
+		whole, err := c.build()
+		require.NoError(t, err)
+		r := whole.Run(2*time.Millisecond, 6*time.Millisecond)
+		assert.LessOrEqual(t, r.Busy(), r.Capacity, c.Workload)
+		assert.LessOrEqual(t, r.Utilisation(), 1.0, c.Workload)
+
+		split, err := c.build()
+		require.NoError(t, err)
+		a := split.Run(2*time.Millisecond, 3*time.Millisecond)
+		b := split.Run(0, 3*time.Millisecond)
+		for i := range r.CPU {
+			assert.Equal(t, r.CPU[i], a.CPU[i]+b.CPU[i], "%s: category %d over 6 ms, and over two windows of 3 ms", c.Workload, i)
+		}
+	}
+}

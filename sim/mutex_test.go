@@ -202,6 +202,11 @@ func TestLinesAndSocketsOutOfRangeAreErrors(t *testing.T) {
 	_, err := NewMachine(MachineConfig{CPUs: 4, Sockets: 5})
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "Sockets = 5, want 0..CPUs (4)")
+	// 3 cpus on 2 sockets were split 2 + 1, not in the equal runs the doc
+	// promises
+	_, err = NewMachine(MachineConfig{CPUs: 3, Sockets: 2})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "Sockets = 2, want a divisor of CPUs (3)")
 
 	m, err := NewMachine(MachineConfig{CPUs: 4})
 	require.NoError(t, err)

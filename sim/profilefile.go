@@ -46,12 +46,18 @@ func (p CostProfile) WriteTo(w io.Writer) (int64, error) {
 
 // checkProfileName refuses a Name that a "name = value" line cannot give back.
 func checkProfileName(name string) error {
-	bad := name == "" || strings.TrimSpace(name) != name ||
-		strings.IndexFunc(name, unicode.IsControl) >= 0 || !utf8.ValidString(name)
-	if bad {
+	if !profileNameOK(name) {
 		return fmt.Errorf("sim: write cost profile: Name = %q, want a non-empty name without control characters or spaces at either end: %w", name, ErrInvalidConfig)
 	}
 	return nil
+}
+
+// profileNameOK reports whether a "name = value" line gives name back: not
+// empty, no control character (a line break would end the line), valid
+// UTF-8, no spaces at either end (ParseProfile trims them).
+func profileNameOK(name string) bool {
+	return name != "" && strings.TrimSpace(name) == name &&
+		strings.IndexFunc(name, unicode.IsControl) < 0 && utf8.ValidString(name)
 }
 
 // ProfileKeys returns the keys of a cost-profile file's costs, in the order

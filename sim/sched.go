@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/innosim/innosim/prio"
 )
@@ -216,6 +217,36 @@ func (m *Machine) account(t *thread) {
 	t.rem -= w
 	m.acct[t.cat] += w
 	m.ran(t, el)
+}
+
+// running returns the CPU time, by category, that the threads on a core
+// have run since they were last charged (account, or a futex bucket's
+// grant for a spinner): what account would charge them now, without
+// charging it. The window's figures take it at both ends, so that a burst
+// running across the window's start or end counts only its part inside.
+func (m *Machine) running() (acct [numCats]int64) {
+	for id := range m.threads {
+		t := &m.threads[id]
+		if t.state != stRunning {
+			continue
+		}
+		el := m.e.now - t.start
+		if el <= 0 {
+			continue
+		}
+		if t.sys.op != fxNone && t.sys.stage == fsHold && slices.Contains(m.buckets[t.sys.bucket].queue, int32(id)) {
+			acct[catFutexSpin] += el // spinning for the bucket since t.start
+			continue
+		}
+		s := min(el, t.rqSpin)
+		h := min(el-s, t.rqHold)
+		c := min(el-s-h, t.cs)
+		acct[catRqSpin] += s
+		acct[catSys] += h
+		acct[catCS] += c
+		acct[t.cat] += min(el-s-h-c, t.rem)
+	}
+	return acct
 }
 
 func (m *Machine) ran(t *thread, el int64) {

@@ -161,7 +161,10 @@ func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error 
 	c := int32(len(p.conns))
 	cid := int32(len(m.threads))
 	m.pairing = true
-	err := m.AddThread(client, prio.Normal)
+	err := m.checkProgram(server) // run by the pool's workers, not by a thread of its own
+	if err == nil {
+		err = m.AddThread(client, prio.Normal)
+	}
 	m.pairing = false
 	if err != nil {
 		return err

@@ -91,3 +91,18 @@ func TestPoolServerCPUCountsTheListenersCalls(t *testing.T) {
 	assert.InDelta(t, float64(sum(mp.threads[0].prog)-extra), float64(sum(mq.tpool.conns[0].prog)), 3,
 		"the pool's THD gets the bursts less its listener's calls")
 }
+
+// TestPoolRefusesAServerProgramAThreadWouldBeRefused: a pooled connection's
+// server program is checked as AddThread checks a thread's. oltp_read_write's
+// commit fsyncs the log, so without a device the cell is refused, as it is
+// with one thread per connection; the pooled program went unchecked, and its
+// first commit dereferenced the missing device.
+func TestPoolRefusesAServerProgramAThreadWouldBeRefused(t *testing.T) {
+	for _, th := range []ThreadHandling{OneThreadPerConnection, PoolOfThreads} {
+		c := Cell{Workload: "oltp_read_write", Threads: 4, Machine: MachineConfig{CPUs: 2},
+			ThreadHandling: th, Client: &ClientConfig{}}
+		err := c.Validate()
+		require.ErrorIs(t, err, ErrInvalidConfig, "%v", th)
+		assert.ErrorContains(t, err, "want a device installed by SetDevice", "%v", th)
+	}
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -37,15 +38,17 @@ type SteadyWarmup struct {
 	// units a thread and reads the rate to one wave in k.
 	PerThread int
 	// Max bounds the whole warm-up, Cell.Warmup and the windows together,
-	// in virtual time; at least Cell.Warmup + 2 × Window. A cell not steady
+	// in virtual time; at least Cell.Warmup + 2 × Window, and small enough
+	// that the measured window after it ends within the virtual clock
+	// (math.MaxInt64 ns). A cell not steady
 	// by then fails with an error wrapping ErrNotSteady rather than measure
 	// a ramp.
 	Max time.Duration
 }
 
 // validate reports a field out of range for a cell whose fixed warm-up is
-// warmup.
-func (s SteadyWarmup) validate(warmup time.Duration) error {
+// warmup and whose measured window is measure.
+func (s SteadyWarmup) validate(warmup, measure time.Duration) error {
 	switch {
 	case s.Window <= 0 || s.Window > s.Max:
 		return fmt.Errorf("sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
@@ -53,8 +56,11 @@ func (s SteadyWarmup) validate(warmup time.Duration) error {
 		return fmt.Errorf("sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
 	case s.PerThread < 1 || s.PerThread > 1000:
 		return fmt.Errorf("sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
-	case s.Max < warmup+2*s.Window:
-		return fmt.Errorf("sim: Steady.Max = %v, want at least Warmup + 2 × Steady.Window (%v): %w", s.Max, warmup+2*s.Window, ErrInvalidConfig)
+	case s.Max < warmup || (s.Max-warmup)/2 < s.Window: // s.Max < warmup + 2 × s.Window, without overflow
+		return fmt.Errorf("sim: Steady.Max = %v, want at least Warmup (%v) + 2 × Steady.Window (%v): %w", s.Max, warmup, s.Window, ErrInvalidConfig)
+	case s.Max > math.MaxInt64-max(measure, s.Max/2):
+		return fmt.Errorf("sim: Steady.Max = %v, want at most %v, so that the measured window (at least Measure, %v, and the steady pair's window, up to Steady.Max / 2) ends within the virtual clock: %w",
+			s.Max, time.Duration(math.MaxInt64-max(measure, s.Max/2)), measure, ErrInvalidConfig)
 	}
 	return nil
 }
@@ -77,7 +83,7 @@ func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, wi
 	m.e.Run(int64(warmup))
 	end, window = warmup, s.Window
 	var units [2]uint64
-	for end+2*window <= s.Max {
+	for window <= (s.Max-end)/2 { // end + 2 × window <= s.Max, without overflow
 		for i := range units {
 			u0 := m.units
 			end += window

@@ -58,9 +58,24 @@ func TestSteadyWarmupErrors(t *testing.T) {
 		"tolerance NaN":     {Window: time.Millisecond, Tolerance: math.NaN(), PerThread: 1, Max: time.Second},
 		"per thread 0":      {Window: time.Millisecond, Tolerance: 0.1, PerThread: 0, Max: time.Second},
 		"max below warm-up": {Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: 21 * time.Millisecond},
+		// Warmup + 2 × Window overflowed, passed the check, and the pairs of
+		// windows of 2^62 ns ran without end
+		"a window whose pair overflows the clock": {Window: 1 << 62, Tolerance: 0.1, PerThread: 1, Max: math.MaxInt64},
+		"a max that leaves no room to measure":    {Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: math.MaxInt64},
 	} {
 		c := rampCell()
 		c.Steady = &s
 		assert.ErrorIs(t, c.Validate(), ErrInvalidConfig, name)
 	}
+}
+
+// TestCellRefusesDurationsPastTheVirtualClock: Warmup + Measure past
+// math.MaxInt64 ns overflowed the end of the run, which then measured
+// nothing and returned a Result of 0 units for a window of 292 years.
+func TestCellRefusesDurationsPastTheVirtualClock(t *testing.T) {
+	c := rampCell()
+	c.Warmup, c.Measure = time.Millisecond, math.MaxInt64
+	err := c.Validate()
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "Warmup + Measure")
 }

@@ -146,7 +146,7 @@ func connectWorkload() Workload {
 			"greeting, reads the handshake response (40 µs round trip), checks the password (8 µs), " +
 			"answers, reads and runs SELECT 1 (30 µs round trip, 6 µs), reads COM_QUIT, closes and " +
 			"goes back to the cache. 18 system calls (accept4, shutdown and close are the connection's " +
-			"setup and teardown), 4 sleeps (context switches) and 25 µs of user CPU per connection.",
+			"setup and teardown), 5 sleeps (context switches) and 26 µs of user CPU per connection.",
 		Setup: func(m *Machine) []Op {
 			cache := m.AddMutex(Mutex{Name: "LOCK_thread_cache", Spin: false})
 			return []Op{
@@ -169,12 +169,12 @@ func connectWorkload() Workload {
 func oltpInsert() Workload {
 	return Workload{
 		Name: "oltp_insert", Unit: "rows/s",
-		Doc: "sysbench prepare's bulk insert: per row 20 µs of CPU and a page latch (the index " +
-			"tree's leaf, contended by nobody else: one table per thread); one row in 20 fills " +
+		Doc: "sysbench prepare's bulk insert: per row 40 µs of CPU (its leaf's page latch is " +
+			"contended by nobody else, one table per thread, and is not modelled); one row in 20 fills " +
 			"its leaf and splits it, and the split prefetches one or two sibling pages " +
 			"(btr_cur_prefetch_siblings: a simulated-AIO read each, not waited for, every sibling read " +
 			"as if none were in the buffer pool: study D's calibration; bulk_insert looks in the pool). " +
-			"Every 100 rows the client sends the next batch (a 30 µs round trip). Each row enters and " +
+			"The client sends the next batch, a 30 µs round trip per 10 rows. Each row enters and " +
 			"leaves the innodb_thread_concurrency gate.",
 		Setup: func(m *Machine) []Op {
 			return insertBatch(
@@ -199,7 +199,7 @@ func bulkInsert() Workload {
 	return Workload{
 		Name: "bulk_insert", Unit: "rows/s",
 		Doc: "sysbench 1.0 prepare's bulk insert on MySQL 5.7/8.0: oltp_insert's rows (40 µs of CPU each, " +
-			"one in 20 splits its leaf, a 30 µs round trip per 100 rows), but the split prefetches the " +
+			"one in 20 splits its leaf, a 30 µs round trip per 10 rows), but the split prefetches the " +
 			"rightmost leaf's one sibling only when it is not in the buffer pool (buf_read_page_low), and " +
 			"then wakes the simulated-AIO handlers once (os_aio_simulated_wake_handler_threads: per segment, " +
 			"the array mutex, a scan of its slots, the event only if one is reserved). Each row enters and leaves " +

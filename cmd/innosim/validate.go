@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -75,8 +76,10 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	for i, path := range tables {
-		if slices.Contains(tables[:i], path) {
-			return fmt.Errorf("%w: -table %s given twice: want each table once (it would be reported twice)", errUsage, path)
+		for _, earlier := range tables[:i] {
+			if sameFile(path, earlier) {
+				return fmt.Errorf("%w: -table %s given twice (as %s before): want each table once (it would be reported twice)", errUsage, path, earlier)
+			}
 		}
 	}
 	if len(parts) == 0 {
@@ -103,7 +106,13 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("-table: %w", err)
 		}
 		if profile != nil {
-			ut = ut.WithCosts(*profile)
+			// the machine's profile can refuse a curve the default accepted:
+			// refuse it now, not after the studies ran
+			if ut = ut.WithCosts(*profile); ut.Live {
+				if err := ut.Validate(); err != nil {
+					return fmt.Errorf("-table with -costs %s: %w", *costs, err)
+				}
+			}
 		}
 		live = live || ut.Live
 		users = append(users, ut)
@@ -153,4 +162,19 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errFailed
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file: the same spelling,
+// the same cleaned path (x.csv and ./x.csv), or, when both exist, the same
+// file by os.SameFile (a link).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

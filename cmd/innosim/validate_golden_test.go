@@ -86,3 +86,34 @@ func TestRunReportsTheDevicesIORates(t *testing.T) {
 		assert.Contains(t, stderr, bad.want, bad.arg)
 	}
 }
+
+// TestValidateRefusesALiveTableItsCostsCannotRunBeforeTheStudies: a -costs
+// profile can make a live curve's measured server CPU per query less than
+// what that machine charges besides the workload's bursts. The table was
+// checked on the default profile only, so validate ran the studies first and
+// then failed with "cell 1 of 2" and no line.
+func TestValidateRefusesALiveTableItsCostsCannotRunBeforeTheStudies(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "live.csv")
+	require.NoError(t, os.WriteFile(table, []byte("workload,cpus,threads,throughput,server_cpu_us_per_query\n"+
+		"oltp_point_select,2,1,40000,14\noltp_point_select,2,4,50000,16\n"), 0o644))
+	profile := filepath.Join(dir, "slow.profile")
+	require.NoError(t, os.WriteFile(profile, []byte("syscall = 20us\n"), 0o644))
+	code, out, stderr := runCmd("validate", "-table", table, "-costs", profile, "c")
+	assert.NotContains(t, stderr, "cell 1 of 2", "refused as the file is read, not as its cells run")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "live.csv:2: workload oltp_point_select cannot run on a live table's machine")
+	assert.Contains(t, stderr, "ClientConfig.ServerCPU = 14µs")
+}
+
+// TestValidateRefusesOneTableGivenTwiceByTwoPaths: -table x.csv and -table
+// ./x.csv are one file; only the same spelling was refused, and the table was
+// reported twice.
+func TestValidateRefusesOneTableGivenTwiceByTwoPaths(t *testing.T) {
+	path := filepath.Join("testdata", "validate_user.csv")
+	code, out, stderr := runCmd("validate", "-table", path, "-table", "./"+path, "b")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "given twice")
+}

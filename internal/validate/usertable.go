@@ -50,6 +50,32 @@ type UserTable struct {
 	Live    bool
 	Curves  []string
 	Setting string
+	// File is the file's name and Lines each cell's line in it, for
+	// Validate's errors.
+	File  string
+	Lines []int
+}
+
+// Validate checks every cell as Run would (sim.Cell.Validate) and returns
+// the first refusal, naming its line, or nil. ParseUserTable calls it; call
+// it again after WithCosts, whose profile can make a live curve's measured
+// CPU per query less than what that machine charges besides the workload's
+// bursts, so that the table is refused before any cell runs.
+func (ut UserTable) Validate() error {
+	for i, c := range ut.Cells {
+		if err := c.Validate(); err != nil {
+			what := "a user table's machine (cores, scheduler, costs; no device, no gate)"
+			if ut.Live {
+				what = fmt.Sprintf("a live table's machine (client on its cores, the curve's CPU per query, costs %s)", c.Machine.Costs.Name)
+			}
+			line := 0
+			if i < len(ut.Lines) {
+				line = ut.Lines[i]
+			}
+			return fmt.Errorf("validate: %s:%d: workload %s cannot run on %s: %w", ut.File, line, c.Workload, what, err)
+		}
+	}
+	return nil
 }
 
 // userColumns are the columns a user table must have.
@@ -67,7 +93,7 @@ const userMeasure = sim.DefaultMeasure
 // userColumns in a published table, and a # name:, # source: or # bound:
 // line given twice are errors too.
 func ParseUserTable(r io.Reader, name string) (UserTable, error) {
-	ut := UserTable{Name: name, Source: name, Bound: 1.5}
+	ut := UserTable{Name: name, Source: name, Bound: 1.5, File: name}
 	var body strings.Builder
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
 	if err != nil {
@@ -165,17 +191,15 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 		lineOf[key] = r.line
 		c := sim.Cell{Workload: w, Threads: threads, Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sch, Costs: costs, SpinLoops: sim.DefaultSpinLoops}}
-		if err := c.Validate(); err != nil { // before any cell runs, not after the others
-			return fmt.Errorf("validate: %s:%d: workload %s cannot run on a user table's machine (cores, scheduler, costs; no device, no gate): %w", r.file, r.line, w, err)
-		}
 		ut.Cells = append(ut.Cells, c)
 		ut.Published = append(ut.Published, pub)
+		ut.Lines = append(ut.Lines, r.line)
 		return nil
 	})
 	if err != nil {
 		return ut, err
 	}
-	return ut, nil
+	return ut, ut.Validate() // before any cell runs, not after the others
 }
 
 // userRow is one data row of a user table (published or live), at line of

@@ -34,7 +34,13 @@ const LiveShapeTolerance = 0.15
 // the first measured of two as near).
 const LiveLevelThreads = 64
 
-// parseLive reads the rows of an innosim live --csv table. Its cells run on
+// parseLive reads the rows of an innosim live --csv table. A row's unit, when
+// given, must be its workload's (sim.Workload.Unit): the simulator counts
+// that unit, so a throughput in another is refused, not compared. A curve
+// (workload and setting value) has one core count: its shape, level and
+// probes are read along its thread counts. Every cell is checked
+// (sim.Cell.Validate) once its probes are set, so a row the simulator would
+// refuse is refused with its line before any cell runs. Its cells run on
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
 // innosim live runs sysbench beside the server), the client's and the
@@ -63,13 +69,19 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		return ut, err
 	}
 	ut.Live = true
-	var clientCPU, serverCPU []float64 // µs per query, by row; -1 where not given
-	var serverRSS, clientRSS []float64 // KiB, by row; -1 where not given
-	lineOf := map[string]int{}         // a point (curve, cpus, threads) → its line
+	var clientCPU, serverCPU []float64               // µs per query, by row; -1 where not given
+	var serverRSS, clientRSS []float64               // KiB, by row; -1 where not given
+	lineOf := map[string]int{}                       // a point (curve, cpus, threads) → its line
+	curveAt := map[string]struct{ line, cpus int }{} // a curve → its first line and its cores
 	err = readRows(name, cr, col, func(r userRow) error {
 		cpus, threads, w, x, err := r.common("throughput")
 		if err != nil {
 			return err
+		}
+		if _, ok := col["unit"]; ok && r.get("unit") != "" {
+			if wl, _ := sim.LookupWorkload(w); r.get("unit") != wl.Unit {
+				return r.bad("unit", fmt.Sprintf("%s (what %s counts)", wl.Unit, w))
+			}
 		}
 		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
@@ -100,6 +112,14 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 				return r.bad(ut.Setting, err.Error())
 			}
 		}
+		if first, ok := curveAt[curve]; ok && first.cpus != cpus {
+			// its shape, level and probes are read along the thread counts of
+			// one machine
+			return fmt.Errorf("validate: %s:%d: %s on %d cpus, but line %d has it on %d cpus, want one core count a curve: %w",
+				r.file, r.line, curve, cpus, first.line, first.cpus, sim.ErrInvalidConfig)
+		} else if !ok {
+			curveAt[curve] = struct{ line, cpus int }{r.line, cpus}
+		}
 		key := fmt.Sprint(curve, "|", cpus, "|", threads)
 		if first, dup := lineOf[key]; dup {
 			return fmt.Errorf("validate: %s:%d: the point of line %d again (%s, %d cpus, %d threads), want each point once: %w",
@@ -109,6 +129,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		ut.Cells = append(ut.Cells, cell)
 		ut.Published = append(ut.Published, x)
 		ut.Curves = append(ut.Curves, curve)
+		ut.Lines = append(ut.Lines, r.line)
 		return nil
 	})
 	if err != nil {
@@ -118,7 +139,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
 	setGrowth(ut, serverRSS, func(c *sim.ClientConfig, b int64) { c.ServerFootprint = b })
 	setGrowth(ut, clientRSS, func(c *sim.ClientConfig, b int64) { c.ClientFootprint = b })
-	return ut, nil
+	return ut, ut.Validate() // with its probes set; before any cell runs
 }
 
 // liveWarmup and liveSteady are a live cell's simulated warm-up: with the
@@ -212,7 +233,9 @@ func setProbe(ut UserTable, us []float64, set func(*sim.ClientConfig, time.Durat
 
 // WithCosts returns the table with every cell on the cost profile p: for a
 // live table, the calibrated profile of the machine it was measured on
-// (innosim calibrate --out). A published table keeps its own costs.
+// (innosim calibrate --out). A published table keeps its own costs. The
+// profile can make a curve's CPU per query impossible on that machine
+// (sim.ClientConfig.ServerCPU): call Validate on the result before running it.
 func (ut UserTable) WithCosts(p sim.CostProfile) UserTable {
 	if !ut.Live {
 		return ut

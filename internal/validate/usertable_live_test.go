@@ -49,6 +49,18 @@ func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
 		{"a setting the simulator ignores", "innodb_flush_method," + head + "O_DIRECT,connect,2,1,5\n", "a setting the simulator models (thread_handling)"},
 		{"an unknown thread_handling", "thread_handling," + head + "no-threads,connect,2,1,5\n", `thread_handling = "no-threads", want one-thread-per-connection or pool-of-threads`},
 		{"no rows", head, "no rows"},
+		// a throughput in another unit was compared as if it were the workload's
+		{"a unit the workload does not count", "workload,cpus,threads,throughput,unit\noltp_point_select,2,1,5,rows/s\n",
+			`live.csv:2: unit = "rows/s", want queries/s (what oltp_point_select counts)`},
+		// one curve's rows on two machines were read as one curve: its peak,
+		// its top thread count and its one-thread probe mixed the two
+		{"a curve on two core counts", head + "connect,2,1,5\nconnect,4,16,9\n",
+			"live.csv:3: connect on 4 cpus, but line 2 has it on 2 cpus, want one core count a curve"},
+		// refused only when the cells ran, as "cell 1 of 1", with no line
+		{"a workload the live machine cannot run", head + "oltp_read_write,2,1,5\n",
+			"live.csv:2: workload oltp_read_write cannot run on a live table's machine"},
+		{"a server CPU below what the machine charges besides the bursts", "workload,cpus,threads,throughput,server_cpu_us_per_query\noltp_point_select,2,1,5,0.1\n",
+			"live.csv:2: workload oltp_point_select cannot run on a live table's machine"},
 		// the second measurement of a point became a seventh cell of its curve
 		{"a point given twice", liveCSV + "pool-of-threads,connect,2,16,9000,connections/s,0.9,,,,,5,200\n",
 			"live.csv:8: the point of line 6 again (connect thread_handling=pool-of-threads, 2 cpus, 16 threads)"},
