@@ -84,8 +84,8 @@ type Config struct {
 	//     waiting requests as a simulated handler would and submits them with
 	//     one io_uring_enter per segment. WakeAll is refused: there is no
 	//     handler to wake but the one the kernel wakes.
-	//   - Handlers must be HandlerGoroutine: every native handler waits in
-	//     io_uring_enter on its own locked OS thread, which exits with it.
+	//   - Handlers must be HandlerGoroutine: every native handler is a
+	//     goroutine that waits in io_uring_enter on its segment's ring.
 	//   - Backend must be nil: the I/O is the kernel's, on the request's File,
 	//     which needs an Fd method (*os.File has one); a request whose File
 	//     is nil fails with ErrNoFile, one without Fd with ErrInvalidRequest,

@@ -315,12 +315,18 @@ func (a *Array) submit(r *ring, k int) {
 	}
 }
 
-// nativeHandle is the handler thread of global segment seg in native mode:
-// os_aio_linux_handle's loop on its own ring. It runs on its own locked OS
-// thread and never unlocks it, so the thread exits with the goroutine.
+// nativeHandle is the handler of global segment seg in native mode:
+// os_aio_linux_handle's loop on its own ring. It is a plain goroutine, whose
+// thread blocks in io_uring_enter as any goroutine's in a system call, and
+// after a round that ran Done calls it yields (runtime.Gosched) before it
+// waits again: a Done that readies a goroutine (the request's submitter
+// waiting for it, say) puts it on this goroutine's P, and a P whose thread then
+// blocks in a system call runs it only once another thread takes the P
+// (sysmon's retake, or an idle thread woken to steal it). The yield runs it
+// here first. A handler locked to its OS thread could not yield that way:
+// its P goes to another thread, and it waits for its own to be handed back.
 func (a *Array) nativeHandle(seg int) {
 	defer a.handlers.Done()
-	runtime.LockOSThread()
 	n := a.native
 	sg := &n.segs[seg]
 	r := sg.ring
@@ -328,7 +334,7 @@ func (a *Array) nativeHandle(seg int) {
 	mu := &a.segMu[seg].Mutex
 	deliverer := &a.segMu[seg].deliverer
 	var reaped, g uint64
-	closing, woken := false, false
+	closing, woken, ran := false, false, false
 	for {
 		k := r.reap(sg.cqes)
 		pushed := sg.pushed.Load() // orders the batches' bookkeeping before this read of it
@@ -342,6 +348,10 @@ func (a *Array) nativeHandle(seg int) {
 			mu.Unlock()
 			if closing && reaped == pushed && left == 0 {
 				break
+			}
+			if ran {
+				runtime.Gosched()
+				ran = false
 			}
 			a.wait(r, left)
 			woken = true
@@ -404,6 +414,7 @@ func (a *Array) nativeHandle(seg int) {
 			req.Done(req, err)
 		}
 		deliverer.Store(0)
+		ran = len(reqs) > 0
 		if carry > 0 {
 			a.submit(r, carry)
 		}
