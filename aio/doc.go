@@ -60,11 +60,11 @@
 // Core, but each segment owns a ring. A submitter reserves a slot, then pushes
 // the segment's waiting requests (picked and merged by the Core, as a handler
 // would) to the ring and submits them with one io_uring_enter; the segment's
-// handler thread waits in io_uring_enter for its own ring's completions, frees
-// the slots and runs Done, as os_aio_linux_handle does with io_getevents. No
-// submitter wakes a handler; the kernel wakes the one whose ring completed.
-// Many requests per segment are in the kernel at once, where a simulated
-// handler does one synchronous I/O at a time.
+// handler (a goroutine) waits in io_uring_enter for its own ring's
+// completions, frees the slots and runs Done, as os_aio_linux_handle does
+// with io_getevents. No submitter wakes a handler; the kernel wakes the one
+// whose ring completed. Many requests per segment are in the kernel at once,
+// where a simulated handler does one synchronous I/O at a time.
 //
 // # Differences from InnoDB, and why
 //
@@ -78,6 +78,12 @@
 //     one per call (io_already_done), so there is no "finished slots first"
 //     step left to take.
 //   - One lock per segment instead of one per array (see below).
+//   - A native handler is a goroutine, not an OS thread of its own. After a
+//     round of Done calls it yields before it waits again, so a submitter its
+//     Done readied runs and submits on the handler's thread at once, and the
+//     kernel runs that read's completion (task work on the submitting
+//     thread) on the thread that waits for it. A locked handler thread
+//     cannot yield its P that way.
 //   - The merge follows the chain through a per-segment hash of waiting offsets
 //     rather than rescanning the segment for each link: the same batch in
 //     O(slots + merged) instead of O(slots × merged). The free-slot scan reads
