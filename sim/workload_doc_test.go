@@ -9,6 +9,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// programOf tallies the program of workload name as set up on a one-core
+// machine: ops by kind, the sum of its OpDone units and of its OpCPU time.
+func programOf(t *testing.T, name string) (w Workload, kinds map[OpKind]int, units int, cpu time.Duration) {
+	t.Helper()
+	w, err := LookupWorkload(name)
+	require.NoError(t, err)
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	require.NoError(t, err)
+	kinds = map[OpKind]int{}
+	for _, op := range w.Setup(m) {
+		kinds[op.Kind]++
+		switch op.Kind {
+		case OpDone:
+			units += int(op.Arg)
+		case OpCPU:
+			cpu += op.Dur
+		}
+	}
+	return w, kinds, units, cpu
+}
+
 // TestBulkInsertDocsStateTheirPrograms: the two bulk inserts' docs give the
 // rows per client round trip and the CPU per row their programs run.
 // oltp_insert's said 20 µs a row and both said a round trip per 100 rows,
@@ -16,23 +37,8 @@ import (
 // round trip.
 func TestBulkInsertDocsStateTheirPrograms(t *testing.T) {
 	for _, name := range []string{"oltp_insert", "bulk_insert"} {
-		w, err := LookupWorkload(name)
-		require.NoError(t, err)
-		m, err := NewMachine(MachineConfig{CPUs: 1})
-		require.NoError(t, err)
-		rows, sleeps := 0, 0
-		var cpu time.Duration
-		for _, op := range w.Setup(m) {
-			switch op.Kind {
-			case OpDone:
-				rows += int(op.Arg)
-			case OpSleep:
-				sleeps++
-			case OpCPU:
-				cpu += op.Dur
-			}
-		}
-		require.Equal(t, 1, sleeps, name)
+		w, kinds, rows, cpu := programOf(t, name)
+		require.Equal(t, 1, kinds[OpSleep], name)
 		assert.Contains(t, w.Doc, fmt.Sprintf("per %d rows", rows), name)
 		assert.Contains(t, w.Doc, fmt.Sprintf("%d µs of CPU", cpu/time.Duration(rows)/time.Microsecond), name)
 	}
@@ -42,23 +48,8 @@ func TestBulkInsertDocsStateTheirPrograms(t *testing.T) {
 // calls, sleeps and user CPU. It said 4 sleeps and 25 µs, where the program
 // (and study C's account of it) has 5 and 26 µs.
 func TestConnectDocStatesItsProgram(t *testing.T) {
-	w, err := LookupWorkload("connect")
-	require.NoError(t, err)
-	m, err := NewMachine(MachineConfig{CPUs: 1})
-	require.NoError(t, err)
-	calls, sleeps := 0, 0
-	var cpu time.Duration
-	for _, op := range w.Setup(m) {
-		switch op.Kind {
-		case OpSyscall:
-			calls++
-		case OpSleep:
-			sleeps++
-		case OpCPU:
-			cpu += op.Dur
-		}
-	}
-	assert.Contains(t, w.Doc, fmt.Sprintf("%d system calls", calls))
-	assert.Contains(t, w.Doc, fmt.Sprintf("%d sleeps", sleeps))
+	w, kinds, _, cpu := programOf(t, "connect")
+	assert.Contains(t, w.Doc, fmt.Sprintf("%d system calls", kinds[OpSyscall]))
+	assert.Contains(t, w.Doc, fmt.Sprintf("%d sleeps", kinds[OpSleep]))
 	assert.Contains(t, w.Doc, fmt.Sprintf("%d µs of user CPU", cpu/time.Microsecond))
 }
