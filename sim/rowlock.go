@@ -225,9 +225,11 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 			rt.stage = rlSuspended
 			if !rt.granted {
 				m.block(t)
+				m.poolWaitBegin(t) // lock_wait's THD_WAIT_ROW_LOCK
 				return false
 			}
 		case rlSuspended: // woken by the commit that granted the row
+			m.poolWaitEnd(t)
 			rt.stage = rlEnterGate
 		case rlEnterGate:
 			if !m.gateEnter(t, id) {
