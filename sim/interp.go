@@ -166,7 +166,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			}
 			m.next(t)
 		case OpPickRow:
-			m.pickRow(id)
+			m.pickRow(t, id)
 			m.next(t)
 		case OpRowLock:
 			if !m.rowLock(t, id, op) {

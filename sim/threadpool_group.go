@@ -69,6 +69,8 @@ type poolConn struct {
 	trx   []bool  // by pc: inside a transaction there (high priority)
 	foot  int64   // ClientConfig.ServerFootprint
 	units uint64  // OpDone units its requests completed
+	// thread is the worker serving the connection, or -1 between requests.
+	thread int32
 	// resumed: a worker has just taken the connection, so its receive is
 	// the read of a request, not the end of the last one.
 	resumed bool
@@ -230,7 +232,7 @@ func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error 
 		}
 	}
 	g := c % int32(len(p.groups))
-	p.conns = append(p.conns, poolConn{prog: server, group: g, end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot})
+	p.conns = append(p.conns, poolConn{prog: server, group: g, end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot, thread: -1})
 	p.groups[g].conns++
 	return nil
 }
@@ -420,7 +422,7 @@ func (m *Machine) poolRun(t *thread, id int32, w *poolWorker, c int32) {
 	conn := &m.tpool.conns[c]
 	m.tpool.groups[w.group].stalled = false // get_event returned
 	w.conn, w.last, w.stage = c, c, wsGetEvent
-	conn.resumed = true
+	conn.resumed, conn.thread = true, id
 	t.prog, t.pc, t.step = conn.prog, conn.pc, opStart
 	m.advance(t, id)
 }
@@ -434,7 +436,7 @@ func (m *Machine) poolRequestDone(t *thread, id int32) {
 	w := &m.tpool.workers[t.worker-1]
 	c := w.conn
 	conn := &m.tpool.conns[c]
-	conn.pc, conn.armed = t.pc, true
+	conn.pc, conn.armed, conn.thread = t.pc, true, -1
 	if conn.end.pending > 0 {
 		m.poolReady(c)
 	}
