@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -250,4 +252,33 @@ func TestPoolWorkerPreemptedByItsOwnWakeSleeps(t *testing.T) {
 	}
 	r := m.Run(0, time.Second)
 	assert.Greater(t, r.Throughput, 500.0)
+}
+
+// BenchmarkPoolWaits reports the simulated transactions/s of oltp_read_write
+// with its client on the machine (NewKernel, 25 µs of client CPU a
+// statement) and a device of one unit that serves an fsync in 200 µs, by
+// thread handling, CPUs and connections (docs/sim-model.md has the
+// figures). The figures are deterministic: run it with -benchtime 1x.
+func BenchmarkPoolWaits(b *testing.B) {
+	for _, th := range []ThreadHandling{OneThreadPerConnection, PoolOfThreads} {
+		for _, cpus := range []int{2, 16} {
+			for _, n := range []int{8, 64, 256} {
+				b.Run(fmt.Sprintf("thread_handling=%v/cpus=%d/threads=%d", th, cpus, n), func(b *testing.B) {
+					c := Cell{Workload: "oltp_read_write", Threads: n, ThreadHandling: th,
+						Machine: MachineConfig{CPUs: cpus, Costs: NewKernel(), Seed: 1},
+						Client:  &ClientConfig{Event: 25 * us},
+						Device:  &DeviceConfig{Units: 1, Read: 200 * us, Write: 200 * us, Fsync: 200 * us},
+						Warmup:  500 * time.Millisecond, Measure: 2 * time.Second}
+					var r Result
+					for b.Loop() {
+						var err error
+						if r, err = c.Run(context.Background()); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(r.Throughput, "trx/s")
+				})
+			}
+		}
+	}
 }
