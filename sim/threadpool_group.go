@@ -162,7 +162,7 @@ func (m *Machine) setPoolGroups(size int, stall time.Duration, maxThreads int) e
 		stall = DefaultThreadPoolStallLimit
 	}
 	if stall < time.Millisecond || stall > MaxThreadPoolStallLimit || stall%time.Millisecond != 0 {
-		return fmt.Errorf("sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%v: %w", stall, MaxThreadPoolStallLimit, ErrInvalidConfig)
+		return fmt.Errorf("sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", stall, MaxThreadPoolStallLimit/time.Millisecond, ErrInvalidConfig)
 	}
 	if maxThreads == 0 {
 		maxThreads = MaxThreadPoolMaxThreads

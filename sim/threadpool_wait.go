@@ -40,7 +40,9 @@ import "time"
 //     workers and the group at least two; the new worker is a thread of the
 //     machine like the first two (its stack and switches counted as theirs),
 //     active from its creation and in get_event as soon as it runs. The
-//     clone's cost is not charged to the thread that asks for it.
+//     clone's cost is not charged to the thread that asks for it, nor is
+//     the mysql_cond_signal of a wake_thread from wait_begin (its thread
+//     has just blocked) or from check_stall (the timer's).
 //
 // Not modelled: thread_pool_idle_timeout (a worker that sleeps 60 s exits;
 // the pool never shrinks here), the kick-up of check_stall.
