@@ -55,9 +55,10 @@ type Cell struct {
 	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
 	// (see threadpool_wait.go): 0 (DefaultThreadPoolStallLimit, 500 ms) or
 	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
-	// ThreadPoolMaxThreads is thread_pool_max_threads, the most workers the
-	// pool creates beyond two a group: 0 (MaxThreadPoolMaxThreads, MariaDB's
-	// default) or 1..MaxThreadPoolMaxThreads. Both are read only by the
+	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
+	// many workers, create_worker adds none to a group that has its two
+	// (which may exceed it): 0 (MaxThreadPoolMaxThreads, MariaDB's default)
+	// or 1..MaxThreadPoolMaxThreads. Both are read only by the
 	// pool's workers, with PoolOfThreads and a Client; Run refuses a value
 	// it would ignore.
 	ThreadPoolStallLimit time.Duration
