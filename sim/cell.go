@@ -52,6 +52,17 @@ type Cell struct {
 	// default) or 1..MaxThreadPoolSize with PoolOfThreads, and must be 0 with
 	// OneThreadPerConnection (Run refuses a size it would ignore).
 	ThreadPoolSize int
+	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
+	// (see threadpool_wait.go): 0 (DefaultThreadPoolStallLimit, 500 ms) or
+	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
+	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
+	// many workers, create_worker adds none to a group that has its two
+	// (which may exceed it): 0 (MaxThreadPoolMaxThreads, MariaDB's default)
+	// or 1..MaxThreadPoolMaxThreads. Both are read only by the
+	// pool's workers, with PoolOfThreads and a Client; Run refuses a value
+	// it would ignore.
+	ThreadPoolStallLimit time.Duration
+	ThreadPoolMaxThreads int
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
 	// the siblings it does not find there (OpPrefetchSiblings).
@@ -188,6 +199,10 @@ func (c Cell) build() (*Machine, error) {
 		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
 			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
 	}
+	if (c.ThreadPoolStallLimit != 0 || c.ThreadPoolMaxThreads != 0) && (c.ThreadHandling != PoolOfThreads || c.Client == nil) {
+		return nil, fmt.Errorf("sim: ThreadPoolStallLimit = %v, ThreadPoolMaxThreads = %d without the pool's workers, want 0 (read only with pool-of-threads and a Client): %w",
+			c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads, ErrInvalidConfig)
+	}
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
 		if c.ThreadPoolSize != 0 {
@@ -198,7 +213,7 @@ func (c Cell) build() (*Machine, error) {
 		if c.Client != nil {
 			// the clients' requests reach the pool through sockets: its
 			// groups' workers and listeners serve them (threadpool_group.go)
-			if err := m.setPoolGroups(c.ThreadPoolSize); err != nil {
+			if err := m.setPoolGroups(c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
 				return nil, err
 			}
 			break
@@ -285,6 +300,9 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.ThreadHandling != OneThreadPerConnection || k.ThreadPoolSize != 0 {
 		fmt.Fprintf(h, "|pool %v %d", k.ThreadHandling, k.ThreadPoolSize)
+	}
+	if k.ThreadPoolStallLimit != 0 || k.ThreadPoolMaxThreads != 0 {
+		fmt.Fprintf(h, "|pool limits %v %d", k.ThreadPoolStallLimit, k.ThreadPoolMaxThreads)
 	}
 	if k.Client != nil {
 		fmt.Fprintf(h, "|client %+v", *k.Client)

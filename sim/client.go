@@ -279,9 +279,11 @@ func (m *Machine) wakeSync(id int32) {
 // scheduler's (Machine.wake; with SetRemoteWake, a wake onto an idle CPU
 // pays its interrupt) made with WF_SYNC (wakeSync). It reports whether t goes on.
 func (m *Machine) sock(t *thread, id int32, op *Op) bool {
-	end := &m.socks[id]
-	if t.worker > 0 {
+	var end *sockEnd
+	if t.worker > 0 { // a worker added after the connections has no socket of its own
 		end = &m.tpool.conns[m.tpool.workers[t.worker-1].conn].end
+	} else {
+		end = &m.socks[id]
 	}
 	if op.Kind == OpSockSend {
 		if t.step != opStart {

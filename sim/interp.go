@@ -156,11 +156,17 @@ func (m *Machine) advance(t *thread, id int32) {
 			case opCharged:
 				t.step = opWaiting
 				m.deviceIO(t, id, ioKind(op.Kind-OpRead))
+				if op.Kind == OpRead {
+					m.poolWaitBegin(t) // buf_read_page_low's THD_WAIT_DISKIO
+				}
 				return
+			}
+			if op.Kind == OpRead {
+				m.poolWaitEnd(t)
 			}
 			m.next(t)
 		case OpPickRow:
-			m.pickRow(id)
+			m.pickRow(t, id)
 			m.next(t)
 		case OpRowLock:
 			if !m.rowLock(t, id, op) {

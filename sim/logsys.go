@@ -243,9 +243,11 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 			lt.stage = lgAsleep
 			if lt.gen == l.gen { // not set since the wait was decided
 				m.block(t)
+				m.poolWaitBegin(t) // group_commit_lock::acquire's THD_WAIT_GROUP_COMMIT
 				return false
 			}
 		case lgAsleep:
+			m.poolWaitEnd(t)
 			if lt.retry {
 				lt.stage = lgStart
 				continue

@@ -43,15 +43,16 @@ func (r RowTable) validate() error {
 // lockSys is InnoDB's lock system for the exclusive record locks of one
 // table (lock_sys's record hash in MySQL 5.1), protected by kernel_mutex as
 // in lock0lock.c: every lock request, grant and release runs with
-// kernel_mutex held (lock_mutex_enter_kernel). A transaction is a thread:
-// the client threads run one transaction at a time.
+// kernel_mutex held (lock_mutex_enter_kernel). A transaction is a thread's,
+// or a pooled connection's (trxKey): each runs one transaction at a time.
 type lockSys struct {
 	table RowTable
 	hot   int64 // number of special rows
 
-	owner map[int64]int32   // row → thread holding its X lock
-	queue map[int64][]int32 // row → threads waiting for it, in request order (lock_rec_enqueue_waiting)
+	owner map[int64]int32   // row → trx key (trxKey) holding its X lock
+	queue map[int64][]int32 // row → trx keys waiting for it, in request order (lock_rec_enqueue_waiting)
 	th    []rowLockThread   // by thread id, grown on demand
+	conn  []rowLockThread   // by pooled connection, grown on demand
 
 	// Waits and Deadlocks count lock requests that waited and those that
 	// found a deadlock (the requester is rolled back).
@@ -125,17 +126,46 @@ func (m *Machine) RowLockStats() (waits, deadlocks uint64) {
 	return m.rows.Waits, m.rows.Deadlocks
 }
 
+// thread returns the transaction state of trx key id (see trxKey).
 func (l *lockSys) thread(id int32) *rowLockThread {
+	if id < 0 {
+		c := int(-2 - id)
+		for c >= len(l.conn) {
+			l.conn = append(l.conn, rowLockThread{waitFor: -1})
+		}
+		return &l.conn[c]
+	}
 	for int(id) >= len(l.th) {
 		l.th = append(l.th, rowLockThread{waitFor: -1})
 	}
 	return &l.th[id]
 }
 
+// trxKey is whose transaction thread id (t) runs: its own, or, for a pool
+// worker serving a connection, the connection's (its THD's trx, which the
+// next request may run on another worker), as connPeer numbers it.
+func (m *Machine) trxKey(t *thread, id int32) int32 {
+	if t.worker > 0 {
+		if c := m.tpool.workers[t.worker-1].conn; c >= 0 {
+			return connPeer(c)
+		}
+	}
+	return id
+}
+
+// trxThread is the thread running trx key k's transaction now, or -1 (a
+// pooled connection between requests).
+func (m *Machine) trxThread(k int32) int32 {
+	if k >= 0 {
+		return k
+	}
+	return m.tpool.conns[-2-k].thread
+}
+
 // pickRow draws a row id, as rnd_func_special (see RowTable).
-func (m *Machine) pickRow(id int32) {
+func (m *Machine) pickRow(t *thread, id int32) {
 	l := m.rows
-	rt := l.thread(id)
+	rt := l.thread(m.trxKey(t, id))
 	rng := m.e.rng
 	switch {
 	case l.hot > 0 && l.hot < l.table.Rows && rng.Float64() < l.table.HotAccess:
@@ -164,7 +194,8 @@ func (m *Machine) pickRow(id int32) {
 // row and goes on; false means t stops and rowLock is called again.
 func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 	l := m.rows
-	rt := l.thread(id)
+	key := m.trxKey(t, id)
+	rt := l.thread(key)
 	for {
 		switch rt.stage {
 		case rlStart:
@@ -179,17 +210,17 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 			holder, taken := l.owner[rt.row]
 			switch {
 			case !taken:
-				l.owner[rt.row] = id
+				l.owner[rt.row] = key
 				rt.held = append(rt.held, rt.row)
-			case holder == id:
-			case m.closesCycle(id, holder):
+			case holder == key:
+			case m.closesCycle(key, holder):
 				l.Deadlocks++
 				rt.victim = true
-				m.releaseRows(id) // trx_general_rollback_for_mysql: its locks go at once
+				m.releaseRows(key) // trx_general_rollback_for_mysql: its locks go at once
 			default:
 				l.Waits++
 				rt.waitFor, rt.granted = rt.row, false
-				l.queue[rt.row] = append(l.queue[rt.row], id)
+				l.queue[rt.row] = append(l.queue[rt.row], key)
 			}
 		case rlUnlock:
 			if !m.unlock(t, id, op.Arg) {
@@ -225,9 +256,11 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 			rt.stage = rlSuspended
 			if !rt.granted {
 				m.block(t)
+				m.poolWaitBegin(t) // lock_wait's THD_WAIT_ROW_LOCK
 				return false
 			}
 		case rlSuspended: // woken by the commit that granted the row
+			m.poolWaitEnd(t)
 			rt.stage = rlEnterGate
 		case rlEnterGate:
 			if !m.gateEnter(t, id) {
@@ -307,8 +340,10 @@ func (m *Machine) wakeGranted(t *thread, id int32, rt *rowLockThread) bool {
 	w := rt.wakes[0]
 	rt.wakes = rt.wakes[1:]
 	rt.stage = rlWake
-	if wt := m.rows.thread(w); wt.stage == rlSuspended && m.threads[w].state == stBlocked {
-		m.wake(w)
+	if wt := m.rows.thread(w); wt.stage == rlSuspended {
+		if wid := m.trxThread(w); wid >= 0 && m.threads[wid].state == stBlocked {
+			m.wake(wid)
+		}
 	}
 	return m.wakeGranted(t, id, rt)
 }
@@ -335,7 +370,8 @@ func (m *Machine) rollback(t *thread, rt *rowLockThread) {
 // woken after kernel_mutex is released. It reports whether t goes on.
 func (m *Machine) lockRelease(t *thread, id int32, op *Op) bool {
 	l := m.rows
-	rt := l.thread(id)
+	key := m.trxKey(t, id)
+	rt := l.thread(key)
 	for {
 		switch rt.stage {
 		case rlStart:
@@ -346,7 +382,7 @@ func (m *Machine) lockRelease(t *thread, id int32, op *Op) bool {
 			m.runBurst(t, id, int64(len(rt.held)+1)*m.jit(op.Dur), catUser)
 			return false
 		case rlDecide:
-			m.releaseRows(id)
+			m.releaseRows(key)
 			rt.stage = rlUnlock
 		case rlUnlock:
 			if !m.unlock(t, id, op.Arg) {

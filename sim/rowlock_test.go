@@ -74,7 +74,7 @@ func TestSpecialDistributionHitsTheHotRows(t *testing.T) {
 	hot := 0
 	const n = 20000
 	for range n {
-		m.pickRow(0)
+		m.pickRow(&thread{}, 0)
 		if m.rows.th[0].row < 100 {
 			hot++
 		}

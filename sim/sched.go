@@ -419,7 +419,23 @@ func (m *Machine) preempt(c int) {
 }
 
 // block takes running thread t off its core and gives the core to the next.
+// A thread that a wake it made has just preempted (a sync wake's victim may
+// be its waker, which then goes to sleep: a pool worker that readies a
+// connection for its listener and finds nothing to do) leaves the run queue
+// instead, as a task that blocks with need_resched set just sleeps.
 func (m *Machine) block(t *thread) {
+	if t.state == stRunnable {
+		for i, id := range m.runq {
+			if &m.threads[id] == t {
+				m.takeRunnable(i)
+				break
+			}
+		}
+		t.state = stBlocked
+		t.gen++
+		t.core = -1
+		return
+	}
 	c := int(t.core)
 	t.state = stBlocked
 	t.gen++

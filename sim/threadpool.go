@@ -70,11 +70,12 @@ const MaxThreadPoolSize = concurrency.MaxLimit
 // the connection thread's socket wake; the listener's hop from epoll to the
 // queue, listener() → queue_put, and the worker it wakes when the group has
 // none active are that wake and the handoff's futex wake here);
-// thread_pool_stall_limit (check_stall's timer gives a group whose queue has
-// not moved for 500 ms another worker: no simulated request runs that long);
-// thread_pool_oversubscribe (more than one active worker per group while
-// some are blocked in thd_wait_begin: no simulated request of the live
-// workloads blocks); the high/low priority queues (thread_pool_priority=auto
+// thd_wait_begin, thread_pool_stall_limit's check_stall and
+// thread_pool_oversubscribe, which the workers with the clients on the
+// machine follow (threadpool_wait.go): here a request that waits inside the
+// server holds its group's seat, except in a row lock wait, which leaves it
+// as it leaves an innodb_thread_concurrency gate (srv_conc_force_exit_innodb)
+// and queues for it again after; the high/low priority queues (thread_pool_priority=auto
 // serves a connection inside a transaction first; the concurrency core has
 // the classes and the kickup, concurrency.Config.Priority and Kickup, but the
 // workloads do not mark which requests are inside a transaction).

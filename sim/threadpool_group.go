@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/innosim/innosim/prio"
 )
@@ -40,15 +41,13 @@ import (
 //     connection's THD (ClientConfig.ServerFootprint): the lines the others
 //     evicted are refilled as on a switch (CostProfile.SwitchCostOf's
 //     model), though the thread does not change.
+//   - a request that waits inside the server (thd_wait_begin), the timer's
+//     check_stall every thread_pool_stall_limit, and workers created beyond
+//     a group's two up to thread_pool_max_threads: threadpool_wait.go.
 //
-// Not modelled: the timer thread's check_stall (every
-// thread_pool_stall_limit, 500 ms, it wakes or creates a worker for a group
-// whose non-empty queue saw no dequeue since the last check: no request of
-// these workloads waits inside the server, so a group's worker dequeues
-// continually and the check never finds a stall, and no thread beyond a
-// group's two is created); thd_wait_begin (no request waits), so
-// oversubscription never applies to two workers of a group but is checked
-// as written; thread_pool_idle_timeout (no worker sleeps 60 s).
+// Not modelled: thread_pool_idle_timeout (a worker asleep for 60 s exits:
+// here the pool never shrinks); thread_pool_prio_kickup_timer;
+// thread_pool_dedicated_listener (off by default).
 
 // poolMaxEvents is MAX_EVENTS of threadpool_generic.cc: the most events one
 // epoll_wait of the listener returns.
@@ -70,6 +69,8 @@ type poolConn struct {
 	trx   []bool  // by pc: inside a transaction there (high priority)
 	foot  int64   // ClientConfig.ServerFootprint
 	units uint64  // OpDone units its requests completed
+	// thread is the worker serving the connection, or -1 between requests.
+	thread int32
 	// resumed: a worker has just taken the connection, so its receive is
 	// the read of a request, not the end of the last one.
 	resumed bool
@@ -85,6 +86,16 @@ type poolGroup struct {
 	waiting  []int32    // sleeping workers, the next to wake first
 	active   int        // active_thread_count
 	threads  int        // thread_count
+	conns    int        // connection_count
+
+	// queueEvents and ioEvents are queue_event_count and io_event_count:
+	// queue_get calls and the events listener() took from epoll since the
+	// last check_stall; stalled is the flag check_stall sets and get_event
+	// clears; lastCreate is last_thread_creation_time, in ns.
+	queueEvents int
+	ioEvents    int
+	stalled     bool
+	lastCreate  int64
 }
 
 // workerStage is where a pool worker is in its loop.
@@ -107,6 +118,9 @@ type poolWorker struct {
 	conn  int32 // the connection being served, or -1
 	last  int32 // the connection it served last, or -1
 	next  int32 // the connection taken, to serve after the refill
+	// waiting is TP_connection_generic::waiting for the connection being
+	// served: thd_wait_begin calls not yet ended (see poolWaitBegin).
+	waiting int
 }
 
 // threadPool is the pool of a PoolOfThreads machine with its clients on it.
@@ -115,6 +129,12 @@ type threadPool struct {
 	conns   []poolConn
 	workers []poolWorker // by thread.worker − 1
 	prog    []Op         // every worker's program: opPoolWorker
+
+	stallLimit int64 // thread_pool_stall_limit, in ns: check_stall's period
+	maxThreads int   // thread_pool_max_threads
+	nworkers   int   // tp_stats.num_worker_threads, created ones included
+	evStall    Kind  // the timer thread's tick: check_stall of every group
+	evCreate   Kind  // a worker create_worker started: its thread is added
 }
 
 // opPoolWorker is the one op of a pool worker's program: its whole loop
@@ -124,8 +144,11 @@ const opPoolWorker = numOpKinds
 // setPoolGroups installs the worker pool of a PoolOfThreads machine whose
 // clients run on it: size groups (0 = the CPUs), each with two worker
 // threads, the first its listener-to-be and the second asleep in its
-// waiting list (see the design notes above).
-func (m *Machine) setPoolGroups(size int) error {
+// waiting list (see the design notes above), and the timer that runs
+// check_stall every stall (0 = DefaultThreadPoolStallLimit); the pool
+// creates workers up to maxThreads (0 = MaxThreadPoolMaxThreads). A bad
+// value is an error wrapping ErrInvalidConfig that names it.
+func (m *Machine) setPoolGroups(size int, stall time.Duration, maxThreads int) error {
 	if m.gate != nil {
 		return fmt.Errorf("sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
 	}
@@ -135,21 +158,45 @@ func (m *Machine) setPoolGroups(size int) error {
 	if size < 1 || size > MaxThreadPoolSize {
 		return fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxThreadPoolSize, ErrInvalidConfig)
 	}
-	p := &threadPool{groups: make([]poolGroup, size), prog: []Op{{Kind: opPoolWorker}}}
+	if stall == 0 {
+		stall = DefaultThreadPoolStallLimit
+	}
+	if stall < time.Millisecond || stall > MaxThreadPoolStallLimit || stall%time.Millisecond != 0 {
+		return fmt.Errorf("sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", stall, MaxThreadPoolStallLimit/time.Millisecond, ErrInvalidConfig)
+	}
+	if maxThreads == 0 {
+		maxThreads = MaxThreadPoolMaxThreads
+	}
+	if maxThreads < 1 || maxThreads > MaxThreadPoolMaxThreads {
+		return fmt.Errorf("sim: ThreadPoolMaxThreads = %d, want 0 (%d) or 1..%d: %w", maxThreads, MaxThreadPoolMaxThreads, MaxThreadPoolMaxThreads, ErrInvalidConfig)
+	}
+	p := &threadPool{groups: make([]poolGroup, size), prog: []Op{{Kind: opPoolWorker}},
+		stallLimit: int64(stall), maxThreads: maxThreads}
 	m.tpool = p
+	p.evCreate = m.e.On(m.onPoolCreate)
+	p.evStall = m.e.On(m.onPoolTimer)
 	for g := range p.groups {
 		p.groups[g] = poolGroup{listener: -1, threads: 2, active: 2}
+		p.nworkers += 2
 		for range 2 {
-			id := int32(len(m.threads))
-			p.workers = append(p.workers, poolWorker{group: int32(g), conn: -1, last: -1, next: -1})
-			m.threads = append(m.threads, thread{
-				prog: p.prog, hint: prio.Normal, cpupri: 29, qleft: tsQuantum(29),
-				weight: cfsWeight(prio.Normal), core: -1, last: -1, state: stBlocked, worker: int32(len(p.workers)),
-			})
-			m.e.At(0, m.evWake, id, m.threads[id].gen)
+			m.addPoolWorker(int32(g))
 		}
 	}
+	m.e.At(p.stallLimit, p.evStall, 0, 0)
 	return nil
+}
+
+// addPoolWorker adds a worker thread of group g, runnable at once in
+// get_event; the group's counts are the caller's.
+func (m *Machine) addPoolWorker(g int32) {
+	p := m.tpool
+	id := int32(len(m.threads))
+	p.workers = append(p.workers, poolWorker{group: g, conn: -1, last: -1, next: -1})
+	m.threads = append(m.threads, thread{
+		prog: p.prog, hint: prio.Normal, cpupri: 29, qleft: tsQuantum(29),
+		weight: cfsWeight(prio.Normal), core: -1, last: -1, state: stBlocked, worker: int32(len(p.workers)),
+	})
+	m.e.At(m.e.now, m.evWake, id, m.threads[id].gen)
 }
 
 // addPoolConnection adds a pooled connection and its client thread (see
@@ -184,7 +231,9 @@ func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error 
 			in = false
 		}
 	}
-	p.conns = append(p.conns, poolConn{prog: server, group: c % int32(len(p.groups)), end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot})
+	g := c % int32(len(p.groups))
+	p.conns = append(p.conns, poolConn{prog: server, group: g, end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot, thread: -1})
+	p.groups[g].conns++
 	return nil
 }
 
@@ -237,6 +286,7 @@ func (p *threadPool) poolQueuePut(g *poolGroup) {
 // queueGet is queue_get: the oldest high-priority connection, else the
 // oldest low one, or −1.
 func (g *poolGroup) queueGet() int32 {
+	g.queueEvents++ // counted whether or not a connection is dequeued
 	for q := range g.queues {
 		if len(g.queues[q]) > 0 {
 			c := g.queues[q][0]
@@ -247,9 +297,14 @@ func (g *poolGroup) queueGet() int32 {
 	return -1
 }
 
-// tooManyThreads is too_many_threads (the group is never stalled here: see
-// the design notes).
-func (g *poolGroup) tooManyThreads() bool { return g.active >= 1+PoolOversubscribe }
+// tooManyThreads is too_many_threads: a stalled group is not limited.
+func (g *poolGroup) tooManyThreads() bool {
+	return g.active >= 1+PoolOversubscribe && !g.stalled
+}
+
+// queued reports whether the group's queues hold a connection
+// (!is_queue_empty).
+func (g *poolGroup) queued() bool { return len(g.queues[0])+len(g.queues[1]) > 0 }
 
 // poolWorkerLoop runs a worker's loop from its stage until it takes time,
 // blocks or starts serving a connection (it then interprets the
@@ -306,7 +361,8 @@ func (m *Machine) poolWorkerLoop(t *thread, id int32) {
 				m.block(t)
 				return
 			}
-			picks := len(g.queues[0]) == 0 && len(g.queues[1]) == 0
+			picks := !g.queued()
+			g.ioEvents += min(len(g.ready), poolMaxEvents)
 			p.poolQueuePut(g)
 			if picks {
 				c := g.queueGet()
@@ -364,8 +420,9 @@ func (m *Machine) poolServe(t *thread, id int32, w *poolWorker, c int32) {
 // left it.
 func (m *Machine) poolRun(t *thread, id int32, w *poolWorker, c int32) {
 	conn := &m.tpool.conns[c]
+	m.tpool.groups[w.group].stalled = false // get_event returned
 	w.conn, w.last, w.stage = c, c, wsGetEvent
-	conn.resumed = true
+	conn.resumed, conn.thread = true, id
 	t.prog, t.pc, t.step = conn.prog, conn.pc, opStart
 	m.advance(t, id)
 }
@@ -379,7 +436,7 @@ func (m *Machine) poolRequestDone(t *thread, id int32) {
 	w := &m.tpool.workers[t.worker-1]
 	c := w.conn
 	conn := &m.tpool.conns[c]
-	conn.pc, conn.armed = t.pc, true
+	conn.pc, conn.armed, conn.thread = t.pc, true, -1
 	if conn.end.pending > 0 {
 		m.poolReady(c)
 	}
