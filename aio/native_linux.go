@@ -529,7 +529,13 @@ type fder interface{ Fd() uintptr }
 // fdOf returns f's descriptor for the kernel, or the error that fails the
 // requests of an op on f: a closed *os.File (whose Fd is ^uintptr(0)) fails
 // with os.ErrClosed, as its ReadAt and WriteAt do, rather than giving the
-// kernel descriptor -1. The request keeps f reachable until its Done.
+// kernel descriptor -1; a file without offsets (a pipe, a socket, a terminal)
+// fails with ESPIPE, as pread and pwrite do. io_uring reads and writes such a
+// file at its current position whatever the offset: a read would take the
+// stream's next bytes for the bytes at Offset, and one of an empty pipe would
+// not complete until a writer came, holding Close. lseek fails with ESPIPE
+// exactly where pread does; SEEK_CUR by 0 moves nothing. The request keeps f
+// reachable until its Done.
 func fdOf(op Op, f File) (int, error) {
 	if f == nil {
 		return -1, ErrNoFile
@@ -541,6 +547,9 @@ func fdOf(op Op, f File) (int, error) {
 	fd := x.Fd()
 	if fd == ^uintptr(0) {
 		return -1, pathError(op, f, os.ErrClosed)
+	}
+	if _, err := unix.Seek(int(fd), 0, io.SeekCurrent); err != nil {
+		return -1, pathError(op, f, err)
 	}
 	return int(fd), nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -281,6 +282,49 @@ func TestNativeWakeupsByCloseAreNotCounted(t *testing.T) {
 	// at most the one wakeup that found the completion
 	require.LessOrEqual(t, st.Wakeups, uint64(1), "%+v", st)
 	require.Zero(t, st.WastedWakeups, "%+v", st)
+}
+
+// A pipe has no offsets: a read or a write of one fails with ESPIPE under
+// every driver, as pread and pwrite do. io_uring reads and writes a pipe at
+// its current position whatever the offset: native AIO used to hand a read
+// the pipe's next bytes as if they were the bytes at Offset, and a read of an
+// empty pipe never completed, so Close waited for it for ever.
+func TestRequestsOnAPipeFailWithESPIPE(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			full, w := pipe(t)
+			_, err := w.Write(make([]byte, page))
+			require.NoError(t, err)
+			empty, _ := pipe(t)
+			a := newDriverArray(t, d, func(c *aio.Config) { c.Wake, c.Backend = aio.WakeTargeted, nil })
+			// In this order: before the fix the first one succeeded, and the
+			// last one never completed.
+			for _, r := range []*aio.Request{
+				{File: full, Offset: 4 * page, Buf: make([]byte, page)},
+				{Op: aio.Write, File: w, Offset: 4 * page, Buf: make([]byte, page)},
+				{File: empty, Buf: make([]byte, page)},
+			} {
+				got := make(chan error, 1)
+				r.Done = func(_ *aio.Request, err error) { got <- err }
+				require.NoError(t, a.Submit(context.Background(), r))
+				err := <-got
+				require.ErrorIs(t, err, syscall.ESPIPE, "%s of a pipe", r.Op)
+				require.ErrorContains(t, err, "|", "the error names the pipe, as os.File's")
+			}
+			require.NoError(t, a.Close())
+			st := a.Stats()
+			require.Equal(t, uint64(3), st.Failed)
+			requireBalanced(t, st)
+		})
+	}
+}
+
+// pipe returns a pipe's ends, closed at the end of t.
+func pipe(t *testing.T) (r, w *os.File) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
+	return r, w
 }
 
 // A request on a closed *os.File fails with os.ErrClosed under every driver,
