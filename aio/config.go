@@ -89,7 +89,8 @@ type Config struct {
 	//   - Backend must be nil: the I/O is the kernel's, on the request's File,
 	//     which needs an Fd method (*os.File has one); a request whose File
 	//     is nil fails with ErrNoFile, one without Fd with ErrInvalidRequest,
-	//     both through Done.
+	//     one on a closed *os.File with os.ErrClosed and one on a file without
+	//     offsets (a pipe, a socket) with ESPIPE, as pread, all through Done.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
 	//     (under WakeDeferred there can be several); the kernel is given no
 	//     priority.

@@ -245,7 +245,7 @@ func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 	}
 	fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(slots)), op, reqs[0].Offset, length, nil
 	e := uringSQE{userData: uint64(first) + 1}
-	fd, err := fdOf(reqs[0].File)
+	fd, err := fdOf(op, reqs[0].File)
 	switch {
 	case err != nil:
 		// Completed by the handler with this error, as every other request:
@@ -472,10 +472,7 @@ func (n *native) result(fs *nativeSlot, res int32, reqs []*Request, errs []error
 			// The kernel gave the request back (its submitting thread
 			// exited, say): do it here.
 		default:
-			err = errno
-			if f, ok := reqs[0].File.(interface{ Name() string }); ok {
-				err = &os.PathError{Op: fs.op.String(), Path: f.Name(), Err: errno} // as os.File's errors
-			}
+			err = pathError(fs.op, reqs[0].File, errno)
 		}
 	}
 	if f := n.faults.Load(); f != nil && err == nil {
@@ -529,9 +526,17 @@ func finishSync(op Op, reqs []*Request, off, done int64) (int, error) {
 // fder is a File with a descriptor, as *os.File.
 type fder interface{ Fd() uintptr }
 
-// fdOf returns f's descriptor for the kernel. The request keeps f reachable
-// until its Done.
-func fdOf(f File) (int, error) {
+// fdOf returns f's descriptor for the kernel, or the error that fails the
+// requests of an op on f: a closed *os.File (whose Fd is ^uintptr(0)) fails
+// with os.ErrClosed, as its ReadAt and WriteAt do, rather than giving the
+// kernel descriptor -1; a file without offsets (a pipe, a socket, a terminal)
+// fails with ESPIPE, as pread and pwrite do. io_uring reads and writes such a
+// file at its current position whatever the offset: a read would take the
+// stream's next bytes for the bytes at Offset, and one of an empty pipe would
+// not complete until a writer came, holding Close. lseek fails with ESPIPE
+// exactly where pread does; SEEK_CUR by 0 moves nothing. The request keeps f
+// reachable until its Done.
+func fdOf(op Op, f File) (int, error) {
 	if f == nil {
 		return -1, ErrNoFile
 	}
@@ -539,7 +544,23 @@ func fdOf(f File) (int, error) {
 	if !ok {
 		return -1, fmt.Errorf("aio: IO = native needs a File with an Fd method (such as *os.File), not %T: %w", f, ErrInvalidRequest)
 	}
-	return int(x.Fd()), nil
+	fd := x.Fd()
+	if fd == ^uintptr(0) {
+		return -1, pathError(op, f, os.ErrClosed)
+	}
+	if _, err := unix.Seek(int(fd), 0, io.SeekCurrent); err != nil {
+		return -1, pathError(op, f, err)
+	}
+	return int(fd), nil
+}
+
+// pathError is err for an op on f, named as os.File's errors are when f has
+// a Name.
+func pathError(op Op, f File, err error) error {
+	if nf, ok := f.(interface{ Name() string }); ok {
+		return &os.PathError{Op: op.String(), Path: nf.Name(), Err: err}
+	}
+	return err
 }
 
 // ringSyscalls returns the io_uring_enter calls made so far.

@@ -25,7 +25,8 @@ func TestSetupRefusalSaysWhich(t *testing.T) {
 		{"a kernel without io_uring", unix.ENOSYS, "", "the kernel has no io_uring"},
 		{"the sysctl disables it for all", unix.EPERM, "2\n", "kernel.io_uring_disabled = 2"},
 		{"the sysctl keeps it for a group", unix.EPERM, "1\n", "kernel.io_uring_disabled = 1"},
-		{"a seccomp filter", unix.EPERM, "0\n", "seccomp filter"},
+		{"a seccomp filter", unix.EPERM, "0\n", "refused by a seccomp filter or a security module (kernel.io_uring_disabled = 0 allows it)"},
+		{"a seccomp filter, an unknown sysctl value", unix.EPERM, "3\n", "refused by a seccomp filter or a security module (kernel.io_uring_disabled = 3)"},
 		{"a seccomp filter, no sysctl", unix.EPERM, "", "seccomp filter"},
 		{"RLIMIT_MEMLOCK", unix.ENOMEM, "0\n", "RLIMIT_MEMLOCK is 65536 bytes"},
 	}

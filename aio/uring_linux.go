@@ -244,12 +244,13 @@ func setupRefusal(errno unix.Errno, disabled string, memlock uint64) error {
 			why = "kernel.io_uring_disabled = 2: io_uring is disabled for every process"
 		case "1":
 			why = "kernel.io_uring_disabled = 1: io_uring is only for root and kernel.io_uring_group"
+		case "0":
+			why = "refused by a seccomp filter or a security module (kernel.io_uring_disabled = 0 allows it)"
+		case "":
+			why = "refused by a seccomp filter or a security module"
 		default:
-			why = "refused by a seccomp filter or a security module (kernel.io_uring_disabled is " +
-				strings.TrimSpace(disabled+" ") + "not set)"
-			if disabled == "" {
-				why = "refused by a seccomp filter or a security module"
-			}
+			why = "refused by a seccomp filter or a security module (kernel.io_uring_disabled = " +
+				strings.TrimSpace(disabled) + ")"
 		}
 	case unix.ENOMEM:
 		why = fmt.Sprintf("no memory for the rings (RLIMIT_MEMLOCK is %d bytes; kernels before 5.12 charge the rings to it)", memlock)

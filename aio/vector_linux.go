@@ -50,9 +50,12 @@ func vectorIO(f File, bufs [][]byte, off int64, write bool) (int, error) {
 			}
 		}
 	})
-	if err == nil {
-		err = ioErr
+	if err != nil {
+		// Control fails only for a closed file: its ReadAt or WriteAt says
+		// so as os.File does (os.ErrClosed), where Control's error does not.
+		return eachBuffer(f, bufs, off, write)
 	}
+	err = ioErr
 	if err != nil && err != io.EOF {
 		// As os.File's ReadAt and WriteAt do: the error names the call and
 		// the file (io.EOF stays bare, as there).
