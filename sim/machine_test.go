@@ -79,6 +79,32 @@ func TestTSQuantumExpiryLowersTheLevel(t *testing.T) {
 	assert.Equal(t, 0, m.threads[0].cpupri, "a CPU-bound thread sinks to the bottom")
 }
 
+// A priority change renews the caller's quantum (ts_parmsset →
+// ts_change_priority in Solaris's ts.c), so a CPU-bound thread that changes
+// its priority more often than a quantum never uses one up, while the same
+// program with the calls off sinks as TestTSQuantumExpiryLowersTheLevel's.
+func TestTSPriorityChangeRenewsTheQuantum(t *testing.T) {
+	tests := []struct {
+		name       string
+		priorities bool
+		want       int
+	}{
+		{"priorities on: two calls every 2 ms keep the level", true, 50},
+		{"priorities off: the same program sinks to the bottom", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := NewMachine(MachineConfig{CPUs: 1, Scheduler: TS, Priorities: tt.priorities, Seed: 1})
+			require.NoError(t, err)
+			prog := []Op{setPrio(int32(prio.Query)), cpu(time.Millisecond), setPrio(int32(prio.Wait)), cpu(time.Millisecond), done(1)}
+			require.NoError(t, m.AddThread(prog, prio.Normal))
+			m.e.Run(int64(2 * time.Second))
+			assert.Equal(t, tt.want, m.threads[0].cpupri)
+			assert.NotZero(t, m.ThreadUnits(0))
+		})
+	}
+}
+
 // herd runs n threads that each loop: sleep, take one pthread mutex for 1 µs,
 // release it; it returns the futex CPU (spin + hold) per acquisition, in ns.
 func herd(t *testing.T, n int) float64 {
