@@ -8,6 +8,7 @@ import (
 
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
+	"golang.org/x/sync/errgroup"
 )
 
 // A field case is a public bug report's measurement that no study's
@@ -24,38 +25,59 @@ type fieldCase struct {
 }
 
 // FieldCases simulates every field case, seeding cell i of case k with
-// seed*1_000_003 + 1000k + i, and returns their tables in order.
+// seed*1_000_003 + 1000k + i, and returns their tables in order. The cases
+// run side by side (each case's cells as sim.RunCells runs them), so a long
+// case does not wait for the others; every cell has its own machine and
+// seed, and the figures do not depend on the order the cells ran in.
 func FieldCases(ctx context.Context, seed uint64) ([]Table, error) {
-	var out []Table
-	for k, fc := range []fieldCase{bug40604(), bug15815(), bug52806(), bug111102(), threadCollapse()} {
-		cells, err := fc.cells()
-		if err != nil {
-			return nil, err
-		}
-		for i := range cells {
-			cells[i].Machine.Seed = seed*1_000_003 + uint64(1000*k+i)
-		}
-		res, err := sim.RunCells(ctx, cells, nil)
-		if err != nil {
-			return nil, fmt.Errorf("validate: field case %d: %w", k, err)
-		}
-		if fc.then != nil {
-			more, err := fc.then(res)
+	cases := []fieldCase{bug40604(), bug15815(), bug52806(), bug111102(), threadCollapse()}
+	out := make([]Table, len(cases))
+	g, ctx := errgroup.WithContext(ctx)
+	for k, fc := range cases {
+		g.Go(func() error {
+			t, err := fc.run(ctx, seed*1_000_003+uint64(1000*k))
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("validate: field case %d: %w", k, err)
 			}
-			for i := range more {
-				more[i].Machine.Seed = seed*1_000_003 + uint64(1000*k+len(cells)+i)
-			}
-			r2, err := sim.RunCells(ctx, more, nil)
-			if err != nil {
-				return nil, fmt.Errorf("validate: field case %d: %w", k, err)
-			}
-			res = append(res, r2...)
-		}
-		out = append(out, fc.table(res))
+			out[k] = t
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// run simulates the case's cells, seeding cell i (of both stages, cells'
+// first) with base + i, and returns its table.
+func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
+	cells, err := fc.cells()
+	if err != nil {
+		return Table{}, err
+	}
+	for i := range cells {
+		cells[i].Machine.Seed = base + uint64(i)
+	}
+	res, err := sim.RunCells(ctx, cells, nil)
+	if err != nil {
+		return Table{}, err
+	}
+	if fc.then != nil {
+		more, err := fc.then(res)
+		if err != nil {
+			return Table{}, err
+		}
+		for i := range more {
+			more[i].Machine.Seed = base + uint64(len(cells)+i)
+		}
+		r2, err := sim.RunCells(ctx, more, nil)
+		if err != nil {
+			return Table{}, err
+		}
+		res = append(res, r2...)
+	}
+	return fc.table(res), nil
 }
 
 func machine(cpus int) sim.MachineConfig {
