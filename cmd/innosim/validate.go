@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/innosim/innosim/internal/study"
@@ -41,6 +43,26 @@ func (l *pathList) Set(v string) error {
 // Repeatable marks -table as a flag given once per file.
 func (l *pathList) Repeatable() {}
 
+// maxSeeds bounds -seeds: each seed runs every table again (validate's whole
+// run is that of reproduce), so 16 seeds are 16 such runs.
+const maxSeeds = 16
+
+// seedCount is -seeds: how many seeds, from -seed on, to run every table at.
+type seedCount int
+
+// String returns the count.
+func (n *seedCount) String() string { return strconv.Itoa(int(*n)) }
+
+// Set parses a count of 1..maxSeeds.
+func (n *seedCount) Set(v string) error {
+	c, err := strconv.Atoi(v)
+	if err != nil || c < 1 || c > maxSeeds {
+		return fmt.Errorf("want a count of 1..%d (every table at -seed, -seed+1, ...)", maxSeeds)
+	}
+	*n = seedCount(c)
+	return nil
+}
+
 // validateParts are the groups of tables validate can be limited to.
 var validateParts = []string{"a", "b", "c", "d", "field"}
 
@@ -48,6 +70,8 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
+	seeds := seedCount(1)
+	fs.Var(&seeds, "seeds", fmt.Sprintf("run every table at `count` seeds, -seed, -seed+1, ... (1..%d): each cell shows its min and max over them, and a predicted table holds only if it holds at every seed", maxSeeds))
 	var tables pathList
 	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
@@ -85,6 +109,9 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(parts) == 0 {
 		parts = validateParts
 	}
+	if *seed > math.MaxUint64-uint64(seeds-1) {
+		return fmt.Errorf("%w: -seed %d with -seeds %d: the last seed would pass 2^64-1; want -seed at most %d", errUsage, *seed, seeds, uint64(math.MaxUint64-uint64(seeds-1)))
+	}
 	var profile *sim.CostProfile
 	if *costs != "" {
 		p, err := sim.LoadProfile(*costs)
@@ -120,41 +147,20 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if profile != nil && !live {
 		return fmt.Errorf("%w: -costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs", errUsage)
 	}
-	var all []validate.Table
-	for _, s := range study.All() {
-		if !slices.Contains(parts, s.ID) {
-			continue
-		}
-		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
-		rep, err := s.Run(ctx, study.Options{Seed: *seed, Progress: update})
-		finish()
+	var seedList []uint64
+	var runs [][]validate.Table
+	for k := range uint64(seeds) {
+		s := *seed + k
+		all, err := validateTables(ctx, s, parts, users, stderr)
 		if err != nil {
-			return fmt.Errorf("study %s: %w", s.ID, err)
-		}
-		all = append(all, rep.Validation...)
-		if s.ID == "a" { // the same machine on the workload it was not fitted to
-			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: *seed})
-			if err != nil {
-				return fmt.Errorf("study a read-write: %w", err)
+			if seeds > 1 {
+				return fmt.Errorf("seed %d: %w", s, err)
 			}
-			all = append(all, t)
-		}
-	}
-	if slices.Contains(parts, "field") {
-		ft, err := validate.FieldCases(ctx, *seed)
-		if err != nil {
 			return err
 		}
-		all = append(all, ft...)
+		seedList, runs = append(seedList, s), append(runs, all)
 	}
-	for _, ut := range users {
-		ts, err := ut.Tables(ctx, *seed)
-		if err != nil {
-			return err
-		}
-		all = append(all, ts...)
-	}
-	missed, err := validate.Write(stdout, all)
+	missed, err := validate.WriteSeeds(stdout, seedList, runs)
 	if err != nil {
 		return err
 	}
@@ -162,6 +168,45 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errFailed
 	}
 	return nil
+}
+
+// validateTables simulates the tables of parts and users at seed.
+func validateTables(ctx context.Context, seed uint64, parts []string, users []validate.UserTable, stderr io.Writer) ([]validate.Table, error) {
+	var all []validate.Table
+	for _, s := range study.All() {
+		if !slices.Contains(parts, s.ID) {
+			continue
+		}
+		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
+		rep, err := s.Run(ctx, study.Options{Seed: seed, Progress: update})
+		finish()
+		if err != nil {
+			return nil, fmt.Errorf("study %s: %w", s.ID, err)
+		}
+		all = append(all, rep.Validation...)
+		if s.ID == "a" { // the same machine on the workload it was not fitted to
+			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: seed})
+			if err != nil {
+				return nil, fmt.Errorf("study a read-write: %w", err)
+			}
+			all = append(all, t)
+		}
+	}
+	if slices.Contains(parts, "field") {
+		ft, err := validate.FieldCases(ctx, seed)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ft...)
+	}
+	for _, ut := range users {
+		ts, err := ut.Tables(ctx, seed)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	return all, nil
 }
 
 // sameFile reports whether paths a and b name one file: the same spelling,

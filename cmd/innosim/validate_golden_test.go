@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -116,4 +118,60 @@ func TestValidateRefusesOneTableGivenTwiceByTwoPaths(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
 	assert.Contains(t, stderr, "given twice")
+}
+
+func TestValidateRefusesASeedCountOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no seed", []string{"-seeds", "0"}, `invalid value "0" for flag -seeds: want a count of 1..16`},
+		{"more than 16", []string{"-seeds", "17"}, `invalid value "17" for flag -seeds: want a count of 1..16`},
+		{"negative", []string{"-seeds=-2"}, `invalid value "-2" for flag -seeds: want a count of 1..16`},
+		{"not a number", []string{"-seeds", "1,2,3"}, `invalid value "1,2,3" for flag -seeds: want a count of 1..16`},
+		{"empty", []string{"-seeds="}, `invalid value "" for flag -seeds: want a count of 1..16`},
+		{"given twice", []string{"-seeds", "2", "-seeds", "3"}, "-seeds given twice"},
+		{"past the last seed", []string{"-seed", "18446744073709551614", "-seeds", "3"},
+			"-seed 18446744073709551614 with -seeds 3: the last seed would pass 2^64-1; want -seed at most 18446744073709551613"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := runCmd(append(append([]string{"validate"}, c.args...), "c")...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, out, "refused before any table runs")
+			assert.Contains(t, stderr, c.want)
+		})
+	}
+}
+
+// TestValidateSeedsRunsEveryTableAtEachSeed: -seeds 2 from -seed 5 runs the
+// tables at seeds 5 and 6, and prints the first seed's figures with each
+// cell's range; one seed prints what -seeds leaves out.
+func TestValidateSeedsRunsEveryTableAtEachSeed(t *testing.T) {
+	if raceEnabled {
+		t.Skip("study C twice is too slow under -race")
+	}
+	code, one, stderr := runCmd("validate", "-seed", "5", "c")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, one, "seeds")
+	code, two, stderr := runCmd("validate", "-seed", "5", "-seeds", "2", "c")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, two, "== study C connect connections/s (fitted; source: MariaDB MDEV-24140 10.3.24 (study C); seeds 5, 6)\n")
+	assert.Contains(t, two, "\nSummary at seeds 5, 6 (figures at seed 5;")
+	// study C's first cell at seed 5, alone and as the first of two seeds
+	first := regexp.MustCompile(`(?m)^old t1 +(\d+) +(\d+) +[\d.]+$`).FindStringSubmatch(one)
+	require.NotNil(t, first, one)
+	both := regexp.MustCompile(`(?m)^old t1 +(\d+) +(\d+) +[\d.]+ +(\d+) +(\d+)$`).FindStringSubmatch(two)
+	require.NotNil(t, both, two)
+	assert.Equal(t, first[1:3], both[1:3], "published and simulated: seed 5's")
+	lo, hi := both[3], both[4]
+	assert.LessOrEqual(t, atoi(t, lo), atoi(t, first[2]))
+	assert.GreaterOrEqual(t, atoi(t, hi), atoi(t, first[2]))
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }
