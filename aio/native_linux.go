@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -63,6 +64,19 @@ import (
 // batch's iovecs belong to the batch until it completes (the kernel reads them
 // by the time it consumes the SQE, IORING_FEAT_SUBMIT_STABLE, but which enter
 // does that is not known).
+//
+// Descriptors. The kernel looks an SQE's descriptor up when it consumes the
+// SQE, in whichever later io_uring_enter that is, and one left to the
+// handler comes after its Done calls: long enough for the program to close
+// the File and open another at the same number. So each SQE carries a
+// duplicate of the File's descriptor, made while Go holds a reference to the
+// File (SyscallConn().Control: Go cannot close it meanwhile), and the
+// duplicate is the driver's until the handler reaps the batch's CQE and
+// closes it. The CQE is the first moment known to come after the lookup
+// whichever enter consumed the SQE, and whether the kernel looked the file up
+// there or later (a request it hands to a worker). Meanwhile the duplicate
+// keeps the file open, so a request accepted on a File reads or writes it
+// even if the File is closed, as a pread already in the kernel does.
 
 // native is an Array's native state.
 type native struct {
@@ -88,6 +102,7 @@ type nativeSeg struct {
 	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
 	batch     []int          // Core.issue's slots, cap MergeLimit
 	picked    []*Request     // their requests, cap MergeLimit
+	dup       dupper         // dupFd's scratch
 	// The handler's own:
 	cqes  []uringCQE
 	reqs  []*Request // one round's requests, in batch order
@@ -108,6 +123,7 @@ type nativeSlot struct {
 	length int64
 	err    error        // the batch failed before reaching the kernel (first slot)
 	iov    []unix.Iovec // a merged batch's iovecs, until it completes (first slot)
+	fd     int32        // the batch's duplicate descriptor, -1 if none (first slot)
 }
 
 const nativeCloseMark = 0 // user_data of the close mark
@@ -129,6 +145,7 @@ func (a *Array) startNative() error {
 		}
 		sg := &n.segs[s]
 		sg.ring = r
+		sg.dup.init()
 		sg.batch = make([]int, 0, a.cfg.MergeLimit)
 		sg.picked = make([]*Request, 0, a.cfg.MergeLimit)
 		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
@@ -229,7 +246,9 @@ func (a *Array) issue(seg int) {
 // pushBatch records the consecutive requests reqs (in slots, file order) as
 // one batch of the kernel's and pushes its SQE: a read or write for one
 // request, a READV or WRITEV for several, a NOP for requests whose File gives
-// no descriptor (the handler fails them). The caller holds the segment lock.
+// no descriptor (the handler fails them). The SQE's descriptor is a duplicate
+// of the File's, one per SQE, closed by the handler (see native). The caller
+// holds the segment lock.
 func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 	n := a.native
 	first := slots[0]
@@ -245,7 +264,8 @@ func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 	}
 	fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(slots)), op, reqs[0].Offset, length, nil
 	e := uringSQE{userData: uint64(first) + 1}
-	fd, err := fdOf(op, reqs[0].File)
+	fd, err := sg.dup.dupFd(op, reqs[0].File)
+	fs.fd = int32(fd)
 	switch {
 	case err != nil:
 		// Completed by the handler with this error, as every other request:
@@ -372,6 +392,10 @@ func (a *Array) nativeHandle(seg int) {
 			start := len(reqs)
 			first := int(c.userData - 1)
 			fs := &n.slots[first]
+			if fs.fd >= 0 {
+				_ = unix.Close(int(fs.fd)) // the kernel is done with it (see native)
+				fs.fd = -1
+			}
 			for sl := int32(first); sl >= 0; sl = n.slots[sl].next {
 				ns := &n.slots[sl]
 				reqs = append(reqs, ns.req)
@@ -526,32 +550,79 @@ func finishSync(op Op, reqs []*Request, off, done int64) (int, error) {
 // fder is a File with a descriptor, as *os.File.
 type fder interface{ Fd() uintptr }
 
-// fdOf returns f's descriptor for the kernel, or the error that fails the
-// requests of an op on f: a closed *os.File (whose Fd is ^uintptr(0)) fails
-// with os.ErrClosed, as its ReadAt and WriteAt do, rather than giving the
-// kernel descriptor -1; a file without offsets (a pipe, a socket, a terminal)
-// fails with ESPIPE, as pread and pwrite do. io_uring reads and writes such a
-// file at its current position whatever the offset: a read would take the
-// stream's next bytes for the bytes at Offset, and one of an empty pipe would
-// not complete until a writer came, holding Close. lseek fails with ESPIPE
-// exactly where pread does; SEEK_CUR by 0 moves nothing. The request keeps f
-// reachable until its Done.
-func fdOf(op Op, f File) (int, error) {
-	if f == nil {
+// dupper duplicates a File's descriptor inside the File's SyscallConn Control,
+// with fn built once so that a *os.File's duplicate allocates nothing.
+// It is a segment's, used under the segment lock.
+type dupper struct {
+	fn  func(fd uintptr)
+	fd  int
+	err error
+}
+
+func (d *dupper) init() {
+	d.fn = func(fd uintptr) { d.fd, d.err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }
+}
+
+// dupFd returns a duplicate of f's descriptor for the kernel, which the
+// caller closes, or the error that fails the requests of an op on f.
+//
+// A *os.File, or any File that is a syscall.Conn, is duplicated inside its
+// RawConn's Control, while Go holds a reference that keeps the descriptor
+// from being closed and its number reused: the duplicate is of f's file. A
+// closed *os.File (Control refuses it) fails with os.ErrClosed, as its
+// ReadAt and WriteAt do. A File with only an Fd method is duplicated from
+// the number Fd returns, with no such reference: it must stay open until the
+// request's Done, as the Config.IO doc says.
+//
+// A file without offsets (a pipe, a socket, a terminal) fails with ESPIPE, as
+// pread and pwrite do. io_uring reads and writes such a file at its current
+// position whatever the offset: a read would take the stream's next bytes for
+// the bytes at Offset, and one of an empty pipe would not complete until a
+// writer came, holding Close. lseek fails with ESPIPE exactly where pread
+// does; SEEK_CUR by 0 moves nothing.
+func (d *dupper) dupFd(op Op, f File) (int, error) {
+	d.fd, d.err = -1, nil
+	switch x := f.(type) {
+	case nil:
 		return -1, ErrNoFile
+	case *os.File: // before syscall.Conn: the static call allocates nothing
+		rc, err := x.SyscallConn()
+		if err == nil {
+			err = rc.Control(d.fn)
+		}
+		if err != nil {
+			// Control fails only when the File is closed (or nil).
+			return -1, pathError(op, f, os.ErrClosed)
+		}
+	case syscall.Conn:
+		rc, err := x.SyscallConn()
+		if err == nil {
+			err = rc.Control(d.fn)
+		}
+		if err != nil {
+			return -1, pathError(op, f, err)
+		}
+	case fder:
+		fd := x.Fd()
+		if fd == ^uintptr(0) {
+			return -1, pathError(op, f, os.ErrClosed)
+		}
+		d.fn(fd)
+	default:
+		return -1, fmt.Errorf("aio: IO = native needs a File with a descriptor (a syscall.Conn or an Fd method, as *os.File), not %T: %w",
+			f, ErrInvalidRequest)
 	}
-	x, ok := f.(fder)
-	if !ok {
-		return -1, fmt.Errorf("aio: IO = native needs a File with an Fd method (such as *os.File), not %T: %w", f, ErrInvalidRequest)
+	if d.err != nil {
+		// EMFILE or ENFILE, most likely: the process or the system is out of
+		// descriptors.
+		return -1, pathError(op, f, fmt.Errorf("duplicating its descriptor: %w", d.err))
 	}
-	fd := x.Fd()
-	if fd == ^uintptr(0) {
-		return -1, pathError(op, f, os.ErrClosed)
-	}
-	if _, err := unix.Seek(int(fd), 0, io.SeekCurrent); err != nil {
+	fd := d.fd
+	if _, err := unix.Seek(fd, 0, io.SeekCurrent); err != nil {
+		_ = unix.Close(fd)
 		return -1, pathError(op, f, err)
 	}
-	return int(fd), nil
+	return fd, nil
 }
 
 // pathError is err for an op on f, named as os.File's errors are when f has
