@@ -75,7 +75,8 @@ type Config struct {
 	Backend Backend
 	// IO chooses simulated or native AIO (innodb_use_native_aio). Default
 	// IOSimulated. Under IONative (Linux io_uring; elsewhere, or where the
-	// kernel refuses io_uring, New fails with ErrNativeUnavailable):
+	// kernel refuses io_uring, New fails with ErrNativeUnavailable, and out of
+	// file descriptors with EMFILE or ENFILE):
 	//
 	//   - no submitter wakes a handler, so Wake says only when a request
 	//     reaches the kernel: WakeTargeted pushes it to its segment's ring and

@@ -93,3 +93,26 @@ func refuseIOUringSetup(errno unix.Errno) error {
 	}
 	return nil
 }
+
+// New with IO = native in a process that has no descriptor left for a ring
+// fails with EMFILE, and not with ErrNativeUnavailable: it is not told to
+// fall back to simulated AIO.
+func TestNativeOutOfDescriptorsIsNotUnavailable(t *testing.T) {
+	requireNative(t)
+	var limit unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &limit))
+	none := limit
+	none.Cur = 0 // no new descriptor, for the New below
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &none))
+	cfg := aio.DefaultConfig()
+	cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+	a, err := aio.New(cfg)
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &limit))
+	if a != nil {
+		require.NoError(t, a.Close())
+	}
+	require.Nil(t, a)
+	require.ErrorIs(t, err, unix.EMFILE)
+	require.NotErrorIs(t, err, aio.ErrNativeUnavailable)
+	require.NotErrorIs(t, err, aio.ErrInvalidConfig)
+}

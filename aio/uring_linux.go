@@ -125,7 +125,8 @@ type ring struct {
 
 // newRing sets up an io_uring with at least entries SQ entries (and the
 // kernel's default of twice as many CQ entries) and maps its rings. Errors
-// wrap ErrNativeUnavailable when the kernel refuses io_uring.
+// wrap ErrNativeUnavailable when the kernel refuses io_uring (see
+// setupError).
 func newRing(entries uint32) (*ring, error) {
 	p := uringParams{flags: uringSetupSubmitAll}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
@@ -136,7 +137,7 @@ func newRing(entries uint32) (*ring, error) {
 		fd, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	}
 	if errno != 0 {
-		return nil, setupRefusal(errno, readSysctl("/proc/sys/kernel/io_uring_disabled"), memlockLimit())
+		return nil, setupError(errno, readSysctl("/proc/sys/kernel/io_uring_disabled"), memlockLimit())
 	}
 	r := &ring{fd: int(fd), features: p.features, entries: p.sqEntries}
 	if p.features&uringFeatsNeeded != uringFeatsNeeded {
@@ -230,12 +231,20 @@ func (r *ring) close() {
 	_ = unix.Close(r.fd)
 }
 
-// setupRefusal explains io_uring_setup's errno: disabled is the content of
+// setupError explains io_uring_setup's errno: disabled is the content of
 // /proc/sys/kernel/io_uring_disabled ("" if unreadable), memlock the soft
-// RLIMIT_MEMLOCK in bytes.
-func setupRefusal(errno unix.Errno, disabled string, memlock uint64) error {
+// RLIMIT_MEMLOCK in bytes. Every errno but EMFILE and ENFILE is the kernel
+// refusing io_uring, and wraps ErrNativeUnavailable; those two say the
+// process or the system has no descriptor left for the ring, which simulated
+// AIO would not cure (its requests need descriptors too), so they are not
+// reported as io_uring unavailable.
+func setupError(errno unix.Errno, disabled string, memlock uint64) error {
 	var why string
 	switch errno {
+	case unix.EMFILE:
+		return fmt.Errorf("aio: IO = native: io_uring_setup: the process is out of file descriptors (RLIMIT_NOFILE): %w", errno)
+	case unix.ENFILE:
+		return fmt.Errorf("aio: IO = native: io_uring_setup: the system is out of file descriptors (fs.file-max): %w", errno)
 	case unix.ENOSYS:
 		why = "the kernel has no io_uring (Linux 5.1 added it) or a seccomp filter hides it"
 	case unix.EPERM, unix.EACCES:
