@@ -175,7 +175,8 @@ func (c Config) Validate() error {
 			"WakeTargeted or WakeDeferred (native AIO wakes no handler: the kernel wakes the one whose ring completed)")
 	case c.IO == IONative && c.Handlers != HandlerGoroutine:
 		return invalid("Handlers", c.Handlers.String()+" with IO = native",
-			"HandlerGoroutine (a native handler waits in io_uring_enter on its own OS thread)")
+			"HandlerGoroutine (a native handler waits in io_uring_enter, not on a futex event, as a plain goroutine: "+
+				"before it waits it yields to what its Done calls readied, which a locked OS thread cannot do)")
 	case c.IO == IONative && c.Backend != nil:
 		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
 			"nil (native AIO does its I/O through io_uring, not a Backend)")
