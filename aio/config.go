@@ -87,6 +87,12 @@ type Config struct {
 	//     handler to wake but the one the kernel wakes.
 	//   - Handlers must be HandlerGoroutine: every native handler is a
 	//     goroutine that waits in io_uring_enter on its segment's ring.
+	//   - A handler keeps an OS thread while it waits in io_uring_enter, as
+	//     any goroutine in a blocking system call does, so the process has
+	//     about one thread per segment (Segments) of the native Arrays open
+	//     at once, besides those that run Go code. The Go runtime does not
+	//     end idle threads: after Close they stay, parked, and the handlers
+	//     of later Arrays reuse them.
 	//   - Backend must be nil: the I/O is the kernel's, on the request's File,
 	//     which needs a descriptor: a syscall.Conn (*os.File is one) or an Fd
 	//     method. A request whose File is nil fails with ErrNoFile, one
