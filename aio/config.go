@@ -99,19 +99,17 @@ type Config struct {
 	//     without a descriptor with ErrInvalidRequest, one on a closed
 	//     *os.File with os.ErrClosed and one on a file without offsets (a
 	//     pipe, a socket) with ESPIPE, as pread, all through Done.
-	//   - Each batch in the kernel holds a duplicate of its File's descriptor,
-	//     made through the File's SyscallConn while Go keeps the File open
-	//     and closed when the batch completes: a request on a File reads or
-	//     writes that file, or fails, even if the File is closed meanwhile
-	//     and another file opened at its descriptor number. A File with only
-	//     an Fd method is duplicated from the number Fd gives when the
-	//     request goes to the kernel (under WakeDeferred, at Flush), so it
-	//     must stay open until then. The duplicates count against
-	//     RLIMIT_NOFILE (one per batch in flight, at most one per slot); out
-	//     of descriptors, a batch's requests fail with the EMFILE. Closing a
-	//     duplicate releases the process's POSIX record locks on the file
-	//     (fcntl F_SETLK), as any close(2) of one of its descriptors does;
-	//     flock and open file description locks (F_OFD_SETLK) are kept.
+	//   - A batch's File is put in its segment's ring's table of registered
+	//     files (one entry per slot; New fails with EMFILE where
+	//     SlotsPerSegment is above RLIMIT_NOFILE) through the File's
+	//     SyscallConn, while Go keeps the File open, and taken out when the
+	//     batch completes: a request on a File reads or writes that file, or
+	//     fails, even if the File is closed meanwhile and another file opened
+	//     at its descriptor number. A File with only an Fd method is put
+	//     there from the number Fd gives when the request goes to the kernel
+	//     (under WakeDeferred, at Flush), so it must stay open until then.
+	//     No descriptor is duplicated or closed: the process's POSIX record
+	//     locks (fcntl F_SETLK) on the file are kept.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
 	//     (under WakeDeferred there can be several); the kernel is given no
 	//     priority.

@@ -90,19 +90,24 @@ func openAt(t *testing.T, path string, fd uintptr) *os.File {
 	return os.NewFile(fd, path)
 }
 
-// Native AIO closes the descriptor it duplicates for each batch once the
-// batch completes: after reads and writes, single and merged, of a *os.File
-// and of a File with only an Fd method, the process has the descriptors it
-// had before the Array.
-func TestNativeLeavesNoDescriptorBehind(t *testing.T) {
+// Native AIO lets go of a File's file once the File's requests complete:
+// after reads and writes, single and merged, of a *os.File and of a File
+// with only an Fd method, closing the File releases its flock (held until
+// the last reference to the open file is gone, a ring's file table's
+// included), and the process has the descriptors it had before.
+func TestNativeLetsGoOfAFileOnceItsRequestsComplete(t *testing.T) {
 	requireNative(t)
 	path, data := writeFile(t, 64*page)
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	require.NoError(t, err)
-	defer f.Close()
 	before := fdCount(t)
-	for _, file := range []aio.File{f, fdOnly{f}} {
+	for _, kind := range []string{"*os.File", "Fd only"} {
 		for _, policy := range []aio.WakePolicy{aio.WakeTargeted, aio.WakeDeferred} {
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			require.NoError(t, err)
+			require.NoError(t, unix.Flock(int(f.Fd()), unix.LOCK_EX))
+			var file aio.File = f
+			if kind == "Fd only" {
+				file = fdOnly{f}
+			}
 			cfg := aio.DefaultConfig()
 			cfg.IO, cfg.Wake = aio.IONative, policy
 			a, err := aio.New(cfg)
@@ -123,9 +128,15 @@ func TestNativeLeavesNoDescriptorBehind(t *testing.T) {
 			for range 2 * 64 {
 				require.NoError(t, <-errs)
 			}
-			require.True(t, bytes.Equal(data, got), "%T, %s: the reads have the file's bytes", file, policy)
+			require.True(t, bytes.Equal(data, got), "%s, %s: the reads have the file's bytes", kind, policy)
+			require.NoError(t, f.Close()) // the Array still open
+			again, err := os.Open(path)
+			require.NoError(t, err)
+			require.NoError(t, unix.Flock(int(again.Fd()), unix.LOCK_EX|unix.LOCK_NB),
+				"%s, %s: the closed File's flock is released", kind, policy)
+			require.NoError(t, again.Close())
 			require.NoError(t, a.Close())
-			require.Equal(t, before, fdCount(t), "%T, %s: descriptors after Close", file, policy)
+			require.Equal(t, before, fdCount(t), "%s, %s: descriptors after Close", kind, policy)
 		}
 	}
 }
@@ -144,4 +155,32 @@ func fdCount(t testing.TB) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(ents) - 1 // the directory's own, open while it is read
+}
+
+// Native AIO keeps the process's POSIX record locks (fcntl F_SETLK, as
+// InnoDB's os_file_lock takes on its data files) on the files it reads and
+// writes: it closes no descriptor of theirs, which would release them all.
+func TestNativeKeepsTheProcesssRecordLocks(t *testing.T) {
+	requireNative(t)
+	path, _ := writeFile(t, 4*page)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer f.Close()
+	lock := unix.Flock_t{Type: unix.F_WRLCK}
+	require.NoError(t, unix.FcntlFlock(f.Fd(), unix.F_SETLK, &lock))
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted })
+	for _, op := range []aio.Op{aio.Read, aio.Write} {
+		got := make(chan error, 1)
+		require.NoError(t, a.Submit(context.Background(), &aio.Request{Op: op, File: f, Buf: make([]byte, page),
+			Done: func(_ *aio.Request, err error) { got <- err }}))
+		require.NoError(t, <-got)
+	}
+	// An open file description lock conflicts with the process's record lock
+	// while it is held.
+	other, err := os.Open(path)
+	require.NoError(t, err)
+	defer other.Close()
+	probe := unix.Flock_t{Type: unix.F_RDLCK}
+	require.NoError(t, unix.FcntlFlock(other.Fd(), unix.F_OFD_GETLK, &probe))
+	require.Equal(t, int16(unix.F_WRLCK), probe.Type, "the write lock taken before the I/O is still held")
 }

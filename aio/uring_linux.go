@@ -38,6 +38,11 @@ const (
 
 	uringEnterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	uringRegisterFiles       = 2 // IORING_REGISTER_FILES (5.1; entries of -1, a sparse table, 5.5)
+	uringRegisterFilesUpdate = 6 // IORING_REGISTER_FILES_UPDATE (5.5)
+
+	uringSQEFixedFile = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an entry of the registered table
+
 	uringOpNop    = 0  // IORING_OP_NOP
 	uringOpReadv  = 1  // IORING_OP_READV
 	uringOpWritev = 2  // IORING_OP_WRITEV
@@ -83,6 +88,13 @@ type uringSQE struct {
 	rwFlags  uint32
 	userData uint64
 	_        [3]uint64 // buf_index, personality, splice_fd_in, addr3, pad
+}
+
+// uringFilesUpdate is struct io_uring_files_update: fds points at the
+// descriptors (int32) for the entries from offset on.
+type uringFilesUpdate struct {
+	offset, resv uint32
+	fds          uint64
 }
 
 // uringCQE is struct io_uring_cqe (16 bytes): the SQE's user_data and its
@@ -212,6 +224,40 @@ func (r *ring) reap(dst []uringCQE) int {
 func (r *ring) enter(toSubmit, minComplete uint32, flags uintptr) (int, unix.Errno) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
 	return int(n), errno
+}
+
+// registerFiles gives the ring a table of n registered files, all entries
+// empty (-1), for fileUpdate.set to fill and empty. It returns the errno:
+// EMFILE if n is above RLIMIT_NOFILE.
+func (r *ring) registerFiles(n int) unix.Errno {
+	fds := make([]int32, n)
+	for i := range fds {
+		fds[i] = -1
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFiles,
+		uintptr(unsafe.Pointer(&fds[0])), uintptr(n), 0, 0)
+	return errno
+}
+
+// fileUpdate is the argument of one IORING_REGISTER_FILES_UPDATE of one
+// entry. It lives on the heap, in its owner's struct, since the kernel reads
+// it through the pointers the call passes as integers.
+type fileUpdate struct {
+	u  uringFilesUpdate
+	fd int32
+}
+
+// set points entry i of r's registered table at descriptor fd's file, the
+// kernel holding its own reference to the file, or empties it (fd -1,
+// dropping the reference; a request that holds the entry keeps the file
+// until it completes). Emptying an entry closes no descriptor, so it
+// releases none of the process's POSIX record locks, as close(2) would.
+func (f *fileUpdate) set(r *ring, i uint32, fd int32) unix.Errno {
+	f.fd = fd
+	f.u = uringFilesUpdate{offset: i, fds: uint64(uintptr(unsafe.Pointer(&f.fd)))}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFilesUpdate,
+		uintptr(unsafe.Pointer(&f.u)), 1, 0, 0)
+	return errno
 }
 
 // close unmaps the rings and closes the descriptor; the kernel cancels
