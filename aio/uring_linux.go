@@ -115,7 +115,8 @@ var (
 
 // ring is one io_uring: its descriptor and the shared rings. push is for one
 // submitter at a time (the driver holds the segment's lock), reap for the
-// handler thread alone; enter may be called by anyone.
+// handler thread alone; enter may be called by anyone, and so may
+// fileUpdate.set, each caller with a fileUpdate of its own.
 type ring struct {
 	fd       int
 	mem      []byte // the SQ and CQ rings, one mapping
