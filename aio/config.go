@@ -75,7 +75,8 @@ type Config struct {
 	Backend Backend
 	// IO chooses simulated or native AIO (innodb_use_native_aio). Default
 	// IOSimulated. Under IONative (Linux io_uring; elsewhere, or where the
-	// kernel refuses io_uring, New fails with ErrNativeUnavailable):
+	// kernel refuses io_uring, New fails with ErrNativeUnavailable, and out of
+	// file descriptors with EMFILE or ENFILE):
 	//
 	//   - no submitter wakes a handler, so Wake says only when a request
 	//     reaches the kernel: WakeTargeted pushes it to its segment's ring and
@@ -86,11 +87,29 @@ type Config struct {
 	//     handler to wake but the one the kernel wakes.
 	//   - Handlers must be HandlerGoroutine: every native handler is a
 	//     goroutine that waits in io_uring_enter on its segment's ring.
+	//   - A handler keeps an OS thread while it waits in io_uring_enter, as
+	//     any goroutine in a blocking system call does, so the process has
+	//     about one thread per segment (Segments) of the native Arrays open
+	//     at once, besides those that run Go code. The Go runtime does not
+	//     end idle threads: after Close they stay, parked, and the handlers
+	//     of later Arrays reuse them.
 	//   - Backend must be nil: the I/O is the kernel's, on the request's File,
-	//     which needs an Fd method (*os.File has one); a request whose File
-	//     is nil fails with ErrNoFile, one without Fd with ErrInvalidRequest,
-	//     one on a closed *os.File with os.ErrClosed and one on a file without
-	//     offsets (a pipe, a socket) with ESPIPE, as pread, all through Done.
+	//     which needs a descriptor: a syscall.Conn (*os.File is one) or an Fd
+	//     method. A request whose File is nil fails with ErrNoFile, one
+	//     without a descriptor with ErrInvalidRequest, one on a closed
+	//     *os.File with os.ErrClosed and one on a file without offsets (a
+	//     pipe, a socket) with ESPIPE, as pread, all through Done.
+	//   - A batch's File is put in its segment's ring's table of registered
+	//     files (one entry per slot; New fails with EMFILE where
+	//     SlotsPerSegment is above RLIMIT_NOFILE) through the File's
+	//     SyscallConn, while Go keeps the File open, and taken out when the
+	//     batch completes: a request on a File reads or writes that file, or
+	//     fails, even if the File is closed meanwhile and another file opened
+	//     at its descriptor number. A File with only an Fd method is put
+	//     there from the number Fd gives when the request goes to the kernel
+	//     (under WakeDeferred, at Flush), so it must stay open until then.
+	//     No descriptor is duplicated or closed: the process's POSIX record
+	//     locks (fcntl F_SETLK) on the file are kept.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
 	//     (under WakeDeferred there can be several); the kernel is given no
 	//     priority.
@@ -160,7 +179,8 @@ func (c Config) Validate() error {
 			"WakeTargeted or WakeDeferred (native AIO wakes no handler: the kernel wakes the one whose ring completed)")
 	case c.IO == IONative && c.Handlers != HandlerGoroutine:
 		return invalid("Handlers", c.Handlers.String()+" with IO = native",
-			"HandlerGoroutine (a native handler waits in io_uring_enter on its own OS thread)")
+			"HandlerGoroutine (a native handler waits in io_uring_enter, not on a futex event, as a plain goroutine: "+
+				"before it waits it yields to what its Done calls readied, which a locked OS thread cannot do)")
 	case c.IO == IONative && c.Backend != nil:
 		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
 			"nil (native AIO does its I/O through io_uring, not a Backend)")

@@ -60,9 +60,9 @@
 // Core, but each segment owns a ring. A submitter reserves a slot, then pushes
 // the segment's waiting requests (picked and merged by the Core, as a handler
 // would) to the ring and submits them with one io_uring_enter; the segment's
-// handler (a goroutine) waits in io_uring_enter for its own ring's
-// completions, frees the slots and runs Done, as os_aio_linux_handle does
-// with io_getevents. No submitter wakes a handler; the kernel wakes the one
+// handler (a goroutine, which keeps an OS thread while it waits: see
+// Config.IO) waits in io_uring_enter for its own ring's completions, frees
+// the slots and runs Done, as os_aio_linux_handle does with io_getevents. No submitter wakes a handler; the kernel wakes the one
 // whose ring completed. Many requests per segment are in the kernel at once,
 // where a simulated handler does one synchronous I/O at a time.
 //

@@ -43,5 +43,7 @@ func (m IOMode) String() string {
 // (EPERM), a kernel without io_uring or without what the driver needs (ENOSYS,
 // or features of Linux 5.6), or memory for the rings refused (ENOMEM, against
 // RLIMIT_MEMLOCK on kernels before 5.12). The system call's errno, where there
-// is one, is wrapped too.
+// is one, is wrapped too. A process or system out of file descriptors
+// (EMFILE, ENFILE) is not a refusal: New's error then wraps that errno and
+// not ErrNativeUnavailable, since simulated AIO needs descriptors as well.
 var ErrNativeUnavailable = errors.New("native AIO (io_uring) unavailable")

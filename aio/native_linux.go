@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -63,6 +64,24 @@ import (
 // batch's iovecs belong to the batch until it completes (the kernel reads them
 // by the time it consumes the SQE, IORING_FEAT_SUBMIT_STABLE, but which enter
 // does that is not known).
+//
+// Files. The kernel looks an SQE's descriptor up when it consumes the SQE,
+// in whichever later io_uring_enter that is, and one left to the handler
+// comes after its Done calls: long enough for the program to close the File
+// and open another at the same number. So no SQE carries a descriptor: each
+// ring has a table of registered files, an entry per slot, and a batch's
+// File is put in its first slot's entry (IORING_REGISTER_FILES_UPDATE, the
+// kernel taking its own reference to the file) while Go holds a reference to
+// the File (SyscallConn().Control: Go cannot close it meanwhile); the SQE
+// names the entry (IOSQE_FIXED_FILE). The handler empties the entry when it
+// reaps the batch's CQE, the first moment known to come after the lookup
+// whichever enter consumed the SQE, and before the slot is freed for another
+// batch to fill. Meanwhile the entry keeps the file open, so a request
+// accepted on a File reads or writes it even if the File is closed, as a
+// pread already in the kernel does. A duplicate descriptor, closed at the
+// CQE, would do the same, but close(2) of any descriptor of a file releases
+// the process's POSIX record locks on it (InnoDB's os_file_lock takes one on
+// its data files); emptying an entry closes none.
 
 // native is an Array's native state.
 type native struct {
@@ -88,8 +107,10 @@ type nativeSeg struct {
 	iovFree   [][]unix.Iovec // iovec arrays for merged batches, cap MergeLimit, free
 	batch     []int          // Core.issue's slots, cap MergeLimit
 	picked    []*Request     // their requests, cap MergeLimit
+	install   fileInstall    // pushBatch's table update
 	// The handler's own:
 	cqes  []uringCQE
+	empty fileUpdate // the table update that empties a completed batch's entry
 	reqs  []*Request // one round's requests, in batch order
 	errs  []error
 	slots []int // their global slots
@@ -108,6 +129,7 @@ type nativeSlot struct {
 	length int64
 	err    error        // the batch failed before reaching the kernel (first slot)
 	iov    []unix.Iovec // a merged batch's iovecs, until it completes (first slot)
+	file   int32        // the batch's entry in the ring's file table, -1 if none (first slot)
 }
 
 const nativeCloseMark = 0 // user_data of the close mark
@@ -121,7 +143,13 @@ func (a *Array) startNative() error {
 		// has more SQEs pushed and not consumed, nor more CQEs pending (the
 		// CQ has twice the entries), so neither ring can overflow.
 		r, err := newRing(uint32(per + 1))
+		if err == nil {
+			err = registerFiles(r, per)
+		}
 		if err != nil {
+			if r != nil {
+				r.close()
+			}
 			for i := range s {
 				n.segs[i].ring.close()
 			}
@@ -129,6 +157,7 @@ func (a *Array) startNative() error {
 		}
 		sg := &n.segs[s]
 		sg.ring = r
+		sg.install.init(r)
 		sg.batch = make([]int, 0, a.cfg.MergeLimit)
 		sg.picked = make([]*Request, 0, a.cfg.MergeLimit)
 		sg.cqes = make([]uringCQE, min(len(r.cqes), per+1))
@@ -229,7 +258,9 @@ func (a *Array) issue(seg int) {
 // pushBatch records the consecutive requests reqs (in slots, file order) as
 // one batch of the kernel's and pushes its SQE: a read or write for one
 // request, a READV or WRITEV for several, a NOP for requests whose File gives
-// no descriptor (the handler fails them). The caller holds the segment lock.
+// no descriptor (the handler fails them). The File goes in the file table's
+// entry of the first slot, emptied by the handler (see native). The caller
+// holds the segment lock.
 func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 	n := a.native
 	first := slots[0]
@@ -245,8 +276,9 @@ func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 	}
 	fs.n, fs.op, fs.offset, fs.length, fs.err = int32(len(slots)), op, reqs[0].Offset, length, nil
 	e := uringSQE{userData: uint64(first) + 1}
-	fd, err := fdOf(op, reqs[0].File)
-	switch {
+	entry := int32(first % a.cfg.SlotsPerSegment) // the first slot's, in its segment
+	fs.file = -1
+	switch err := sg.install.file(op, reqs[0].File, uint32(entry)); {
 	case err != nil:
 		// Completed by the handler with this error, as every other request:
 		// the NOP's CQE carries the batch to it.
@@ -254,7 +286,7 @@ func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 		e.opcode = uringOpNop
 	case len(slots) == 1:
 		buf := reqs[0].Buf
-		e.opcode, e.fd, e.off = uringOpRead, int32(fd), uint64(fs.offset)
+		e.opcode, e.fd, e.off = uringOpRead, entry, uint64(fs.offset)
 		if op == Write {
 			e.opcode = uringOpWrite
 		}
@@ -273,11 +305,14 @@ func (a *Array) pushBatch(sg *nativeSeg, op Op, slots []int, reqs []*Request) {
 			iov = append(iov, v)
 		}
 		fs.iov = iov
-		e.opcode, e.fd, e.off = uringOpReadv, int32(fd), uint64(fs.offset)
+		e.opcode, e.fd, e.off = uringOpReadv, entry, uint64(fs.offset)
 		if op == Write {
 			e.opcode = uringOpWritev
 		}
 		e.addr, e.len = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(iov)))), uint32(len(iov))
+	}
+	if fs.err == nil {
+		fs.file, e.flags = entry, uringSQEFixedFile
 	}
 	a.pushSQE(sg.ring, &e)
 }
@@ -372,6 +407,13 @@ func (a *Array) nativeHandle(seg int) {
 			start := len(reqs)
 			first := int(c.userData - 1)
 			fs := &n.slots[first]
+			if fs.file >= 0 {
+				// The kernel is done with the entry (see native). Emptying
+				// one that is filled fails only for a broken ring; the
+				// file would stay open until the slot's next batch.
+				_ = sg.empty.set(r, uint32(fs.file), -1)
+				fs.file = -1
+			}
 			for sl := int32(first); sl >= 0; sl = n.slots[sl].next {
 				ns := &n.slots[sl]
 				reqs = append(reqs, ns.req)
@@ -526,32 +568,99 @@ func finishSync(op Op, reqs []*Request, off, done int64) (int, error) {
 // fder is a File with a descriptor, as *os.File.
 type fder interface{ Fd() uintptr }
 
-// fdOf returns f's descriptor for the kernel, or the error that fails the
-// requests of an op on f: a closed *os.File (whose Fd is ^uintptr(0)) fails
-// with os.ErrClosed, as its ReadAt and WriteAt do, rather than giving the
-// kernel descriptor -1; a file without offsets (a pipe, a socket, a terminal)
-// fails with ESPIPE, as pread and pwrite do. io_uring reads and writes such a
-// file at its current position whatever the offset: a read would take the
-// stream's next bytes for the bytes at Offset, and one of an empty pipe would
-// not complete until a writer came, holding Close. lseek fails with ESPIPE
-// exactly where pread does; SEEK_CUR by 0 moves nothing. The request keeps f
-// reachable until its Done.
-func fdOf(op Op, f File) (int, error) {
-	if f == nil {
-		return -1, ErrNoFile
+// registerFiles gives r a file table of n empty entries, one per slot of its
+// segment. Out of descriptors (n above RLIMIT_NOFILE) is not a refusal, as
+// for io_uring_setup (see setupError); any other errno is.
+func registerFiles(r *ring, n int) error {
+	switch errno := r.registerFiles(n); errno {
+	case 0:
+		return nil
+	case unix.EMFILE:
+		return fmt.Errorf("aio: IO = native: registering a table of %d files (one per slot) with io_uring: "+
+			"RLIMIT_NOFILE is lower: %w", n, errno)
+	default:
+		return fmt.Errorf("aio: IO = native: registering a table of %d files with io_uring: %w: %w",
+			n, errno, ErrNativeUnavailable)
 	}
-	x, ok := f.(fder)
-	if !ok {
-		return -1, fmt.Errorf("aio: IO = native needs a File with an Fd method (such as *os.File), not %T: %w", f, ErrInvalidRequest)
+}
+
+// fileInstall puts a File in an entry of a ring's file table, from inside
+// the File's SyscallConn Control, with fn built once so that a *os.File's
+// install allocates nothing. It is a segment's, used under the segment lock.
+type fileInstall struct {
+	r   *ring
+	fn  func(fd uintptr)
+	at  uint32 // the entry fn fills
+	err error  // fn's
+	set fileUpdate
+}
+
+func (in *fileInstall) init(r *ring) {
+	in.r = r
+	in.fn = func(fd uintptr) {
+		// A file without offsets (a pipe, a socket, a terminal) fails with
+		// ESPIPE, as pread and pwrite do. io_uring reads and writes such a
+		// file at its current position whatever the offset: a read would
+		// take the stream's next bytes for the bytes at Offset, and one of
+		// an empty pipe would not complete until a writer came, holding
+		// Close. lseek fails with ESPIPE exactly where pread does; SEEK_CUR
+		// by 0 moves nothing.
+		if _, err := unix.Seek(int(fd), 0, io.SeekCurrent); err != nil {
+			in.err = err
+			return
+		}
+		if errno := in.set.set(in.r, in.at, int32(fd)); errno != 0 {
+			in.err = fmt.Errorf("registering it with io_uring: %w", errno)
+		}
 	}
-	fd := x.Fd()
-	if fd == ^uintptr(0) {
-		return -1, pathError(op, f, os.ErrClosed)
+}
+
+// file puts f in entry at of the ring's file table, or returns the error
+// that fails the requests of an op on f.
+//
+// A *os.File, or any File that is a syscall.Conn, is put there inside its
+// RawConn's Control, while Go holds a reference that keeps the descriptor
+// from being closed and its number reused: the entry is f's file. A closed
+// *os.File (Control refuses it) fails with os.ErrClosed, as its ReadAt and
+// WriteAt do. A File with only an Fd method is put there from the number Fd
+// returns, with no such reference: it must stay open until the request
+// reaches the kernel, as the Config.IO doc says.
+func (in *fileInstall) file(op Op, f File, at uint32) error {
+	in.at, in.err = at, nil
+	switch x := f.(type) {
+	case nil:
+		return ErrNoFile
+	case *os.File: // before syscall.Conn: the static call allocates nothing
+		rc, err := x.SyscallConn()
+		if err == nil {
+			err = rc.Control(in.fn)
+		}
+		if err != nil {
+			// Control fails only when the File is closed (or nil).
+			return pathError(op, f, os.ErrClosed)
+		}
+	case syscall.Conn:
+		rc, err := x.SyscallConn()
+		if err == nil {
+			err = rc.Control(in.fn)
+		}
+		if err != nil {
+			return pathError(op, f, err)
+		}
+	case fder:
+		fd := x.Fd()
+		if fd == ^uintptr(0) {
+			return pathError(op, f, os.ErrClosed)
+		}
+		in.fn(fd)
+	default:
+		return fmt.Errorf("aio: IO = native needs a File with a descriptor (a syscall.Conn or an Fd method, as *os.File), not %T: %w",
+			f, ErrInvalidRequest)
 	}
-	if _, err := unix.Seek(int(fd), 0, io.SeekCurrent); err != nil {
-		return -1, pathError(op, f, err)
+	if in.err != nil {
+		return pathError(op, f, in.err)
 	}
-	return int(fd), nil
+	return nil
 }
 
 // pathError is err for an op on f, named as os.File's errors are when f has

@@ -16,18 +16,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Native AIO refuses the options it has no use for, by field, rather than
-// ignoring them.
+// Native AIO refuses the options it has no use for, by field and with the
+// reason, rather than ignoring them. The futex handlers' reason used to say
+// that a native handler waits on an OS thread of its own, which it no longer
+// does.
 func TestNativeRefusesWhatItCannotHonour(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(*aio.Config)
 		field  string
+		reason string
 	}{
-		{"wake-all: the kernel wakes one handler", func(c *aio.Config) { c.Wake = aio.WakeAll }, "Wake = all with IO = native"},
-		{"futex handlers: a native handler waits in io_uring_enter", func(c *aio.Config) { c.Handlers = aio.HandlerFutex }, "Handlers = futex with IO = native"},
-		{"a Backend: the kernel does the I/O", func(c *aio.Config) { c.Backend = &aio.Latency{} }, "Backend = *aio.Latency with IO = native"},
-		{"an unknown IO mode", func(c *aio.Config) { c.IO = 7 }, "IO = io(7)"},
+		{"wake-all: the kernel wakes one handler", func(c *aio.Config) { c.Wake = aio.WakeAll },
+			"Wake = all with IO = native", "the kernel wakes the one whose ring completed"},
+		{"futex handlers: a native handler waits in io_uring_enter", func(c *aio.Config) { c.Handlers = aio.HandlerFutex },
+			"Handlers = futex with IO = native", "waits in io_uring_enter, not on a futex event, as a plain goroutine"},
+		{"a Backend: the kernel does the I/O", func(c *aio.Config) { c.Backend = &aio.Latency{} },
+			"Backend = *aio.Latency with IO = native", "through io_uring"},
+		{"an unknown IO mode", func(c *aio.Config) { c.IO = 7 }, "IO = io(7)", "IOSimulated or IONative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +43,7 @@ func TestNativeRefusesWhatItCannotHonour(t *testing.T) {
 			a, err := aio.New(cfg)
 			require.ErrorIs(t, err, aio.ErrInvalidConfig)
 			require.Contains(t, err.Error(), tt.field)
+			require.Contains(t, err.Error(), tt.reason)
 			require.Nil(t, a)
 		})
 	}

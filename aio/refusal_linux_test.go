@@ -93,3 +93,46 @@ func refuseIOUringSetup(errno unix.Errno) error {
 	}
 	return nil
 }
+
+// New with IO = native in a process out of descriptors fails with EMFILE,
+// and not with ErrNativeUnavailable: it is not told to fall back to
+// simulated AIO. Each ring takes a descriptor, and a table of registered
+// files with an entry per slot, which the kernel refuses above
+// RLIMIT_NOFILE.
+func TestNativeOutOfDescriptorsIsNotUnavailable(t *testing.T) {
+	requireNative(t)
+	var limit unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_NOFILE, &limit))
+	open := fdCount(t)
+	tests := []struct {
+		name    string
+		nofile  uint64
+		slots   int
+		message string
+	}{
+		{"no descriptor for a ring", 0, 256, "io_uring_setup: the process is out of file descriptors"},
+		{"a file table above RLIMIT_NOFILE", uint64(open + 64), open + 128, "registering a table of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.nofile > limit.Max || uint64(tt.slots) > limit.Cur {
+				t.Skipf("RLIMIT_NOFILE %d (hard %d) leaves no room for the case", limit.Cur, limit.Max)
+			}
+			low := limit
+			low.Cur = tt.nofile
+			require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &low))
+			cfg := aio.DefaultConfig()
+			cfg.IO, cfg.Wake, cfg.SlotsPerSegment = aio.IONative, aio.WakeTargeted, tt.slots
+			a, err := aio.New(cfg)
+			require.NoError(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &limit))
+			if a != nil {
+				require.NoError(t, a.Close())
+			}
+			require.Nil(t, a)
+			require.ErrorIs(t, err, unix.EMFILE)
+			require.NotErrorIs(t, err, aio.ErrNativeUnavailable)
+			require.NotErrorIs(t, err, aio.ErrInvalidConfig)
+			require.ErrorContains(t, err, tt.message)
+		})
+	}
+}

@@ -32,9 +32,32 @@ func TestSetupRefusalSaysWhich(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := setupRefusal(tt.errno, tt.disabled, 64<<10)
+			err := setupError(tt.errno, tt.disabled, 64<<10)
 			require.ErrorIs(t, err, ErrNativeUnavailable)
 			require.ErrorIs(t, err, tt.errno)
+			require.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// io_uring_setup failing for want of a descriptor (the process's, EMFILE,
+// or the system's, ENFILE) is not io_uring refused: the error says so and
+// wraps the errno but not ErrNativeUnavailable, so a program that falls back
+// to simulated AIO on that error does not do so because it is out of
+// descriptors.
+func TestSetupOutOfDescriptorsIsNotARefusal(t *testing.T) {
+	tests := []struct {
+		errno unix.Errno
+		want  string
+	}{
+		{unix.EMFILE, "the process is out of file descriptors"},
+		{unix.ENFILE, "the system is out of file descriptors"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.errno.Error(), func(t *testing.T) {
+			err := setupError(tt.errno, "0\n", 64<<10)
+			require.ErrorIs(t, err, tt.errno)
+			require.NotErrorIs(t, err, ErrNativeUnavailable)
 			require.Contains(t, err.Error(), tt.want)
 		})
 	}

@@ -38,6 +38,11 @@ const (
 
 	uringEnterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	uringRegisterFiles       = 2 // IORING_REGISTER_FILES (5.1; entries of -1, a sparse table, 5.5)
+	uringRegisterFilesUpdate = 6 // IORING_REGISTER_FILES_UPDATE (5.5)
+
+	uringSQEFixedFile = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an entry of the registered table
+
 	uringOpNop    = 0  // IORING_OP_NOP
 	uringOpReadv  = 1  // IORING_OP_READV
 	uringOpWritev = 2  // IORING_OP_WRITEV
@@ -85,6 +90,13 @@ type uringSQE struct {
 	_        [3]uint64 // buf_index, personality, splice_fd_in, addr3, pad
 }
 
+// uringFilesUpdate is struct io_uring_files_update: fds points at the
+// descriptors (int32) for the entries from offset on.
+type uringFilesUpdate struct {
+	offset, resv uint32
+	fds          uint64
+}
+
 // uringCQE is struct io_uring_cqe (16 bytes): the SQE's user_data and its
 // result, a byte count or a negated errno.
 type uringCQE struct {
@@ -103,7 +115,8 @@ var (
 
 // ring is one io_uring: its descriptor and the shared rings. push is for one
 // submitter at a time (the driver holds the segment's lock), reap for the
-// handler thread alone; enter may be called by anyone.
+// handler thread alone; enter may be called by anyone, and so may
+// fileUpdate.set, each caller with a fileUpdate of its own.
 type ring struct {
 	fd       int
 	mem      []byte // the SQ and CQ rings, one mapping
@@ -125,7 +138,8 @@ type ring struct {
 
 // newRing sets up an io_uring with at least entries SQ entries (and the
 // kernel's default of twice as many CQ entries) and maps its rings. Errors
-// wrap ErrNativeUnavailable when the kernel refuses io_uring.
+// wrap ErrNativeUnavailable when the kernel refuses io_uring (see
+// setupError).
 func newRing(entries uint32) (*ring, error) {
 	p := uringParams{flags: uringSetupSubmitAll}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
@@ -136,7 +150,7 @@ func newRing(entries uint32) (*ring, error) {
 		fd, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
 	}
 	if errno != 0 {
-		return nil, setupRefusal(errno, readSysctl("/proc/sys/kernel/io_uring_disabled"), memlockLimit())
+		return nil, setupError(errno, readSysctl("/proc/sys/kernel/io_uring_disabled"), memlockLimit())
 	}
 	r := &ring{fd: int(fd), features: p.features, entries: p.sqEntries}
 	if p.features&uringFeatsNeeded != uringFeatsNeeded {
@@ -213,6 +227,40 @@ func (r *ring) enter(toSubmit, minComplete uint32, flags uintptr) (int, unix.Err
 	return int(n), errno
 }
 
+// registerFiles gives the ring a table of n registered files, all entries
+// empty (-1), for fileUpdate.set to fill and empty. It returns the errno:
+// EMFILE if n is above RLIMIT_NOFILE.
+func (r *ring) registerFiles(n int) unix.Errno {
+	fds := make([]int32, n)
+	for i := range fds {
+		fds[i] = -1
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFiles,
+		uintptr(unsafe.Pointer(&fds[0])), uintptr(n), 0, 0)
+	return errno
+}
+
+// fileUpdate is the argument of one IORING_REGISTER_FILES_UPDATE of one
+// entry. It lives on the heap, in its owner's struct, since the kernel reads
+// it through the pointers the call passes as integers.
+type fileUpdate struct {
+	u  uringFilesUpdate
+	fd int32
+}
+
+// set points entry i of r's registered table at descriptor fd's file, the
+// kernel holding its own reference to the file, or empties it (fd -1,
+// dropping the reference; a request that holds the entry keeps the file
+// until it completes). Emptying an entry closes no descriptor, so it
+// releases none of the process's POSIX record locks, as close(2) would.
+func (f *fileUpdate) set(r *ring, i uint32, fd int32) unix.Errno {
+	f.fd = fd
+	f.u = uringFilesUpdate{offset: i, fds: uint64(uintptr(unsafe.Pointer(&f.fd)))}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFilesUpdate,
+		uintptr(unsafe.Pointer(&f.u)), 1, 0, 0)
+	return errno
+}
+
 // close unmaps the rings and closes the descriptor; the kernel cancels
 // nothing the driver still waits for, since the handler closes its ring only
 // after reaping every CQE. r.fd is left as it was: a submitter's
@@ -230,12 +278,20 @@ func (r *ring) close() {
 	_ = unix.Close(r.fd)
 }
 
-// setupRefusal explains io_uring_setup's errno: disabled is the content of
+// setupError explains io_uring_setup's errno: disabled is the content of
 // /proc/sys/kernel/io_uring_disabled ("" if unreadable), memlock the soft
-// RLIMIT_MEMLOCK in bytes.
-func setupRefusal(errno unix.Errno, disabled string, memlock uint64) error {
+// RLIMIT_MEMLOCK in bytes. Every errno but EMFILE and ENFILE is the kernel
+// refusing io_uring, and wraps ErrNativeUnavailable; those two say the
+// process or the system has no descriptor left for the ring, which simulated
+// AIO would not cure (its requests need descriptors too), so they are not
+// reported as io_uring unavailable.
+func setupError(errno unix.Errno, disabled string, memlock uint64) error {
 	var why string
 	switch errno {
+	case unix.EMFILE:
+		return fmt.Errorf("aio: IO = native: io_uring_setup: the process is out of file descriptors (RLIMIT_NOFILE): %w", errno)
+	case unix.ENFILE:
+		return fmt.Errorf("aio: IO = native: io_uring_setup: the system is out of file descriptors (fs.file-max): %w", errno)
 	case unix.ENOSYS:
 		why = "the kernel has no io_uring (Linux 5.1 added it) or a seccomp filter hides it"
 	case unix.EPERM, unix.EACCES:
