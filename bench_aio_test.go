@@ -270,7 +270,8 @@ func benchAIOFilePlain(b *testing.B, f *os.File) {
 //     wake-all (futex handler threads, as InnoDB's).
 //
 // One op is one request (read or write). Metrics: reads/s; syscalls/op, the
-// system calls aio makes per request: io_uring_enter calls (native), preads
+// system calls aio makes per request: io_uring_enter and io_uring_register
+// calls (native: Stats.RingSyscalls), preads
 // or pwrites plus FUTEX_WAIT/FUTEX_WAKE on the handlers' events (simulated,
 // futex handlers; goroutine handlers' channel wakes are the runtime's and
 // not counted), one pread (io=pread); and wakeups/op and wasted/op.

@@ -115,7 +115,8 @@ type Config struct {
 	//     priority.
 	//   - In Stats, Wakeups counts the handlers' returns from waiting in
 	//     io_uring_enter (wasted: with no completion), Signals the segments
-	//     a submission or Flush went to, RingSyscalls every io_uring_enter.
+	//     a submission or Flush went to, RingSyscalls every io_uring_enter and
+	//     io_uring_register.
 	IO IOMode
 }
 

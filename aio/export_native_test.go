@@ -11,3 +11,13 @@ func SetNativeFaults(a *Array, f func(res int32) error) {
 		a.native.faults.Store(&f)
 	}
 }
+
+// RingEnters returns the io_uring_enter calls a native Array has made (tests:
+// Stats.RingSyscalls counts io_uring_register calls beside them); 0 for a
+// simulated Array.
+func RingEnters(a *Array) uint64 {
+	if a.native == nil {
+		return 0
+	}
+	return a.native.ringEnters()
+}

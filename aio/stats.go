@@ -43,8 +43,11 @@ type Stats struct {
 	// FutexSyscalls counts FUTEX_WAIT and FUTEX_WAKE calls on the handlers'
 	// events (HandlerFutex only).
 	FutexSyscalls uint64
-	// RingSyscalls counts io_uring_enter calls, to submit and to wait for
-	// completions (IONative only).
+	// RingSyscalls counts the system calls made on the rings (IONative
+	// only): io_uring_enter, to submit and to wait for completions, and
+	// io_uring_register, once per ring at New for its file table and twice
+	// per batch, to name the batch's file in the table and to empty the
+	// entry at its completion.
 	RingSyscalls uint64
 }
 

@@ -134,6 +134,9 @@ type ring struct {
 	head     uint32 // reap's copy of the CQ head
 	entries  uint32 // SQ entries granted
 	features uint32
+	// registers counts the io_uring_register calls made on the ring
+	// (registerFiles and fileUpdate.set), for Stats.RingSyscalls.
+	registers atomic.Uint64
 }
 
 // newRing sets up an io_uring with at least entries SQ entries (and the
@@ -237,6 +240,7 @@ func (r *ring) registerFiles(n int) unix.Errno {
 	}
 	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFiles,
 		uintptr(unsafe.Pointer(&fds[0])), uintptr(n), 0, 0)
+	r.registers.Add(1)
 	return errno
 }
 
@@ -258,6 +262,7 @@ func (f *fileUpdate) set(r *ring, i uint32, fd int32) unix.Errno {
 	f.u = uringFilesUpdate{offset: i, fds: uint64(uintptr(unsafe.Pointer(&f.fd)))}
 	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFilesUpdate,
 		uintptr(unsafe.Pointer(&f.u)), 1, 0, 0)
+	r.registers.Add(1)
 	return errno
 }
 
