@@ -29,10 +29,10 @@
 //   - TS (Solaris time-sharing, ts_dptbl(4)): dispatch priority = CPU level
 //     0..59 plus the hint's user priority (prio.Hint.TSLevel), clamped; FIFO
 //     within a level; a quantum per level (20 ms at the top, 200 ms at the
-//     bottom); a used-up quantum lowers the level by 10, a priority change
-//     (OpSetPrio) renews it, a return from sleep raises the level to 50 or
-//     one above; a thread runnable for over a second is raised to 50; a woken
-//     thread preempts a running one of strictly lower priority.
+//     bottom); a used-up quantum lowers the level by 10, a return from sleep
+//     raises it to 50 or one above; a thread runnable for over a second is
+//     raised to 50; a woken thread preempts a running one of strictly lower
+//     priority.
 //
 // With no more runnable threads than cores every thread has a core, so the
 // models agree and hints do nothing: priorities matter only when threads

@@ -85,11 +85,6 @@ func (m *Machine) advance(t *thread, id int32) {
 			}
 			t.hint = prio.Hint(op.Arg)
 			t.weight = cfsWeight(t.hint)
-			if m.cfg.Scheduler == TS {
-				// ts_change_priority: the caller keeps its CPU level and gets a
-				// full quantum of it, whether it runs on or surrenders below
-				t.qleft = tsQuantum(t.cpupri)
-			}
 			m.next(t)
 			if i := m.bestRunnable(); i >= 0 && m.cfg.Scheduler == TS && m.tsPrio(&m.threads[m.runq[i]]) > m.tsPrio(t) {
 				m.requeue(t, id) // lowered below a runnable thread: surrender the core

@@ -27,10 +27,7 @@ const (
 	OpUnlock
 	// OpSetPrio changes the thread's priority hint to prio.Hint(Arg), as MySQL 5.1's
 	// my_pthread_setprio around each query; a system call when the machine applies
-	// priorities, nothing otherwise. Under TS the call also gives the thread a full
-	// quantum of its CPU level, as priocntl(PC_SETPARMS) does (ts_parmsset →
-	// ts_change_priority in Solaris's ts.c), and surrenders the core when the new
-	// priority is below a runnable thread's.
+	// priorities, nothing otherwise.
 	OpSetPrio
 	// OpDone counts one completed unit (query, transaction, connection, row) for
 	// throughput; Arg is the number of units.

@@ -23,11 +23,10 @@ const (
 	// thread's CPU priority (0..59) plus its user priority (from the hint, as
 	// prio.Hint.TSLevel), clamped to 0..59; the highest priority runs, FIFO within
 	// a priority; a thread that uses up its quantum drops 10 levels (ts_tqexp),
-	// one that changes its priority (OpSetPrio) gets a full quantum again
-	// (ts_change_priority), one that returns from sleep rises to 50 or above
-	// (ts_slpret); a thread kept runnable for more than a second is raised to 50
-	// (ts_maxwait, ts_lwait). The quantum is 20 ms at the top levels and grows to
-	// 200 ms at the bottom, as in the default ts_dptbl(4).
+	// one that returns from sleep rises to 50 or above (ts_slpret); a thread kept
+	// runnable for more than a second is raised to 50 (ts_maxwait, ts_lwait). The
+	// quantum is 20 ms at the top levels and grows to 200 ms at the bottom, as in
+	// the default ts_dptbl(4).
 	TS
 )
 
