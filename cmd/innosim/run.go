@@ -94,7 +94,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
-	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (a thread pool of one group per CPU; not with -server mysql)")
+	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with the client off the machine, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group; the pool's workers (thd_wait_begin, check_stall) run only in validate's live tables")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
