@@ -152,13 +152,7 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 			line += fmt.Sprintf(" (over the seeds %s to %s)", logText(lo), logText(hi))
 		}
 		line += ", worst " + worstText(s)
-		if t.Ratio && s.Sided > 0 {
-			line += fmt.Sprintf(", same side of 1.0 %d/%d", s.SameSide, s.Sided)
-		}
-		if t.Use == Predicted && t.MaxAbsLog > 0 {
-			line += fmt.Sprintf(", bound ×%.2f", math.Exp(t.MaxAbsLog))
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+t.sideAndBound(s))
 	}
 	for j, c := range t.Checks {
 		all := true

@@ -214,6 +214,20 @@ func logText(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
+// sideAndBound is the end of a table's summary line: the cells on the
+// published side of 1.0 (ratio tables) and the bound (predicted tables with
+// one), each after ", ", or "".
+func (t Table) sideAndBound(s Summary) string {
+	var b string
+	if t.Ratio && s.Sided > 0 {
+		b += fmt.Sprintf(", same side of 1.0 %d/%d", s.SameSide, s.Sided)
+	}
+	if t.Use == Predicted && t.MaxAbsLog > 0 {
+		b += fmt.Sprintf(", bound ×%.2f", math.Exp(t.MaxAbsLog))
+	}
+	return b
+}
+
 func worstText(s Summary) string {
 	if s.Cells == 0 {
 		return "-"
@@ -247,13 +261,7 @@ func (t Table) write(w io.Writer) error {
 	if t.Missing == "" {
 		s := t.Summary()
 		line := fmt.Sprintf("cells %d, mean |log(sim/pub)| %s, worst %s", s.Cells, logText(s.MeanAbsLog), worstText(s))
-		if t.Ratio && s.Sided > 0 {
-			line += fmt.Sprintf(", same side of 1.0 %d/%d", s.SameSide, s.Sided)
-		}
-		if t.Use == Predicted && t.MaxAbsLog > 0 {
-			line += fmt.Sprintf(", bound ×%.2f", math.Exp(t.MaxAbsLog))
-		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, line+t.sideAndBound(s))
 	}
 	for _, c := range t.Checks {
 		mark := "ok  "
