@@ -8,6 +8,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// MariaDB's thread pool options are modelled by the simulator but not read
+// from an option file: the warning says so, instead of "not an option innosim
+// models".
+func TestWarningsSayWhichPoolOptionsOnlyTheSimulatorTakes(t *testing.T) {
+	const cnf = `[mariadb]
+thread_handling = pool-of-threads
+thread_pool_size = 4
+loose-thread-pool-stall-limit = 100
+thread_pool_max_threads = 500
+thread_pool_oversubscribe = 10
+thread_pool_idle_timeout = 60
+`
+	f, err := Parse(strings.NewReader(cnf), "my.cnf")
+	require.NoError(t, err)
+	var got []string
+	for _, w := range f.Warnings(Server{Product: MariaDB}) {
+		got = append(got, w.String())
+	}
+	assert.Equal(t, []string{
+		"my.cnf:3: [mariadb] thread_pool_size: the simulator models it (sim.Cell.ThreadPoolSize), but innosim does not read it from an option file; it has no effect",
+		"my.cnf:4: [mariadb] loose-thread-pool-stall-limit: the simulator models it (sim.Cell.ThreadPoolStallLimit), but innosim does not read it from an option file; it has no effect",
+		"my.cnf:5: [mariadb] thread_pool_max_threads: the simulator models it (sim.Cell.ThreadPoolMaxThreads), but innosim does not read it from an option file; it has no effect",
+		"my.cnf:6: [mariadb] thread_pool_oversubscribe: the simulator models it (sim.PoolOversubscribe, its default), but innosim does not read it from an option file; it has no effect",
+		"my.cnf:7: [mariadb] thread_pool_idle_timeout: not an option innosim models; it has no effect",
+	}, got)
+}
+
 func TestWarningsNameOptionsThatDoNothing(t *testing.T) {
 	const cnf = `[mysqld]
 innodb_thred_concurrency = 8
