@@ -125,10 +125,7 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 	if len(t.Rows) > 0 {
 		rt := report.Table{Header: []string{"cell", "published", "simulated", "sim/pub", "sim min", "sim max"}}
 		for j, r := range t.Rows {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, tk := range ts {
-				lo, hi = min(lo, tk.Rows[j].Simulated), max(hi, tk.Rows[j].Simulated)
-			}
+			lo, hi := span(ts, func(tk Table) float64 { return tk.Rows[j].Simulated })
 			switch {
 			case !r.hasPublished() && t.Missing != "":
 				rt.AddRow(r.Label, "-", "-", "-", "-", "-")
@@ -190,17 +187,24 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 // meanAbsLogRange returns the least and greatest mean |log(sim/pub)| of ts
 // (NaN, NaN for tables without cells; +Inf counts as the greatest).
 func meanAbsLogRange(ts []Table) (lo, hi float64) {
+	return span(ts, func(t Table) float64 { return t.Summary().MeanAbsLog })
+}
+
+// span returns the least and greatest of f over ts, passing over NaN (a
+// figure with nothing to divide at that seed), so that one seed's NaN does
+// not hide the others' range; NaN, NaN when every value is NaN.
+func span(ts []Table, f func(Table) float64) (lo, hi float64) {
 	lo, hi = math.NaN(), math.NaN()
 	for _, t := range ts {
-		m := t.Summary().MeanAbsLog
-		if math.IsNaN(m) {
+		v := f(t)
+		if math.IsNaN(v) {
 			continue
 		}
-		if math.IsNaN(lo) || m < lo {
-			lo = m
+		if math.IsNaN(lo) || v < lo {
+			lo = v
 		}
-		if math.IsNaN(hi) || m > hi {
-			hi = m
+		if math.IsNaN(hi) || v > hi {
+			hi = v
 		}
 	}
 	return lo, hi

@@ -104,6 +104,19 @@ func TestWriteSeedsShowsEachCellsAndTheMeanErrorsRangeOverTheSeeds(t *testing.T)
 	assert.Regexp(t, `^capped table +predicted +1 +- +0\.095 +0\.095 +0\.223 +cell a \(×1\.10\) +holds`, summaryRow(t, out, "capped table"))
 }
 
+// A cell that is NaN at one seed (0/0) leaves the other seeds' range: the
+// built-in min and max gave NaN for both, beside a first seed's number.
+func TestWriteSeedsRangePassesOverANaNSeed(t *testing.T) {
+	var b bytes.Buffer
+	_, err := WriteSeeds(&b, []uint64{1, 2, 3}, [][]Table{
+		{capped(110, true, "")},
+		{capped(math.NaN(), true, "")},
+		{capped(125, true, "")},
+	})
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^cell a +100\.0 +110\.0 +1\.10 +110\.0 +125\.0$`, b.String())
+}
+
 // With one seed the output is Write's, so a run without --seeds keeps its
 // golden files.
 func TestWriteSeedsWithOneSeedIsWrite(t *testing.T) {
