@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/internal/report"
@@ -26,13 +27,15 @@ func liveCommand() command {
 type liveFlags struct {
 	workloads, setting, csv string
 	mariadbd, installDB, sb string
-	threads                 intList
+	threads, rotation       intList
 	cfg                     live.Config
 	bufferPoolMiB           int64
 }
 
 // parseLiveFlags parses live's command line into a sweep and the CSV path.
-func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, done bool, err error) {
+// With -rotation it is the rotation probe's (live.Rotate) at those counts of
+// connections, whose Threads, Duration and Warmup are zero.
+func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, rotation []int, done bool, err error) {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := liveFlags{cfg: live.DefaultConfig(), threads: intList{1, 2, 4, 8}}
@@ -45,7 +48,8 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables")
 	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
-	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it)")
+	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
+	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn, server and client on one CPU, printing the server's CPU per query (not with -threads, -time, -warmup)")
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")
@@ -59,10 +63,21 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 		fs.PrintDefaults()
 	}
 	if done, err := parseFlags(fs, args); done {
-		return cfg, "", true, err
+		return cfg, "", nil, true, err
 	}
 	if fs.NArg() != 0 {
-		return cfg, "", true, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return cfg, "", nil, true, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if len(f.rotation) > 0 {
+		var clash []string
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == "threads" || fl.Name == "time" || fl.Name == "warmup" {
+				clash = append(clash, "-"+fl.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return cfg, "", nil, true, fmt.Errorf("%w: -rotation runs its own events on one client thread: want no %s with it", errUsage, strings.Join(clash, ", "))
+		}
 	}
 	c := f.cfg
 	c.Workloads = strings.Split(f.workloads, ",")
@@ -71,19 +86,26 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	if f.setting != "" {
 		k, v, ok := strings.Cut(f.setting, "=")
 		if !ok || k == "" || v == "" {
-			return cfg, "", true, fmt.Errorf("%w: -setting %q: want key=v1,v2", errUsage, f.setting)
+			return cfg, "", nil, true, fmt.Errorf("%w: -setting %q: want key=v1,v2", errUsage, f.setting)
 		}
 		c.Setting, c.Values = strings.ReplaceAll(k, "-", "_"), strings.Split(v, ",")
 	}
 	if f.bufferPoolMiB < 8 || f.bufferPoolMiB > 64<<10 {
-		return cfg, "", true, fmt.Errorf("%w: -buffer-pool %d: want 8..65536 (MiB)", errUsage, f.bufferPoolMiB)
+		return cfg, "", nil, true, fmt.Errorf("%w: -buffer-pool %d: want 8..65536 (MiB)", errUsage, f.bufferPoolMiB)
 	}
 	c.BufferPool = f.bufferPoolMiB << 20
 	c.Mariadbd, c.InstallDB, c.Sysbench = f.mariadbd, f.installDB, f.sb
-	if err := c.Validate(); err != nil {
-		return cfg, "", true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+	if len(f.rotation) > 0 {
+		c.Threads, c.Duration, c.Warmup = nil, 0, 0
+		if err := c.ValidateRotation(f.rotation); err != nil {
+			return cfg, "", nil, true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+		}
+		return c, f.csv, f.rotation, false, nil
 	}
-	return c, f.csv, false, nil
+	if err := c.Validate(); err != nil {
+		return cfg, "", nil, true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+	}
+	return c, f.csv, nil, false, nil
 }
 
 // liveFlagError names the flag behind a Config field in a validation error.
@@ -92,7 +114,7 @@ func liveFlagError(err error) string {
 	for field, fl := range map[string]string{
 		"Workloads =": "-workload", "Threads =": "-threads", "Setting =": "-setting", "Values =": "-setting values",
 		"Duration =": "-time", "Warmup =": "-warmup", "Repeats =": "-repeats", "Tables =": "-tables",
-		"TableSize =": "-table-size", "BufferPool =": "-buffer-pool",
+		"TableSize =": "-table-size", "BufferPool =": "-buffer-pool", "connections =": "-rotation",
 	} {
 		if strings.Contains(msg, field) {
 			return fl + ": " + msg
@@ -102,7 +124,7 @@ func liveFlagError(err error) string {
 }
 
 func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, csvPath, done, err := parseLiveFlags(args, stderr)
+	cfg, csvPath, rotation, done, err := parseLiveFlags(args, stderr)
 	if done {
 		return err
 	}
@@ -112,6 +134,9 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer discardAll(outs)
 	cfg.Log = stderr
+	if len(rotation) > 0 {
+		return liveRotate(ctx, cfg, rotation, outs[0], stdout)
+	}
 	points, err := live.Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -158,4 +183,38 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 		t.AddRow(row...)
 	}
 	return t
+}
+
+// liveRotate runs live -rotation: the probe, its table, and its CSV.
+func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *output, stdout io.Writer) error {
+	points, err := live.Rotate(ctx, cfg, rotation)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
+		}
+		return err
+	}
+	t := report.Table{Title: "live -rotation: the server's CPU per query (µs) by connections used in turn"}
+	if cfg.Setting != "" {
+		t.Header = append(t.Header, cfg.Setting)
+	}
+	t.Header = append(t.Header, "workload")
+	for _, k := range rotation {
+		t.Header = append(t.Header, "c"+strconv.Itoa(k))
+	}
+	for i := 0; i+len(rotation) <= len(points); i += len(rotation) {
+		row := []any{}
+		if cfg.Setting != "" {
+			row = append(row, points[i].Value)
+		}
+		row = append(row, points[i].Workload)
+		for _, p := range points[i : i+len(rotation)] {
+			row = append(row, float64(p.ServerCPUPerQuery)/float64(time.Microsecond))
+		}
+		t.AddRow(row...)
+	}
+	if err := t.WriteText(stdout); err != nil {
+		return err
+	}
+	return out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
 }

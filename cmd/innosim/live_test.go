@@ -12,7 +12,7 @@ import (
 
 func TestLiveFlagsBecomeTheSweep(t *testing.T) {
 	var stderr strings.Builder
-	c, csv, done, err := parseLiveFlags([]string{"--workload", "oltp_read_only,connect", "--threads", "1,64",
+	c, csv, _, done, err := parseLiveFlags([]string{"--workload", "oltp_read_only,connect", "--threads", "1,64",
 		"--setting", "thread-handling=pool-of-threads", "--time", "3s", "--warmup", "0s", "--repeats", "3",
 		"--buffer-pool", "32", "--csv", "x.csv"}, &stderr)
 	require.NoError(t, err, stderr.String())
@@ -37,9 +37,14 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 		{"--time=500ms", "-time: live: Duration"},
 		{"--repeats=0", "-repeats: live: Repeats = 0, want 1..100"},
 		{"--buffer-pool=1", "-buffer-pool 1: want 8..65536 (MiB)"},
+		// the probe has its own events and one client thread: a sweep's
+		// flags would be ignored
+		{"--rotation=1,16 --threads=4 --time=2s", "-rotation runs its own events on one client thread: want no -threads, -time with it"},
+		{"--rotation=1,16 --workload=connect", `-workload: live: Workloads = "connect", want oltp_point_select or oltp_read_only`},
+		{"--rotation=1,20000", "-rotation: live: connections = 20000, want 1..10000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCmd("live", tc.name)
+			code, _, stderr := runCmd(append([]string{"live"}, strings.Fields(tc.name)...)...)
 			assert.Equal(t, 2, code)
 			assert.Contains(t, stderr, tc.want)
 		})
@@ -48,7 +53,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 
 func TestLiveWithoutSettingHasNoSettingColumn(t *testing.T) {
 	var stderr strings.Builder
-	c, _, _, err := parseLiveFlags([]string{"--setting", ""}, &stderr)
+	c, _, _, _, err := parseLiveFlags([]string{"--setting", ""}, &stderr)
 	require.NoError(t, err)
 	assert.Empty(t, c.Setting)
 	tb := liveTable(c, []live.Point{{Workload: "oltp_point_select", CPUs: 2, Threads: 1, Throughput: 5}, {Workload: "oltp_point_select", CPUs: 2, Threads: 2, Throughput: 9},
@@ -69,4 +74,17 @@ func TestRunVariesThreadHandling(t *testing.T) {
 		"--vary", "thread_handling=pool-of-threads")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "-thread-handling and -vary thread_handling both given")
+}
+
+func TestLiveRotationFlagsBecomeTheProbe(t *testing.T) {
+	var stderr strings.Builder
+	c, csv, rotation, done, err := parseLiveFlags([]string{"--rotation", "1,64,1024", "--workload", "oltp_read_only", "--csv", "r.csv"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.False(t, done)
+	assert.Equal(t, "r.csv", csv)
+	assert.Equal(t, []int{1, 64, 1024}, rotation)
+	assert.Nil(t, c.Threads, "the probe's connections are not a sweep's threads")
+	assert.Zero(t, c.Duration)
+	assert.Zero(t, c.Warmup)
+	assert.NoError(t, c.ValidateRotation(rotation))
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -75,6 +76,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var tables pathList
 	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
+	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server footprint is fitted to it (needs -costs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field ...]")
 		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
@@ -144,6 +146,14 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		live = live || ut.Live
 		users = append(users, ut)
 	}
+	if *rotation != "" {
+		if profile == nil || !live {
+			return fmt.Errorf("%w: -rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv", errUsage)
+		}
+		if err := applyRotation(*rotation, users, stderr); err != nil {
+			return fmt.Errorf("-rotation: %w", err)
+		}
+	}
 	if profile != nil && !live {
 		return fmt.Errorf("%w: -costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs", errUsage)
 	}
@@ -166,6 +176,39 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if missed {
 		return errFailed
+	}
+	return nil
+}
+
+// applyRotation fits every live table's server footprints to the rotation
+// probe in path (validate.UserTable.WithRotation), replacing the tables in
+// users, and prints the footprints on stderr.
+func applyRotation(path string, users []validate.UserTable, stderr io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	rot, err := validate.ParseRotation(f, path)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for i, ut := range users {
+		if !ut.Live {
+			continue
+		}
+		ut, feet, err := ut.WithRotation(rot)
+		if err != nil {
+			return err
+		}
+		if err := ut.Validate(); err != nil {
+			return err
+		}
+		curves := slices.Sorted(maps.Keys(feet))
+		for _, c := range curves {
+			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s)\n", ut.Name, c, (feet[c]+512)/1024, path)
+		}
+		users[i] = ut
 	}
 	return nil
 }

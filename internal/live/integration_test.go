@@ -168,3 +168,43 @@ func TestRunRefusesASettingTheServerIgnores(t *testing.T) {
 	assert.ErrorContains(t, err, "Setting innodb_thread_concurrency: mariadbd ignores it")
 	assert.Empty(t, processesIn(t, dir), "nothing left running")
 }
+
+func TestRotateLeavesNothingRunning(t *testing.T) {
+	dir := t.TempDir()
+	c := tinySweep(t, dir)
+	c.Threads, c.Duration, c.Warmup = nil, 0, 0
+	c.Workloads = []string{"oltp_point_select", "oltp_read_only"}
+	c.Setting, c.Values = "thread_handling", []string{"one-thread-per-connection"}
+	pts, err := Rotate(context.Background(), c, []int{1, 8})
+	require.NoError(t, err)
+	require.Len(t, pts, 2*2, "workloads × connections")
+	for _, p := range pts {
+		// thousands of queries, each well over 1 µs of server CPU, read in ns
+		assert.Greater(t, p.ServerCPUPerQuery, time.Microsecond, "%+v", p)
+		assert.Equal(t, "one-thread-per-connection", p.Value)
+	}
+	assert.Equal(t, 1.0, pts[0].QueriesPerEvent, "oltp_point_select: one query an event")
+	assert.Equal(t, 16.0, pts[2].QueriesPerEvent, "oltp_read_only: BEGIN, 10 point selects, 4 ranges, COMMIT")
+	assert.Equal(t, 8, pts[3].Connections)
+	assert.Empty(t, processesIn(t, dir), "nothing left running")
+}
+
+func TestRunPinnedRunsOnTheCPUGiven(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux affinity")
+	}
+	out, err := runPinned(context.Background(), 0, []string{"INNOSIM_PROBE=yes"}, "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo $INNOSIM_PROBE")
+	require.NoError(t, err)
+	assert.Regexp(t, `Cpus_allowed_list:\s+0\n`, string(out))
+	assert.Contains(t, string(out), "yes")
+	if runtime.NumCPU() == 1 {
+		return
+	}
+	// the pinned thread never goes back to the runtime: what this process
+	// starts afterwards, from any of its threads, keeps all its CPUs
+	for range 20 {
+		out, err := exec.Command("/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status").CombinedOutput()
+		require.NoError(t, err)
+		assert.NotRegexp(t, `Cpus_allowed_list:\s+0\n`, string(out))
+	}
+}

@@ -133,3 +133,38 @@ func TestCheckLimitsRefusesALoweredMaxConnections(t *testing.T) {
 	assert.Contains(t, err.Error(), "want Threads ≤ 66")
 	assert.NoError(t, s.checkLimits(200), "a sweep the lowered limit still serves")
 }
+
+func TestValidateRotationNamesTheFieldAndRange(t *testing.T) {
+	c := DefaultConfig()
+	c.Threads, c.Duration, c.Warmup = nil, 0, 0
+	require.NoError(t, c.ValidateRotation([]int{1, 1024}))
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		k    []int
+		want string
+	}{
+		{"a sweep's threads", func(c *Config) { c.Threads = []int{1} }, []int{1}, "Threads, Duration, Warmup = [1], 0s, 0s, want none, 0, 0"},
+		{"a sweep's time", func(c *Config) { c.Duration = time.Second }, []int{1}, "want none, 0, 0"},
+		{"connect", func(c *Config) { c.Workloads = []string{"connect"} }, []int{1}, `Workloads = "connect", want oltp_point_select or oltp_read_only`},
+		{"no counts", func(*Config) {}, nil, "connections = none, want one or more counts in 1..10000"},
+		{"a zero count", func(*Config) {}, []int{0}, "connections = 0, want 1..10000"},
+		{"a count twice", func(*Config) {}, []int{4, 4}, "connections = 4 twice, want each count once"},
+		{"a bad repeat count", func(c *Config) { c.Repeats = 0 }, []int{1}, "Repeats = 0, want 1..100"},
+	} {
+		bad := c
+		tc.edit(&bad)
+		err := bad.ValidateRotation(tc.k)
+		require.Error(t, err, tc.name)
+		assert.ErrorIs(t, err, ErrInvalidConfig, tc.name)
+		assert.Contains(t, err.Error(), tc.want, tc.name)
+	}
+}
+
+func TestRotationCSVIsWhatValidateReads(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, WriteRotationCSV(&b, "thread_handling", []RotationPoint{
+		{Value: "pool-of-threads", Workload: "oltp_read_only", Connections: 16, ServerCPUPerQuery: 23456 * time.Nanosecond, QueriesPerEvent: 16}}))
+	assert.Equal(t, "thread_handling,workload,connections,server_cpu_us_per_query,queries_per_event\npool-of-threads,oltp_read_only,16,23.456,16\n", b.String())
+	assert.Contains(t, string(rotationScript), "innosim-rotation events=%d server_ns=%d")
+}

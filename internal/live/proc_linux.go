@@ -1,14 +1,19 @@
 package live
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // supported reports whether live runs work here (they read /proc).
@@ -121,4 +126,71 @@ func raiseOpenFiles() (uint64, error) {
 		return 0, fmt.Errorf("live: setrlimit RLIMIT_NOFILE: %w", err)
 	}
 	return r.Cur, nil
+}
+
+// pinTasks restricts every thread of the process pid to the first CPU this
+// process may run on and returns that CPU. Threads the process creates
+// later inherit it from their creator (sched_setaffinity(2)), so a server's
+// connection and pool threads, made by its pinned threads, run there too.
+func pinTasks(pid int) (int, error) {
+	var own unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &own); err != nil {
+		return 0, fmt.Errorf("live: sched_getaffinity: %w", err)
+	}
+	cpu := 0
+	for !own.IsSet(cpu) {
+		cpu++
+	}
+	var set unix.CPUSet
+	set.Set(cpu)
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return 0, fmt.Errorf("live: pin the server: %w", err)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH { // ESRCH: the thread has exited
+			return 0, fmt.Errorf("live: pin server thread %d to CPU %d: %w", tid, cpu, err)
+		}
+	}
+	return cpu, nil
+}
+
+// runPinned is runGroup on CPU cpu, with env added to this process's
+// environment, returning the program's combined output. The program is
+// started from an OS thread pinned to cpu, whose affinity it inherits; that
+// thread is never handed back to the Go runtime (it exits with the
+// goroutine), so no other goroutine runs with its affinity cut down.
+func runPinned(ctx context.Context, cpu int, env []string, name string, args ...string) ([]byte, error) {
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: see above
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			done <- result{err: fmt.Errorf("live: sched_setaffinity to CPU %d: %w", cpu, err)}
+			return
+		}
+		cmd := exec.CommandContext(ctx, name, args...)
+		ownGroup(cmd)
+		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = 5 * time.Second
+		cmd.Env = append(os.Environ(), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		done <- result{out.Bytes(), err}
+	}()
+	r := <-done
+	return r.out, r.err
 }

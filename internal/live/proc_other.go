@@ -3,6 +3,7 @@
 package live
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -23,3 +24,8 @@ func raiseOpenFiles() (uint64, error)            { return 0, errUnsupported }
 func maxRSS(*os.ProcessState) int64              { return 0 }
 func processRSS(int) (int64, error)              { return 0, errUnsupported }
 func parseStatusRSS(string) (int64, error)       { return 0, errUnsupported }
+func pinTasks(int) (int, error)                  { return 0, errUnsupported }
+
+func runPinned(context.Context, int, []string, string, ...string) ([]byte, error) {
+	return nil, errUnsupported
+}

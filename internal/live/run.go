@@ -63,68 +63,70 @@ func Run(ctx context.Context, c Config) ([]Point, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	var points []Point
+	err := withServers(ctx, c, func(ctx context.Context, p programs, srv *server, dir, v string) error {
+		script := filepath.Join(dir, "connect.lua")
+		if err := os.WriteFile(script, connectScript, 0o644); err != nil {
+			return fmt.Errorf("live: %w", err)
+		}
+		pts, err := runValue(ctx, p, c, srv, script, v)
+		points = append(points, pts...)
+		return err
+	})
+	return points, err
+}
+
+// withServers makes the private directory and its datadir, and for each
+// value of c.Setting (one server when none is swept) starts a server, has
+// the first prepare the tables, calls fn with it and stops it. fn's error
+// ends the loop. The directory is removed before withServers returns.
+func withServers(ctx context.Context, c Config, fn func(ctx context.Context, p programs, srv *server, dir, v string) error) error {
 	if !supported {
-		return nil, fmt.Errorf("live: needs Linux, not %s", runtime.GOOS)
+		return fmt.Errorf("live: needs Linux, not %s", runtime.GOOS)
 	}
 	p, err := findPrograms(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	nofile, err := raiseOpenFiles()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if need := uint64(c.maxThreads()) + 64; nofile < need { // a socket per connection, and sysbench's own files
-		return nil, fmt.Errorf("live: Threads = %d needs %d open files (a socket per connection), but RLIMIT_NOFILE allows %d: want Threads in 1..%d, or raise ulimit -n: %w",
+		return fmt.Errorf("live: Threads = %d needs %d open files (a socket per connection), but RLIMIT_NOFILE allows %d: want Threads in 1..%d, or raise ulimit -n: %w",
 			c.maxThreads(), need, nofile, max(int(nofile)-64, 0), ErrLimit)
 	}
 	dir, err := os.MkdirTemp(c.TempDir, "innosim-live-")
 	if err != nil {
-		return nil, fmt.Errorf("live: %w", err)
+		return fmt.Errorf("live: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	if n := len(filepath.Join(dir, "mysqld.sock")); n > 107 {
-		return nil, fmt.Errorf("live: TempDir %q makes a socket path of %d bytes, want at most 107 (sun_path): %w", c.TempDir, n, ErrInvalidConfig)
+		return fmt.Errorf("live: TempDir %q makes a socket path of %d bytes, want at most 107 (sun_path): %w", c.TempDir, n, ErrInvalidConfig)
 	}
-	script := filepath.Join(dir, "connect.lua")
-	if err := os.WriteFile(script, connectScript, 0o644); err != nil {
-		return nil, fmt.Errorf("live: %w", err)
-	}
-	logf := func(format string, a ...any) {
-		if c.Log != nil {
-			fmt.Fprintf(c.Log, format+"\n", a...)
-		}
-	}
-	logf("live: installing a datadir in %s", dir)
+	c.logf("live: installing a datadir in %s", dir)
 	if err := installDatadir(ctx, p, dir); err != nil {
-		return nil, err
+		return err
 	}
 	values := c.Values
 	if c.Setting == "" {
 		values = []string{""}
 	}
-	var points []Point
 	for i, v := range values {
-		pts, err := runValue(ctx, p, c, dir, script, v, i == 0, logf)
-		points = append(points, pts...)
-		if err != nil {
-			return points, err
+		if err := withServer(ctx, p, c, dir, v, i == 0, fn); err != nil {
+			return err
 		}
 	}
-	return points, nil
+	return nil
 }
 
-// runValue starts a server with Setting = v, prepares the tables when asked,
-// runs every workload × threads point on it and stops it.
-func runValue(ctx context.Context, p programs, c Config, dir, script, v string, prepare bool, logf func(string, ...any)) ([]Point, error) {
-	label := "server"
-	if c.Setting != "" {
-		label = fmt.Sprintf("server with %s=%s", c.Setting, v)
-	}
-	logf("live: starting %s", label)
+// withServer starts a server with Setting = v, prepares the tables when
+// asked, calls fn and stops the server.
+func withServer(ctx context.Context, p programs, c Config, dir, v string, prepare bool, fn func(ctx context.Context, p programs, srv *server, dir, v string) error) error {
+	c.logf("live: starting %s", c.serverLabel(v))
 	srv, err := startServer(ctx, p, c, dir, c.Setting, v)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if ctx.Err() != nil {
@@ -134,12 +136,33 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 		}
 	}()
 	if prepare {
-		logf("live: sysbench prepare: %d tables of %d rows", c.Tables, c.TableSize)
+		c.logf("live: sysbench prepare: %d tables of %d rows", c.Tables, c.TableSize)
 		out, _, err := runGroup(ctx, p.sysbench, sysbenchArgs("oltp_point_select", srv.socket, c, min(c.Tables, 4), 0, "prepare")...)
 		if err != nil {
-			return nil, fmt.Errorf("live: sysbench prepare: %w\n%s", err, tail(out, 20))
+			return fmt.Errorf("live: sysbench prepare: %w\n%s", err, tail(out, 20))
 		}
 	}
+	return fn(ctx, p, srv, dir, v)
+}
+
+// serverLabel names the server of setting value v in log lines and errors.
+func (c Config) serverLabel(v string) string {
+	if c.Setting == "" {
+		return "server"
+	}
+	return fmt.Sprintf("server with %s=%s", c.Setting, v)
+}
+
+// logf writes one line to c.Log, if any.
+func (c Config) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format+"\n", a...)
+	}
+}
+
+// runValue runs every workload × threads point on srv, whose setting value is v.
+func runValue(ctx context.Context, p programs, c Config, srv *server, script, v string) ([]Point, error) {
+	label := c.serverLabel(v)
 	var points []Point
 	for _, w := range c.Workloads {
 		name := w
@@ -162,7 +185,7 @@ func runValue(ctx context.Context, p programs, c Config, dir, script, v string, 
 				reps = append(reps, pt)
 			}
 			pt := median(reps)
-			logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query, client CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
+			c.logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query, client CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 			points = append(points, pt)
 		}
 	}

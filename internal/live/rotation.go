@@ -1,0 +1,184 @@
+package live
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/innosim/innosim/internal/report"
+)
+
+// rotationScript is the rotation probe's sysbench script (rotation.lua).
+//
+//go:embed rotation.lua
+var rotationScript []byte
+
+// Rotation probe limits: how many events warm each point up and how many
+// are measured, at least, and per connection in the rotation.
+const (
+	rotationWarmMin, rotationWarmPer     = 2000, 2
+	rotationMeasureMin, rotationMeasured = 5000, 10
+)
+
+// RotationPoint is one point of the rotation probe: mariadbd's CPU time per
+// query while one client thread runs the workload on Connections
+// connections in turn (the median of the repeats).
+type RotationPoint struct {
+	// Value is the swept setting's value ("" when none is swept).
+	Value       string
+	Workload    string
+	Connections int
+	// ServerCPUPerQuery is the run time of all mariadbd's threads (the first
+	// field of /proc/PID/task/*/schedstat, ns) over the measured events,
+	// divided by their queries.
+	ServerCPUPerQuery time.Duration
+	// QueriesPerEvent is the workload's queries per event (1 for
+	// oltp_point_select, 16 for oltp_read_only: BEGIN, 10 point selects, 4
+	// ranges, COMMIT). Only an event's first query finds its server side
+	// after the other connections ran; the rest follow its own.
+	QueriesPerEvent float64
+}
+
+// Rotate runs the rotation probe: for each value of c.Setting a server, and
+// on it, for each workload of c (connect is refused: its connections live
+// for one query) and each count k of connections, one sysbench thread that
+// opens k connections and runs the workload's events on them in turn,
+// with the server and sysbench pinned to one CPU. Each connection's server
+// side runs once every k events, after the other k−1 ran, and nothing runs
+// beside it, so how its CPU per query grows with k measures one thing: the
+// refill of its own state that the other connections' state evicted from
+// the caches (what sim.ClientConfig.ServerFootprint models).
+//
+// A point warms up for max(2000, 2k) events and measures max(5000, 10k);
+// c.Repeats runs give the median. Rotate takes c's programs, workloads,
+// setting, repeats, tables and buffer pool; c.Threads, c.Duration and
+// c.Warmup belong to Run's sweep and must be zero. Connections are each
+// 1..MaxThreads, each once. The server is stopped and the directory
+// removed before Rotate returns, as with Run.
+func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, error) {
+	if err := c.ValidateRotation(connections); err != nil {
+		return nil, err
+	}
+	c.Threads = connections // Run's limits (open files, max_connections) follow the largest
+	var points []RotationPoint
+	err := withServers(ctx, c, func(ctx context.Context, p programs, srv *server, dir, v string) error {
+		script := filepath.Join(dir, "rotation.lua")
+		if err := os.WriteFile(script, rotationScript, 0o644); err != nil {
+			return fmt.Errorf("live: %w", err)
+		}
+		cpu, err := pinTasks(srv.pid())
+		if err != nil {
+			return err
+		}
+		for _, w := range c.Workloads {
+			for _, k := range connections {
+				var reps []RotationPoint
+				for r := 0; r < c.Repeats; r++ {
+					d, qpe, err := rotateOnce(ctx, p, c, srv, script, w, k, cpu)
+					if err != nil {
+						return err
+					}
+					reps = append(reps, RotationPoint{Value: v, Workload: w, Connections: k, ServerCPUPerQuery: d, QueriesPerEvent: qpe})
+				}
+				sort.SliceStable(reps, func(i, j int) bool { return reps[i].ServerCPUPerQuery < reps[j].ServerCPUPerQuery })
+				pt := reps[(len(reps)-1)/2]
+				c.logf("live: rotation %s %s connections=%d: server CPU %v/query", v, w, k, pt.ServerCPUPerQuery)
+				points = append(points, pt)
+			}
+		}
+		return nil
+	})
+	return points, err
+}
+
+// ValidateRotation checks c and connections for Rotate; the error wraps
+// ErrInvalidConfig and names the field and its allowed range.
+func (c Config) ValidateRotation(connections []int) error {
+	probe := c
+	probe.Threads, probe.Duration = []int{1}, time.Second // Validate's checks of the rest
+	if err := probe.Validate(); err != nil {
+		return err
+	}
+	bad := func(field, got, want string) error {
+		return fmt.Errorf("live: %s = %s, want %s: %w", field, got, want, ErrInvalidConfig)
+	}
+	if len(c.Threads) != 0 || c.Duration != 0 || c.Warmup != 0 {
+		return bad("Threads, Duration, Warmup", fmt.Sprintf("%v, %v, %v", c.Threads, c.Duration, c.Warmup), "none, 0, 0 (the rotation probe's events are its own)")
+	}
+	if slices.Contains(c.Workloads, "connect") {
+		return bad("Workloads", `"connect"`, "oltp_point_select or oltp_read_only (connect's connections live for one query)")
+	}
+	if len(connections) == 0 {
+		return bad("connections", "none", fmt.Sprintf("one or more counts in 1..%d", MaxThreads))
+	}
+	for i, k := range connections {
+		if k < 1 || k > MaxThreads {
+			return bad("connections", strconv.Itoa(k), fmt.Sprintf("1..%d", MaxThreads))
+		}
+		if slices.Index(connections, k) != i {
+			return bad("connections", fmt.Sprintf("%d twice", k), "each count once")
+		}
+	}
+	return nil
+}
+
+var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(\d+)$`)
+
+// rotateOnce runs one rotation point and returns the server's CPU per query
+// and the workload's queries per event.
+func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, w string, k, cpu int) (time.Duration, float64, error) {
+	warm, measured := max(rotationWarmMin, rotationWarmPer*k), max(rotationMeasureMin, rotationMeasured*k)
+	args := sysbenchArgs(script, srv.socket, c, 1, 0, "run")
+	args = append(args[:len(args)-1], // before "run"
+		"--events="+strconv.Itoa(warm+measured+1), "--rotation="+strconv.Itoa(k),
+		"--rotation-warm="+strconv.Itoa(warm), "--rotation-events="+strconv.Itoa(measured),
+		"--server-pid="+strconv.Itoa(srv.pid()), "run")
+	out, err := runPinned(ctx, cpu, []string{"INNOSIM_WORKLOAD=" + w}, p.sysbench, args...)
+	if err != nil {
+		return 0, 0, pointErr(ctx, "server", w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
+	}
+	st, err := ParseStats(string(out))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w\n%s", err, tail(out, 20))
+	}
+	m := reRotation.FindSubmatch(out)
+	if m == nil || st.Transactions == 0 {
+		return 0, 0, fmt.Errorf("live: rotation over %d connections: sysbench printed no innosim-rotation line\n%s", k, tail(out, 20))
+	}
+	events, _ := strconv.ParseFloat(string(m[1]), 64)
+	ns, _ := strconv.ParseFloat(string(m[2]), 64)
+	perEvent := float64(st.Queries) / float64(st.Transactions) // the script's queries per event
+	return time.Duration(ns / (events * perEvent)), perEvent, nil
+}
+
+// RotationHeader is the CSV header WriteRotationCSV writes.
+func RotationHeader(setting string) []string {
+	h := []string{}
+	if setting != "" {
+		h = append(h, setting)
+	}
+	return append(h, "workload", "connections", "server_cpu_us_per_query", "queries_per_event")
+}
+
+// WriteRotationCSV writes the probe's points with RotationHeader's columns.
+func WriteRotationCSV(w io.Writer, setting string, points []RotationPoint) error {
+	t := report.Table{Header: RotationHeader(setting)}
+	for _, p := range points {
+		row := []any{}
+		if setting != "" {
+			row = append(row, p.Value)
+		}
+		// ns resolution, and queries per event as measured: both are read back
+		us := strconv.FormatFloat(float64(p.ServerCPUPerQuery)/float64(time.Microsecond), 'f', 3, 64)
+		t.AddRow(append(row, p.Workload, p.Connections, us, strconv.FormatFloat(p.QueriesPerEvent, 'g', 6, 64))...)
+	}
+	return t.WriteCSV(w)
+}

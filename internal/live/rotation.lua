@@ -1,0 +1,59 @@
+-- rotation: one client thread opens --rotation connections and runs the
+-- workload's events on them in turn, so each connection's server side runs
+-- once every --rotation events, after the others ran. Written for innosim
+-- live against sysbench 1.0: it loads the workload's own script (named by
+-- INNOSIM_WORKLOAD) and keeps oltp_common's per-connection globals (con,
+-- stmt, param) once per connection. After --rotation-warm events it reads
+-- the server's run time (the first field of /proc/PID/task/*/schedstat,
+-- ns, for --server-pid), and after --rotation-events more it reads it
+-- again and prints one line:
+--   innosim-rotation events=<n> server_ns=<ns>
+
+require(os.getenv("INNOSIM_WORKLOAD"))
+
+sysbench.cmdline.options.rotation = {"connections used in turn by the one thread", 1}
+sysbench.cmdline.options.rotation_warm = {"events before the measured ones", 2000}
+sysbench.cmdline.options.rotation_events = {"measured events", 5000}
+sysbench.cmdline.options.server_pid = {"the server's process id", 0}
+
+local workload_init, workload_event = thread_init, event
+local conns, n, start
+
+local function server_ns()
+   local f = io.popen("cat /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat 2>/dev/null")
+   local sum = 0
+   for line in f:lines() do
+      sum = sum + tonumber(line:match("^(%d+)"))
+   end
+   f:close()
+   return sum
+end
+
+function thread_init()
+   conns, n = {}, 0
+   for i = 1, sysbench.opt.rotation do
+      workload_init()
+      conns[i] = {con = con, stmt = stmt, param = param}
+   end
+end
+
+function event()
+   n = n + 1
+   if n == sysbench.opt.rotation_warm + 1 then
+      start = server_ns()
+   elseif n == sysbench.opt.rotation_warm + sysbench.opt.rotation_events + 1 then
+      print(string.format("innosim-rotation events=%d server_ns=%d",
+                          sysbench.opt.rotation_events, server_ns() - start))
+   end
+   local c = conns[n % sysbench.opt.rotation + 1]
+   con, stmt, param = c.con, c.stmt, c.param
+   workload_event()
+end
+
+function thread_done()
+   for _, c in ipairs(conns) do
+      con, stmt, param = c.con, c.stmt, c.param
+      close_statements()
+      con:disconnect()
+   end
+end

@@ -1,0 +1,113 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// rotationProfile is a calibrated profile's shape: a ring footprint and the
+// caches' sizes and refill costs (docs/live/costs.profile's figures).
+func rotationProfile() sim.CostProfile {
+	p, _ := sim.Profile("new-kernel")
+	p.Name = "calibrated"
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 108800, 2<<20, 480<<20
+	p.RefillLLC, p.RefillMemory = 3*time.Nanosecond, 26*time.Nanosecond
+	return p
+}
+
+// rotationCSV writes a probe whose growth per event is RotationGrowth's for
+// a footprint of own bytes: per query, that growth over queries per event.
+func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
+	var b strings.Builder
+	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,queries_per_event\n")
+	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
+		us := 20 + float64(RotationGrowth(p, own, k))/qpe/1e3
+		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%g\n", k, us, qpe)
+	}
+	return b.String()
+}
+
+func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
+	p := rotationProfile()
+	for _, own := range []int64{0, 16 << 10, 200 << 10, 2 << 20} {
+		rot, err := ParseRotation(strings.NewReader(rotationCSV(p, own, 16)), "rotation.csv")
+		require.NoError(t, err)
+		got, err := rot.FitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection")
+		require.NoError(t, err)
+		assert.InDelta(t, float64(own), float64(got), 1024+0.01*float64(own), "own %d", own)
+	}
+}
+
+func TestRotationGrowsWithConnectionsAndFootprint(t *testing.T) {
+	p := rotationProfile()
+	assert.Equal(t, time.Duration(0), RotationGrowth(p, 100<<10, 1))
+	assert.Less(t, RotationGrowth(p, 100<<10, 16), RotationGrowth(p, 100<<10, 1024))
+	assert.Less(t, RotationGrowth(p, 10<<10, 1024), RotationGrowth(p, 100<<10, 1024))
+}
+
+func TestWithRotationSetsTheServerFootprintOnly(t *testing.T) {
+	p := rotationProfile()
+	table := `thread_handling,workload,cpus,threads,throughput,server_cpu_us_per_query,client_cpu_us_per_query,server_rss_kib,client_rss_kib
+one-thread-per-connection,oltp_read_only,2,1,5000,60,30,100000,1000
+one-thread-per-connection,oltp_read_only,2,64,9000,70,30,200000,60000
+one-thread-per-connection,connect,2,1,1000,200,100,100000,1000
+one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
+`
+	ut, err := ParseUserTable(strings.NewReader(table), "live.csv")
+	require.NoError(t, err)
+	require.NotZero(t, ut.Cells[1].Client.ServerFootprint, "the memory columns give footprints without a probe")
+	rot, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 16)), "rotation.csv")
+	require.NoError(t, err)
+	got, feet, err := ut.WithCosts(p).WithRotation(rot)
+	require.NoError(t, err)
+	assert.InDelta(t, 64<<10, float64(got.Cells[1].Client.ServerFootprint), 2048)
+	assert.Equal(t, feet["oltp_read_only thread_handling=one-thread-per-connection"], got.Cells[0].Client.ServerFootprint)
+	for i, c := range got.Cells {
+		assert.Zero(t, c.Client.ClientFootprint, "cell %d: the probe has one client thread", i)
+	}
+	assert.Zero(t, got.Cells[3].Client.ServerFootprint, "connect is not in the probe: no footprint, not its resident set's")
+	assert.NotZero(t, ut.Cells[1].Client.ClientFootprint, "WithRotation returns a copy")
+	assert.Contains(t, got.Source, "footprints from rotation.csv")
+}
+
+func TestRotationRefusals(t *testing.T) {
+	p := rotationProfile()
+	good := rotationCSV(p, 64<<10, 16)
+	head := "workload,connections,server_cpu_us_per_query,queries_per_event\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"no queries_per_event", "workload,connections,server_cpu_us_per_query\noltp_read_only,1,20\n", `no column "queries_per_event"`},
+		{"no row at one connection", head + "oltp_read_only,4,20,16\noltp_read_only,16,21,16\n", "want a row at 1 connection and at least one more"},
+		{"one row only", head + "oltp_read_only,1,20,16\n", "want a row at 1 connection and at least one more"},
+		{"a count twice", head + "oltp_read_only,1,20,16\noltp_read_only,1,21,16\n", "rotation.csv:3: oltp_read_only at 1 connections again (line 2)"},
+		{"a zero CPU", head + "oltp_read_only,1,0,16\n", `server_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
+		{"no connections", head + "oltp_read_only,0,20,16\n", `connections = "0", want 1..10000`},
+		{"an unknown workload", head + "tpcc,1,20,16\n", `workload = "tpcc"`},
+	} {
+		_, err := ParseRotation(strings.NewReader(c.in), "rotation.csv")
+		require.Error(t, err, c.name)
+		assert.ErrorIs(t, err, sim.ErrInvalidConfig, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+	}
+	rot, err := ParseRotation(strings.NewReader(good), "rotation.csv")
+	require.NoError(t, err)
+	_, err = rot.FitFootprint(p, "oltp_point_select")
+	assert.ErrorContains(t, err, "has no rows of oltp_point_select")
+	flat, _ := sim.Profile("new-kernel")
+	_, err = rot.FitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection")
+	assert.ErrorContains(t, err, "switch_footprint = 0, want a calibrated profile's")
+	noSetting, err := ParseUserTable(strings.NewReader("workload,cpus,threads,throughput\noltp_read_only,2,1,5\n"), "live.csv")
+	require.NoError(t, err)
+	_, _, err = noSetting.WithCosts(p).WithRotation(rot)
+	assert.ErrorContains(t, err, `sweeps "thread_handling" and live.csv sweeps ""`)
+	published, err := ParseUserTable(strings.NewReader("cpus,scheduler,costs,workload,threads,published\n2,cfs,new-kernel,oltp_read_only,1,5\n"), "pub.csv")
+	require.NoError(t, err)
+	_, _, err = published.WithRotation(rot)
+	assert.ErrorContains(t, err, "is not a live table")
+}
