@@ -192,6 +192,15 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
 		}
+		if errors.Is(err, live.ErrInvalidConfig) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if len(points) > 0 && out.path != "" { // a failure, not an interruption: keep what was measured
+			if werr := out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
+				return fmt.Errorf("%w (and %v)", err, werr)
+			}
+			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.path)
+		}
 		return err
 	}
 	t := report.Table{Title: "live -rotation: the server's CPU per query (µs) by connections used in turn"}

@@ -42,6 +42,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 		{"--rotation=1,16 --threads=4 --time=2s", "-rotation runs its own events on one client thread: want no -threads, -time with it"},
 		{"--rotation=1,16 --workload=connect", `-workload: live: Workloads = "connect", want oltp_point_select or oltp_read_only`},
 		{"--rotation=1,20000", "-rotation: live: connections = 20000, want 1..10000"},
+		{"--rotation=16,64", "-rotation: live: connections = [16 64], want 1 and at least one more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCmd(append([]string{"live"}, strings.Fields(tc.name)...)...)

@@ -146,6 +146,11 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		live = live || ut.Live
 		users = append(users, ut)
 	}
+	rotationGiven := false
+	fs.Visit(func(f *flag.Flag) { rotationGiven = rotationGiven || f.Name == "rotation" })
+	if rotationGiven && *rotation == "" {
+		return fmt.Errorf("%w: -rotation \"\": want the path of a rotation probe's CSV", errUsage)
+	}
 	if *rotation != "" {
 		if profile == nil || !live {
 			return fmt.Errorf("%w: -rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv", errUsage)
@@ -197,16 +202,19 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 		if !ut.Live {
 			continue
 		}
-		ut, feet, err := ut.WithRotation(rot)
+		ut, fits, err := ut.WithRotation(rot)
 		if err != nil {
 			return err
 		}
 		if err := ut.Validate(); err != nil {
 			return err
 		}
-		curves := slices.Sorted(maps.Keys(feet))
-		for _, c := range curves {
-			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s)\n", ut.Name, c, (feet[c]+512)/1024, path)
+		for _, c := range slices.Sorted(maps.Keys(fits)) {
+			note := ""
+			if fits[c].AtFloor {
+				note = ": the ring's switch_footprint alone gives the probe's growth or more"
+			}
+			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s%s)\n", ut.Name, c, (fits[c].Footprint+512)/1024, path, note)
 		}
 		users[i] = ut
 	}

@@ -144,13 +144,16 @@ func TestValidateRotationNamesTheFieldAndRange(t *testing.T) {
 		k    []int
 		want string
 	}{
-		{"a sweep's threads", func(c *Config) { c.Threads = []int{1} }, []int{1}, "Threads, Duration, Warmup = [1], 0s, 0s, want none, 0, 0"},
-		{"a sweep's time", func(c *Config) { c.Duration = time.Second }, []int{1}, "want none, 0, 0"},
-		{"connect", func(c *Config) { c.Workloads = []string{"connect"} }, []int{1}, `Workloads = "connect", want oltp_point_select or oltp_read_only`},
-		{"no counts", func(*Config) {}, nil, "connections = none, want one or more counts in 1..10000"},
-		{"a zero count", func(*Config) {}, []int{0}, "connections = 0, want 1..10000"},
-		{"a count twice", func(*Config) {}, []int{4, 4}, "connections = 4 twice, want each count once"},
-		{"a bad repeat count", func(c *Config) { c.Repeats = 0 }, []int{1}, "Repeats = 0, want 1..100"},
+		{"a sweep's threads", func(c *Config) { c.Threads = []int{1} }, []int{1, 4}, "Threads, Duration, Warmup = [1], 0s, 0s, want none, 0, 0"},
+		{"a sweep's time", func(c *Config) { c.Duration = time.Second }, []int{1, 4}, "want none, 0, 0"},
+		{"connect", func(c *Config) { c.Workloads = []string{"connect"} }, []int{1, 4}, `Workloads = "connect", want oltp_point_select or oltp_read_only`},
+		{"no counts", func(*Config) {}, nil, "connections = [], want 1 and at least one more count in 2..10000"},
+		// validate refused the CSV these wrote, after the whole probe ran
+		{"no one-connection count", func(*Config) {}, []int{16, 64}, "connections = [16 64], want 1 and at least one more"},
+		{"one count only", func(*Config) {}, []int{1}, "connections = [1], want 1 and at least one more"},
+		{"a zero count", func(*Config) {}, []int{1, 0}, "connections = 0, want 1..10000"},
+		{"a count twice", func(*Config) {}, []int{1, 4, 4}, "connections = 4 twice, want each count once"},
+		{"a bad repeat count", func(c *Config) { c.Repeats = 0 }, []int{1, 4}, "Repeats = 0, want 1..100"},
 	} {
 		bad := c
 		tc.edit(&bad)

@@ -162,8 +162,10 @@ func pinTasks(pid int) (int, error) {
 // runPinned is runGroup on CPU cpu, with env added to this process's
 // environment, returning the program's combined output. The program is
 // started from an OS thread pinned to cpu, whose affinity it inherits; that
-// thread is never handed back to the Go runtime (it exits with the
-// goroutine), so no other goroutine runs with its affinity cut down.
+// thread is never handed back to the Go runtime, so no other goroutine runs
+// with its affinity cut down: it exits with the goroutine, or, if it is the
+// process's main thread (which Go never ends), stays parked for good, still
+// pinned, running nothing.
 func runPinned(ctx context.Context, cpu int, env []string, name string, args ...string) ([]byte, error) {
 	type result struct {
 		out []byte

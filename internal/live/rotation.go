@@ -60,8 +60,8 @@ type RotationPoint struct {
 // A point warms up for max(2000, 2k) events and measures max(5000, 10k);
 // c.Repeats runs give the median. Rotate takes c's programs, workloads,
 // setting, repeats, tables and buffer pool; c.Threads, c.Duration and
-// c.Warmup belong to Run's sweep and must be zero. Connections are each
-// 1..MaxThreads, each once. The server is stopped and the directory
+// c.Warmup belong to Run's sweep and must be zero. Connections are 1 and
+// at least one more count, each 1..MaxThreads, each once. The server is stopped and the directory
 // removed before Rotate returns, as with Run.
 func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, error) {
 	if err := c.ValidateRotation(connections); err != nil {
@@ -116,8 +116,9 @@ func (c Config) ValidateRotation(connections []int) error {
 	if slices.Contains(c.Workloads, "connect") {
 		return bad("Workloads", `"connect"`, "oltp_point_select or oltp_read_only (connect's connections live for one query)")
 	}
-	if len(connections) == 0 {
-		return bad("connections", "none", fmt.Sprintf("one or more counts in 1..%d", MaxThreads))
+	if len(connections) < 2 || !slices.Contains(connections, 1) {
+		// the probe's figure is the growth over one connection
+		return bad("connections", fmt.Sprint(connections), fmt.Sprintf("1 and at least one more count in 2..%d", MaxThreads))
 	}
 	for i, k := range connections {
 		if k < 1 || k > MaxThreads {
@@ -130,7 +131,7 @@ func (c Config) ValidateRotation(connections []int) error {
 	return nil
 }
 
-var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(\d+)$`)
+var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(-?\d+)$`)
 
 // rotateOnce runs one rotation point and returns the server's CPU per query
 // and the workload's queries per event.
@@ -155,6 +156,11 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, 
 	}
 	events, _ := strconv.ParseFloat(string(m[1]), 64)
 	ns, _ := strconv.ParseFloat(string(m[2]), 64)
+	if ns <= 0 {
+		// a thread that exits between the two reads takes its whole run
+		// time out of the sum
+		return 0, 0, fmt.Errorf("live: rotation over %d connections: the server's threads' run time went from one read to the next by %.0f ns (a server thread exited): run it again", k, ns)
+	}
 	perEvent := float64(st.Queries) / float64(st.Transactions) // the script's queries per event
 	return time.Duration(ns / (events * perEvent)), perEvent, nil
 }

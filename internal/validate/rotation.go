@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -35,8 +36,12 @@ type rotationPoint struct {
 	line            int
 }
 
-// rotationColumns are the columns a rotation table must have; one more is
-// the swept setting.
+// RotationWorkloads are the workloads a rotation table may hold: those
+// innosim live -rotation measures (connect's connections live for one query).
+var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only"}
+
+// rotationColumns are the columns a rotation table must have; one more may
+// be thread_handling.
 var rotationColumns = []string{"workload", "connections", "server_cpu_us_per_query", "queries_per_event"}
 
 // ParseRotation reads a rotation table from r (at most 1 MiB, maxUserRows
@@ -52,7 +57,7 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	if len(data) > 1<<20 {
 		return rot, fmt.Errorf("validate: %s: larger than 1 MiB: %w", name, sim.ErrInvalidConfig)
 	}
-	cr := csv.NewReader(strings.NewReader(string(data)))
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff"))) // a spreadsheet's byte-order mark
 	head, err := cr.Read()
 	if err != nil {
 		return rot, fmt.Errorf("validate: %s: header: %w", name, err)
@@ -65,8 +70,8 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 		}
 		col[h] = i
 		if !slices.Contains(rotationColumns, h) {
-			if rot.Setting != "" {
-				return rot, fmt.Errorf("validate: %s: two setting columns, %q and %q: want at most one: %w", name, rot.Setting, h, sim.ErrInvalidConfig)
+			if h != "thread_handling" { // the one setting a live table may sweep (applyLiveSetting)
+				return rot, fmt.Errorf("validate: %s: column %q, want %s and at most a thread_handling column: %w", name, h, strings.Join(rotationColumns, ","), sim.ErrInvalidConfig)
 			}
 			rot.Setting = h
 		}
@@ -78,8 +83,8 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	}
 	err = readRows(name, cr, col, func(r userRow) error {
 		w := r.get("workload")
-		if _, err := sim.LookupWorkload(w); err != nil {
-			return r.bad("workload", "one of "+strings.Join(sim.WorkloadNames(), ", "))
+		if !slices.Contains(RotationWorkloads, w) {
+			return r.bad("workload", "one of "+strings.Join(RotationWorkloads, ", ")+" (what innosim live -rotation measures)")
 		}
 		k, err := strconv.Atoi(r.get("connections"))
 		if err != nil || k < 1 || k > 10000 {
@@ -101,6 +106,12 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 			if p.connections == k {
 				return fmt.Errorf("validate: %s:%d: %s at %d connections again (line %d): want each count once a curve: %w", name, r.line, curve, k, p.line, sim.ErrInvalidConfig)
 			}
+			if math.Abs(p.queriesPerEvent-q) > 0.01*q {
+				// the growth per event is the per-query growth times this:
+				// one curve runs one script
+				return fmt.Errorf("validate: %s:%d: %s has queries_per_event %g, but line %d has %g: want one value a curve: %w",
+					name, r.line, curve, q, p.line, p.queriesPerEvent, sim.ErrInvalidConfig)
+			}
 		}
 		rot.curves[curve] = append(rot.curves[curve], rotationPoint{k, time.Duration(us * float64(time.Microsecond)), q, r.line})
 		return nil
@@ -108,7 +119,8 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	if err != nil {
 		return rot, err
 	}
-	for curve, ps := range rot.curves {
+	for _, curve := range slices.Sorted(maps.Keys(rot.curves)) { // the same error every run
+		ps := rot.curves[curve]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].connections < ps[j].connections })
 		if ps[0].connections != 1 || len(ps) < 2 {
 			return rot, fmt.Errorf("validate: %s: %s has %d rows, lowest at %d connections: want a row at 1 connection and at least one more: %w",
@@ -133,76 +145,106 @@ func RotationGrowth(p sim.CostProfile, own int64, k int) time.Duration {
 // maxFootprint bounds a fitted footprint (sim.ClientConfig's range).
 const maxFootprint = 1 << 30
 
+// Fit describes a fitted footprint (FitFootprint).
+type Fit struct {
+	// Footprint is the fitted bytes, 0..maxFootprint.
+	Footprint int64
+	// AtFloor is set when the best fit is no footprint beyond the profile's
+	// SwitchFootprint: the probe grew by no more than the ring's threads'
+	// bytes already make it.
+	AtFloor bool
+}
+
 // FitFootprint returns the bytes own ≥ 0 of a connection's server side for
 // which RotationGrowth on p fits the curve's growth per event over its
-// one-connection row best by least squares, by gonum's Nelder–Mead over
-// own in KiB. An event's first query is the one that finds its connection
-// after the others ran, so the measured growth per event is the growth of
-// CPU per query times the queries per event. p must have a SwitchFootprint
-// (a calibrated profile).
-func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (int64, error) {
+// one-connection row best by least squares: the best of a grid of own
+// values a quarter octave apart (0 and 1 KiB to 1 GiB; of equal fits the
+// smaller), refined by gonum's Nelder–Mead over log2(1 + own/1 KiB). An
+// event's first query is the one that finds its connection after the
+// others ran, so the measured growth per event is the growth of CPU per
+// query times the queries per event. p must have a SwitchFootprint (a
+// calibrated profile). A best fit at 1 GiB is an error: the refill model
+// cannot make the growth the probe measured.
+func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
 	ps, ok := rot.curves[curve]
 	if !ok {
-		return 0, fmt.Errorf("validate: %s has no rows of %s: %w", rot.Name, curve, sim.ErrInvalidConfig)
+		return Fit{}, fmt.Errorf("validate: %s has no rows of %s: %w", rot.Name, curve, sim.ErrInvalidConfig)
 	}
 	if p.SwitchFootprint <= 0 {
-		return 0, fmt.Errorf("validate: costs %s: switch_footprint = %d, want a calibrated profile's (more than 0) to fit %s's footprint: %w",
+		return Fit{}, fmt.Errorf("validate: costs %s: switch_footprint = %d, want a calibrated profile's (more than 0) to fit %s's footprint: %w",
 			p.Name, p.SwitchFootprint, rot.Name, sim.ErrInvalidConfig)
 	}
 	base := ps[0]
+	own := func(u float64) int64 { // u = log2(1 + own/1 KiB), clamped to 0..maxOctaves
+		return int64(math.Min(math.Exp2(math.Max(0, math.Min(u, maxOctaves)))-1, maxFootprint/1024) * 1024)
+	}
 	sse := func(x []float64) float64 {
-		own := int64(min(math.Abs(x[0])*1024, maxFootprint))
+		b := own(x[0])
 		var s float64
 		for _, pt := range ps[1:] {
 			got := float64(pt.cpu)*pt.queriesPerEvent - float64(base.cpu)*base.queriesPerEvent
-			d := float64(RotationGrowth(p, own, pt.connections)) - got
+			d := float64(RotationGrowth(p, b, pt.connections)) - got
 			s += d * d
 		}
 		return s
 	}
-	res, err := optimize.Minimize(optimize.Problem{Func: sse}, []float64{64}, nil, &optimize.NelderMead{})
-	if err != nil {
-		return 0, fmt.Errorf("validate: fit %s's footprint from %s: %w", curve, rot.Name, err)
+	best, bestSSE := 0.0, sse([]float64{0})
+	for u := 0.25; u <= maxOctaves; u += 0.25 {
+		if e := sse([]float64{u}); e < bestSSE {
+			best, bestSSE = u, e
+		}
 	}
-	return int64(min(math.Abs(res.X[0])*1024, maxFootprint) + 0.5), nil
+	res, err := optimize.Minimize(optimize.Problem{Func: sse}, []float64{best}, nil, &optimize.NelderMead{SimplexSize: 0.25})
+	if err == nil && res.F < bestSSE {
+		best = math.Max(0, math.Min(res.X[0], maxOctaves))
+	}
+	b := own(best)
+	if b >= maxFootprint-1024 {
+		top := ps[len(ps)-1]
+		return Fit{}, fmt.Errorf("validate: %s: %s grows by %v an event at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
+			rot.Name, curve, time.Duration(float64(top.cpu)*top.queriesPerEvent-float64(base.cpu)*base.queriesPerEvent), top.connections,
+			RotationGrowth(p, maxFootprint, top.connections), sim.ErrInvalidConfig)
+	}
+	return Fit{Footprint: b, AtFloor: b == 0}, nil
 }
+
+// maxOctaves is log2(1 + maxFootprint/1 KiB): FitFootprint's search range.
+const maxOctaves = 20
 
 // WithRotation returns the live table with each curve's server footprint
 // (sim.ClientConfig.ServerFootprint) fitted to rot (FitFootprint, on the
 // cells' cost profile: call it after WithCosts) and no client footprint of
-// its own: the probe has one client thread. A curve rot lacks (connect, whose
-// connections live for one query) gets none; the memory columns are not
-// read. It returns the footprints by curve, in bytes. rot's setting must be
-// the table's.
-func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]int64, error) {
+// its own: the probe has one client thread. connect's curves (whose
+// connections live for one query) get none; every other curve must be in
+// rot. The memory columns are not read. It returns the fits by curve. rot's
+// setting must be the table's.
+func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error) {
 	if !ut.Live {
 		return ut, nil, fmt.Errorf("validate: %s is not a live table (innosim live --csv): a rotation probe sets a live table's footprints: %w", ut.Name, sim.ErrInvalidConfig)
 	}
 	if rot.Setting != ut.Setting {
 		return ut, nil, fmt.Errorf("validate: %s sweeps %q and %s sweeps %q: want the same setting: %w", rot.Name, rot.Setting, ut.Name, ut.Setting, sim.ErrInvalidConfig)
 	}
-	feet := map[string]int64{}
+	fits := map[string]Fit{}
 	for i, c := range ut.Curves {
-		if _, ok := rot.curves[c]; !ok {
+		if _, done := fits[c]; done || ut.Cells[i].Workload == "connect" {
 			continue
 		}
-		if _, done := feet[c]; !done {
-			b, err := rot.FitFootprint(ut.Cells[i].Machine.Costs, c)
-			if err != nil {
-				return ut, nil, err
-			}
-			feet[c] = b
+		if _, ok := rot.curves[c]; !ok {
+			return ut, nil, fmt.Errorf("validate: %s has no rows of %s, a curve of %s: want every curve but connect's in the probe: %w", rot.Name, c, ut.Name, sim.ErrInvalidConfig)
 		}
-	}
-	if len(feet) == 0 {
-		return ut, nil, fmt.Errorf("validate: %s has none of %s's curves: %w", rot.Name, ut.Name, sim.ErrInvalidConfig)
+		f, err := rot.FitFootprint(ut.Cells[i].Machine.Costs, c)
+		if err != nil {
+			return ut, nil, err
+		}
+		fits[c] = f
 	}
 	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
 	for i, c := range ut.Curves {
 		client := *ut.Cells[i].Client
-		client.ServerFootprint, client.ClientFootprint = feet[c], 0
+		client.ServerFootprint, client.ClientFootprint = fits[c].Footprint, 0
 		ut.Cells[i].Client = &client
 	}
 	ut.Source += ", footprints from " + rot.Name
-	return ut, feet, nil
+	return ut, fits, nil
 }

@@ -41,8 +41,44 @@ func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
 		require.NoError(t, err)
 		got, err := rot.FitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection")
 		require.NoError(t, err)
-		assert.InDelta(t, float64(own), float64(got), 1024+0.01*float64(own), "own %d", own)
+		assert.InDelta(t, float64(own), float64(got.Footprint), 1024+0.01*float64(own), "own %d", own)
+		assert.Equal(t, own == 0, got.AtFloor, "own %d", own)
 	}
+}
+
+// A probe of few connections: the fit came back at its 64 KiB starting
+// point whatever the data (Nelder–Mead's first step saw a flat, rounded
+// function), flat data included.
+func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
+	p := rotationProfile()
+	const curve = "oltp_point_select"
+	head := "workload,connections,server_cpu_us_per_query,queries_per_event\n"
+	fit := func(rows string) Fit {
+		t.Helper()
+		rot, err := ParseRotation(strings.NewReader(head+rows), "rotation.csv")
+		require.NoError(t, err)
+		f, err := rot.FitFootprint(p, curve)
+		require.NoError(t, err)
+		return f
+	}
+	flat := fit("oltp_point_select,1,10,1\noltp_point_select,4,10,1\n")
+	assert.Zero(t, flat.Footprint, "no growth, no footprint")
+	assert.True(t, flat.AtFloor)
+	falling := fit("oltp_point_select,1,10,1\noltp_point_select,2,9,1\noltp_point_select,4,8,1\n")
+	assert.Zero(t, falling.Footprint)
+	for _, own := range []int64{1 << 20, 8 << 20} {
+		us := 10 + float64(RotationGrowth(p, own, 4))/1e3
+		got := fit(fmt.Sprintf("oltp_point_select,1,10,1\noltp_point_select,4,%.6f,1\n", us))
+		assert.InDelta(t, float64(own), float64(got.Footprint), 0.02*float64(own), "own %d from k = 4", own)
+	}
+}
+
+func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
+	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,1\noltp_point_select,64,1000000,1\n"), "rotation.csv")
+	require.NoError(t, err)
+	_, err = rot.FitFootprint(rotationProfile(), "oltp_point_select")
+	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
+	assert.ErrorContains(t, err, "more than the refill model gives a footprint of 1 GiB")
 }
 
 func TestRotationGrowsWithConnectionsAndFootprint(t *testing.T) {
@@ -65,10 +101,11 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 	require.NotZero(t, ut.Cells[1].Client.ServerFootprint, "the memory columns give footprints without a probe")
 	rot, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 16)), "rotation.csv")
 	require.NoError(t, err)
-	got, feet, err := ut.WithCosts(p).WithRotation(rot)
+	got, fits, err := ut.WithCosts(p).WithRotation(rot)
 	require.NoError(t, err)
 	assert.InDelta(t, 64<<10, float64(got.Cells[1].Client.ServerFootprint), 2048)
-	assert.Equal(t, feet["oltp_read_only thread_handling=one-thread-per-connection"], got.Cells[0].Client.ServerFootprint)
+	assert.Equal(t, fits["oltp_read_only thread_handling=one-thread-per-connection"].Footprint, got.Cells[0].Client.ServerFootprint)
+	assert.Len(t, fits, 1, "connect is not fitted")
 	for i, c := range got.Cells {
 		assert.Zero(t, c.Client.ClientFootprint, "cell %d: the probe has one client thread", i)
 	}
@@ -89,6 +126,13 @@ func TestRotationRefusals(t *testing.T) {
 		{"a zero CPU", head + "oltp_read_only,1,0,16\n", `server_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
 		{"no connections", head + "oltp_read_only,0,20,16\n", `connections = "0", want 1..10000`},
 		{"an unknown workload", head + "tpcc,1,20,16\n", `workload = "tpcc"`},
+		// connect was fitted a footprint that validate then used
+		{"connect", head + "connect,1,20,1\nconnect,64,50,1\n", `workload = "connect", want one of oltp_point_select, oltp_read_only`},
+		// the fit mixed growth per query ×16 and ×1
+		{"two queries per event in a curve", head + "oltp_read_only,1,20,16\noltp_read_only,64,30,1\n",
+			"rotation.csv:3: oltp_read_only has queries_per_event 1, but line 2 has 16: want one value a curve"},
+		// a column of notes was taken for the setting
+		{"a column the probe does not write", "notes," + head + "x,oltp_read_only,1,20,16\n", `column "notes", want workload,connections,server_cpu_us_per_query,queries_per_event and at most a thread_handling column`},
 	} {
 		_, err := ParseRotation(strings.NewReader(c.in), "rotation.csv")
 		require.Error(t, err, c.name)
@@ -99,6 +143,14 @@ func TestRotationRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, err = rot.FitFootprint(p, "oltp_point_select")
 	assert.ErrorContains(t, err, "has no rows of oltp_point_select")
+	bom, err := ParseRotation(strings.NewReader("\ufeff"+good), "rotation.csv")
+	require.NoError(t, err, "a spreadsheet's byte-order mark")
+	assert.Equal(t, "thread_handling", bom.Setting)
+	// a curve the probe lacks was simulated with no footprint, silently
+	pool, err := ParseUserTable(strings.NewReader("thread_handling,workload,cpus,threads,throughput\npool-of-threads,oltp_read_only,2,1,5\n"), "live.csv")
+	require.NoError(t, err)
+	_, _, err = pool.WithCosts(p).WithRotation(rot)
+	assert.ErrorContains(t, err, "rotation.csv has no rows of oltp_read_only thread_handling=pool-of-threads, a curve of live.csv: want every curve but connect's in the probe")
 	flat, _ := sim.Profile("new-kernel")
 	_, err = rot.FitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection")
 	assert.ErrorContains(t, err, "switch_footprint = 0, want a calibrated profile's")
