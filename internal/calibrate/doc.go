@@ -57,7 +57,7 @@
 //	                     timer latency make it last about 110 µs on a 2-vCPU KVM
 //	                     guest (at most 200 sleeps per measurement)
 //	Ring                 one token pass around a ring of 2, 16, 128 and 1024
-//	                     locked, unpinned threads on futex.Events, each writing
+//	                     locked threads pinned to one CPU on futex.Events, each writing
 //	                     0, 16 or 64 KiB (one byte a cache line, lat_ctx's -s
 //	                     sizes) when the token reaches it (lmbench's lat_ctx):
 //	                     a wake, a switch and the refill of what the other
