@@ -167,7 +167,21 @@ func TestValidateRotationNamesTheFieldAndRange(t *testing.T) {
 func TestRotationCSVIsWhatValidateReads(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, WriteRotationCSV(&b, "thread_handling", []RotationPoint{
-		{Value: "pool-of-threads", Workload: "oltp_read_only", Connections: 16, ServerCPUPerQuery: 23456 * time.Nanosecond, QueriesPerEvent: 16}}))
-	assert.Equal(t, "thread_handling,workload,connections,server_cpu_us_per_query,queries_per_event\npool-of-threads,oltp_read_only,16,23.456,16\n", b.String())
-	assert.Contains(t, string(rotationScript), "innosim-rotation events=%d server_ns=%d")
+		{Value: "pool-of-threads", Workload: "oltp_read_only", Connections: 16, ServerCPUPerQuery: 23456 * time.Nanosecond, ClientCPUPerQuery: 5 * time.Microsecond, QueriesPerEvent: 16}}))
+	assert.Equal(t, "thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\npool-of-threads,oltp_read_only,16,23.456,5.000,16\n", b.String())
+	assert.Contains(t, string(rotationScript), "innosim-rotation events=%d server_ns=%d client_ns=%d")
+}
+
+func TestParseRotationReadsTheScriptsLine(t *testing.T) {
+	report := "    transactions:                        7001   (46079.54 per sec.)\n    queries:                             112016 (26537.04 per sec.)\n" +
+		"    ignored errors:                      0      (0.00 per sec.)\n    total time:                          0.2s\n    95th percentile:                        0.10\n"
+	pt, err := parseRotation([]byte("innosim-rotation events=5000 server_ns=1600000000 client_ns=400000000\n"+report), "oltp_read_only", 64)
+	require.NoError(t, err)
+	assert.Equal(t, 16.0, pt.QueriesPerEvent)
+	assert.Equal(t, 20*time.Microsecond, pt.ServerCPUPerQuery, "1.6 s over 5,000 events of 16 queries")
+	assert.Equal(t, 5*time.Microsecond, pt.ClientCPUPerQuery)
+	_, err = parseRotation([]byte("innosim-rotation events=5000 server_ns=-5 client_ns=4\n"+report), "oltp_read_only", 64)
+	assert.ErrorContains(t, err, "a server thread exited")
+	_, err = parseRotation([]byte(report), "oltp_read_only", 64)
+	assert.ErrorContains(t, err, "printed no innosim-rotation line")
 }

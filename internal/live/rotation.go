@@ -40,6 +40,11 @@ type RotationPoint struct {
 	// field of /proc/PID/task/*/schedstat, ns) over the measured events,
 	// divided by their queries.
 	ServerCPUPerQuery time.Duration
+	// ClientCPUPerQuery is sysbench's CPU time (its user and system time,
+	// Lua's os.clock) over the same events, divided by their queries. At one
+	// connection the two are the programs' own costs on a core that never
+	// idles (server and client take turns on it).
+	ClientCPUPerQuery time.Duration
 	// QueriesPerEvent is the workload's queries per event (1 for
 	// oltp_point_select, 16 for oltp_read_only: BEGIN, 10 point selects, 4
 	// ranges, COMMIT). Only an event's first query finds its server side
@@ -82,15 +87,16 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 			for _, k := range connections {
 				var reps []RotationPoint
 				for r := 0; r < c.Repeats; r++ {
-					d, qpe, err := rotateOnce(ctx, p, c, srv, script, w, k, cpu)
+					pt, err := rotateOnce(ctx, p, c, srv, script, w, k, cpu)
 					if err != nil {
 						return err
 					}
-					reps = append(reps, RotationPoint{Value: v, Workload: w, Connections: k, ServerCPUPerQuery: d, QueriesPerEvent: qpe})
+					pt.Value = v
+					reps = append(reps, pt)
 				}
 				sort.SliceStable(reps, func(i, j int) bool { return reps[i].ServerCPUPerQuery < reps[j].ServerCPUPerQuery })
 				pt := reps[(len(reps)-1)/2]
-				c.logf("live: rotation %s %s connections=%d: server CPU %v/query", v, w, k, pt.ServerCPUPerQuery)
+				c.logf("live: rotation %s %s connections=%d: server CPU %v/query, client CPU %v/query", v, w, k, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 				points = append(points, pt)
 			}
 		}
@@ -131,11 +137,11 @@ func (c Config) ValidateRotation(connections []int) error {
 	return nil
 }
 
-var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(-?\d+)$`)
+var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(-?\d+) client_ns=(\d+)$`)
 
-// rotateOnce runs one rotation point and returns the server's CPU per query
-// and the workload's queries per event.
-func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, w string, k, cpu int) (time.Duration, float64, error) {
+// rotateOnce runs one rotation point and returns it (the median of repeats
+// is the caller's; Value is not set).
+func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, w string, k, cpu int) (RotationPoint, error) {
 	warm, measured := max(rotationWarmMin, rotationWarmPer*k), max(rotationMeasureMin, rotationMeasured*k)
 	args := sysbenchArgs(script, srv.socket, c, 1, 0, "run")
 	args = append(args[:len(args)-1], // before "run"
@@ -144,25 +150,34 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, 
 		"--server-pid="+strconv.Itoa(srv.pid()), "run")
 	out, err := runPinned(ctx, cpu, []string{"INNOSIM_WORKLOAD=" + w}, p.sysbench, args...)
 	if err != nil {
-		return 0, 0, pointErr(ctx, "server", w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
+		return RotationPoint{}, pointErr(ctx, "server", w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
 	}
+	return parseRotation(out, w, k)
+}
+
+// parseRotation reads one rotation run's output: sysbench's report and the
+// script's innosim-rotation line.
+func parseRotation(out []byte, w string, k int) (RotationPoint, error) {
 	st, err := ParseStats(string(out))
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w\n%s", err, tail(out, 20))
+		return RotationPoint{}, fmt.Errorf("%w\n%s", err, tail(out, 20))
 	}
 	m := reRotation.FindSubmatch(out)
 	if m == nil || st.Transactions == 0 {
-		return 0, 0, fmt.Errorf("live: rotation over %d connections: sysbench printed no innosim-rotation line\n%s", k, tail(out, 20))
+		return RotationPoint{}, fmt.Errorf("live: rotation over %d connections: sysbench printed no innosim-rotation line\n%s", k, tail(out, 20))
 	}
 	events, _ := strconv.ParseFloat(string(m[1]), 64)
-	ns, _ := strconv.ParseFloat(string(m[2]), 64)
-	if ns <= 0 {
+	server, _ := strconv.ParseFloat(string(m[2]), 64)
+	client, _ := strconv.ParseFloat(string(m[3]), 64)
+	if server <= 0 {
 		// a thread that exits between the two reads takes its whole run
 		// time out of the sum
-		return 0, 0, fmt.Errorf("live: rotation over %d connections: the server's threads' run time went from one read to the next by %.0f ns (a server thread exited): run it again", k, ns)
+		return RotationPoint{}, fmt.Errorf("live: rotation over %d connections: the server's threads' run time went from one read to the next by %.0f ns (a server thread exited): run it again", k, server)
 	}
 	perEvent := float64(st.Queries) / float64(st.Transactions) // the script's queries per event
-	return time.Duration(ns / (events * perEvent)), perEvent, nil
+	queries := events * perEvent
+	return RotationPoint{Workload: w, Connections: k, QueriesPerEvent: perEvent,
+		ServerCPUPerQuery: time.Duration(server / queries), ClientCPUPerQuery: time.Duration(client / queries)}, nil
 }
 
 // RotationHeader is the CSV header WriteRotationCSV writes.
@@ -171,7 +186,7 @@ func RotationHeader(setting string) []string {
 	if setting != "" {
 		h = append(h, setting)
 	}
-	return append(h, "workload", "connections", "server_cpu_us_per_query", "queries_per_event")
+	return append(h, "workload", "connections", "server_cpu_us_per_query", "client_cpu_us_per_query", "queries_per_event")
 }
 
 // WriteRotationCSV writes the probe's points with RotationHeader's columns.
@@ -183,8 +198,8 @@ func WriteRotationCSV(w io.Writer, setting string, points []RotationPoint) error
 			row = append(row, p.Value)
 		}
 		// ns resolution, and queries per event as measured: both are read back
-		us := strconv.FormatFloat(float64(p.ServerCPUPerQuery)/float64(time.Microsecond), 'f', 3, 64)
-		t.AddRow(append(row, p.Workload, p.Connections, us, strconv.FormatFloat(p.QueriesPerEvent, 'g', 6, 64))...)
+		us := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 3, 64) }
+		t.AddRow(append(row, p.Workload, p.Connections, us(p.ServerCPUPerQuery), us(p.ClientCPUPerQuery), strconv.FormatFloat(p.QueriesPerEvent, 'g', 6, 64))...)
 	}
 	return t.WriteCSV(w)
 }

@@ -6,8 +6,9 @@
 -- stmt, param) once per connection. After --rotation-warm events it reads
 -- the server's run time (the first field of /proc/PID/task/*/schedstat,
 -- ns, for --server-pid), and after --rotation-events more it reads it
--- again and prints one line:
---   innosim-rotation events=<n> server_ns=<ns>
+-- again and prints one line, with sysbench's own CPU time over the same
+-- events (os.clock, the process's user and system time):
+--   innosim-rotation events=<n> server_ns=<ns> client_ns=<ns>
 
 require(os.getenv("INNOSIM_WORKLOAD"))
 
@@ -17,7 +18,7 @@ sysbench.cmdline.options.rotation_events = {"measured events", 5000}
 sysbench.cmdline.options.server_pid = {"the server's process id", 0}
 
 local workload_init, workload_event = thread_init, event
-local conns, n, start
+local conns, n, start, client_start
 
 local function server_ns()
    local f = io.popen("cat /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat 2>/dev/null")
@@ -40,10 +41,11 @@ end
 function event()
    n = n + 1
    if n == sysbench.opt.rotation_warm + 1 then
-      start = server_ns()
+      start, client_start = server_ns(), os.clock()
    elseif n == sysbench.opt.rotation_warm + sysbench.opt.rotation_events + 1 then
-      print(string.format("innosim-rotation events=%d server_ns=%d",
-                          sysbench.opt.rotation_events, server_ns() - start))
+      local client = os.clock() - client_start
+      print(string.format("innosim-rotation events=%d server_ns=%d client_ns=%d",
+                          sysbench.opt.rotation_events, server_ns() - start, client * 1e9))
    end
    local c = conns[n % sysbench.opt.rotation + 1]
    con, stmt, param = c.con, c.stmt, c.param

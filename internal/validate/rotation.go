@@ -32,6 +32,7 @@ type Rotation struct {
 type rotationPoint struct {
 	connections     int
 	cpu             time.Duration // server CPU per query
+	clientCPU       time.Duration // client (sysbench) CPU per query
 	queriesPerEvent float64
 	line            int
 }
@@ -42,7 +43,7 @@ var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only"}
 
 // rotationColumns are the columns a rotation table must have; one more may
 // be thread_handling.
-var rotationColumns = []string{"workload", "connections", "server_cpu_us_per_query", "queries_per_event"}
+var rotationColumns = []string{"workload", "connections", "server_cpu_us_per_query", "client_cpu_us_per_query", "queries_per_event"}
 
 // ParseRotation reads a rotation table from r (at most 1 MiB, maxUserRows
 // rows); name is the file's name for errors. Every curve needs a row at one
@@ -94,6 +95,10 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 		if err != nil || !(us > 0 && us <= 1e6) {
 			return r.bad("server_cpu_us_per_query", "a number of µs in (0, 1000000]")
 		}
+		client, err := strconv.ParseFloat(r.get("client_cpu_us_per_query"), 64)
+		if err != nil || !(client > 0 && client <= 1e6) {
+			return r.bad("client_cpu_us_per_query", "a number of µs in (0, 1000000]")
+		}
 		q, err := strconv.ParseFloat(r.get("queries_per_event"), 64)
 		if err != nil || !(q >= 1 && q <= 1000) {
 			return r.bad("queries_per_event", "a number in 1..1000")
@@ -113,7 +118,8 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 					name, r.line, curve, q, p.line, p.queriesPerEvent, sim.ErrInvalidConfig)
 			}
 		}
-		rot.curves[curve] = append(rot.curves[curve], rotationPoint{k, time.Duration(us * float64(time.Microsecond)), q, r.line})
+		rot.curves[curve] = append(rot.curves[curve], rotationPoint{connections: k, cpu: time.Duration(us * float64(time.Microsecond)),
+			clientCPU: time.Duration(client * float64(time.Microsecond)), queriesPerEvent: q, line: r.line})
 		return nil
 	})
 	if err != nil {
@@ -216,8 +222,14 @@ const maxOctaves = 20
 // cells' cost profile: call it after WithCosts) and no client footprint of
 // its own: the probe has one client thread. connect's curves (whose
 // connections live for one query) get none; every other curve must be in
-// rot. The memory columns are not read. It returns the fits by curve. rot's
-// setting must be the table's.
+// rot. The memory columns are not read. The probe's one-connection row is
+// also each curve's server and client CPU per query (sim.ClientConfig's
+// ServerCPU and Event), in place of the table's fewest-threads row: there
+// the two programs take turns on one CPU that never idles, where a
+// one-thread live run on an idle virtual machine leaves its CPUs halted
+// between queries and runs each with cold caches (three times the cost on
+// a 2-vCPU guest). connect keeps its row. It returns the fits by curve.
+// rot's setting must be the table's; call Validate on the result.
 func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error) {
 	if !ut.Live {
 		return ut, nil, fmt.Errorf("validate: %s is not a live table (innosim live --csv): a rotation probe sets a live table's footprints: %w", ut.Name, sim.ErrInvalidConfig)
@@ -243,6 +255,9 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error
 	for i, c := range ut.Curves {
 		client := *ut.Cells[i].Client
 		client.ServerFootprint, client.ClientFootprint = fits[c].Footprint, 0
+		if ps, ok := rot.curves[c]; ok {
+			client.ServerCPU, client.Event = ps[0].cpu, ps[0].clientCPU // the one-connection row
+		}
 		ut.Cells[i].Client = &client
 	}
 	ut.Source += ", footprints from " + rot.Name

@@ -26,10 +26,10 @@ func rotationProfile() sim.CostProfile {
 // a footprint of own bytes: per query, that growth over queries per event.
 func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
 	var b strings.Builder
-	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,queries_per_event\n")
+	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
 		us := 20 + float64(RotationGrowth(p, own, k))/qpe/1e3
-		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%g\n", k, us, qpe)
+		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%d,%g\n", k, us, 5+k, qpe)
 	}
 	return b.String()
 }
@@ -52,7 +52,7 @@ func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
 func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 	p := rotationProfile()
 	const curve = "oltp_point_select"
-	head := "workload,connections,server_cpu_us_per_query,queries_per_event\n"
+	head := "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n"
 	fit := func(rows string) Fit {
 		t.Helper()
 		rot, err := ParseRotation(strings.NewReader(head+rows), "rotation.csv")
@@ -61,20 +61,20 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 		require.NoError(t, err)
 		return f
 	}
-	flat := fit("oltp_point_select,1,10,1\noltp_point_select,4,10,1\n")
+	flat := fit("oltp_point_select,1,10,5,1\noltp_point_select,4,10,5,1\n")
 	assert.Zero(t, flat.Footprint, "no growth, no footprint")
 	assert.True(t, flat.AtFloor)
-	falling := fit("oltp_point_select,1,10,1\noltp_point_select,2,9,1\noltp_point_select,4,8,1\n")
+	falling := fit("oltp_point_select,1,10,5,1\noltp_point_select,2,9,5,1\noltp_point_select,4,8,5,1\n")
 	assert.Zero(t, falling.Footprint)
 	for _, own := range []int64{1 << 20, 8 << 20} {
 		us := 10 + float64(RotationGrowth(p, own, 4))/1e3
-		got := fit(fmt.Sprintf("oltp_point_select,1,10,1\noltp_point_select,4,%.6f,1\n", us))
+		got := fit(fmt.Sprintf("oltp_point_select,1,10,5,1\noltp_point_select,4,%.6f,5,1\n", us))
 		assert.InDelta(t, float64(own), float64(got.Footprint), 0.02*float64(own), "own %d from k = 4", own)
 	}
 }
 
 func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
-	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,1\noltp_point_select,64,1000000,1\n"), "rotation.csv")
+	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,5,1\noltp_point_select,64,1000000,5,1\n"), "rotation.csv")
 	require.NoError(t, err)
 	_, err = rot.FitFootprint(rotationProfile(), "oltp_point_select")
 	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
@@ -110,6 +110,12 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 		assert.Zero(t, c.Client.ClientFootprint, "cell %d: the probe has one client thread", i)
 	}
 	assert.Zero(t, got.Cells[3].Client.ServerFootprint, "connect is not in the probe: no footprint, not its resident set's")
+	// a one-thread live row on an idle VM costs three times a busy core's:
+	// the probe's one-connection row is the curve's own cost
+	assert.InDelta(t, float64(20*time.Microsecond), float64(got.Cells[1].Client.ServerCPU), 1, "the probe's one-connection server CPU, not the table's 60 µs")
+	assert.Equal(t, 6*time.Microsecond, got.Cells[1].Client.Event, "the probe's one-connection client CPU, not the table's 30 µs")
+	assert.Equal(t, 200*time.Microsecond, got.Cells[3].Client.ServerCPU, "connect keeps its row")
+	assert.Equal(t, 60*time.Microsecond, ut.Cells[1].Client.ServerCPU)
 	assert.NotZero(t, ut.Cells[1].Client.ClientFootprint, "WithRotation returns a copy")
 	assert.Contains(t, got.Source, "footprints from rotation.csv")
 }
@@ -117,22 +123,23 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 func TestRotationRefusals(t *testing.T) {
 	p := rotationProfile()
 	good := rotationCSV(p, 64<<10, 16)
-	head := "workload,connections,server_cpu_us_per_query,queries_per_event\n"
+	head := "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n"
 	for _, c := range []struct{ name, in, want string }{
-		{"no queries_per_event", "workload,connections,server_cpu_us_per_query\noltp_read_only,1,20\n", `no column "queries_per_event"`},
-		{"no row at one connection", head + "oltp_read_only,4,20,16\noltp_read_only,16,21,16\n", "want a row at 1 connection and at least one more"},
-		{"one row only", head + "oltp_read_only,1,20,16\n", "want a row at 1 connection and at least one more"},
-		{"a count twice", head + "oltp_read_only,1,20,16\noltp_read_only,1,21,16\n", "rotation.csv:3: oltp_read_only at 1 connections again (line 2)"},
-		{"a zero CPU", head + "oltp_read_only,1,0,16\n", `server_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
-		{"no connections", head + "oltp_read_only,0,20,16\n", `connections = "0", want 1..10000`},
-		{"an unknown workload", head + "tpcc,1,20,16\n", `workload = "tpcc"`},
+		{"no queries_per_event", "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query\noltp_read_only,1,20,5\n", `no column "queries_per_event"`},
+		{"no row at one connection", head + "oltp_read_only,4,20,5,16\noltp_read_only,16,21,5,16\n", "want a row at 1 connection and at least one more"},
+		{"one row only", head + "oltp_read_only,1,20,5,16\n", "want a row at 1 connection and at least one more"},
+		{"a count twice", head + "oltp_read_only,1,20,5,16\noltp_read_only,1,21,5,16\n", "rotation.csv:3: oltp_read_only at 1 connections again (line 2)"},
+		{"a zero CPU", head + "oltp_read_only,1,0,5,16\n", `server_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
+		{"a zero client CPU", head + "oltp_read_only,1,20,0,16\n", `client_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
+		{"no connections", head + "oltp_read_only,0,20,5,16\n", `connections = "0", want 1..10000`},
+		{"an unknown workload", head + "tpcc,1,20,5,16\n", `workload = "tpcc"`},
 		// connect was fitted a footprint that validate then used
-		{"connect", head + "connect,1,20,1\nconnect,64,50,1\n", `workload = "connect", want one of oltp_point_select, oltp_read_only`},
+		{"connect", head + "connect,1,20,5,1\nconnect,64,50,5,1\n", `workload = "connect", want one of oltp_point_select, oltp_read_only`},
 		// the fit mixed growth per query ×16 and ×1
-		{"two queries per event in a curve", head + "oltp_read_only,1,20,16\noltp_read_only,64,30,1\n",
+		{"two queries per event in a curve", head + "oltp_read_only,1,20,5,16\noltp_read_only,64,30,5,1\n",
 			"rotation.csv:3: oltp_read_only has queries_per_event 1, but line 2 has 16: want one value a curve"},
 		// a column of notes was taken for the setting
-		{"a column the probe does not write", "notes," + head + "x,oltp_read_only,1,20,16\n", `column "notes", want workload,connections,server_cpu_us_per_query,queries_per_event and at most a thread_handling column`},
+		{"a column the probe does not write", "notes," + head + "x,oltp_read_only,1,20,5,16\n", `column "notes", want workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event and at most a thread_handling column`},
 	} {
 		_, err := ParseRotation(strings.NewReader(c.in), "rotation.csv")
 		require.Error(t, err, c.name)
