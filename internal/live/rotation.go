@@ -63,11 +63,12 @@ type RotationPoint struct {
 // the caches (what sim.ClientConfig.ServerFootprint models).
 //
 // A point warms up for max(2000, 2k) events and measures max(5000, 10k);
-// c.Repeats runs give the median. Rotate takes c's programs, workloads,
-// setting, repeats, tables and buffer pool; c.Threads, c.Duration and
-// c.Warmup belong to Run's sweep and must be zero. Connections are 1 and
-// at least one more count, each 1..MaxThreads, each once. The server is stopped and the directory
-// removed before Rotate returns, as with Run.
+// of c.Repeats runs, the one of median server CPU is kept. Rotate takes
+// c's programs, workloads, setting, repeats, tables and buffer pool;
+// c.Threads, c.Duration and c.Warmup belong to Run's sweep and must be
+// zero. Connections are 1 and at least one more count, each 1..MaxThreads,
+// each once. The server is stopped and the directory removed before Rotate
+// returns, as with Run.
 func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, error) {
 	if err := c.ValidateRotation(connections); err != nil {
 		return nil, err
@@ -198,7 +199,9 @@ func WriteRotationCSV(w io.Writer, setting string, points []RotationPoint) error
 			row = append(row, p.Value)
 		}
 		// ns resolution, and queries per event as measured: both are read back
-		us := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 3, 64) }
+		us := func(d time.Duration) string {
+			return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 3, 64)
+		}
 		t.AddRow(append(row, p.Workload, p.Connections, us(p.ServerCPUPerQuery), us(p.ClientCPUPerQuery), strconv.FormatFloat(p.QueriesPerEvent, 'g', 6, 64))...)
 	}
 	return t.WriteCSV(w)
