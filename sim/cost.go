@@ -230,6 +230,16 @@ func (p *CostProfile) refillOf(w int64, others float64) float64 {
 	return lines * ((l2-llc)*float64(p.RefillLLC) + llc*float64(p.RefillMemory))
 }
 
+// Refill returns what a switch spends refilling own bytes of the
+// switched-in thread (or, in MariaDB's pool, of the connection's THD that a
+// worker takes up) after others bytes of other threads' footprints went
+// through the caches (see SwitchCost): the refill that SwitchCostOf adds to
+// ContextSwitch, before it subtracts a ring of two's, and the whole of the
+// pool's refill of a THD.
+func (p *CostProfile) Refill(own, others int64) time.Duration {
+	return time.Duration(p.refillOf(own, float64(others)) + 0.5)
+}
+
 // SwitchRefill returns the ns a switch in a ring of threads threads, each
 // touching its SwitchFootprint and extra more bytes, spends refilling the
 // switched-in thread's footprint, by SwitchCost's model: the curve that

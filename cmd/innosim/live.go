@@ -44,7 +44,7 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
 	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, whole seconds")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, whole seconds; 0 for none")
-	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, "measured runs per point; the median by throughput is reported")
+	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, "measured runs per point; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)")
 	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables")
 	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")

@@ -198,11 +198,12 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	for i, ut := range users {
-		if !ut.Live {
+	used := map[string]bool{}
+	for i, table := range users {
+		if !table.Live {
 			continue
 		}
-		ut, fits, err := ut.WithRotation(rot)
+		ut, fits, err := table.WithRotation(rot)
 		if err != nil {
 			return err
 		}
@@ -215,8 +216,14 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				note = ": the ring's switch_footprint alone gives the probe's growth or more"
 			}
 			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s%s)\n", ut.Name, c, (fits[c].Footprint+512)/1024, path, note)
+			used[c] = true
 		}
 		users[i] = ut
+	}
+	for _, c := range rot.Curves() {
+		if !used[c] {
+			fmt.Fprintf(stderr, "validate: %s: %s is in no live table: not used\n", path, c)
+		}
 	}
 	return nil
 }

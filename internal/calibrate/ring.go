@@ -96,8 +96,8 @@ func ringSwitch(n, size, rounds int) (float64, error) {
 	start := time.Now()
 	evs[0].Set()
 	done.Wait()
-	if e := pinErr.Load(); e != nil {
-		return 0, *e
+	if pinErr.Load() != nil {
+		return 0, errSkipped // cannot be pinned here, as pingPong
 	}
 	return perOp(end.Sub(start), passes), nil
 }

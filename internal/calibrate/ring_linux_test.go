@@ -21,12 +21,15 @@ func TestRingSwitchRunsEveryThreadOnOneCPU(t *testing.T) {
 	}
 	var mu sync.Mutex
 	seen := map[string]int{}
-	ringThreadHook = func() {
+	ringThreadHook = func() { // on a ring thread: no FailNow here, which would leave the ring short
 		var set unix.CPUSet
-		require.NoError(t, unix.SchedGetaffinity(0, &set))
+		got := "no affinity"
+		if err := unix.SchedGetaffinity(0, &set); err == nil {
+			got = fmt.Sprint(set.Count(), set.IsSet(cpus[0]))
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		seen[fmt.Sprint(set.Count(), set.IsSet(cpus[0]))]++
+		seen[got]++
 	}
 	defer func() { ringThreadHook = nil }()
 	_, err = ringSwitch(16, 0, 50)

@@ -188,23 +188,3 @@ func TestRotateLeavesNothingRunning(t *testing.T) {
 	assert.Equal(t, 8, pts[3].Connections)
 	assert.Empty(t, processesIn(t, dir), "nothing left running")
 }
-
-func TestRunPinnedRunsOnTheCPUGiven(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("Linux affinity")
-	}
-	out, err := runPinned(context.Background(), 0, []string{"INNOSIM_PROBE=yes"}, "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo $INNOSIM_PROBE")
-	require.NoError(t, err)
-	assert.Regexp(t, `Cpus_allowed_list:\s+0\n`, string(out))
-	assert.Contains(t, string(out), "yes")
-	if runtime.NumCPU() == 1 {
-		return
-	}
-	// the pinned thread never goes back to the runtime: what this process
-	// starts afterwards, from any of its threads, keeps all its CPUs
-	for range 20 {
-		out, err := exec.Command("/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status").CombinedOutput()
-		require.NoError(t, err)
-		assert.NotRegexp(t, `Cpus_allowed_list:\s+0\n`, string(out))
-	}
-}

@@ -1,12 +1,16 @@
 package live
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestParseStatCPUCountsFromTheLastParen(t *testing.T) {
@@ -48,4 +52,27 @@ func TestMaxRSSOfAFinishedChild(t *testing.T) {
 	_, u, err := runGroupUsage(t.Context(), "/bin/sh", "-c", "true")
 	require.NoError(t, err)
 	assert.Greater(t, u.maxRSS, int64(0))
+}
+
+func TestRunPinnedRunsOnTheCPUGiven(t *testing.T) {
+	var own unix.CPUSet
+	require.NoError(t, unix.SchedGetaffinity(0, &own))
+	cpu := 0
+	for !own.IsSet(cpu) {
+		cpu++
+	}
+	out, err := runPinned(context.Background(), cpu, []string{"INNOSIM_PROBE=yes"}, "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo $INNOSIM_PROBE")
+	require.NoError(t, err)
+	assert.Regexp(t, fmt.Sprintf(`Cpus_allowed_list:\s+%d\n`, cpu), string(out))
+	assert.Contains(t, string(out), "yes")
+	if own.Count() == 1 {
+		return
+	}
+	// the pinned thread never goes back to the runtime: what this process
+	// starts afterwards, from any of its threads, keeps all its CPUs
+	for range 20 {
+		out, err := exec.Command("/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status").CombinedOutput()
+		require.NoError(t, err)
+		assert.NotRegexp(t, fmt.Sprintf(`Cpus_allowed_list:\s+%d\n`, cpu), string(out))
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/internal/report"
@@ -20,6 +21,10 @@ import (
 //
 //go:embed rotation.lua
 var rotationScript []byte
+
+// RotationWorkloads are the workloads Rotate measures: Workloads but
+// connect, whose connections live for one query.
+var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only"}
 
 // Rotation probe limits: how many events warm each point up and how many
 // are measured, at least, and per connection in the rotation.
@@ -88,7 +93,7 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 			for _, k := range connections {
 				var reps []RotationPoint
 				for r := 0; r < c.Repeats; r++ {
-					pt, err := rotateOnce(ctx, p, c, srv, script, w, k, cpu)
+					pt, err := rotateOnce(ctx, p, c, srv, c.serverLabel(v), script, w, k, cpu)
 					if err != nil {
 						return err
 					}
@@ -97,7 +102,7 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 				}
 				sort.SliceStable(reps, func(i, j int) bool { return reps[i].ServerCPUPerQuery < reps[j].ServerCPUPerQuery })
 				pt := reps[(len(reps)-1)/2]
-				c.logf("live: rotation %s %s connections=%d: server CPU %v/query, client CPU %v/query", v, w, k, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
+				c.logf("live: rotation on %s: %s connections=%d: server CPU %v/query, client CPU %v/query", c.serverLabel(v), w, k, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 				points = append(points, pt)
 			}
 		}
@@ -120,8 +125,10 @@ func (c Config) ValidateRotation(connections []int) error {
 	if len(c.Threads) != 0 || c.Duration != 0 || c.Warmup != 0 {
 		return bad("Threads, Duration, Warmup", fmt.Sprintf("%v, %v, %v", c.Threads, c.Duration, c.Warmup), "none, 0, 0 (the rotation probe's events are its own)")
 	}
-	if slices.Contains(c.Workloads, "connect") {
-		return bad("Workloads", `"connect"`, "oltp_point_select or oltp_read_only (connect's connections live for one query)")
+	for _, w := range c.Workloads {
+		if !slices.Contains(RotationWorkloads, w) {
+			return bad("Workloads", fmt.Sprintf("%q", w), strings.Join(RotationWorkloads, " or ")+" (connect's connections live for one query)")
+		}
 	}
 	if len(connections) < 2 || !slices.Contains(connections, 1) {
 		// the probe's figure is the growth over one connection
@@ -142,7 +149,7 @@ var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_n
 
 // rotateOnce runs one rotation point and returns it (the median of repeats
 // is the caller's; Value is not set).
-func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, w string, k, cpu int) (RotationPoint, error) {
+func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, script, w string, k, cpu int) (RotationPoint, error) {
 	warm, measured := max(rotationWarmMin, rotationWarmPer*k), max(rotationMeasureMin, rotationMeasured*k)
 	args := sysbenchArgs(script, srv.socket, c, 1, 0, "run")
 	args = append(args[:len(args)-1], // before "run"
@@ -151,7 +158,7 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, script, 
 		"--server-pid="+strconv.Itoa(srv.pid()), "run")
 	out, err := runPinned(ctx, cpu, []string{"INNOSIM_WORKLOAD=" + w}, p.sysbench, args...)
 	if err != nil {
-		return RotationPoint{}, pointErr(ctx, "server", w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
+		return RotationPoint{}, pointErr(ctx, label, w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
 	}
 	return parseRotation(out, w, k)
 }
@@ -163,8 +170,12 @@ func parseRotation(out []byte, w string, k int) (RotationPoint, error) {
 	if err != nil {
 		return RotationPoint{}, fmt.Errorf("%w\n%s", err, tail(out, 20))
 	}
+	if st.Transactions == 0 || st.Errors > 0 {
+		// the figures divide by events × queries an event
+		return RotationPoint{}, fmt.Errorf("live: rotation over %d connections: %d events and %d ignored errors, want events and no errors\n%s", k, st.Transactions, st.Errors, tail(out, 20))
+	}
 	m := reRotation.FindSubmatch(out)
-	if m == nil || st.Transactions == 0 {
+	if m == nil {
 		return RotationPoint{}, fmt.Errorf("live: rotation over %d connections: sysbench printed no innosim-rotation line\n%s", k, tail(out, 20))
 	}
 	events, _ := strconv.ParseFloat(string(m[1]), 64)
@@ -172,7 +183,7 @@ func parseRotation(out []byte, w string, k int) (RotationPoint, error) {
 	client, _ := strconv.ParseFloat(string(m[3]), 64)
 	if server <= 0 {
 		// a thread that exits between the two reads takes its whole run
-		// time out of the sum
+		// time out of the sum (rotation.lua fails when it reads none)
 		return RotationPoint{}, fmt.Errorf("live: rotation over %d connections: the server's threads' run time went from one read to the next by %.0f ns (a server thread exited): run it again", k, server)
 	}
 	perEvent := float64(st.Queries) / float64(st.Transactions) // the script's queries per event

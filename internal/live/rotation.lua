@@ -21,12 +21,15 @@ local workload_init, workload_event = thread_init, event
 local conns, n, start, client_start
 
 local function server_ns()
-   local f = io.popen("cat /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat 2>/dev/null")
-   local sum = 0
+   local f = io.popen("cat /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat")
+   local sum, threads = 0, 0
    for line in f:lines() do
-      sum = sum + tonumber(line:match("^(%d+)"))
+      sum, threads = sum + tonumber(line:match("^(%d+)")), threads + 1
    end
    f:close()
+   if threads == 0 then
+      error("no /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat to read (a kernel without CONFIG_SCHED_INFO?)")
+   end
    return sum
 end
 

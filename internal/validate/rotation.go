@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -37,13 +38,9 @@ type rotationPoint struct {
 	line            int
 }
 
-// RotationWorkloads are the workloads a rotation table may hold: those
-// innosim live -rotation measures (connect's connections live for one query).
-var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only"}
-
-// rotationColumns are the columns a rotation table must have; one more may
-// be thread_handling.
-var rotationColumns = []string{"workload", "connections", "server_cpu_us_per_query", "client_cpu_us_per_query", "queries_per_event"}
+// rotationColumns are the columns a rotation table must have (innosim live
+// -rotation's, live.WriteRotationCSV); one more may be thread_handling.
+var rotationColumns = live.RotationHeader("")
 
 // ParseRotation reads a rotation table from r (at most 1 MiB, maxUserRows
 // rows); name is the file's name for errors. Every curve needs a row at one
@@ -84,12 +81,12 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	}
 	err = readRows(name, cr, col, func(r userRow) error {
 		w := r.get("workload")
-		if !slices.Contains(RotationWorkloads, w) {
-			return r.bad("workload", "one of "+strings.Join(RotationWorkloads, ", ")+" (what innosim live -rotation measures)")
+		if !slices.Contains(live.RotationWorkloads, w) {
+			return r.bad("workload", "one of "+strings.Join(live.RotationWorkloads, ", ")+" (what innosim live -rotation measures)")
 		}
 		k, err := strconv.Atoi(r.get("connections"))
-		if err != nil || k < 1 || k > 10000 {
-			return r.bad("connections", "1..10000")
+		if err != nil || k < 1 || k > live.MaxThreads {
+			return r.bad("connections", fmt.Sprintf("1..%d", live.MaxThreads))
 		}
 		us, err := strconv.ParseFloat(r.get("server_cpu_us_per_query"), 64)
 		if err != nil || !(us > 0 && us <= 1e6) {
@@ -136,14 +133,27 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	return rot, nil
 }
 
-// RotationGrowth is what the simulator's refill model (sim.CostProfile's
-// SwitchCostOf) charges a switch to a connection whose server side touches
-// own bytes beyond the profile's SwitchFootprint w, when k connections are
-// used in turn by one client thread, over what it charges at one
-// connection: between two of its runs the other k−1 connections' (w + own)
-// and the client's w go through the caches, against the client's w alone.
-func RotationGrowth(p sim.CostProfile, own int64, k int) time.Duration {
+// rotationGrowth is what the simulator charges, over one connection, for
+// a connection whose server side touches own bytes when one client thread
+// uses k connections in turn, on the refill path the curve's cells take:
+//
+//   - a thread per connection (sim.CostProfile.SwitchCostOf): a switch to
+//     the connection's thread refills its w + own bytes, w the profile's
+//     SwitchFootprint, after the other k−1 connections' (w + own) and the
+//     client's w, against the client's w alone at one connection;
+//   - MariaDB's pool (sim.CostProfile.Refill, as the pool's workers take up
+//     a connection): a worker that serves another connection than its last
+//     refills that THD's own bytes, after the other k−1 THDs and the client's
+//     and the worker's w; at one connection it keeps its THD and refills
+//     nothing.
+func rotationGrowth(p sim.CostProfile, pool bool, own int64, k int) time.Duration {
 	w := p.SwitchFootprint
+	if pool {
+		if k == 1 {
+			return 0
+		}
+		return p.Refill(own, 2*w+int64(k-1)*own)
+	}
 	mine := w + own
 	return p.SwitchCostOf(mine, int64(k-1)*mine+w) - p.SwitchCostOf(mine, w)
 }
@@ -151,7 +161,7 @@ func RotationGrowth(p sim.CostProfile, own int64, k int) time.Duration {
 // maxFootprint bounds a fitted footprint (sim.ClientConfig's range).
 const maxFootprint = 1 << 30
 
-// Fit describes a fitted footprint (FitFootprint).
+// Fit describes a fitted footprint (Rotation.fitFootprint).
 type Fit struct {
 	// Footprint is the fitted bytes, 0..maxFootprint.
 	Footprint int64
@@ -161,17 +171,18 @@ type Fit struct {
 	AtFloor bool
 }
 
-// FitFootprint returns the bytes own ≥ 0 of a connection's server side for
-// which RotationGrowth on p fits the curve's growth per event over its
-// one-connection row best by least squares: the best of a grid of own
-// values a quarter octave apart (0 and 1 KiB to 1 GiB; of equal fits the
-// smaller), refined by gonum's Nelder–Mead over log2(1 + own/1 KiB). An
+// fitFootprint returns the bytes own ≥ 0 of a connection's server side for
+// which rotationGrowth on p (pool: the curve runs MariaDB's pool) fits the
+// curve's growth per event over its one-connection row best by least
+// squares: the best of a grid of own = (2^u − 1) KiB for u = 0, 0.25, …, 20
+// (0, then about 200 B to 1 GiB; of equal fits the smaller), refined by
+// gonum's Nelder–Mead over u (an error of it keeps the grid's best). An
 // event's first query is the one that finds its connection after the
 // others ran, so the measured growth per event is the growth of CPU per
 // query times the queries per event. p must have a SwitchFootprint (a
 // calibrated profile). A best fit at 1 GiB is an error: the refill model
 // cannot make the growth the probe measured.
-func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
+func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fit, error) {
 	ps, ok := rot.curves[curve]
 	if !ok {
 		return Fit{}, fmt.Errorf("validate: %s has no rows of %s: %w", rot.Name, curve, sim.ErrInvalidConfig)
@@ -181,6 +192,9 @@ func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
 			p.Name, p.SwitchFootprint, rot.Name, sim.ErrInvalidConfig)
 	}
 	base := ps[0]
+	growth := func(pt rotationPoint) float64 {
+		return float64(pt.cpu)*pt.queriesPerEvent - float64(base.cpu)*base.queriesPerEvent
+	}
 	own := func(u float64) int64 { // u = log2(1 + own/1 KiB), clamped to 0..maxOctaves
 		return int64(math.Min(math.Exp2(math.Max(0, math.Min(u, maxOctaves)))-1, maxFootprint/1024) * 1024)
 	}
@@ -188,8 +202,7 @@ func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
 		b := own(x[0])
 		var s float64
 		for _, pt := range ps[1:] {
-			got := float64(pt.cpu)*pt.queriesPerEvent - float64(base.cpu)*base.queriesPerEvent
-			d := float64(RotationGrowth(p, b, pt.connections)) - got
+			d := float64(rotationGrowth(p, pool, b, pt.connections)) - growth(pt)
 			s += d * d
 		}
 		return s
@@ -208,8 +221,7 @@ func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
 	if b >= maxFootprint-1024 {
 		top := ps[len(ps)-1]
 		return Fit{}, fmt.Errorf("validate: %s: %s grows by %v an event at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
-			rot.Name, curve, time.Duration(float64(top.cpu)*top.queriesPerEvent-float64(base.cpu)*base.queriesPerEvent), top.connections,
-			RotationGrowth(p, maxFootprint, top.connections), sim.ErrInvalidConfig)
+			rot.Name, curve, time.Duration(growth(top)), top.connections, rotationGrowth(p, pool, maxFootprint, top.connections), sim.ErrInvalidConfig)
 	}
 	return Fit{Footprint: b, AtFloor: b == 0}, nil
 }
@@ -218,7 +230,7 @@ func (rot Rotation) FitFootprint(p sim.CostProfile, curve string) (Fit, error) {
 const maxOctaves = 20
 
 // WithRotation returns the live table with each curve's server footprint
-// (sim.ClientConfig.ServerFootprint) fitted to rot (FitFootprint, on the
+// (sim.ClientConfig.ServerFootprint) fitted to rot (fitFootprint, on the
 // cells' cost profile: call it after WithCosts) and no client footprint of
 // its own: the probe has one client thread. connect's curves (whose
 // connections live for one query) get none; every other curve must be in
@@ -245,7 +257,7 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error
 		if _, ok := rot.curves[c]; !ok {
 			return ut, nil, fmt.Errorf("validate: %s has no rows of %s, a curve of %s: want every curve but connect's in the probe: %w", rot.Name, c, ut.Name, sim.ErrInvalidConfig)
 		}
-		f, err := rot.FitFootprint(ut.Cells[i].Machine.Costs, c)
+		f, err := rot.fitFootprint(ut.Cells[i].Machine.Costs, c, ut.Cells[i].ThreadHandling == sim.PoolOfThreads)
 		if err != nil {
 			return ut, nil, err
 		}
@@ -263,3 +275,7 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error
 	ut.Source += ", footprints from " + rot.Name
 	return ut, fits, nil
 }
+
+// Curves returns the probe's curves (workload, and thread_handling=value
+// when the table has that column), sorted.
+func (rot Rotation) Curves() []string { return slices.Sorted(maps.Keys(rot.curves)) }

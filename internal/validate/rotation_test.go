@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -22,13 +24,13 @@ func rotationProfile() sim.CostProfile {
 	return p
 }
 
-// rotationCSV writes a probe whose growth per event is RotationGrowth's for
+// rotationCSV writes a probe whose growth per event is rotationGrowth's for
 // a footprint of own bytes: per query, that growth over queries per event.
 func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
 	var b strings.Builder
 	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
-		us := 20 + float64(RotationGrowth(p, own, k))/qpe/1e3
+		us := 20 + float64(rotationGrowth(p, false, own, k))/qpe/1e3
 		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%d,%g\n", k, us, 5+k, qpe)
 	}
 	return b.String()
@@ -39,7 +41,7 @@ func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
 	for _, own := range []int64{0, 16 << 10, 200 << 10, 2 << 20} {
 		rot, err := ParseRotation(strings.NewReader(rotationCSV(p, own, 16)), "rotation.csv")
 		require.NoError(t, err)
-		got, err := rot.FitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection")
+		got, err := rot.fitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection", false)
 		require.NoError(t, err)
 		assert.InDelta(t, float64(own), float64(got.Footprint), 1024+0.01*float64(own), "own %d", own)
 		assert.Equal(t, own == 0, got.AtFloor, "own %d", own)
@@ -57,7 +59,7 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 		t.Helper()
 		rot, err := ParseRotation(strings.NewReader(head+rows), "rotation.csv")
 		require.NoError(t, err)
-		f, err := rot.FitFootprint(p, curve)
+		f, err := rot.fitFootprint(p, curve, false)
 		require.NoError(t, err)
 		return f
 	}
@@ -67,7 +69,7 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 	falling := fit("oltp_point_select,1,10,5,1\noltp_point_select,2,9,5,1\noltp_point_select,4,8,5,1\n")
 	assert.Zero(t, falling.Footprint)
 	for _, own := range []int64{1 << 20, 8 << 20} {
-		us := 10 + float64(RotationGrowth(p, own, 4))/1e3
+		us := 10 + float64(rotationGrowth(p, false, own, 4))/1e3
 		got := fit(fmt.Sprintf("oltp_point_select,1,10,5,1\noltp_point_select,4,%.6f,5,1\n", us))
 		assert.InDelta(t, float64(own), float64(got.Footprint), 0.02*float64(own), "own %d from k = 4", own)
 	}
@@ -76,16 +78,22 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
 	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,5,1\noltp_point_select,64,1000000,5,1\n"), "rotation.csv")
 	require.NoError(t, err)
-	_, err = rot.FitFootprint(rotationProfile(), "oltp_point_select")
+	_, err = rot.fitFootprint(rotationProfile(), "oltp_point_select", false)
 	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "more than the refill model gives a footprint of 1 GiB")
 }
 
 func TestRotationGrowsWithConnectionsAndFootprint(t *testing.T) {
 	p := rotationProfile()
-	assert.Equal(t, time.Duration(0), RotationGrowth(p, 100<<10, 1))
-	assert.Less(t, RotationGrowth(p, 100<<10, 16), RotationGrowth(p, 100<<10, 1024))
-	assert.Less(t, RotationGrowth(p, 10<<10, 1024), RotationGrowth(p, 100<<10, 1024))
+	for _, pool := range []bool{false, true} {
+		assert.Equal(t, time.Duration(0), rotationGrowth(p, pool, 100<<10, 1), "pool %v", pool)
+		assert.Less(t, rotationGrowth(p, pool, 100<<10, 16), rotationGrowth(p, pool, 100<<10, 1024), "pool %v", pool)
+		assert.Less(t, rotationGrowth(p, pool, 10<<10, 1024), rotationGrowth(p, pool, 100<<10, 1024), "pool %v", pool)
+	}
+	// the pool refills the THD only, not a thread's own w as well: the fit
+	// of a pool curve used the thread-per-connection path and came out small
+	assert.Less(t, rotationGrowth(p, true, 64<<10, 1024), rotationGrowth(p, false, 64<<10, 1024)/2)
+	assert.Equal(t, p.Refill(64<<10, 2*p.SwitchFootprint+1023*(64<<10)), rotationGrowth(p, true, 64<<10, 1024))
 }
 
 func TestWithRotationSetsTheServerFootprintOnly(t *testing.T) {
@@ -148,7 +156,7 @@ func TestRotationRefusals(t *testing.T) {
 	}
 	rot, err := ParseRotation(strings.NewReader(good), "rotation.csv")
 	require.NoError(t, err)
-	_, err = rot.FitFootprint(p, "oltp_point_select")
+	_, err = rot.fitFootprint(p, "oltp_point_select", false)
 	assert.ErrorContains(t, err, "has no rows of oltp_point_select")
 	bom, err := ParseRotation(strings.NewReader("\ufeff"+good), "rotation.csv")
 	require.NoError(t, err, "a spreadsheet's byte-order mark")
@@ -159,7 +167,7 @@ func TestRotationRefusals(t *testing.T) {
 	_, _, err = pool.WithCosts(p).WithRotation(rot)
 	assert.ErrorContains(t, err, "rotation.csv has no rows of oltp_read_only thread_handling=pool-of-threads, a curve of live.csv: want every curve but connect's in the probe")
 	flat, _ := sim.Profile("new-kernel")
-	_, err = rot.FitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection")
+	_, err = rot.fitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection", false)
 	assert.ErrorContains(t, err, "switch_footprint = 0, want a calibrated profile's")
 	noSetting, err := ParseUserTable(strings.NewReader("workload,cpus,threads,throughput\noltp_read_only,2,1,5\n"), "live.csv")
 	require.NoError(t, err)
@@ -169,4 +177,41 @@ func TestRotationRefusals(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = published.WithRotation(rot)
 	assert.ErrorContains(t, err, "is not a live table")
+}
+
+// A pool curve is fitted on the pool's own refill path: a probe made by it
+// gives its footprint back, which the thread-per-connection path does not.
+func TestWithRotationFitsAPoolCurveOnThePoolsPath(t *testing.T) {
+	p := rotationProfile()
+	const own = 256 << 10
+	var b strings.Builder
+	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
+	for _, k := range []int{1, 16, 256, 1024} {
+		fmt.Fprintf(&b, "pool-of-threads,oltp_point_select,%d,%.6f,5,1\n", k, 20+float64(rotationGrowth(p, true, own, k))/1e3)
+	}
+	rot, err := ParseRotation(strings.NewReader(b.String()), "rotation.csv")
+	require.NoError(t, err)
+	ut, err := ParseUserTable(strings.NewReader("thread_handling,workload,cpus,threads,throughput\npool-of-threads,oltp_point_select,2,1,5\npool-of-threads,oltp_point_select,2,64,9\n"), "live.csv")
+	require.NoError(t, err)
+	_, fits, err := ut.WithCosts(p).WithRotation(rot)
+	require.NoError(t, err)
+	assert.InDelta(t, own, float64(fits["oltp_point_select thread_handling=pool-of-threads"].Footprint), 0.02*own)
+}
+
+// What innosim live -rotation writes is what validate reads: the columns
+// come from one place, and the committed probe parses.
+func TestParseRotationReadsWhatLiveWrites(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, live.WriteRotationCSV(&b, "thread_handling", []live.RotationPoint{
+		{Value: "pool-of-threads", Workload: "oltp_read_only", Connections: 1, ServerCPUPerQuery: 24 * time.Microsecond, ClientCPUPerQuery: 5 * time.Microsecond, QueriesPerEvent: 16},
+		{Value: "pool-of-threads", Workload: "oltp_read_only", Connections: 64, ServerCPUPerQuery: 27 * time.Microsecond, ClientCPUPerQuery: 6 * time.Microsecond, QueriesPerEvent: 16}}))
+	rot, err := ParseRotation(strings.NewReader(b.String()), "written.csv")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"oltp_read_only thread_handling=pool-of-threads"}, rot.Curves())
+	f, err := os.Open("../../docs/live/rotation.csv")
+	require.NoError(t, err)
+	defer f.Close()
+	committed, err := ParseRotation(f, "docs/live/rotation.csv")
+	require.NoError(t, err)
+	assert.Len(t, committed.Curves(), 4, "two workloads × two thread handlings")
 }

@@ -149,15 +149,12 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 // a fixed warm-up measures the ramp or a crest. The warm-up goes on past
 // liveWarmup until two successive windows, each long enough for every
 // connection to complete 10 units (a window of k rounds reads the rate to
-// one round in k, so 10 for the 10% tolerance), agree within 10%; a cell not
-// steady in 120 s of virtual time (the collapse case's bound) is an error.
-// innosim live warms up a second
-// of wall time.
+// one round in k, so 10 for the 10% tolerance), agree within 10%; a cell
+// not steady in 120 s of virtual time is an error. It is the collapse
+// case's rule (collapseSteady). innosim live warms up a second of wall time.
 const liveWarmup = 100 * time.Millisecond
 
-func liveSteady() *sim.SteadyWarmup {
-	return &sim.SteadyWarmup{Window: userMeasure, Tolerance: 0.1, PerThread: 10, Max: 120 * time.Second}
-}
+func liveSteady() *sim.SteadyWarmup { return collapseSteady() }
 
 // liveClientColumn is innosim live's column of sysbench's CPU per query,
 // liveServerColumn its column of mariadbd's.
