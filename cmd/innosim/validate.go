@@ -213,7 +213,7 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 		for _, c := range slices.Sorted(maps.Keys(fits)) {
 			note := ""
 			if fits[c].AtFloor {
-				note = ": the ring's switch_footprint alone gives the probe's growth or more"
+				note = ": the probe grew no more than a connection with none of its own would"
 			}
 			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s%s)\n", ut.Name, c, (fits[c].Footprint+512)/1024, path, note)
 			used[c] = true

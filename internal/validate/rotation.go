@@ -43,9 +43,11 @@ type rotationPoint struct {
 var rotationColumns = live.RotationHeader("")
 
 // ParseRotation reads a rotation table from r (at most 1 MiB, maxUserRows
-// rows); name is the file's name for errors. Every curve needs a row at one
-// connection and at least one more; each connection count once a curve.
-// Errors name the line and the column and wrap sim.ErrInvalidConfig.
+// rows); name is the file's name for errors. The workloads are
+// live.RotationWorkloads; a column beside rotationColumns can only be
+// thread_handling. Every curve needs a row at one connection and at least
+// one more, each connection count once, and one queries_per_event. Errors
+// name the line and the column and wrap sim.ErrInvalidConfig.
 func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	rot := Rotation{Name: name, curves: map[string][]rotationPoint{}}
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
@@ -165,9 +167,9 @@ const maxFootprint = 1 << 30
 type Fit struct {
 	// Footprint is the fitted bytes, 0..maxFootprint.
 	Footprint int64
-	// AtFloor is set when the best fit is no footprint beyond the profile's
-	// SwitchFootprint: the probe grew by no more than the ring's threads'
-	// bytes already make it.
+	// AtFloor is set when the best fit is 0 bytes: the probe grew by no more
+	// than the model charges a connection with no footprint of its own (on
+	// a thread per connection, its thread's SwitchFootprint still refills).
 	AtFloor bool
 }
 
@@ -226,7 +228,7 @@ func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fi
 	return Fit{Footprint: b, AtFloor: b == 0}, nil
 }
 
-// maxOctaves is log2(1 + maxFootprint/1 KiB): FitFootprint's search range.
+// maxOctaves is log2(1 + maxFootprint/1 KiB): fitFootprint's search range.
 const maxOctaves = 20
 
 // WithRotation returns the live table with each curve's server footprint
