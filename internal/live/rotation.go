@@ -52,20 +52,20 @@ type RotationPoint struct {
 	ClientCPUPerQuery time.Duration
 	// QueriesPerEvent is the workload's queries per event (1 for
 	// oltp_point_select, 16 for oltp_read_only: BEGIN, 10 point selects, 4
-	// ranges, COMMIT). Only an event's first query finds its server side
-	// after the other connections ran; the rest follow its own.
+	// ranges, COMMIT), each sent to the next connection.
 	QueriesPerEvent float64
 }
 
 // Rotate runs the rotation probe: for each value of c.Setting a server, and
 // on it, for each workload of c (connect is refused: its connections live
 // for one query) and each count k of connections, one sysbench thread that
-// opens k connections and runs the workload's events on them in turn,
-// with the server and sysbench pinned to one CPU. Each connection's server
-// side runs once every k events, after the other k−1 ran, and nothing runs
-// beside it, so how its CPU per query grows with k measures one thing: the
-// refill of its own state that the other connections' state evicted from
-// the caches (what sim.ClientConfig.ServerFootprint models).
+// opens k connections and sends each statement of the workload to the next
+// of them in turn, with the server and sysbench pinned to one CPU. Each
+// connection's server side runs once every k statements, after the other
+// k−1 ran, and nothing runs beside it, so how its CPU per query grows with k
+// measures one thing: what a switch to it refills of the state that the
+// other connections' state evicted from the caches (what
+// sim.ClientConfig.ServerFootprint models).
 //
 // A point warms up for max(2000, 2k) events and measures max(5000, 10k);
 // of c.Repeats runs, the one of median server CPU is kept. Rotate takes

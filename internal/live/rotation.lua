@@ -1,9 +1,13 @@
--- rotation: one client thread opens --rotation connections and runs the
--- workload's events on them in turn, so each connection's server side runs
--- once every --rotation events, after the others ran. Written for innosim
--- live against sysbench 1.0: it loads the workload's own script (named by
--- INNOSIM_WORKLOAD) and keeps oltp_common's per-connection globals (con,
--- stmt, param) once per connection. After --rotation-warm events it reads
+-- rotation: one client thread opens --rotation connections and sends each
+-- statement of the workload's events to the next of them in turn, so each
+-- connection's server side runs once every --rotation statements, after
+-- the others ran. Written for innosim live against sysbench 1.0: it loads
+-- the workload's own script (named by INNOSIM_WORKLOAD), keeps oltp_common's
+-- per-connection globals (con, stmt, param) once per connection, and
+-- replaces stmt and param by proxies: a statement's parameters are set on
+-- the connection that it will go to, and reading stmt moves to that
+-- connection (oltp_common sets a statement's parameters through param, then
+-- executes it through stmt, once). After --rotation-warm events it reads
 -- the server's run time (the first field of /proc/PID/task/*/schedstat,
 -- ns, for --server-pid), and after --rotation-events more it reads it
 -- again and prints one line, with sysbench's own CPU time over the same
@@ -18,7 +22,16 @@ sysbench.cmdline.options.rotation_events = {"measured events", 5000}
 sysbench.cmdline.options.server_pid = {"the server's process id", 0}
 
 local workload_init, workload_event = thread_init, event
-local conns, n, start, client_start
+local conns, cur, n, start, client_start
+
+local function upcoming() return cur % #conns + 1 end
+local param_proxy = setmetatable({}, {__index = function(_, key)
+   return conns[upcoming()].param[key]
+end})
+local stmt_proxy = setmetatable({}, {__index = function(_, key)
+   cur = upcoming()
+   return conns[cur].stmt[key]
+end})
 
 local function server_ns()
    local f = io.popen("cat /proc/" .. sysbench.opt.server_pid .. "/task/*/schedstat")
@@ -34,11 +47,12 @@ local function server_ns()
 end
 
 function thread_init()
-   conns, n = {}, 0
+   conns, cur, n = {}, 0, 0
    for i = 1, sysbench.opt.rotation do
       workload_init()
       conns[i] = {con = con, stmt = stmt, param = param}
    end
+   stmt, param = stmt_proxy, param_proxy
 end
 
 function event()
@@ -50,8 +64,6 @@ function event()
       print(string.format("innosim-rotation events=%d server_ns=%d client_ns=%d",
                           sysbench.opt.rotation_events, server_ns() - start, client * 1e9))
    end
-   local c = conns[n % sysbench.opt.rotation + 1]
-   con, stmt, param = c.con, c.stmt, c.param
    workload_event()
 end
 

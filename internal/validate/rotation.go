@@ -111,7 +111,6 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 				return fmt.Errorf("validate: %s:%d: %s at %d connections again (line %d): want each count once a curve: %w", name, r.line, curve, k, p.line, sim.ErrInvalidConfig)
 			}
 			if math.Abs(p.queriesPerEvent-q) > 0.01*q {
-				// the growth per event is the per-query growth times this:
 				// one curve runs one script
 				return fmt.Errorf("validate: %s:%d: %s has queries_per_event %g, but line %d has %g: want one value a curve: %w",
 					name, r.line, curve, q, p.line, p.queriesPerEvent, sim.ErrInvalidConfig)
@@ -135,9 +134,10 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	return rot, nil
 }
 
-// rotationGrowth is what the simulator charges, over one connection, for
-// a connection whose server side touches own bytes when one client thread
-// uses k connections in turn, on the refill path the curve's cells take:
+// rotationGrowth is what the simulator charges a query, over one
+// connection, for a connection whose server side touches own bytes when
+// one client thread sends its statements to k connections in turn, on the
+// refill path the curve's cells take:
 //
 //   - a thread per connection (sim.CostProfile.SwitchCostOf): a switch to
 //     the connection's thread refills its w + own bytes, w the profile's
@@ -175,14 +175,13 @@ type Fit struct {
 
 // fitFootprint returns the bytes own ≥ 0 of a connection's server side for
 // which rotationGrowth on p (pool: the curve runs MariaDB's pool) fits the
-// curve's growth per event over its one-connection row best by least
-// squares: the best of a grid of own = (2^u − 1) KiB for u = 0, 0.25, …, 20
+// curve's growth of CPU per query over its one-connection row best by
+// least squares: the best of a grid of own = (2^u − 1) KiB for u = 0, 0.25, …, 20
 // (0, then about 200 B to 1 GiB; of equal fits the smaller), refined by
-// gonum's Nelder–Mead over u (an error of it keeps the grid's best). An
-// event's first query is the one that finds its connection after the
-// others ran, so the measured growth per event is the growth of CPU per
-// query times the queries per event. p must have a SwitchFootprint (a
-// calibrated profile). A best fit at 1 GiB is an error: the refill model
+// gonum's Nelder–Mead over u (an error of it keeps the grid's best). Every
+// query of the probe goes to the next connection, so each finds its
+// connection after the others ran, as the simulator charges every switch.
+// p must have a SwitchFootprint (a calibrated profile). A best fit at 1 GiB is an error: the refill model
 // cannot make the growth the probe measured.
 func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fit, error) {
 	ps, ok := rot.curves[curve]
@@ -194,9 +193,7 @@ func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fi
 			p.Name, p.SwitchFootprint, rot.Name, sim.ErrInvalidConfig)
 	}
 	base := ps[0]
-	growth := func(pt rotationPoint) float64 {
-		return float64(pt.cpu)*pt.queriesPerEvent - float64(base.cpu)*base.queriesPerEvent
-	}
+	growth := func(pt rotationPoint) float64 { return float64(pt.cpu - base.cpu) }
 	own := func(u float64) int64 { // u = log2(1 + own/1 KiB), clamped to 0..maxOctaves
 		return int64(math.Min(math.Exp2(math.Max(0, math.Min(u, maxOctaves)))-1, maxFootprint/1024) * 1024)
 	}
@@ -222,7 +219,7 @@ func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fi
 	b := own(best)
 	if b >= maxFootprint-1024 {
 		top := ps[len(ps)-1]
-		return Fit{}, fmt.Errorf("validate: %s: %s grows by %v an event at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
+		return Fit{}, fmt.Errorf("validate: %s: %s grows by %v a query at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
 			rot.Name, curve, time.Duration(growth(top)), top.connections, rotationGrowth(p, pool, maxFootprint, top.connections), sim.ErrInvalidConfig)
 	}
 	return Fit{Footprint: b, AtFloor: b == 0}, nil

@@ -24,13 +24,13 @@ func rotationProfile() sim.CostProfile {
 	return p
 }
 
-// rotationCSV writes a probe whose growth per event is rotationGrowth's for
-// a footprint of own bytes: per query, that growth over queries per event.
+// rotationCSV writes a probe whose growth of CPU per query is
+// rotationGrowth's for a footprint of own bytes.
 func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
 	var b strings.Builder
 	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
-		us := 20 + float64(rotationGrowth(p, false, own, k))/qpe/1e3
+		us := 20 + float64(rotationGrowth(p, false, own, k))/1e3
 		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%d,%g\n", k, us, 5+k, qpe)
 	}
 	return b.String()
