@@ -20,7 +20,8 @@ import (
 
 // Rotation is a rotation probe's table (innosim live -rotation --csv): per
 // curve (workload and setting value), the server's CPU per query while one
-// client thread runs the workload on k connections in turn, by k. Its
+// client thread sends the workload's statements to k connections in turn,
+// by k. Its
 // growth with k is what a switch to a connection refills after the other
 // connections ran, and WithRotation reads each curve's footprint from it.
 type Rotation struct {
