@@ -179,6 +179,22 @@ func TestCostProfileWriteToRefusesANameItCannotReadBack(t *testing.T) {
 	}
 }
 
+// Refill is the refill SwitchCost adds beyond a ring of two's, and the
+// pool's refill of a THD: nothing evicted, nothing refilled; everything
+// evicted, every line from memory.
+func TestRefillIsTheSwitchsRefill(t *testing.T) {
+	p := OldKernel()
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
+	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
+	w := p.SwitchFootprint
+	for _, n := range []int{3, 64, 4096} {
+		got := p.Refill(w, int64(n-1)*w) - p.Refill(w, w)
+		assert.InDelta(t, float64(p.SwitchCost(n)-p.ContextSwitch), float64(got), 1, "n=%d", n)
+	}
+	assert.Zero(t, p.Refill(100<<10, 0))
+	assert.InDelta(t, float64(100<<10/64*100), float64(p.Refill(100<<10, 1<<40)), 1)
+}
+
 func TestSwitchCostOfChargesAThreadItsOwnFootprint(t *testing.T) {
 	p := OldKernel()
 	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20

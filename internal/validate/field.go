@@ -361,8 +361,9 @@ type collapseCell struct{ threads, cpus int }
 // within 10%, from a first window of sim.DefaultMeasure, within 120 s of
 // virtual time: room for the pairs of doubling windows that 4,096 threads
 // need before a window holds 10 queries a thread, and that a 1,024-thread
-// live cell on 2 cores needs (a 30 s bound refused one that ran 1,300
-// read-only transactions a second, steady within 5%).
+// live cell on 2 cores needs (a 30 s bound refused a read-only one whose
+// last two 6.4 s windows agreed within 5% but held 8,302 and 8,731 units,
+// short of 10 a connection).
 func collapseSteady() *sim.SteadyWarmup {
 	return &sim.SteadyWarmup{Window: sim.DefaultMeasure, Tolerance: 0.1, PerThread: 10, Max: 120 * time.Second}
 }
