@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/innosim/innosim/sim"
 )
@@ -270,13 +273,16 @@ func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow)
 }
 
 // Run simulates the user table's cells (seeded from seed) and returns the
-// Predicted table: every cell beside the simulation.
+// Predicted table: every cell beside the simulation. A cell whose warm-up
+// reached no steady state (sim.ErrNotSteady) has no simulated figure and
+// fails a check of its own, so the table misses; the other cells and
+// tables still run.
 func (ut UserTable) Run(ctx context.Context, seed uint64) (Table, error) {
-	res, err := ut.simulate(ctx, seed)
+	res, unsteady, err := ut.simulate(ctx, seed)
 	if err != nil {
 		return Table{}, err
 	}
-	t := Table{Name: ut.Name, Source: ut.Source, Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
+	t := Table{Name: ut.Name, Source: ut.Source, Use: Predicted, MaxAbsLog: math.Log(ut.Bound), Checks: unsteady}
 	for i, c := range ut.Cells {
 		t.Rows = append(t.Rows, Row{Label: ut.label(i, c), Published: ut.Published[i], Simulated: res[i]})
 	}
@@ -284,35 +290,60 @@ func (ut UserTable) Run(ctx context.Context, seed uint64) (Table, error) {
 }
 
 // Tables returns what validate prints for the table: Run's table for a
-// published one; for a live one, its shape and level tables (liveTables).
+// published one; for a live one, its shape and level tables (liveTables),
+// the level table with Run's checks of cells that reached no steady state.
 func (ut UserTable) Tables(ctx context.Context, seed uint64) ([]Table, error) {
 	if !ut.Live {
 		t, err := ut.Run(ctx, seed)
 		return []Table{t}, err
 	}
-	res, err := ut.simulate(ctx, seed)
+	res, unsteady, err := ut.simulate(ctx, seed)
 	if err != nil {
 		return nil, err
 	}
-	return ut.liveTables(res), nil
+	tables := ut.liveTables(res)
+	tables[1].Checks = append(tables[1].Checks, unsteady...)
+	return tables, nil
 }
 
-// simulate runs the cells, each seeded from seed and its position, and
-// returns their throughputs.
-func (ut UserTable) simulate(ctx context.Context, seed uint64) ([]float64, error) {
-	cells := append([]sim.Cell(nil), ut.Cells...)
-	for i := range cells {
-		cells[i].Machine.Seed = seed*1_000_003 + uint64(i)
+// simulate runs the cells, each seeded from seed and its position, at most
+// GOMAXPROCS at a time, and returns their throughputs. A cell that reached
+// no steady state gets NaN and a failed check naming it; any other error
+// stops the rest and is returned.
+func (ut UserTable) simulate(ctx context.Context, seed uint64) ([]float64, []Check, error) {
+	x := make([]float64, len(ut.Cells))
+	failed := make([]error, len(ut.Cells))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range ut.Cells {
+		c := ut.Cells[i]
+		c.Machine.Seed = seed*1_000_003 + uint64(i)
+		g.Go(func() error {
+			r, err := c.Run(gctx)
+			switch {
+			case errors.Is(err, sim.ErrNotSteady):
+				x[i], failed[i] = math.NaN(), err
+			case err != nil:
+				return fmt.Errorf("cell %d of %d: %w", i+1, len(ut.Cells), err)
+			default:
+				x[i] = r.Throughput
+			}
+			return nil
+		})
 	}
-	res, err := sim.RunCells(ctx, cells, nil)
-	if err != nil {
-		return nil, fmt.Errorf("validate: %s: %w", ut.Name, err)
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("validate: %s: %w", ut.Name, err)
 	}
-	x := make([]float64, len(res))
-	for i, r := range res {
-		x[i] = r.Throughput
+	var unsteady []Check
+	for i, err := range failed {
+		if err != nil {
+			unsteady = append(unsteady, Check{Name: ut.label(i, ut.Cells[i]) + " reached a steady state", Detail: err.Error()})
+		}
 	}
-	return x, nil
+	return x, unsteady, nil
 }
 
 // label names cell i in a table row.

@@ -278,7 +278,10 @@ func (ut UserTable) liveTables(simX []float64) []Table {
 			if logDist(th, LiveLevelThreads) < logDist(ut.Cells[near].Threads, LiveLevelThreads) {
 				near = i
 			}
-			livePeak, simPeak = max(livePeak, ut.Published[i]), max(simPeak, simX[i])
+			livePeak = max(livePeak, ut.Published[i])
+			if !math.IsNaN(simX[i]) { // a cell that reached no steady state
+				simPeak = max(simPeak, simX[i])
+			}
 		}
 		ls, ss := ut.Published[top]/livePeak, 0.0
 		if simPeak > 0 {

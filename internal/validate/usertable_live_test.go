@@ -179,3 +179,39 @@ connect,2,256,700,49000,9000
 	require.ErrorIs(t, err, sim.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), `server_rss_kib = "x", want a number of KiB in 0..1000000000`)
 }
+
+// A cell whose warm-up reached no steady state stopped the whole validate
+// run (every other table unprinted); now it has no figure, fails a check of
+// its own, and the rest of the table is still compared.
+func TestALiveCellThatIsNeverSteadyMissesItsTableOnly(t *testing.T) {
+	ut, err := ParseUserTable(strings.NewReader(`workload,cpus,threads,throughput
+oltp_point_select,2,1,5000
+oltp_point_select,2,64,9000
+`), "live.csv")
+	require.NoError(t, err)
+	// 1 ms windows cannot hold 10 queries for each of 64 connections, and
+	// the warm-up may not go past the first pair
+	never := *ut.Cells[1].Steady
+	never.Window = time.Millisecond
+	never.Max = ut.Cells[1].Warmup + 2*never.Window
+	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
+	ut.Cells[1].Steady = &never
+	tables, err := ut.Tables(context.Background(), 1)
+	require.NoError(t, err)
+	require.Len(t, tables, 2)
+	level := tables[1]
+	assert.True(t, math.IsNaN(level.Rows[0].Simulated), "no figure for the unsteady cell")
+	missed, why := level.Miss()
+	assert.True(t, missed)
+	assert.Contains(t, why, "oltp_point_select 2cpu t64 reached a steady state")
+	var failed bool
+	for _, c := range level.Checks {
+		if !c.Pass {
+			failed = true
+			assert.Contains(t, c.Detail, "warm-up reached no steady state")
+		}
+	}
+	assert.True(t, failed)
+	shape := tables[0]
+	assert.False(t, shape.Checks[0].Pass, "the curve's top cell has no figure")
+}
