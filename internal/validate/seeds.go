@@ -115,27 +115,40 @@ func checkRuns(seeds []uint64, runs [][]Table) error {
 	return nil
 }
 
-// writeSeeded prints one table simulated at each of seeds (ts[k] at seeds[k]).
+// writeSeeded prints one table simulated at each of seeds (ts[k] at
+// seeds[k]). With one table it is Table.write's layout: no seeds in the
+// heading, no sim min and sim max, no range of the mean |log|, and MISS
+// without a seed.
 func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
-	t := ts[0]
-	fmt.Fprintf(w, "== %s (%s; source: %s; seeds %s)\n", t.Name, t.Use, t.Source, seedList(seeds))
+	t, seeded := ts[0], len(ts) > 1
+	if seeded {
+		fmt.Fprintf(w, "== %s (%s; source: %s; seeds %s)\n", t.Name, t.Use, t.Source, seedList(seeds))
+	} else {
+		fmt.Fprintf(w, "== %s (%s; source: %s)\n", t.Name, t.Use, t.Source)
+	}
 	if t.Missing != "" {
 		fmt.Fprintf(w, "not modelled: %s\n", t.Missing)
 	}
 	if len(t.Rows) > 0 {
-		rt := report.Table{Header: []string{"cell", "published", "simulated", "sim/pub", "sim min", "sim max"}}
+		header := []string{"cell", "published", "simulated", "sim/pub"}
+		if seeded {
+			header = append(header, "sim min", "sim max")
+		}
+		rt := report.Table{Header: header}
 		for j, r := range t.Rows {
 			lo, hi := span(ts, func(tk Table) float64 { return tk.Rows[j].Simulated })
+			var row []any
 			switch {
 			case !r.hasPublished() && t.Missing != "":
-				rt.AddRow(r.Label, "-", "-", "-", "-", "-")
+				row = []any{r.Label, "-", "-", "-", "-", "-"}
 			case !r.hasPublished():
-				rt.AddRow(r.Label, "-", r.Simulated, "-", lo, hi)
+				row = []any{r.Label, "-", r.Simulated, "-", lo, hi}
 			case t.Missing != "":
-				rt.AddRow(r.Label, r.Published, "-", "-", "-", "-")
+				row = []any{r.Label, r.Published, "-", "-", "-", "-"}
 			default:
-				rt.AddRow(r.Label, r.Published, r.Simulated, r.Simulated/r.Published, lo, hi)
+				row = []any{r.Label, r.Published, r.Simulated, r.Simulated / r.Published, lo, hi}
 			}
+			rt.AddRow(row[:len(header)]...)
 		}
 		if err := rt.WriteText(w); err != nil {
 			return err
@@ -143,9 +156,8 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 	}
 	if t.Missing == "" {
 		s := t.Summary()
-		lo, hi := meanAbsLogRange(ts)
 		line := fmt.Sprintf("cells %d, mean |log(sim/pub)| %s", s.Cells, logText(s.MeanAbsLog))
-		if s.Cells > 0 {
+		if lo, hi := meanAbsLogRange(ts); seeded && s.Cells > 0 {
 			line += fmt.Sprintf(" (over the seeds %s to %s)", logText(lo), logText(hi))
 		}
 		line += ", worst " + worstText(s)
@@ -172,12 +184,13 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 			}
 			detail = strings.Join(each, "; ")
 		}
-		line := fmt.Sprintf("check %s %s (%s)", mark, c.Name, detail)
-		fmt.Fprintln(w, line)
+		fmt.Fprintf(w, "check %s %s (%s)\n", mark, c.Name, detail)
 	}
 	for k, tk := range ts {
-		if m, why := tk.Miss(); m {
+		if m, why := tk.Miss(); m && seeded {
 			fmt.Fprintf(w, "MISS at seed %d: %s\n", seeds[k], why)
+		} else if m {
+			fmt.Fprintf(w, "MISS: %s\n", why)
 		}
 	}
 	_, err := fmt.Fprintln(w)

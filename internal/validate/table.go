@@ -235,44 +235,6 @@ func worstText(s Summary) string {
 	return fmt.Sprintf("%s (×%s)", s.Worst.Label, factor(s.WorstAbsLog))
 }
 
-func (t Table) write(w io.Writer) error {
-	fmt.Fprintf(w, "== %s (%s; source: %s)\n", t.Name, t.Use, t.Source)
-	if t.Missing != "" {
-		fmt.Fprintf(w, "not modelled: %s\n", t.Missing)
-	}
-	if len(t.Rows) > 0 {
-		rt := report.Table{Header: []string{"cell", "published", "simulated", "sim/pub"}}
-		for _, r := range t.Rows {
-			switch {
-			case !r.hasPublished() && t.Missing != "":
-				rt.AddRow(r.Label, "-", "-", "-")
-			case !r.hasPublished():
-				rt.AddRow(r.Label, "-", r.Simulated, "-")
-			case t.Missing != "":
-				rt.AddRow(r.Label, r.Published, "-", "-")
-			default:
-				rt.AddRow(r.Label, r.Published, r.Simulated, r.Simulated/r.Published)
-			}
-		}
-		if err := rt.WriteText(w); err != nil {
-			return err
-		}
-	}
-	if t.Missing == "" {
-		s := t.Summary()
-		line := fmt.Sprintf("cells %d, mean |log(sim/pub)| %s, worst %s", s.Cells, logText(s.MeanAbsLog), worstText(s))
-		fmt.Fprintln(w, line+t.sideAndBound(s))
-	}
-	for _, c := range t.Checks {
-		mark := "ok  "
-		if !c.Pass {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "check %s %s (%s)\n", mark, c.Name, c.Detail)
-	}
-	if m, why := t.Miss(); m {
-		fmt.Fprintf(w, "MISS: %s\n", why)
-	}
-	_, err := fmt.Fprintln(w)
-	return err
-}
+// write prints the table: its cells, metrics, checks and verdict
+// (writeSeeded with one run).
+func (t Table) write(w io.Writer) error { return writeSeeded(w, nil, []Table{t}) }
