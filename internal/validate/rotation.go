@@ -51,14 +51,11 @@ var rotationColumns = live.RotationHeader("")
 // name the line and the column and wrap sim.ErrInvalidConfig.
 func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	rot := Rotation{Name: name, curves: map[string][]rotationPoint{}}
-	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	text, err := readTable(r, name)
 	if err != nil {
-		return rot, fmt.Errorf("validate: %s: %w", name, err)
+		return rot, err
 	}
-	if len(data) > 1<<20 {
-		return rot, fmt.Errorf("validate: %s: larger than 1 MiB: %w", name, sim.ErrInvalidConfig)
-	}
-	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(data), "\ufeff"))) // a spreadsheet's byte-order mark
+	cr := csv.NewReader(strings.NewReader(text))
 	head, err := cr.Read()
 	if err != nil {
 		return rot, fmt.Errorf("validate: %s: header: %w", name, err)

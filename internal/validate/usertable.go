@@ -98,15 +98,11 @@ const userMeasure = sim.DefaultMeasure
 func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 	ut := UserTable{Name: name, Source: name, Bound: 1.5, File: name}
 	var body strings.Builder
-	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	text, err := readTable(r, name)
 	if err != nil {
-		return ut, fmt.Errorf("validate: %s: %w", name, err)
+		return ut, err
 	}
-	if len(data) > 1<<20 {
-		return ut, fmt.Errorf("validate: %s: larger than 1 MiB", name)
-	}
-	text := strings.TrimPrefix(string(data), "\ufeff") // a spreadsheet's byte-order mark
-	directive := map[string]int{}                      // name, source, bound → its line
+	directive := map[string]int{} // name, source, bound → its line
 	for i, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, "#") {
@@ -270,6 +266,19 @@ func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow)
 		return fmt.Errorf("validate: %s: no rows: %w", file, sim.ErrInvalidConfig)
 	}
 	return nil
+}
+
+// readTable reads a table file of at most 1 MiB and drops a leading UTF-8
+// byte-order mark (a spreadsheet's).
+func readTable(r io.Reader, name string) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return "", fmt.Errorf("validate: %s: %w", name, err)
+	}
+	if len(data) > 1<<20 {
+		return "", fmt.Errorf("validate: %s: larger than 1 MiB: %w", name, sim.ErrInvalidConfig)
+	}
+	return strings.TrimPrefix(string(data), "\ufeff"), nil
 }
 
 // Run simulates the user table's cells (seeded from seed) and returns the
