@@ -82,8 +82,8 @@ func TestParseStatsNamesTheMissingLine(t *testing.T) {
 
 func TestMedianTakesTheMiddleRunWhole(t *testing.T) {
 	ps := []Point{{Throughput: 30, P95: 3}, {Throughput: 10, P95: 1}, {Throughput: 20, P95: 2}}
-	assert.Equal(t, Point{Throughput: 20, P95: 2}, median(ps))
-	assert.Equal(t, Point{Throughput: 10, P95: 1}, median(ps[1:]), "an even count takes the lower middle")
+	assert.Equal(t, Point{Throughput: 20, P95: 2}, median(ps, func(p Point) float64 { return p.Throughput }))
+	assert.Equal(t, Point{Throughput: 10, P95: 1}, median(ps[1:], func(p Point) float64 { return p.Throughput }), "an even count takes the lower middle")
 }
 
 func TestTableHasRunsColumnsAndTheLiveOnes(t *testing.T) {

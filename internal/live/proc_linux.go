@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -159,13 +158,12 @@ func pinTasks(pid int) (int, error) {
 	return cpu, nil
 }
 
-// runPinned is runGroup on CPU cpu, with env added to this process's
-// environment, returning the program's combined output. The program is
-// started from an OS thread pinned to cpu, whose affinity it inherits; that
-// thread is never handed back to the Go runtime, so no other goroutine runs
-// with its affinity cut down: it exits with the goroutine, or, if it is the
-// process's main thread (which Go never ends), stays parked for good, still
-// pinned, running nothing.
+// runPinned is runGroupUsage on CPU cpu, returning the program's combined
+// output. The program is started from an OS thread pinned to cpu, whose
+// affinity it inherits; that thread is never handed back to the Go
+// runtime, so no other goroutine runs with its affinity cut down: it exits
+// with the goroutine, or, if it is the process's main thread (which Go
+// never ends), stays parked for good, still pinned, running nothing.
 func runPinned(ctx context.Context, cpu int, env []string, name string, args ...string) ([]byte, error) {
 	type result struct {
 		out []byte
@@ -180,18 +178,8 @@ func runPinned(ctx context.Context, cpu int, env []string, name string, args ...
 			done <- result{err: fmt.Errorf("live: sched_setaffinity to CPU %d: %w", cpu, err)}
 			return
 		}
-		cmd := exec.CommandContext(ctx, name, args...)
-		ownGroup(cmd)
-		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 5 * time.Second
-		cmd.Env = append(os.Environ(), env...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		done <- result{out.Bytes(), err}
+		out, _, err := runGroupUsage(ctx, env, name, args...)
+		done <- result{out, err}
 	}()
 	r := <-done
 	return r.out, r.err

@@ -49,7 +49,7 @@ func TestSampleRSSReportsThisProcessAfterStop(t *testing.T) {
 }
 
 func TestMaxRSSOfAFinishedChild(t *testing.T) {
-	_, u, err := runGroupUsage(t.Context(), "/bin/sh", "-c", "true")
+	_, u, err := runGroupUsage(t.Context(), nil, "/bin/sh", "-c", "true")
 	require.NoError(t, err)
 	assert.Greater(t, u.maxRSS, int64(0))
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -100,8 +99,7 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 					pt.Value = v
 					reps = append(reps, pt)
 				}
-				sort.SliceStable(reps, func(i, j int) bool { return reps[i].ServerCPUPerQuery < reps[j].ServerCPUPerQuery })
-				pt := reps[(len(reps)-1)/2]
+				pt := median(reps, func(p RotationPoint) float64 { return float64(p.ServerCPUPerQuery) })
 				c.logf("live: rotation on %s: %s connections=%d: server CPU %v/query, client CPU %v/query", c.serverLabel(v), w, k, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 				points = append(points, pt)
 			}

@@ -184,7 +184,7 @@ func runValue(ctx context.Context, p programs, c Config, srv *server, script, v 
 				pt.Value = v
 				reps = append(reps, pt)
 			}
-			pt := median(reps)
+			pt := median(reps, func(p Point) float64 { return p.Throughput })
 			c.logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query, client CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 			points = append(points, pt)
 		}
@@ -202,7 +202,7 @@ func measure(ctx context.Context, p programs, c Config, srv *server, script, w s
 	stop, peak := make(chan struct{}), make(chan int64, 1)
 	go sampleRSS(srv.pid(), stop, peak)
 	start := time.Now()
-	out, u, err := runGroupUsage(ctx, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
+	out, u, err := runGroupUsage(ctx, nil, p.sysbench, sysbenchArgs(script, srv.socket, c, th, c.Duration, "run")...)
 	wall := time.Since(start)
 	close(stop)
 	serverRSS := <-peak // after close(stop): the sampler has returned
@@ -260,11 +260,11 @@ func pointErr(ctx context.Context, label, w string, th int, what string, err err
 	return fmt.Errorf("live: %s: sysbench %s %s --threads=%d: %w\n%s", label, what, w, th, err, tail(out, 20))
 }
 
-// median returns the point of median throughput (the lower middle of an even
-// count).
-func median(ps []Point) Point {
-	s := append([]Point(nil), ps...)
-	sort.SliceStable(s, func(i, j int) bool { return s[i].Throughput < s[j].Throughput })
+// median returns the element of median key (the lower middle of an even
+// count): a sweep's point by throughput, a rotation's by server CPU.
+func median[T any](xs []T, key func(T) float64) T {
+	s := append([]T(nil), xs...)
+	sort.SliceStable(s, func(i, j int) bool { return key(s[i]) < key(s[j]) })
 	return s[(len(s)-1)/2]
 }
 

@@ -274,7 +274,7 @@ func (s *server) logTail() string {
 // combined output and the CPU time (user + system) it used; cancelling ctx
 // kills the whole group.
 func runGroup(ctx context.Context, name string, args ...string) ([]byte, time.Duration, error) {
-	out, u, err := runGroupUsage(ctx, name, args...)
+	out, u, err := runGroupUsage(ctx, nil, name, args...)
 	return out, u.cpu, err
 }
 
@@ -285,9 +285,13 @@ type usage struct {
 	maxRSS int64
 }
 
-// runGroupUsage is runGroup with the program's peak resident set as well.
-func runGroupUsage(ctx context.Context, name string, args ...string) ([]byte, usage, error) {
+// runGroupUsage is runGroup with the program's peak resident set as well,
+// and env added to this process's environment for it.
+func runGroupUsage(ctx context.Context, env []string, name string, args ...string) ([]byte, usage, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
