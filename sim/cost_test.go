@@ -179,13 +179,20 @@ func TestCostProfileWriteToRefusesANameItCannotReadBack(t *testing.T) {
 	}
 }
 
+// footprintProfile is old-kernel with a 64 KiB switch footprint, a 512 KiB
+// L2 and a 32 MiB LLC, 10 ns a line from the LLC and 100 from memory.
+func footprintProfile() CostProfile {
+	p := OldKernel()
+	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
+	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
+	return p
+}
+
 // Refill is the refill SwitchCost adds beyond a ring of two's, and the
 // pool's refill of a THD: nothing evicted, nothing refilled; everything
 // evicted, every line from memory.
 func TestRefillIsTheSwitchsRefill(t *testing.T) {
-	p := OldKernel()
-	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
-	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
+	p := footprintProfile()
 	w := p.SwitchFootprint
 	for _, n := range []int{3, 64, 4096} {
 		got := p.Refill(w, int64(n-1)*w) - p.Refill(w, w)
@@ -196,9 +203,7 @@ func TestRefillIsTheSwitchsRefill(t *testing.T) {
 }
 
 func TestSwitchCostOfChargesAThreadItsOwnFootprint(t *testing.T) {
-	p := OldKernel()
-	p.SwitchFootprint, p.CacheL2, p.CacheLLC = 64<<10, 512<<10, 32<<20
-	p.RefillLLC, p.RefillMemory = 10*time.Nanosecond, 100*time.Nanosecond
+	p := footprintProfile()
 	w := p.SwitchFootprint
 	for _, n := range []int{3, 64, 4096} {
 		assert.Equal(t, p.SwitchCost(n), p.SwitchCostOf(w, int64(n-1)*w), "equal footprints are SwitchCost, n=%d", n)
