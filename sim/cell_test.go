@@ -143,7 +143,7 @@ func TestEveryInnoDBWorkloadEntersTheGate(t *testing.T) {
 		}
 		return c
 	}
-	for _, w := range []string{"oltp_read_only", "oltp_point_select", "oltp_insert", "bulk_insert", "oltp_read_write", "slap_select"} {
+	for _, w := range []string{"oltp_read_only", "oltp_read_only_mariadb", "oltp_point_select", "oltp_insert", "bulk_insert", "oltp_read_write", "slap_select"} {
 		res, err := RunCells(t.Context(), []Cell{cell(w, false), cell(w, true)}, nil)
 		require.NoError(t, err, w)
 		assert.Less(t, res[1].Throughput, 0.7*res[0].Throughput, "%s: limit 1 (%.0f) against none (%.0f)", w, res[1].Throughput, res[0].Throughput)

@@ -28,7 +28,7 @@ const us = time.Microsecond
 
 // Workloads returns the built-in workloads, by name.
 func Workloads() map[string]Workload {
-	ws := []Workload{oltpReadOnly(), oltpReadWrite(), oltpPointSelect(), connectWorkload(), oltpInsert(), bulkInsert(), oltpInsertAutoInc(), slapSelect()}
+	ws := []Workload{oltpReadOnly(), oltpReadWrite(), oltpPointSelect(), oltpReadOnlyMariaDB(), connectWorkload(), oltpInsert(), bulkInsert(), oltpInsertAutoInc(), slapSelect()}
 	ws = append(ws, fieldWorkloads()...)
 	out := make(map[string]Workload, len(ws))
 	for _, w := range ws {

@@ -53,3 +53,33 @@ func TestConnectDocStatesItsProgram(t *testing.T) {
 	assert.Contains(t, w.Doc, fmt.Sprintf("%d sleeps", kinds[OpSleep]))
 	assert.Contains(t, w.Doc, fmt.Sprintf("%d µs of user CPU", cpu/time.Microsecond))
 }
+
+// TestReadOnlyMariaDBIsSysbenchsTransaction: oltp_read_only_mariadb runs
+// oltp_read_only.lua's event as statements, each a client round trip and a
+// query: BEGIN, 10 point selects, 4 ranges, COMMIT. Its transaction is
+// active (the thread pool's high priority) from the first SELECT to the
+// COMMIT, and it takes no mutex: MariaDB 10.11's read view and page fixes
+// take none that every query shares.
+func TestReadOnlyMariaDBIsSysbenchsTransaction(t *testing.T) {
+	w, kinds, units, _ := programOf(t, "oltp_read_only_mariadb")
+	assert.Equal(t, 16, units)
+	assert.Equal(t, 16, kinds[OpSleep], "a round trip a statement")
+	assert.Zero(t, kinds[OpLock], "no mutex")
+	assert.Zero(t, kinds[OpReadView], "no copy of the active transactions under a mutex")
+	assert.Contains(t, w.Doc, "10 point selects")
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	require.NoError(t, err)
+	stmt, begin, end := 0, 0, 0 // statements are counted by their round trips
+	for _, op := range w.Setup(m) {
+		switch op.Kind {
+		case OpSleep:
+			stmt++
+		case OpTrxBegin:
+			begin = stmt
+		case OpTrxEnd:
+			end = stmt
+		}
+	}
+	assert.Equal(t, 2, begin, "the first SELECT, not BEGIN, starts InnoDB's transaction")
+	assert.Equal(t, 16, end, "COMMIT ends it")
+}

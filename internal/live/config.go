@@ -23,9 +23,18 @@ var ErrMissing = errors.New("program not installed")
 const InstallHint = "apt-get install -y mariadb-server sysbench"
 
 // Workloads are the workload names Run accepts: sysbench's two read-only OLTP
-// scripts and our connect script. They are also the simulator's names for the
-// same workloads (sim.LookupWorkload).
+// scripts and our connect script.
 var Workloads = []string{"oltp_point_select", "oltp_read_only", "connect"}
+
+// SimWorkloads names, for each of Workloads, the simulator's model of it
+// against this server (sim.LookupWorkload): sysbench 1.0's oltp_read_only
+// against MariaDB 10.11 is sim's oltp_read_only_mariadb, not its
+// oltp_read_only (MySQL 5.1's InnoDB under sysbench 0.4).
+var SimWorkloads = map[string]string{
+	"oltp_point_select": "oltp_point_select",
+	"oltp_read_only":    "oltp_read_only_mariadb",
+	"connect":           "connect",
+}
 
 // Units are the workloads' throughput units, as the simulator's workloads
 // name them: sysbench's queries/s for the OLTP scripts (BEGIN and COMMIT

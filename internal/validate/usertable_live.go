@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -78,12 +79,16 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 		if err != nil {
 			return err
 		}
+		model := w // the simulator's model of the live workload
+		if m, ok := live.SimWorkloads[w]; ok {
+			model = m
+		}
 		if _, ok := col["unit"]; ok && r.get("unit") != "" {
-			if wl, _ := sim.LookupWorkload(w); r.get("unit") != wl.Unit {
+			if wl, _ := sim.LookupWorkload(model); r.get("unit") != wl.Unit {
 				return r.bad("unit", fmt.Sprintf("%s (what %s counts)", wl.Unit, w))
 			}
 		}
-		cell := sim.Cell{Workload: w, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
+		cell := sim.Cell{Workload: model, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
 			Client:  &sim.ClientConfig{}, RemoteWake: true}
 		for _, f := range []struct {

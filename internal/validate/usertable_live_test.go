@@ -39,6 +39,21 @@ func TestParseUserTableReadsALiveTable(t *testing.T) {
 	assert.Equal(t, "new-kernel", ut.Cells[3].Machine.Costs.Name, "WithCosts returns a copy")
 }
 
+// TestLiveReadOnlyIsSimulatedAgainstItsServer: innosim live's oltp_read_only
+// is sysbench 1.0's script against MariaDB 10.11, and its cells run the
+// simulator's model of that (live.SimWorkloads), not study A's MySQL 5.1
+// statement of the same name, whose kernel_mutex and buf_pool mutex that
+// server does not have. The curve keeps the live name.
+func TestLiveReadOnlyIsSimulatedAgainstItsServer(t *testing.T) {
+	in := "workload,cpus,threads,throughput,unit\noltp_read_only,2,1,9000,queries/s\noltp_point_select,2,1,11000,queries/s\n"
+	ut, err := ParseUserTable(strings.NewReader(in), "live.csv")
+	require.NoError(t, err)
+	require.Len(t, ut.Cells, 2)
+	assert.Equal(t, "oltp_read_only_mariadb", ut.Cells[0].Workload)
+	assert.Equal(t, "oltp_read_only", ut.Curves[0])
+	assert.Equal(t, "oltp_point_select", ut.Cells[1].Workload)
+}
+
 func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
 	head := "workload,cpus,threads,throughput\n"
 	for _, c := range []struct{ name, in, want string }{
