@@ -76,7 +76,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var tables pathList
 	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
-	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server footprint is fitted to it (needs -costs)")
+	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field ...]")
 		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
@@ -211,11 +211,16 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 			return err
 		}
 		for _, c := range slices.Sorted(maps.Keys(fits)) {
-			note := ""
-			if fits[c].AtFloor {
-				note = ": the probe grew no more than a connection with none of its own would"
+			for _, f := range []struct {
+				side string
+				fit  validate.Fit
+			}{{"server", fits[c].Server}, {"client", fits[c].Client}} {
+				note := ""
+				if f.fit.AtFloor {
+					note = ": the probe grew no more than a connection with none of its own would"
+				}
+				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
 			}
-			fmt.Fprintf(stderr, "validate: %s: %s: server footprint %d KiB (fitted to %s%s)\n", ut.Name, c, (fits[c].Footprint+512)/1024, path, note)
 			used[c] = true
 		}
 		users[i] = ut

@@ -161,7 +161,13 @@ func rotationGrowth(p sim.CostProfile, pool bool, own int64, k int) time.Duratio
 // maxFootprint bounds a fitted footprint (sim.ClientConfig's range).
 const maxFootprint = 1 << 30
 
-// Fit describes a fitted footprint (Rotation.fitFootprint).
+// Fits are a curve's fitted footprints: its connection's server side and
+// client side (sim.ClientConfig's ServerFootprint and ClientFootprint).
+type Fits struct {
+	Server, Client Fit
+}
+
+// Fit describes a fitted footprint (Rotation.fitBytes).
 type Fit struct {
 	// Footprint is the fitted bytes, 0..maxFootprint.
 	Footprint int64
@@ -173,15 +179,56 @@ type Fit struct {
 
 // fitFootprint returns the bytes own ≥ 0 of a connection's server side for
 // which rotationGrowth on p (pool: the curve runs MariaDB's pool) fits the
-// curve's growth of CPU per query over its one-connection row best by
-// least squares: the best of a grid of own = (2^u − 1) KiB for u = 0, 0.25, …, 20
-// (0, then about 200 B to 1 GiB; of equal fits the smaller), refined by
-// gonum's Nelder–Mead over u (an error of it keeps the grid's best). Every
-// query of the probe goes to the next connection, so each finds its
-// connection after the others ran, as the simulator charges every switch.
-// p must have a SwitchFootprint (a calibrated profile). A best fit at 1 GiB is an error: the refill model
-// cannot make the growth the probe measured.
+// curve's growth of server CPU per query over its one-connection row best
+// (fitBytes). Every query of the probe goes to the next connection, so each
+// finds its connection after the others ran, as the simulator charges every
+// switch. p must have a SwitchFootprint (a calibrated profile).
 func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fit, error) {
+	return rot.fitBytes(p, curve, "server", func(pt rotationPoint) time.Duration { return pt.cpu },
+		func(b int64, k int) time.Duration { return rotationGrowth(p, pool, b, k) })
+}
+
+// fitClientFootprint returns the bytes ≥ 0 of a connection's client side
+// (libmariadb's connection and statement handles and net buffer, which
+// sysbench's thread touches for every query) for which clientGrowth on p
+// fits the growth of the curve's client CPU per query over its
+// one-connection row best (fitBytes), server being the curve's fitted
+// server footprint.
+func (rot Rotation) fitClientFootprint(p sim.CostProfile, curve string, pool bool, server int64) (Fit, error) {
+	return rot.fitBytes(p, curve, "client", func(pt rotationPoint) time.Duration { return pt.clientCPU },
+		func(b int64, k int) time.Duration { return clientGrowth(p, pool, server, b, k) })
+}
+
+// clientGrowth is what the simulator's refill model charges a query for the
+// probe's one client thread touching the client side of the next of k
+// connections, own bytes each, over one connection: the other k−1
+// connections' own bytes went through the caches since, and the server's
+// side of the round, S(k): with a thread per connection the k server
+// threads' SwitchFootprint w and server bytes each, k(w + server); with
+// MariaDB's pool one worker's w and k THDs, w + k·server
+// (sim.CostProfile.Refill).
+func clientGrowth(p sim.CostProfile, pool bool, server, own int64, k int) time.Duration {
+	w := p.SwitchFootprint
+	side := func(k int) int64 {
+		if pool {
+			return w + int64(k)*server
+		}
+		return int64(k) * (w + server)
+	}
+	return p.Refill(own, int64(k-1)*own+side(k)) - p.Refill(own, side(1))
+}
+
+// maxOctaves is log2(1 + maxFootprint/1 KiB): fitBytes's search range.
+const maxOctaves = 20
+
+// fitBytes returns the bytes b ≥ 0 for which growth(b, k) fits the growth
+// of value (side names it) over the curve's one-connection row best by least
+// squares: the best of a grid of b = (2^u − 1) KiB for u = 0, 0.25, …, 20
+// (0, then about 200 B to 1 GiB; of equal fits the smaller), refined by
+// gonum's Nelder–Mead over u (an error of it keeps the grid's best). A best
+// fit at 1 GiB is an error: the refill model cannot make the growth the
+// probe measured.
+func (rot Rotation) fitBytes(p sim.CostProfile, curve, side string, value func(rotationPoint) time.Duration, growthOf func(b int64, k int) time.Duration) (Fit, error) {
 	ps, ok := rot.curves[curve]
 	if !ok {
 		return Fit{}, fmt.Errorf("validate: %s has no rows of %s: %w", rot.Name, curve, sim.ErrInvalidConfig)
@@ -191,15 +238,15 @@ func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fi
 			p.Name, p.SwitchFootprint, rot.Name, sim.ErrInvalidConfig)
 	}
 	base := ps[0]
-	growth := func(pt rotationPoint) float64 { return float64(pt.cpu - base.cpu) }
-	own := func(u float64) int64 { // u = log2(1 + own/1 KiB), clamped to 0..maxOctaves
+	growth := func(pt rotationPoint) float64 { return float64(value(pt) - value(base)) }
+	bytesAt := func(u float64) int64 { // u = log2(1 + b/1 KiB), clamped to 0..maxOctaves
 		return int64(math.Min(math.Exp2(math.Max(0, math.Min(u, maxOctaves)))-1, maxFootprint/1024) * 1024)
 	}
 	sse := func(x []float64) float64 {
-		b := own(x[0])
+		b := bytesAt(x[0])
 		var s float64
 		for _, pt := range ps[1:] {
-			d := float64(rotationGrowth(p, pool, b, pt.connections)) - growth(pt)
+			d := float64(growthOf(b, pt.connections)) - growth(pt)
 			s += d * d
 		}
 		return s
@@ -214,39 +261,40 @@ func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fi
 	if err == nil && res.F < bestSSE {
 		best = math.Max(0, math.Min(res.X[0], maxOctaves))
 	}
-	b := own(best)
+	b := bytesAt(best)
 	if b >= maxFootprint-1024 {
 		top := ps[len(ps)-1]
-		return Fit{}, fmt.Errorf("validate: %s: %s grows by %v a query at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
-			rot.Name, curve, time.Duration(growth(top)), top.connections, rotationGrowth(p, pool, maxFootprint, top.connections), sim.ErrInvalidConfig)
+		return Fit{}, fmt.Errorf("validate: %s: %s's %s grows by %v a query at %d connections, more than the refill model gives a footprint of 1 GiB (%v): want a probe of this machine and profile: %w",
+			rot.Name, curve, side, time.Duration(growth(top)), top.connections, growthOf(maxFootprint, top.connections), sim.ErrInvalidConfig)
 	}
 	return Fit{Footprint: b, AtFloor: b == 0}, nil
 }
 
-// maxOctaves is log2(1 + maxFootprint/1 KiB): fitFootprint's search range.
-const maxOctaves = 20
-
-// WithRotation returns the live table with each curve's server footprint
-// (sim.ClientConfig.ServerFootprint) fitted to rot (fitFootprint, on the
-// cells' cost profile: call it after WithCosts) and no client footprint of
-// its own: the probe has one client thread. connect's curves (whose
-// connections live for one query) get none; every other curve must be in
-// rot. The memory columns are not read. The probe's one-connection row is
-// also each curve's server and client CPU per query (sim.ClientConfig's
-// ServerCPU and Event), in place of the table's fewest-threads row: there
-// the two programs take turns on one CPU that never idles, where a
-// one-thread live run on an idle virtual machine leaves its CPUs halted
-// between queries and runs each with cold caches (three times the cost on
-// a 2-vCPU guest). connect keeps its row. It returns the fits by curve.
-// rot's setting must be the table's; call Validate on the result.
-func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error) {
+// WithRotation returns the live table with each curve's footprints fitted
+// to rot (on the cells' cost profile: call it after WithCosts): the server's
+// (sim.ClientConfig.ServerFootprint, fitFootprint) to the probe's server
+// CPU, then the client's (ClientFootprint, fitClientFootprint) to its
+// client CPU, the server's fit among what evicts it. A live client thread
+// touches its one connection's client side, which the probe's one thread
+// touches for every connection in turn; sysbench's per-thread Lua state is
+// not in it. connect's curves (whose connections live for one query) get
+// neither; every other curve must be in rot. The memory columns are not
+// read. The probe's one-connection row is also each curve's server and
+// client CPU per query (sim.ClientConfig's ServerCPU and Event), in place of
+// the table's fewest-threads row: there the two programs take turns on one
+// CPU that never idles, where a one-thread live run on an idle virtual
+// machine leaves its CPUs halted between queries and runs each with cold
+// caches (three times the cost on a 2-vCPU guest). connect keeps its row.
+// It returns the fits by curve. rot's setting must be the table's; call
+// Validate on the result.
+func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fits, error) {
 	if !ut.Live {
 		return ut, nil, fmt.Errorf("validate: %s is not a live table (innosim live --csv): a rotation probe sets a live table's footprints: %w", ut.Name, sim.ErrInvalidConfig)
 	}
 	if rot.Setting != ut.Setting {
 		return ut, nil, fmt.Errorf("validate: %s sweeps %q and %s sweeps %q: want the same setting: %w", rot.Name, rot.Setting, ut.Name, ut.Setting, sim.ErrInvalidConfig)
 	}
-	fits := map[string]Fit{}
+	fits := map[string]Fits{}
 	for i, c := range ut.Curves {
 		if _, done := fits[c]; done || ut.Cells[i].Workload == "connect" {
 			continue
@@ -254,16 +302,21 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fit, error
 		if _, ok := rot.curves[c]; !ok {
 			return ut, nil, fmt.Errorf("validate: %s has no rows of %s, a curve of %s: want every curve but connect's in the probe: %w", rot.Name, c, ut.Name, sim.ErrInvalidConfig)
 		}
-		f, err := rot.fitFootprint(ut.Cells[i].Machine.Costs, c, ut.Cells[i].ThreadHandling == sim.PoolOfThreads)
+		p, pool := ut.Cells[i].Machine.Costs, ut.Cells[i].ThreadHandling == sim.PoolOfThreads
+		server, err := rot.fitFootprint(p, c, pool)
 		if err != nil {
 			return ut, nil, err
 		}
-		fits[c] = f
+		client, err := rot.fitClientFootprint(p, c, pool, server.Footprint)
+		if err != nil {
+			return ut, nil, err
+		}
+		fits[c] = Fits{Server: server, Client: client}
 	}
 	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
 	for i, c := range ut.Curves {
 		client := *ut.Cells[i].Client
-		client.ServerFootprint, client.ClientFootprint = fits[c].Footprint, 0
+		client.ServerFootprint, client.ClientFootprint = fits[c].Server.Footprint, fits[c].Client.Footprint
 		if ps, ok := rot.curves[c]; ok {
 			client.ServerCPU, client.Event = ps[0].cpu, ps[0].clientCPU // the one-connection row
 		}

@@ -24,14 +24,16 @@ func rotationProfile() sim.CostProfile {
 	return p
 }
 
-// rotationCSV writes a probe whose growth of CPU per query is
-// rotationGrowth's for a footprint of own bytes.
-func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
+// rotationCSV writes a probe whose growth of server CPU per query is
+// rotationGrowth's for a footprint of own bytes, and of client CPU
+// clientGrowth's for client bytes.
+func rotationCSV(p sim.CostProfile, own, client int64, qpe float64) string {
 	var b strings.Builder
 	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
 		us := 20 + float64(rotationGrowth(p, false, own, k))/1e3
-		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%d,%g\n", k, us, 5+k, qpe)
+		cus := 6 + float64(clientGrowth(p, false, own, client, k))/1e3
+		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%.6f,%g\n", k, us, cus, qpe)
 	}
 	return b.String()
 }
@@ -39,7 +41,7 @@ func rotationCSV(p sim.CostProfile, own int64, qpe float64) string {
 func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
 	p := rotationProfile()
 	for _, own := range []int64{0, 16 << 10, 200 << 10, 2 << 20} {
-		rot, err := ParseRotation(strings.NewReader(rotationCSV(p, own, 16)), "rotation.csv")
+		rot, err := ParseRotation(strings.NewReader(rotationCSV(p, own, 0, 16)), "rotation.csv")
 		require.NoError(t, err)
 		got, err := rot.fitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection", false)
 		require.NoError(t, err)
@@ -75,6 +77,32 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 	}
 }
 
+// The client's column is fitted on the client's path: a probe made by
+// clientGrowth gives its bytes back, on either thread handling, and a
+// client that does not grow gets none.
+func TestFitClientFootprintFindsTheBytesThatMadeTheProbe(t *testing.T) {
+	p := rotationProfile()
+	const server = 80 << 10
+	for _, pool := range []bool{false, true} {
+		for _, client := range []int64{0, 8 << 10, 40 << 10, 1 << 20} {
+			var b strings.Builder
+			b.WriteString("workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
+			for _, k := range []int{1, 4, 16, 64, 256, 1024} {
+				fmt.Fprintf(&b, "oltp_point_select,%d,10,%.6f,1\n", k, 5+float64(clientGrowth(p, pool, server, client, k))/1e3)
+			}
+			rot, err := ParseRotation(strings.NewReader(b.String()), "rotation.csv")
+			require.NoError(t, err)
+			got, err := rot.fitClientFootprint(p, "oltp_point_select", pool, server)
+			require.NoError(t, err)
+			assert.InDelta(t, float64(client), float64(got.Footprint), 1024+0.02*float64(client), "pool %v, client %d", pool, client)
+			assert.Equal(t, client == 0, got.AtFloor, "pool %v, client %d", pool, client)
+		}
+	}
+	assert.Zero(t, clientGrowth(p, false, server, 40<<10, 1))
+	assert.Less(t, clientGrowth(p, false, server, 40<<10, 64), clientGrowth(p, false, server, 40<<10, 1024))
+	assert.Less(t, clientGrowth(p, false, 0, 40<<10, 256), clientGrowth(p, false, 1<<20, 40<<10, 256), "the server's bytes evict the client's")
+}
+
 func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
 	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,5,1\noltp_point_select,64,1000000,5,1\n"), "rotation.csv")
 	require.NoError(t, err)
@@ -96,7 +124,7 @@ func TestRotationGrowsWithConnectionsAndFootprint(t *testing.T) {
 	assert.Equal(t, p.Refill(64<<10, 2*p.SwitchFootprint+1023*(64<<10)), rotationGrowth(p, true, 64<<10, 1024))
 }
 
-func TestWithRotationSetsTheServerFootprintOnly(t *testing.T) {
+func TestWithRotationSetsBothSidesFootprints(t *testing.T) {
 	p := rotationProfile()
 	table := `thread_handling,workload,cpus,threads,throughput,server_cpu_us_per_query,client_cpu_us_per_query,server_rss_kib,client_rss_kib
 one-thread-per-connection,oltp_read_only,2,1,5000,60,30,100000,1000
@@ -107,21 +135,24 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 	ut, err := ParseUserTable(strings.NewReader(table), "live.csv")
 	require.NoError(t, err)
 	require.NotZero(t, ut.Cells[1].Client.ServerFootprint, "the memory columns give footprints without a probe")
-	rot, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 16)), "rotation.csv")
+	rot, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 24<<10, 16)), "rotation.csv")
 	require.NoError(t, err)
 	got, fits, err := ut.WithCosts(p).WithRotation(rot)
 	require.NoError(t, err)
 	assert.InDelta(t, 64<<10, float64(got.Cells[1].Client.ServerFootprint), 2048)
-	assert.Equal(t, fits["oltp_read_only thread_handling=one-thread-per-connection"].Footprint, got.Cells[0].Client.ServerFootprint)
+	fit := fits["oltp_read_only thread_handling=one-thread-per-connection"]
+	assert.Equal(t, fit.Server.Footprint, got.Cells[0].Client.ServerFootprint)
 	assert.Len(t, fits, 1, "connect is not fitted")
-	for i, c := range got.Cells {
-		assert.Zero(t, c.Client.ClientFootprint, "cell %d: the probe has one client thread", i)
-	}
+	// the client's column gives its connection's client side, not the
+	// client_rss_kib growth (59 MB for 63 threads)
+	assert.InDelta(t, 24<<10, float64(got.Cells[1].Client.ClientFootprint), 1024)
+	assert.Equal(t, fit.Client.Footprint, got.Cells[0].Client.ClientFootprint)
 	assert.Zero(t, got.Cells[3].Client.ServerFootprint, "connect is not in the probe: no footprint, not its resident set's")
+	assert.Zero(t, got.Cells[3].Client.ClientFootprint, "nor a client one")
 	// a one-thread live row on an idle VM costs three times a busy core's:
 	// the probe's one-connection row is the curve's own cost
 	assert.InDelta(t, float64(20*time.Microsecond), float64(got.Cells[1].Client.ServerCPU), 1, "the probe's one-connection server CPU, not the table's 60 µs")
-	assert.Equal(t, 6*time.Microsecond, got.Cells[1].Client.Event, "the probe's one-connection client CPU, not the table's 30 µs")
+	assert.InDelta(t, float64(6*time.Microsecond), float64(got.Cells[1].Client.Event), 1, "the probe's one-connection client CPU, not the table's 30 µs")
 	assert.Equal(t, 200*time.Microsecond, got.Cells[3].Client.ServerCPU, "connect keeps its row")
 	assert.Equal(t, 60*time.Microsecond, ut.Cells[1].Client.ServerCPU)
 	assert.NotZero(t, ut.Cells[1].Client.ClientFootprint, "WithRotation returns a copy")
@@ -130,7 +161,7 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 
 func TestRotationRefusals(t *testing.T) {
 	p := rotationProfile()
-	good := rotationCSV(p, 64<<10, 16)
+	good := rotationCSV(p, 64<<10, 24<<10, 16)
 	head := "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n"
 	for _, c := range []struct{ name, in, want string }{
 		{"no queries_per_event", "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query\noltp_read_only,1,20,5\n", `no column "queries_per_event"`},
@@ -195,7 +226,7 @@ func TestWithRotationFitsAPoolCurveOnThePoolsPath(t *testing.T) {
 	require.NoError(t, err)
 	_, fits, err := ut.WithCosts(p).WithRotation(rot)
 	require.NoError(t, err)
-	assert.InDelta(t, own, float64(fits["oltp_point_select thread_handling=pool-of-threads"].Footprint), 0.02*own)
+	assert.InDelta(t, own, float64(fits["oltp_point_select thread_handling=pool-of-threads"].Server.Footprint), 0.02*own)
 }
 
 // What innosim live -rotation writes is what validate reads: the columns
