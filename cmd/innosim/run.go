@@ -76,6 +76,7 @@ type runFlags struct {
 	seed                                                              uint64
 	measure                                                           time.Duration
 	device                                                            deviceFlag
+	client                                                            clientFlag
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -94,7 +95,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
-	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with the client off the machine, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group; the pool's workers (thd_wait_begin, check_stall) run only in validate's live tables")
+	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
+	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged: on, or cpu=5us[,send=0][,recv=0][,server-cpu=0][,server-footprint=0][,client-footprint=0] (durations 0..1s; sizes in bytes, KiB or MiB; see sim.ClientConfig)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
@@ -197,6 +199,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		proto.Device = f.device.cfg
+		if f.client.cfg != nil {
+			client := *f.client.cfg
+			proto.Client, proto.RemoteWake = &client, true
+		}
 		protos = append(protos, proto)
 		settings = append(settings, cellSettings(proto, opts))
 		for _, c := range f.cpus {
@@ -365,7 +371,8 @@ type runJSON struct {
 // settingsJSON is what a row's cells ran with, after the option file, the
 // flags and the -vary value: the scheduler, the cost profile's name, the
 // gate (innodb_thread_concurrency 0: none), AIO's mode and wake policy (none
-// for a workload without AIO), thread_handling and the device (none).
+// for a workload without AIO), thread_handling, the device (none) and the
+// client on the machine (none: off it).
 type settingsJSON struct {
 	Scheduler         string `json:"scheduler"`
 	Costs             string `json:"costs"`
@@ -375,12 +382,13 @@ type settingsJSON struct {
 	Wake              string `json:"wake,omitempty"`
 	ThreadHandling    string `json:"thread_handling"`
 	Device            string `json:"device,omitempty"`
+	Client            string `json:"client,omitempty"`
 }
 
 // cellSettings reads settingsJSON off a cell prototype built from f.
 func cellSettings(c sim.Cell, f runFlags) settingsJSON {
 	s := settingsJSON{Scheduler: c.Machine.Scheduler.String(), Costs: c.Machine.Costs.Name,
-		ThreadHandling: c.ThreadHandling.String(), Device: f.device.String()}
+		ThreadHandling: c.ThreadHandling.String(), Device: f.device.String(), Client: f.client.String()}
 	if f.costs != "" {
 		s.Costs = f.costs
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// clientFlag is run's -client: the benchmark client on the simulated machine
+// (sim.Cell.Client), as innosim live runs sysbench beside the server, given
+// as "cpu=5us,send=1us,recv=1us,server-cpu=24us,server-footprint=84KiB,
+// client-footprint=20KiB" (every key optional; durations 0..1s, sizes in
+// bytes, KiB or MiB, 0..1GiB; see sim.ClientConfig for each field). Empty:
+// the client stays off the machine, its round trip a sleep.
+type clientFlag struct{ cfg *sim.ClientConfig }
+
+// clientKeys are -client's keys, in the order String writes them.
+var clientKeys = []string{"cpu", "send", "recv", "server-cpu", "server-footprint", "client-footprint"}
+
+// String returns the client's settings, or "" for none.
+func (c *clientFlag) String() string {
+	if c.cfg == nil {
+		return ""
+	}
+	k := c.cfg
+	return fmt.Sprintf("cpu=%v,send=%v,recv=%v,server-cpu=%v,server-footprint=%d,client-footprint=%d",
+		k.Event, k.Send, k.Recv, k.ServerCPU, k.ServerFootprint, k.ClientFootprint)
+}
+
+// Set parses key=value pairs; "on" alone is a client with every field 0.
+// Errors name the key and its allowed values.
+func (c *clientFlag) Set(v string) error {
+	var cfg sim.ClientConfig
+	if strings.TrimSpace(v) == "on" {
+		c.cfg = &cfg
+		return nil
+	}
+	durations := map[string]*time.Duration{"cpu": &cfg.Event, "send": &cfg.Send, "recv": &cfg.Recv, "server-cpu": &cfg.ServerCPU}
+	sizes := map[string]*int64{"server-footprint": &cfg.ServerFootprint, "client-footprint": &cfg.ClientFootprint}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return fmt.Errorf("%q: want on, or key=value (%s)", kv, strings.Join(clientKeys, ", "))
+		}
+		if seen[k] {
+			return fmt.Errorf("key %q given twice: want each key once (the last would replace the first)", k)
+		}
+		seen[k] = true
+		if d, ok := durations[k]; ok {
+			dur, err := time.ParseDuration(val)
+			if err != nil || dur < 0 || dur > time.Second {
+				return fmt.Errorf("%s = %q: want a duration 0..1s", k, val)
+			}
+			*d = dur
+			continue
+		}
+		if b, ok := sizes[k]; ok {
+			n, err := parseBytes(val)
+			if err != nil {
+				return fmt.Errorf("%s = %q: want bytes, KiB or MiB in 0..1GiB (84KiB)", k, val)
+			}
+			*b = n
+			continue
+		}
+		return fmt.Errorf("key %q: want one of %s", k, strings.Join(clientKeys, ", "))
+	}
+	c.cfg = &cfg
+	return nil
+}
+
+// parseBytes reads a size of 0..1 GiB: a whole number of bytes, or a number
+// of KiB or MiB ("84KiB", "1.5MiB").
+func parseBytes(s string) (int64, error) {
+	unit := 1.0
+	for suffix, u := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			s, unit = n, u
+		}
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x >= 0) || x*unit > 1<<30 || unit == 1 && x != float64(int64(x)) {
+		return 0, fmt.Errorf("bad size")
+	}
+	return int64(x * unit), nil
+}

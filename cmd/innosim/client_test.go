@@ -1,0 +1,61 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
+)
+
+func TestClientFlagReadsEachKey(t *testing.T) {
+	var c clientFlag
+	require.NoError(t, c.Set("cpu=5us,send=1us,recv=2us,server-cpu=24us,server-footprint=84KiB,client-footprint=1.5MiB"))
+	assert.Equal(t, sim.ClientConfig{Event: 5 * time.Microsecond, Send: time.Microsecond, Recv: 2 * time.Microsecond,
+		ServerCPU: 24 * time.Microsecond, ServerFootprint: 84 << 10, ClientFootprint: 3 << 19}, *c.cfg)
+	require.NoError(t, c.Set("on"))
+	assert.Equal(t, sim.ClientConfig{}, *c.cfg)
+	require.NoError(t, c.Set("server-footprint=4096"))
+	assert.Equal(t, int64(4096), c.cfg.ServerFootprint)
+	assert.Empty(t, (&clientFlag{}).String(), "no client")
+}
+
+func TestClientFlagRefusesBadValuesByKey(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"cpu", `"cpu": want on, or key=value`},
+		{"cpu=2s", `cpu = "2s": want a duration 0..1s`},
+		{"recv=-1us", `recv = "-1us": want a duration 0..1s`},
+		{"server-footprint=2048MiB", `server-footprint = "2048MiB": want bytes, KiB or MiB in 0..1GiB`},
+		{"client-footprint=1.5", `client-footprint = "1.5": want bytes`},
+		{"client-footprint=NaNKiB", `client-footprint = "NaNKiB"`},
+		{"cpu=1us,cpu=2us", `key "cpu" given twice`},
+		{"think=1ms", `key "think": want one of cpu, send, recv, server-cpu, server-footprint, client-footprint`},
+	} {
+		var c clientFlag
+		err := c.Set(tt.in)
+		require.Error(t, err, tt.in)
+		assert.Contains(t, err.Error(), tt.want, tt.in)
+		assert.Nil(t, c.cfg, tt.in)
+	}
+}
+
+// With -client the benchmark client shares the simulated cores: a client
+// that spends more CPU per query leaves the server less, and the pool runs
+// its workers (its JSON row says which client it ran with). Without it the
+// client was off the machine whatever the user meant.
+func TestRunWithTheClientOnTheMachine(t *testing.T) {
+	rate := func(client string) (float64, settingsJSON) {
+		r := readRunJSON(t, "--workload", "oltp_point_select", "--server", "mariadb", "--thread-handling", "pool-of-threads",
+			"--threads", "16", "--cpus", "2", "--measure", "5ms", "--client", client)
+		require.Len(t, r.Rows, 1)
+		require.Len(t, r.Cells, 1)
+		return r.Cells[0].Throughput, r.Rows[0].Settings
+	}
+	cheap, st := rate("cpu=5us")
+	costly, _ := rate("cpu=50us")
+	assert.Less(t, costly, 0.6*cheap, "a client of 50 µs a query against one of 5 µs, on the same 2 cores")
+	assert.Contains(t, st.Client, "cpu=5µs")
+	assert.Equal(t, "pool-of-threads", st.ThreadHandling)
+}
