@@ -49,7 +49,7 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
 	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
-	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn, server and client on one CPU, printing the server's CPU per query (not with -threads, -time, -warmup)")
+	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn, server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)")
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")
@@ -211,14 +211,23 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 	for _, k := range rotation {
 		t.Header = append(t.Header, "c"+strconv.Itoa(k))
 	}
-	for i := 0; i+len(rotation) <= len(points); i += len(rotation) {
+	for i := 0; i < len(points); { // a row a workload (and value), its points in rotation's order
+		first, from := points[i], i
 		row := []any{}
 		if cfg.Setting != "" {
-			row = append(row, points[i].Value)
+			row = append(row, first.Value)
 		}
-		row = append(row, points[i].Workload)
-		for _, p := range points[i : i+len(rotation)] {
-			row = append(row, float64(p.ServerCPUPerQuery)/float64(time.Microsecond))
+		row = append(row, first.Workload)
+		for _, k := range rotation {
+			if i < len(points) && points[i].Value == first.Value && points[i].Workload == first.Workload && points[i].Connections == k {
+				row = append(row, float64(points[i].ServerCPUPerQuery)/float64(time.Microsecond))
+				i++
+			} else {
+				row = append(row, "") // connect is measured at one connection only
+			}
+		}
+		if i == from { // a point of no count in rotation: not Rotate's
+			i++
 		}
 		t.AddRow(row...)
 	}

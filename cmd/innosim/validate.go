@@ -221,7 +221,9 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				}
 				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
 			}
-			used[c] = true
+		}
+		for _, c := range ut.Curves {
+			used[c] = true // connect's too: its one-connection row was read
 		}
 		users[i] = ut
 	}

@@ -173,11 +173,11 @@ func TestRotateLeavesNothingRunning(t *testing.T) {
 	dir := t.TempDir()
 	c := tinySweep(t, dir)
 	c.Threads, c.Duration, c.Warmup = nil, 0, 0
-	c.Workloads = []string{"oltp_point_select", "oltp_read_only"}
+	c.Workloads = []string{"oltp_point_select", "oltp_read_only", "connect"}
 	c.Setting, c.Values = "thread_handling", []string{"one-thread-per-connection"}
 	pts, err := Rotate(context.Background(), c, []int{1, 8})
 	require.NoError(t, err)
-	require.Len(t, pts, 2*2, "workloads × connections")
+	require.Len(t, pts, 2*2+1, "workloads × connections, connect at one connection")
 	for _, p := range pts {
 		// thousands of queries, each well over 1 µs of server CPU, read in ns
 		assert.Greater(t, p.ServerCPUPerQuery, time.Microsecond, "%+v", p)
@@ -186,5 +186,8 @@ func TestRotateLeavesNothingRunning(t *testing.T) {
 	assert.Equal(t, 1.0, pts[0].QueriesPerEvent, "oltp_point_select: one query an event")
 	assert.Equal(t, 16.0, pts[2].QueriesPerEvent, "oltp_read_only: BEGIN, 10 point selects, 4 ranges, COMMIT")
 	assert.Equal(t, 8, pts[3].Connections)
+	assert.Equal(t, "connect", pts[4].Workload)
+	assert.Equal(t, 1, pts[4].Connections)
+	assert.Equal(t, 1.0, pts[4].QueriesPerEvent, "connect: its SELECT 1")
 	assert.Empty(t, processesIn(t, dir), "nothing left running")
 }

@@ -138,6 +138,11 @@ func TestValidateRotationNamesTheFieldAndRange(t *testing.T) {
 	c := DefaultConfig()
 	c.Threads, c.Duration, c.Warmup = nil, 0, 0
 	require.NoError(t, c.ValidateRotation([]int{1, 1024}))
+	withConnect := c
+	withConnect.Workloads = []string{"oltp_read_only", "connect"}
+	require.NoError(t, withConnect.ValidateRotation([]int{1, 1024}), "connect, measured at one connection")
+	assert.False(t, Rotates("connect"))
+	assert.True(t, Rotates("oltp_read_only"))
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
@@ -146,7 +151,7 @@ func TestValidateRotationNamesTheFieldAndRange(t *testing.T) {
 	}{
 		{"a sweep's threads", func(c *Config) { c.Threads = []int{1} }, []int{1, 4}, "Threads, Duration, Warmup = [1], 0s, 0s, want none, 0, 0"},
 		{"a sweep's time", func(c *Config) { c.Duration = time.Second }, []int{1, 4}, "want none, 0, 0"},
-		{"connect", func(c *Config) { c.Workloads = []string{"connect"} }, []int{1, 4}, `Workloads = "connect", want oltp_point_select or oltp_read_only`},
+		{"a workload live does not run", func(c *Config) { c.Workloads = []string{"oltp_read_write"} }, []int{1, 4}, `Workloads = "oltp_read_write"`},
 		{"no counts", func(*Config) {}, nil, "connections = [], want 1 and at least one more count in 2..10000"},
 		// validate refused the CSV these wrote, after the whole probe ran
 		{"no one-connection count", func(*Config) {}, []int{16, 64}, "connections = [16 64], want 1 and at least one more"},

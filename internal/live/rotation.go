@@ -21,9 +21,15 @@ import (
 //go:embed rotation.lua
 var rotationScript []byte
 
-// RotationWorkloads are the workloads Rotate measures: Workloads but
-// connect, whose connections live for one query.
-var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only"}
+// RotationWorkloads are the workloads Rotate measures: all of Workloads,
+// connect at one connection only (Rotates).
+var RotationWorkloads = []string{"oltp_point_select", "oltp_read_only", "connect"}
+
+// Rotates reports whether Rotate runs workload w on more than one
+// connection: connect's connections live for one event, so there is nothing
+// to send to the next one, and it is measured at one connection only (its
+// CPU per connection on a core that never idles).
+func Rotates(w string) bool { return w != "connect" }
 
 // Rotation probe limits: how many events warm each point up and how many
 // are measured, at least, and per connection in the rotation.
@@ -51,13 +57,14 @@ type RotationPoint struct {
 	ClientCPUPerQuery time.Duration
 	// QueriesPerEvent is the workload's queries per event (1 for
 	// oltp_point_select, 16 for oltp_read_only: BEGIN, 10 point selects, 4
-	// ranges, COMMIT), each sent to the next connection.
+	// ranges, COMMIT, each sent to the next connection; 1 for connect, its
+	// SELECT 1).
 	QueriesPerEvent float64
 }
 
 // Rotate runs the rotation probe: for each value of c.Setting a server, and
-// on it, for each workload of c (connect is refused: its connections live
-// for one query) and each count k of connections, one sysbench thread that
+// on it, for each workload of c and each count k of connections (connect at
+// k = 1 only, see Rotates), one sysbench thread that
 // opens k connections and sends each statement of the workload to the next
 // of them in turn, with the server and sysbench pinned to one CPU. Each
 // connection's server side runs once every k statements, after the other
@@ -84,12 +91,18 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 		if err := os.WriteFile(script, rotationScript, 0o644); err != nil {
 			return fmt.Errorf("live: %w", err)
 		}
+		if err := os.WriteFile(filepath.Join(dir, "connect.lua"), connectScript, 0o644); err != nil {
+			return fmt.Errorf("live: %w", err)
+		}
 		cpu, err := pinTasks(srv.pid())
 		if err != nil {
 			return err
 		}
 		for _, w := range c.Workloads {
 			for _, k := range connections {
+				if k != 1 && !Rotates(w) {
+					continue
+				}
 				var reps []RotationPoint
 				for r := 0; r < c.Repeats; r++ {
 					pt, err := rotateOnce(ctx, p, c, srv, c.serverLabel(v), script, w, k, cpu)
@@ -125,7 +138,7 @@ func (c Config) ValidateRotation(connections []int) error {
 	}
 	for _, w := range c.Workloads {
 		if !slices.Contains(RotationWorkloads, w) {
-			return bad("Workloads", fmt.Sprintf("%q", w), strings.Join(RotationWorkloads, " or ")+" (connect's connections live for one query)")
+			return bad("Workloads", fmt.Sprintf("%q", w), strings.Join(RotationWorkloads, ", "))
 		}
 	}
 	if len(connections) < 2 || !slices.Contains(connections, 1) {
@@ -154,7 +167,11 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, s
 		"--events="+strconv.Itoa(warm+measured+1), "--rotation="+strconv.Itoa(k),
 		"--rotation-warm="+strconv.Itoa(warm), "--rotation-events="+strconv.Itoa(measured),
 		"--server-pid="+strconv.Itoa(srv.pid()), "run")
-	out, err := runPinned(ctx, cpu, []string{"INNOSIM_WORKLOAD=" + w}, p.sysbench, args...)
+	env := []string{"INNOSIM_WORKLOAD=" + w} // one of sysbench's own scripts
+	if w == "connect" {
+		env = []string{"INNOSIM_SCRIPT=" + filepath.Join(filepath.Dir(script), "connect.lua")} // ours, beside the probe's
+	}
+	out, err := runPinned(ctx, cpu, env, p.sysbench, args...)
 	if err != nil {
 		return RotationPoint{}, pointErr(ctx, label, w, 1, fmt.Sprintf("rotation over %d connections", k), err, out)
 	}

@@ -13,9 +13,23 @@
 -- again and prints one line, with sysbench's own CPU time over the same
 -- events (os.clock, the process's user and system time):
 --   innosim-rotation events=<n> server_ns=<ns> client_ns=<ns>
+-- Our connect script (INNOSIM_SCRIPT, its path) opens a connection of its
+-- own for each event: it runs with --rotation=1, and the proxies are never
+-- read.
 
-require(os.getenv("INNOSIM_WORKLOAD"))
+if os.getenv("INNOSIM_SCRIPT") then
+   dofile(os.getenv("INNOSIM_SCRIPT"))  -- our connect.lua, by its path
+else
+   require(os.getenv("INNOSIM_WORKLOAD")) -- one of sysbench's scripts
+end
 
+if not sysbench.cmdline.options then
+   -- oltp_common.lua declares its options, connect.lua none: once the probe
+   -- declares its own, sysbench refuses an undeclared one, so declare the two
+   -- that innosim live passes every script
+   sysbench.cmdline.options = {tables = {"tables (connect reads none)", 1},
+                               table_size = {"rows a table (connect reads none)", 1}}
+end
 sysbench.cmdline.options.rotation = {"connections used in turn by the one thread", 1}
 sysbench.cmdline.options.rotation_warm = {"events before the measured ones", 2000}
 sysbench.cmdline.options.rotation_events = {"measured events", 5000}
@@ -70,7 +84,7 @@ end
 function thread_done()
    for _, c in ipairs(conns) do
       con, stmt, param = c.con, c.stmt, c.param
-      close_statements()
-      con:disconnect()
+      if close_statements then close_statements() end -- connect has no statements
+      if con then con:disconnect() end                 -- nor a connection between events
    end
 end

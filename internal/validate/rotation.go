@@ -32,6 +32,7 @@ type Rotation struct {
 
 // rotationPoint is one row of a rotation table.
 type rotationPoint struct {
+	workload        string
 	connections     int
 	cpu             time.Duration // server CPU per query
 	clientCPU       time.Duration // client (sysbench) CPU per query
@@ -47,8 +48,9 @@ var rotationColumns = live.RotationHeader("")
 // rows); name is the file's name for errors. The workloads are
 // live.RotationWorkloads; a column beside rotationColumns can only be
 // thread_handling. Every curve needs a row at one connection and at least
-// one more, each connection count once, and one queries_per_event. Errors
-// name the line and the column and wrap sim.ErrInvalidConfig.
+// one more, each connection count once, and one queries_per_event; connect's
+// (live.Rotates) has its one-connection row only. Errors name the line and
+// the column and wrap sim.ErrInvalidConfig.
 func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	rot := Rotation{Name: name, curves: map[string][]rotationPoint{}}
 	text, err := readTable(r, name)
@@ -88,6 +90,9 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 		if err != nil || k < 1 || k > live.MaxThreads {
 			return r.bad("connections", fmt.Sprintf("1..%d", live.MaxThreads))
 		}
+		if k != 1 && !live.Rotates(w) {
+			return r.bad("connections", fmt.Sprintf("1 (%s's connections live for one event: the probe measures one)", w))
+		}
 		us, err := strconv.ParseFloat(r.get("server_cpu_us_per_query"), 64)
 		if err != nil || !(us > 0 && us <= 1e6) {
 			return r.bad("server_cpu_us_per_query", "a number of µs in (0, 1000000]")
@@ -114,7 +119,7 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 					name, r.line, curve, q, p.line, p.queriesPerEvent, sim.ErrInvalidConfig)
 			}
 		}
-		rot.curves[curve] = append(rot.curves[curve], rotationPoint{connections: k, cpu: time.Duration(us * float64(time.Microsecond)),
+		rot.curves[curve] = append(rot.curves[curve], rotationPoint{workload: w, connections: k, cpu: time.Duration(us * float64(time.Microsecond)),
 			clientCPU: time.Duration(client * float64(time.Microsecond)), queriesPerEvent: q, line: r.line})
 		return nil
 	})
@@ -124,7 +129,7 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 	for _, curve := range slices.Sorted(maps.Keys(rot.curves)) { // the same error every run
 		ps := rot.curves[curve]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].connections < ps[j].connections })
-		if ps[0].connections != 1 || len(ps) < 2 {
+		if ps[0].connections != 1 || len(ps) < 2 && live.Rotates(ps[0].workload) {
 			return rot, fmt.Errorf("validate: %s: %s has %d rows, lowest at %d connections: want a row at 1 connection and at least one more: %w",
 				name, curve, len(ps), ps[0].connections, sim.ErrInvalidConfig)
 		}
@@ -277,15 +282,16 @@ func (rot Rotation) fitBytes(p sim.CostProfile, curve, side string, value func(r
 // client CPU, the server's fit among what evicts it. A live client thread
 // touches its one connection's client side, which the probe's one thread
 // touches for every connection in turn; sysbench's per-thread Lua state is
-// not in it. connect's curves (whose connections live for one query) get
+// not in it. connect's curves (whose connections live for one event) get
 // neither; every other curve must be in rot. The memory columns are not
 // read. The probe's one-connection row is also each curve's server and
 // client CPU per query (sim.ClientConfig's ServerCPU and Event), in place of
 // the table's fewest-threads row: there the two programs take turns on one
 // CPU that never idles, where a one-thread live run on an idle virtual
 // machine leaves its CPUs halted between queries and runs each with cold
-// caches (three times the cost on a 2-vCPU guest). connect keeps its row.
-// It returns the fits by curve. rot's setting must be the table's; call
+// caches (three times the cost on a 2-vCPU guest). A connect curve takes
+// the probe's row too when rot has it, and keeps its table's otherwise. It
+// returns the fits by curve (connect's are none). rot's setting must be the table's; call
 // Validate on the result.
 func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fits, error) {
 	if !ut.Live {

@@ -172,8 +172,10 @@ func TestRotationRefusals(t *testing.T) {
 		{"a zero client CPU", head + "oltp_read_only,1,20,0,16\n", `client_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
 		{"no connections", head + "oltp_read_only,0,20,5,16\n", `connections = "0", want 1..10000`},
 		{"an unknown workload", head + "tpcc,1,20,5,16\n", `workload = "tpcc"`},
-		// connect was fitted a footprint that validate then used
-		{"connect", head + "connect,1,20,5,1\nconnect,64,50,5,1\n", `workload = "connect", want one of oltp_point_select, oltp_read_only`},
+		// connect was fitted a footprint that validate then used; the probe
+		// measures it at one connection only
+		{"connect rotated", head + "connect,1,20,5,1\nconnect,64,50,5,1\n", `rotation.csv:3: connections = "64", want 1 (connect's connections live for one event`},
+		{"a workload the probe does not run", head + "oltp_read_write,1,20,5,1\noltp_read_write,64,50,5,1\n", `workload = "oltp_read_write", want one of oltp_point_select, oltp_read_only, connect`},
 		// the fit mixed growth per query ×16 and ×1
 		{"two queries per event in a curve", head + "oltp_read_only,1,20,5,16\noltp_read_only,64,30,5,1\n",
 			"rotation.csv:3: oltp_read_only has queries_per_event 1, but line 2 has 16: want one value a curve"},
@@ -245,4 +247,36 @@ func TestParseRotationReadsWhatLiveWrites(t *testing.T) {
 	committed, err := ParseRotation(f, "docs/live/rotation.csv")
 	require.NoError(t, err)
 	assert.Len(t, committed.Curves(), 4, "two workloads × two thread handlings")
+}
+
+// connect's curves take the probe's one-connection row, its only one, as
+// their CPU per connection (a core that never idles), not the table's
+// one-thread row; a probe without connect leaves them their row, and neither
+// fits a footprint to them.
+func TestWithRotationTakesConnectsCostFromTheProbe(t *testing.T) {
+	p := rotationProfile()
+	probe := rotationCSV(p, 64<<10, 24<<10, 16) + "one-thread-per-connection,connect,1,41.4,44.3,1\n"
+	rot, err := ParseRotation(strings.NewReader(probe), "rotation.csv")
+	require.NoError(t, err)
+	assert.Contains(t, rot.Curves(), "connect thread_handling=one-thread-per-connection")
+	table := `thread_handling,workload,cpus,threads,throughput,server_cpu_us_per_query,client_cpu_us_per_query
+one-thread-per-connection,connect,2,1,1000,62.9,54.2
+one-thread-per-connection,connect,2,64,2000,72,64
+`
+	ut, err := ParseUserTable(strings.NewReader(table), "live.csv")
+	require.NoError(t, err)
+	got, fits, err := ut.WithCosts(p).WithRotation(rot)
+	require.NoError(t, err)
+	assert.Empty(t, fits, "no footprint for connect")
+	for _, c := range got.Cells {
+		assert.InDelta(t, float64(41400*time.Nanosecond), float64(c.Client.ServerCPU), 1)
+		assert.InDelta(t, float64(44300*time.Nanosecond), float64(c.Client.Event), 1)
+		assert.Zero(t, c.Client.ServerFootprint)
+		assert.Zero(t, c.Client.ClientFootprint)
+	}
+	without, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 24<<10, 16)), "rotation.csv")
+	require.NoError(t, err)
+	kept, _, err := ut.WithCosts(p).WithRotation(without)
+	require.NoError(t, err)
+	assert.InDelta(t, float64(62900*time.Nanosecond), float64(kept.Cells[1].Client.ServerCPU), 1, "its table's row")
 }
