@@ -195,6 +195,10 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
+	if c.Client != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpSleep }) {
+		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
+			c.Workload, ErrInvalidConfig)
+	}
 	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
 		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
 			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)

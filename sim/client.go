@@ -51,7 +51,9 @@ type ClientConfig struct {
 	// growth per thread). Every switch to the thread refills them after the
 	// other threads' footprints went through the caches
 	// (CostProfile.SwitchCostOf), and they are in what evicts the others';
-	// 0..1 GiB each, 0 adds nothing.
+	// 0..1 GiB each, 0 adds nothing. A footprint needs a profile with caches
+	// (CacheL2, CacheLLC: a calibrated one); AddConnection refuses one
+	// otherwise, which would charge it nothing.
 	ServerFootprint, ClientFootprint int64
 }
 
@@ -145,10 +147,16 @@ func ServerProgram(prog []Op) []Op {
 // receive of the server's program, runs c.Event for each unit the program
 // counts (OpDone) divided among them, sends
 // (c.Send) and receives (c.Recv). Both start at time 0 with hint h. The
-// server's program must have as many sends as receives and at least one.
+// server's program must have as many sends as receives and at least one,
+// and c's footprints a machine whose profile has caches.
 func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
+	}
+	if p := m.cfg.Costs; (c.ServerFootprint > 0 || c.ClientFootprint > 0) && (p.CacheL2 <= 0 || p.CacheLLC <= 0) {
+		// refillOf charges nothing without caches: the footprints would be ignored
+		return fmt.Errorf("sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
+			c.ServerFootprint, c.ClientFootprint, p.Name, p.CacheL2, p.CacheLLC, ErrInvalidConfig)
 	}
 	sends, recvs, units := 0, 0, int64(0)
 	for _, op := range server {

@@ -13,7 +13,8 @@ import (
 // (sim.Cell.Client), as innosim live runs sysbench beside the server, given
 // as "cpu=5us,send=1us,recv=1us,server-cpu=24us,server-footprint=84KiB,
 // client-footprint=20KiB" (every key optional; durations 0..1s, sizes in
-// bytes, KiB or MiB, 0..1GiB; see sim.ClientConfig for each field). Empty:
+// bytes, KiB, MiB or GiB, 0..1GiB; see sim.ClientConfig for each field; cpu
+// is per unit of the workload: query, transaction or connection). Empty:
 // the client stays off the machine, its round trip a sleep.
 type clientFlag struct{ cfg *sim.ClientConfig }
 
@@ -43,6 +44,9 @@ func (c *clientFlag) Set(v string) error {
 	seen := map[string]bool{}
 	for _, kv := range strings.Split(v, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if strings.TrimSpace(kv) == "on" {
+			return fmt.Errorf("%q: on stands alone (a client of every key 0): want on, or key=value pairs", v)
+		}
 		if !ok {
 			return fmt.Errorf("%q: want on, or key=value (%s)", kv, strings.Join(clientKeys, ", "))
 		}
@@ -61,7 +65,7 @@ func (c *clientFlag) Set(v string) error {
 		if b, ok := sizes[k]; ok {
 			n, err := parseBytes(val)
 			if err != nil {
-				return fmt.Errorf("%s = %q: want bytes, KiB or MiB in 0..1GiB (84KiB)", k, val)
+				return fmt.Errorf("%s = %q: want bytes, KiB, MiB or GiB in 0..1GiB (84KiB)", k, val)
 			}
 			*b = n
 			continue
@@ -73,10 +77,10 @@ func (c *clientFlag) Set(v string) error {
 }
 
 // parseBytes reads a size of 0..1 GiB: a whole number of bytes, or a number
-// of KiB or MiB ("84KiB", "1.5MiB").
+// of KiB, MiB or GiB ("84KiB", "1.5MiB", "1GiB").
 func parseBytes(s string) (int64, error) {
 	unit := 1.0
-	for suffix, u := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20} {
+	for suffix, u := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			s, unit = n, u
 		}

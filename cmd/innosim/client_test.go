@@ -19,6 +19,8 @@ func TestClientFlagReadsEachKey(t *testing.T) {
 	assert.Equal(t, sim.ClientConfig{}, *c.cfg)
 	require.NoError(t, c.Set("server-footprint=4096"))
 	assert.Equal(t, int64(4096), c.cfg.ServerFootprint)
+	require.NoError(t, c.Set("client-footprint=1GiB"), "the top of the range its errors give")
+	assert.Equal(t, int64(1<<30), c.cfg.ClientFootprint)
 	assert.Empty(t, (&clientFlag{}).String(), "no client")
 }
 
@@ -27,10 +29,12 @@ func TestClientFlagRefusesBadValuesByKey(t *testing.T) {
 		{"cpu", `"cpu": want on, or key=value`},
 		{"cpu=2s", `cpu = "2s": want a duration 0..1s`},
 		{"recv=-1us", `recv = "-1us": want a duration 0..1s`},
-		{"server-footprint=2048MiB", `server-footprint = "2048MiB": want bytes, KiB or MiB in 0..1GiB`},
+		{"server-footprint=2048MiB", `server-footprint = "2048MiB": want bytes, KiB, MiB or GiB in 0..1GiB`},
+		{"server-footprint=1.5GiB", `server-footprint = "1.5GiB"`},
 		{"client-footprint=1.5", `client-footprint = "1.5": want bytes`},
 		{"client-footprint=NaNKiB", `client-footprint = "NaNKiB"`},
 		{"cpu=1us,cpu=2us", `key "cpu" given twice`},
+		{"on,cpu=1us", `"on,cpu=1us": on stands alone`},
 		{"think=1ms", `key "think": want one of cpu, send, recv, server-cpu, server-footprint, client-footprint`},
 	} {
 		var c clientFlag
@@ -58,4 +62,24 @@ func TestRunWithTheClientOnTheMachine(t *testing.T) {
 	assert.Less(t, costly, 0.6*cheap, "a client of 50 µs a query against one of 5 µs, on the same 2 cores")
 	assert.Contains(t, st.Client, "cpu=5µs")
 	assert.Equal(t, "pool-of-threads", st.ThreadHandling)
+}
+
+// A footprint needs caches to refill it: under a profile without them it
+// was charged nothing, silently. A workload with no round trip to its
+// client has nothing to put a client on, and the refusal names it.
+func TestRunClientRefusalsNameTheCause(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "oltp_point_select", "--client", "cpu=5us,server-footprint=64KiB"},
+			`ClientConfig footprints (server 65536, client 0 bytes) with costs "old-kernel", which has no caches to refill them`},
+		{[]string{"--workload", "row_scan_global", "--client", "on"},
+			"Client with workload row_scan_global, which has no client round trip"},
+	} {
+		code, stdout, stderr := runCmd(append([]string{"run", "--measure", "1ms", "--threads", "2"}, tt.args...)...)
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, tt.want)
+		assert.Empty(t, stdout)
+	}
 }

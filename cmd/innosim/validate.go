@@ -143,6 +143,9 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 			}
 		}
+		if ut.ResidentFootprints() && (profile == nil || profile.CacheL2 <= 0 || profile.CacheLLC <= 0) && *rotation == "" {
+			fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
+		}
 		live = live || ut.Live
 		users = append(users, ut)
 	}
@@ -222,7 +225,12 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
 			}
 		}
-		for _, c := range ut.Curves {
+		probed := rot.Curves()
+		for i, c := range ut.Curves {
+			if !used[c] && slices.Contains(probed, c) {
+				cl := ut.Cells[i].Client
+				fmt.Fprintf(stderr, "validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", ut.Name, c, cl.ServerCPU, cl.Event, path)
+			}
 			used[c] = true // connect's too: its one-connection row was read
 		}
 		users[i] = ut

@@ -298,7 +298,13 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fits, erro
 		return ut, nil, fmt.Errorf("validate: %s is not a live table (innosim live --csv): a rotation probe sets a live table's footprints: %w", ut.Name, sim.ErrInvalidConfig)
 	}
 	if rot.Setting != ut.Setting {
-		return ut, nil, fmt.Errorf("validate: %s sweeps %q and %s sweeps %q: want the same setting: %w", rot.Name, rot.Setting, ut.Name, ut.Setting, sim.ErrInvalidConfig)
+		sweeps := func(s string) string {
+			if s == "" {
+				return "sweeps no setting (no setting column)"
+			}
+			return fmt.Sprintf("sweeps %s (a %s column)", s, s)
+		}
+		return ut, nil, fmt.Errorf("validate: %s %s and %s %s: want a probe and a table of the same sweep: %w", rot.Name, sweeps(rot.Setting), ut.Name, sweeps(ut.Setting), sim.ErrInvalidConfig)
 	}
 	fits := map[string]Fits{}
 	for i, c := range ut.Curves {

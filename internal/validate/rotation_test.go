@@ -134,7 +134,7 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 `
 	ut, err := ParseUserTable(strings.NewReader(table), "live.csv")
 	require.NoError(t, err)
-	require.NotZero(t, ut.Cells[1].Client.ServerFootprint, "the memory columns give footprints without a probe")
+	require.NotZero(t, ut.WithCosts(p).Cells[1].Client.ServerFootprint, "the memory columns give footprints without a probe")
 	rot, err := ParseRotation(strings.NewReader(rotationCSV(p, 64<<10, 24<<10, 16)), "rotation.csv")
 	require.NoError(t, err)
 	got, fits, err := ut.WithCosts(p).WithRotation(rot)
@@ -155,7 +155,7 @@ one-thread-per-connection,connect,2,64,2000,200,100,200000,60000
 	assert.InDelta(t, float64(6*time.Microsecond), float64(got.Cells[1].Client.Event), 1, "the probe's one-connection client CPU, not the table's 30 µs")
 	assert.Equal(t, 200*time.Microsecond, got.Cells[3].Client.ServerCPU, "connect keeps its row")
 	assert.Equal(t, 60*time.Microsecond, ut.Cells[1].Client.ServerCPU)
-	assert.NotZero(t, ut.Cells[1].Client.ClientFootprint, "WithRotation returns a copy")
+	assert.NotZero(t, ut.WithCosts(p).Cells[1].Client.ClientFootprint, "WithRotation returns a copy")
 	assert.Contains(t, got.Source, "footprints from rotation.csv")
 }
 
@@ -205,7 +205,7 @@ func TestRotationRefusals(t *testing.T) {
 	noSetting, err := ParseUserTable(strings.NewReader("workload,cpus,threads,throughput\noltp_read_only,2,1,5\n"), "live.csv")
 	require.NoError(t, err)
 	_, _, err = noSetting.WithCosts(p).WithRotation(rot)
-	assert.ErrorContains(t, err, `sweeps "thread_handling" and live.csv sweeps ""`)
+	assert.ErrorContains(t, err, `rotation.csv sweeps thread_handling (a thread_handling column) and live.csv sweeps no setting (no setting column)`)
 	published, err := ParseUserTable(strings.NewReader("cpus,scheduler,costs,workload,threads,published\n2,cfs,new-kernel,oltp_read_only,1,5\n"), "pub.csv")
 	require.NoError(t, err)
 	_, _, err = published.WithRotation(rot)
@@ -246,7 +246,7 @@ func TestParseRotationReadsWhatLiveWrites(t *testing.T) {
 	defer f.Close()
 	committed, err := ParseRotation(f, "docs/live/rotation.csv")
 	require.NoError(t, err)
-	assert.Len(t, committed.Curves(), 4, "two workloads × two thread handlings")
+	assert.Len(t, committed.Curves(), 6, "three workloads (connect at one connection) × two thread handlings")
 }
 
 // connect's curves take the probe's one-connection row, its only one, as

@@ -57,6 +57,11 @@ type UserTable struct {
 	// Validate's errors.
 	File  string
 	Lines []int
+
+	// residents are a live table's footprints by cell from its memory
+	// columns' growth (server, client bytes): WithCosts puts them on the
+	// cells when its profile has caches to refill them.
+	residents [][2]int64
 }
 
 // Validate checks every cell as Run would (sim.Cell.Validate) and returns

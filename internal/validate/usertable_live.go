@@ -142,8 +142,9 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	}
 	setProbe(ut, clientCPU, func(c *sim.ClientConfig, d time.Duration) { c.Event = d })
 	setProbe(ut, serverCPU, func(c *sim.ClientConfig, d time.Duration) { c.ServerCPU = d })
-	setGrowth(ut, serverRSS, func(c *sim.ClientConfig, b int64) { c.ServerFootprint = b })
-	setGrowth(ut, clientRSS, func(c *sim.ClientConfig, b int64) { c.ClientFootprint = b })
+	ut.residents = make([][2]int64, len(ut.Cells))
+	setGrowth(ut, serverRSS, func(i int, b int64) { ut.residents[i][0] = b })
+	setGrowth(ut, clientRSS, func(i int, b int64) { ut.residents[i][1] = b })
 	return ut, ut.Validate() // with its probes set; before any cell runs
 }
 
@@ -172,7 +173,7 @@ const (
 	liveClientRSSColumn = "client_rss_kib"
 )
 
-// setGrowth gives every cell of each curve, through set, the growth of a
+// setGrowth gives every cell i of each curve, through set, the growth of a
 // resident set (KiB, by row; -1 where not given) per thread along that
 // curve: the least-squares slope of the resident set against the thread
 // count over the curve's rows that have one, in bytes, the memory each
@@ -180,7 +181,7 @@ const (
 // of the programs, read from the memory columns only, never the
 // throughput's. A curve with fewer than two such rows, or whose resident
 // set does not grow, gets none.
-func setGrowth(ut UserTable, kib []float64, set func(*sim.ClientConfig, int64)) {
+func setGrowth(ut UserTable, kib []float64, set func(i int, bytes int64)) {
 	type points struct{ x, y []float64 }
 	by := map[string]*points{}
 	for i, c := range ut.Curves {
@@ -201,7 +202,7 @@ func setGrowth(ut UserTable, kib []float64, set func(*sim.ClientConfig, int64)) 
 			continue // one thread count only
 		}
 		if _, slope := stat.LinearRegression(p.x, p.y, nil, false); slope > 0 {
-			set(ut.Cells[i].Client, min(int64(slope*1024+0.5), 1<<30))
+			set(i, min(int64(slope*1024+0.5), 1<<30))
 		}
 	}
 }
@@ -239,15 +240,37 @@ func setProbe(ut UserTable, us []float64, set func(*sim.ClientConfig, time.Durat
 // (innosim calibrate --out). A published table keeps its own costs. The
 // profile can make a curve's CPU per query impossible on that machine
 // (sim.ClientConfig.ServerCPU): call Validate on the result before running it.
+//
+// The footprints of the table's memory columns (ResidentFootprints) go on
+// the cells only with a profile that has caches to refill them (CacheL2 and
+// CacheLLC, a calibrated one): without it they would cost nothing.
 func (ut UserTable) WithCosts(p sim.CostProfile) UserTable {
 	if !ut.Live {
 		return ut
 	}
 	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
+	caches := p.CacheL2 > 0 && p.CacheLLC > 0
 	for i := range ut.Cells {
 		ut.Cells[i].Machine.Costs = p
+		if caches && i < len(ut.residents) {
+			client := *ut.Cells[i].Client
+			client.ServerFootprint, client.ClientFootprint = ut.residents[i][0], ut.residents[i][1]
+			ut.Cells[i].Client = &client
+		}
 	}
 	return ut
+}
+
+// ResidentFootprints reports whether a live table's memory columns
+// (server_rss_kib, client_rss_kib) give any curve a footprint, which
+// WithCosts charges with a calibrated profile only.
+func (ut UserTable) ResidentFootprints() bool {
+	for _, r := range ut.residents {
+		if r[0] > 0 || r[1] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // liveTables compares a live table with the simulated throughputs sim, in

@@ -179,8 +179,16 @@ connect,2,4,900,,
 connect,2,64,800,50000,9000
 connect,2,256,700,49000,9000
 `
-	ut, err := ParseUserTable(strings.NewReader(in), "live.csv")
+	parsed, err := ParseUserTable(strings.NewReader(in), "live.csv")
 	require.NoError(t, err)
+	assert.True(t, parsed.ResidentFootprints())
+	for i, c := range parsed.Cells {
+		// the parse's profile (new-kernel) has no caches: a footprint
+		// there was charged nothing, silently
+		assert.Zero(t, c.Client.ServerFootprint+c.Client.ClientFootprint, "row %d: no footprint without a calibrated profile", i)
+	}
+	ut := parsed.WithCosts(rotationProfile())
+	require.NoError(t, ut.Validate())
 	// point select: server 10 KiB, client 100 KiB more per thread, on a line
 	for i := range 3 {
 		assert.Equal(t, int64(10<<10), ut.Cells[i].Client.ServerFootprint, "row %d: the curve's slope, whatever the row's own", i)
