@@ -15,6 +15,7 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
 )
@@ -96,7 +97,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
-	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged: on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig)")
+	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
@@ -202,6 +203,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if f.client.cfg != nil {
 			client := *f.client.cfg
 			proto.Client, proto.RemoteWake = &client, true
+			// connections complete in waves a round trip apart: warm up until
+			// steady, as a live table's cells do, not for a fixed 20 ms
+			proto.Warmup, proto.Steady = validate.LiveWarmup, validate.LiveSteady()
 		}
 		protos = append(protos, proto)
 		settings = append(settings, cellSettings(proto, opts))

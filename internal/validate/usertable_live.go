@@ -88,7 +88,7 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 				return r.bad("unit", fmt.Sprintf("%s (what %s counts)", wl.Unit, w))
 			}
 		}
-		cell := sim.Cell{Workload: model, Threads: threads, Warmup: liveWarmup, Steady: liveSteady(), Measure: userMeasure,
+		cell := sim.Cell{Workload: model, Threads: threads, Warmup: LiveWarmup, Steady: LiveSteady(), Measure: userMeasure,
 			Machine: sim.MachineConfig{CPUs: cpus, Scheduler: sim.CFS, Costs: costs, SpinLoops: sim.DefaultSpinLoops},
 			Client:  &sim.ClientConfig{}, RemoteWake: true}
 		for _, f := range []struct {
@@ -148,19 +148,21 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 	return ut, ut.Validate() // with its probes set; before any cell runs
 }
 
-// liveWarmup and liveSteady are a live cell's simulated warm-up: with the
+// LiveWarmup and LiveSteady are a live cell's simulated warm-up (and that
+// of any cell with its client on the machine, such as innosim run -client's): with the
 // client on the machine a connection waits for its turn on the cores at every
 // round trip, so at 1,024 connections (2,048 threads on 2 cores) one connect
 // takes hundreds of ms, all connections complete in waves a round apart, and
 // a fixed warm-up measures the ramp or a crest. The warm-up goes on past
-// liveWarmup until two successive windows, each long enough for every
+// LiveWarmup until two successive windows, each long enough for every
 // connection to complete 10 units (a window of k rounds reads the rate to
 // one round in k, so 10 for the 10% tolerance), agree within 10%; a cell
 // not steady in 120 s of virtual time is an error. It is the collapse
 // case's rule (collapseSteady). innosim live warms up a second of wall time.
-const liveWarmup = 100 * time.Millisecond
+const LiveWarmup = 100 * time.Millisecond
 
-func liveSteady() *sim.SteadyWarmup { return collapseSteady() }
+// LiveSteady returns a new SteadyWarmup of that rule.
+func LiveSteady() *sim.SteadyWarmup { return collapseSteady() }
 
 // liveClientColumn is innosim live's column of sysbench's CPU per query,
 // liveServerColumn its column of mariadbd's.
