@@ -98,3 +98,16 @@ func TestRunClientFigureDoesNotDependOnTheMeasure(t *testing.T) {
 	short, long := rate("100ms"), rate("2s")
 	assert.InEpsilon(t, long, short, 0.1, "100 ms: %.0f/s, 2 s: %.0f/s", short, long)
 }
+
+// -show-settings listed thread_handling as its default when -thread-handling
+// set it, and said nothing of the client.
+func TestShowSettingsNamesTheFlagsThatSetAKey(t *testing.T) {
+	code, stdout, stderr := runCmd("run", "--workload", "oltp_insert", "--server", "mariadb", "--threads", "2", "--cpus", "2",
+		"--measure", "2ms", "--thread-handling", "pool-of-threads", "--aio", "simulated", "--client", "cpu=5us", "--show-settings")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `thread_handling\s+pool-of-threads\s+-thread-handling`, stdout)
+	assert.Regexp(t, `innodb_use_native_aio\s+OFF\s+-aio`, stdout)
+	assert.Contains(t, stdout, "client on the machine (-client): cpu=5µs")
+	_, stdout, _ = runCmd("run", "--workload", "connect", "--threads", "2", "--measure", "2ms", "--show-settings")
+	assert.Contains(t, stdout, "client off the machine")
+}

@@ -177,7 +177,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if f.showSettings {
-		writeSettings(stdout, base, f.server, varyKey)
+		writeSettings(stdout, base, f.server, varyKey, f)
 	}
 	type row struct {
 		val  string

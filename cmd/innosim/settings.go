@@ -60,9 +60,18 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 }
 
 // writeSettings prints every modelled setting of s with the line it came from
-// ("default" for MySQL's), and marks the key --vary changes per row.
-func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string) {
+// ("default" for MySQL's) or the run flag of f that sets it (-thread-handling,
+// -aio), marks the key --vary changes per row, and says where the client
+// runs (-client).
+func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string, f runFlags) {
 	fmt.Fprintf(w, "settings (server %s):\n", server)
+	byFlag := map[string][2]string{} // a key a run flag sets: its value and the flag
+	if f.threadHandling != "" {
+		byFlag["thread_handling"] = [2]string{f.threadHandling, "-thread-handling"}
+	}
+	if f.aio != "" {
+		byFlag["innodb_use_native_aio"] = [2]string{map[string]string{"native": "ON", "simulated": "OFF"}[f.aio], "-aio"}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	vary := strings.ReplaceAll(varyKey, "-", "_")
 	if vary == "aio" { // the run flag that sets it by its mode's name
@@ -80,9 +89,17 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string) {
 		if st.Unit != "" {
 			v += " " + st.Unit
 		}
+		if fl, ok := byFlag[st.Key]; ok {
+			v, from = fl[0], fl[1]
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", st.Key, v, from)
 	}
 	tw.Flush()
+	if f.client.cfg != nil {
+		fmt.Fprintf(w, "client on the machine (-client): %s\n", f.client.String())
+	} else {
+		fmt.Fprintln(w, "client off the machine (its round trip a sleep)")
+	}
 	fmt.Fprintln(w)
 }
 
