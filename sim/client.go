@@ -87,33 +87,41 @@ type sockEnd struct {
 }
 
 // ServerProgram returns prog as the server thread of a connection whose
-// client runs on the machine (Machine.AddConnection): every OpSleep, the
-// workload's wait for its client, becomes an OpSockRecv (merged with the
-// OpSyscall after it, the read of the request, when there is one), and the
-// last OpSyscall before each wait, the write of the reply (or of the
-// greeting), becomes an OpSockSend, which wakes the client; a wait with no
-// system call before it in the program gets an OpSockSend of no work. The
-// result has as many sends as receives. The server waits on its socket as
-// one-thread-per-connection does (do_command → my_net_read, a blocking read);
-// a pooled connection waits in its group's epoll set, with the same result
-// for this model (see PoolOfThreads).
+// client runs on the machine (Machine.AddConnection): every OpSleep that
+// waits for the client (SleepClient, SleepLast) becomes an OpSockRecv
+// (merged with the OpSyscall after it, the read of the request, when there
+// is one; a SleepLast's receive keeps its Arg), and the last OpSyscall
+// before each such wait, the write of the reply (or of the greeting),
+// becomes an OpSockSend, which wakes the client; a wait with no system call
+// before it in the program gets an OpSockSend of no work. A wait that
+// follows a SleepLast gets no send: the client reads nothing after that
+// request (mysql_close's COM_QUIT) and sends the next one at once. A
+// SleepServer wait stays a sleep: it waits for another server thread. The
+// result has as many sends as receives but SleepLast's. The server waits on
+// its socket as one-thread-per-connection does (do_command → my_net_read, a
+// blocking read); a pooled connection waits in its group's epoll set, with
+// the same result for this model (see PoolOfThreads).
 func ServerProgram(prog []Op) []Op {
 	n := len(prog)
+	waitsForClient := func(op Op) bool { return op.Kind == OpSleep && op.Arg != SleepServer }
 	send := make([]bool, n)
 	for i, op := range prog {
-		if op.Kind != OpSleep {
+		if !waitsForClient(op) {
 			continue
 		}
 		j := i
 		for k := 1; k < n; k++ {
 			j = (i - k + n) % n
-			if prog[j].Kind == OpSyscall || prog[j].Kind == OpSleep {
+			if prog[j].Kind == OpSyscall || waitsForClient(prog[j]) {
 				break
 			}
 		}
-		if prog[j].Kind == OpSyscall && !send[j] {
+		switch {
+		case waitsForClient(prog[j]) && prog[j].Arg == SleepLast:
+			// the client's request after COM_QUIT: no reply before it
+		case prog[j].Kind == OpSyscall && !send[j] && !afterLast(prog, j, waitsForClient):
 			send[j] = true
-		} else {
+		case !afterLast(prog, i, waitsForClient):
 			send[i] = true // a send of no work before this wait
 		}
 	}
@@ -121,11 +129,11 @@ func ServerProgram(prog []Op) []Op {
 	for i := 0; i < n; i++ {
 		op := prog[i]
 		switch {
-		case op.Kind == OpSleep:
+		case waitsForClient(op):
 			if send[i] {
 				out = append(out, Op{Kind: OpSockSend})
 			}
-			recv := Op{Kind: OpSockRecv}
+			recv := Op{Kind: OpSockRecv, Arg: op.Arg}
 			if i+1 < n && prog[i+1].Kind == OpSyscall && !send[i+1] {
 				recv.Dur = prog[i+1].Dur
 				i++
@@ -140,15 +148,30 @@ func ServerProgram(prog []Op) []Op {
 	return out
 }
 
+// afterLast reports whether op i of prog comes after a SleepLast wait with no
+// other wait for the client between (cyclically): the server has nothing to
+// reply there.
+func afterLast(prog []Op, i int, waitsForClient func(Op) bool) bool {
+	n := len(prog)
+	for k := 1; k < n; k++ {
+		j := (i - k + n) % n
+		if waitsForClient(prog[j]) {
+			return prog[j].Arg == SleepLast
+		}
+	}
+	return false
+}
+
 // AddConnection adds a connection whose client runs on the machine: a
 // server thread that runs server (a program with OpSockSend and
 // OpSockRecv, such as ServerProgram makes, starting blocked in its first
 // receive when that is its first op) and a client thread that, once per
 // receive of the server's program, runs c.Event for each unit the program
 // counts (OpDone) divided among them, sends
-// (c.Send) and receives (c.Recv). Both start at time 0 with hint h. The
-// server's program must have as many sends as receives and at least one,
-// and c's footprints a machine whose profile has caches.
+// (c.Send) and receives (c.Recv), but for a receive whose Arg is SleepLast
+// (see ServerProgram) it only sends. Both start at time 0 with hint h. The
+// server's program must have a send for every receive but those and at
+// least one receive, and c's footprints a machine whose profile has caches.
 func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -158,19 +181,23 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 		return fmt.Errorf("sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
 			c.ServerFootprint, c.ClientFootprint, p.Name, p.CacheL2, p.CacheLLC, ErrInvalidConfig)
 	}
-	sends, recvs, units := 0, 0, int64(0)
+	sends, recvs, last, units := 0, 0, 0, int64(0)
 	for _, op := range server {
 		switch op.Kind {
 		case OpSockSend:
 			sends++
 		case OpSockRecv:
 			recvs++
+			if op.Arg == SleepLast {
+				last++
+			}
 		case OpDone:
 			units += int64(op.Arg)
 		}
 	}
-	if recvs == 0 || sends != recvs {
-		return fmt.Errorf("sim: connection's server program has %d sends and %d receives, want as many of each and at least one: %w", sends, recvs, ErrInvalidConfig)
+	if recvs == 0 || sends != recvs-last {
+		return fmt.Errorf("sim: connection's server program has %d sends and %d receives (%d of a request the client reads no reply to), want a send for every other receive and at least one receive: %w",
+			sends, recvs, last, ErrInvalidConfig)
 	}
 	if c.ServerCPU > 0 {
 		var err error
@@ -182,8 +209,14 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	// batch of rows) costs the client k × Event, spread over its receives
 	each := c.Event * time.Duration(max(units, 1)) / time.Duration(recvs)
 	client := make([]Op, 0, 3*recvs)
-	for range recvs {
-		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send}, Op{Kind: OpSockRecv, Dur: c.Recv})
+	for _, op := range server {
+		if op.Kind != OpSockRecv {
+			continue
+		}
+		client = append(client, cpu(each), Op{Kind: OpSockSend, Dur: c.Send})
+		if op.Arg != SleepLast { // after COM_QUIT the client reads nothing: it sends the next request
+			client = append(client, Op{Kind: OpSockRecv, Dur: c.Recv})
+		}
 	}
 	if m.tpool != nil {
 		if err := m.addPoolConnection(server, client, c.ServerFootprint); err != nil {

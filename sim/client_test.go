@@ -26,6 +26,9 @@ func TestServerProgramTurnsClientWaitsIntoSocketTurns(t *testing.T) {
 		{"a wait with no system call before it gets a send of no work; the last call wraps around",
 			[]Op{sleep(10), cpu(5), sleep(20), syscall(2), done(1)},
 			[]Op{recv(0), cpu(5), send(0), recv(0), send(2), done(1)}},
+		{"a server wait stays a sleep; after the last request the client reads nothing",
+			[]Op{sleep(10), syscall(1), sleepFor(5, SleepServer), syscall(4), sleep(20), syscall(2), sleepFor(3, SleepLast), syscall(6), syscall(7), done(1)},
+			[]Op{recv(1), sleepFor(5, SleepServer), send(4), recv(0), send(2), {Kind: OpSockRecv, Arg: SleepLast, Dur: 6}, syscall(7), done(1)}},
 		{"a pooled program: the receive is the wait, the read stays inside the pool",
 			[]Op{sleep(10), {Kind: OpGateEnter}, syscall(2), cpu(5), syscall(3), done(1), {Kind: OpGateExit}},
 			[]Op{recv(0), {Kind: OpGateEnter}, syscall(2), cpu(5), send(3), done(1), {Kind: OpGateExit}}},
@@ -35,6 +38,36 @@ func TestServerProgramTurnsClientWaitsIntoSocketTurns(t *testing.T) {
 			assert.Equal(t, tc.want, ServerProgram(tc.in))
 		})
 	}
+}
+
+// With the client on the machine, connect's waits were five round trips
+// with the client, where libmariadb's client blocks three times a
+// connection (the greeting and the OK in mysql_real_connect, SELECT 1's
+// result) and reads nothing after COM_QUIT; the listener's hand-over to a
+// cached thread waits for a server thread, not the client.
+func TestConnectRoundTripsAreLibmariadbs(t *testing.T) {
+	w, err := LookupWorkload("connect")
+	require.NoError(t, err)
+	m, err := NewMachine(MachineConfig{CPUs: 2})
+	require.NoError(t, err)
+	server := ServerProgram(w.Setup(m))
+	count := func(prog []Op, k OpKind) int {
+		n := 0
+		for _, op := range prog {
+			if op.Kind == k {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 4, count(server, OpSockRecv), "the connect, the handshake response, SELECT 1, COM_QUIT")
+	assert.Equal(t, 3, count(server, OpSockSend), "the greeting, the OK, the result")
+	assert.Equal(t, 1, count(server, OpSleep), "the hand-over to a cached thread")
+	require.NoError(t, m.AddConnection(server, prio.Normal, ClientConfig{Event: us}))
+	client := m.threads[1].prog
+	assert.Equal(t, 4, count(client, OpSockSend))
+	assert.Equal(t, 3, count(client, OpSockRecv), "the client's three blocking reads")
+	assert.ErrorContains(t, m.AddThread([]Op{sleepFor(1, 7)}, prio.Normal), "OpSleep wait 7, want SleepClient, SleepServer or SleepLast")
 }
 
 func TestConnectionsRefuseWhatTheyCannotRun(t *testing.T) {

@@ -19,7 +19,8 @@ const (
 	// SyscallKind(Arg) (CostProfile.SyscallCost) plus Dur of kernel work.
 	OpSyscall
 	// OpSleep blocks for Dur (waiting for the client or the network); the wake is a
-	// return from sleep for the scheduler.
+	// return from sleep for the scheduler. Arg says whom the wait is for
+	// (SleepClient, SleepServer, SleepLast), which only ServerProgram reads.
 	OpSleep
 	// OpLock acquires InnoDB mutex Arg: spin, then wait (see Mutex).
 	OpLock
@@ -119,6 +120,25 @@ const (
 	numOpKinds // the number of op kinds: not an op
 )
 
+// The waits an OpSleep stands for (its Arg). With the client off the machine
+// each is a sleep of its Dur; ServerProgram, which puts the client on it,
+// makes a round trip with the client of the first and the last only.
+const (
+	// SleepClient (0, every wait's default) waits for the client's next
+	// request, which the client sends once it has read the reply before it.
+	SleepClient int32 = iota
+	// SleepServer waits for another server thread, not the client: the
+	// listener's hand-over of a new connection to a cached thread
+	// (handle_connections_sockets → create_new_thread, the thread cache's
+	// condition variable). It stays a sleep.
+	SleepServer
+	// SleepLast waits for a request after which the client reads nothing:
+	// COM_QUIT, which libmariadb's mysql_close sends before it closes the
+	// socket. The server sends nothing before its next wait, and the client
+	// sends its next request without waiting.
+	SleepLast
+)
+
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that
 // differ by path (CostProfile.SyscallCost). The zero kind is any call that
 // has no kind of its own and costs CostProfile.Syscall alone.
@@ -162,9 +182,12 @@ func syscall(d time.Duration) Op   { return Op{Kind: OpSyscall, Dur: d} }
 func sockCall(d time.Duration) Op  { return Op{Kind: OpSyscall, Arg: int32(SysSocket), Dur: d} }
 func setupCall(d time.Duration) Op { return Op{Kind: OpSyscall, Arg: int32(SysSetup), Dur: d} }
 func sleep(d time.Duration) Op     { return Op{Kind: OpSleep, Dur: d} }
-func lock(m int32) Op              { return Op{Kind: OpLock, Arg: m} }
-func unlock(m int32) Op            { return Op{Kind: OpUnlock, Arg: m} }
-func done(n int32) Op              { return Op{Kind: OpDone, Arg: n} }
+
+// sleepFor is an OpSleep of d for a wait of the kind given (SleepServer, SleepLast).
+func sleepFor(d time.Duration, kind int32) Op { return Op{Kind: OpSleep, Dur: d, Arg: kind} }
+func lock(m int32) Op                         { return Op{Kind: OpLock, Arg: m} }
+func unlock(m int32) Op                       { return Op{Kind: OpUnlock, Arg: m} }
+func done(n int32) Op                         { return Op{Kind: OpDone, Arg: n} }
 func withProb(p float64, skip int32) Op {
 	return Op{Kind: OpSplit, Arg: skip, Dur: time.Duration(p * 1e9)}
 }
@@ -207,6 +230,8 @@ func (k OpKind) check(op Op, mutexes int) error {
 		return fmt.Errorf("OpSetPrio hint %d, want %d..%d: %w", op.Arg, prio.Idle, prio.Interrupt, ErrInvalidConfig)
 	case k == OpDone && op.Arg < 0:
 		return fmt.Errorf("OpDone count %d, want ≥ 0: %w", op.Arg, ErrInvalidConfig)
+	case k == OpSleep && (op.Arg < SleepClient || op.Arg > SleepLast):
+		return fmt.Errorf("OpSleep wait %d, want SleepClient, SleepServer or SleepLast (0..%d): %w", op.Arg, SleepLast, ErrInvalidConfig)
 	}
 	return nil
 }

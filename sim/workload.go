@@ -138,6 +138,12 @@ func oltpReadOnly() Workload {
 // A new connection always finds a cached thread here (thread_cache_size
 // defaults to 151 from MariaDB 10.2 on, 0 before), so no connection creates
 // a thread: no clone, mmap or set_robust_list.
+//
+// Of the five waits, the cached thread's wake waits for the listener
+// (SleepServer) and the client reads no reply to COM_QUIT (SleepLast:
+// libmariadb's mysql_close sends it and closes the socket), so with the
+// client on the machine a connection is three of the client's blocking
+// reads: the greeting and the OK (mysql_real_connect), SELECT 1's result.
 func connectWorkload() Workload {
 	return Workload{
 		Name: "connect", Unit: "connections/s",
@@ -153,11 +159,11 @@ func connectWorkload() Workload {
 				sleep(50 * us),                                        // client connects (TCP handshake)
 				setupCall(1 * us), syscall(0), syscall(0), syscall(0), // accept4, fcntl, setsockopt ×2
 				lock(cache), cpu(1 * us), unlock(cache), syscall(0), // hand over to a cached thread
-				sleep(5 * us),                             // the cached thread wakes (a switch)
+				sleepFor(5*us, SleepServer),               // the cached thread wakes (a switch)
 				syscall(2 * us), sockCall(0), cpu(4 * us), // getpeername, greeting: write
 				sleep(40 * us), sockCall(2 * us), cpu(8 * us), sockCall(2 * us), // handshake response, auth, OK
 				sleep(30 * us), sockCall(2 * us), cpu(6 * us), sockCall(2 * us), // SELECT 1
-				sleep(20 * us), sockCall(1 * us), setupCall(0), setupCall(0), // COM_QUIT, shutdown, close
+				sleepFor(20*us, SleepLast), sockCall(1 * us), setupCall(0), setupCall(0), // COM_QUIT (no reply), shutdown, close
 				cpu(4 * us), syscall(0), syscall(0), syscall(0), syscall(0), // THD cleanup, back to the cache
 				lock(cache), cpu(1 * us), unlock(cache), cpu(2 * us),
 				done(1),
