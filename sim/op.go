@@ -122,7 +122,8 @@ const (
 
 // The waits an OpSleep stands for (its Arg). With the client off the machine
 // each is a sleep of its Dur; ServerProgram, which puts the client on it,
-// makes a round trip with the client of the first and the last only.
+// makes SleepClient and SleepLast waits the client's requests and leaves
+// SleepServer's a sleep.
 const (
 	// SleepClient (0, every wait's default) waits for the client's next
 	// request, which the client sends once it has read the reply before it.
