@@ -112,12 +112,12 @@ func ServerProgram(prog []Op) []Op {
 		j := i
 		for k := 1; k < n; k++ {
 			j = (i - k + n) % n
-			if prog[j].Kind == OpSyscall || waitsForClient(prog[j]) {
-				break
+			if prog[j].Kind == OpSyscall || prog[j].Kind == OpSleep {
+				break // a server wait ends the scan too: the reply follows it
 			}
 		}
 		switch {
-		case waitsForClient(prog[j]) && prog[j].Arg == SleepLast:
+		case prog[j].Kind == OpSleep && prog[j].Arg == SleepLast:
 			// the client's request after COM_QUIT: no reply before it
 		case prog[j].Kind == OpSyscall && !send[j] && !afterLast(prog, j, waitsForClient):
 			send[j] = true
@@ -153,7 +153,7 @@ func ServerProgram(prog []Op) []Op {
 // reply there.
 func afterLast(prog []Op, i int, waitsForClient func(Op) bool) bool {
 	n := len(prog)
-	for k := 1; k < n; k++ {
+	for k := 1; k <= n; k++ { // k = n is op i itself: a program whose one wait is a SleepLast
 		j := (i - k + n) % n
 		if waitsForClient(prog[j]) {
 			return prog[j].Arg == SleepLast
@@ -198,6 +198,10 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	if recvs == 0 || sends != recvs-last {
 		return fmt.Errorf("sim: connection's server program has %d sends and %d receives (%d of a request the client reads no reply to), want a send for every other receive and at least one receive: %w",
 			sends, recvs, last, ErrInvalidConfig)
+	}
+	if recvs == last {
+		return fmt.Errorf("sim: connection's server program has %d receives, all of requests the client reads no reply to (SleepLast): want at least one the client waits for, or its client would only send: %w",
+			recvs, ErrInvalidConfig)
 	}
 	if c.ServerCPU > 0 {
 		var err error

@@ -29,6 +29,11 @@ func TestServerProgramTurnsClientWaitsIntoSocketTurns(t *testing.T) {
 		{"a server wait stays a sleep; after the last request the client reads nothing",
 			[]Op{sleep(10), syscall(1), sleepFor(5, SleepServer), syscall(4), sleep(20), syscall(2), sleepFor(3, SleepLast), syscall(6), syscall(7), done(1)},
 			[]Op{recv(1), sleepFor(5, SleepServer), send(4), recv(0), send(2), {Kind: OpSockRecv, Arg: SleepLast, Dur: 6}, syscall(7), done(1)}},
+		// the scan passed over the server wait and took the request's own
+		// read for the reply, which then came before the server's work
+		{"a server wait ends the scan for the reply: a send of no work after it",
+			[]Op{sleep(10), syscall(1), cpu(5), sleepFor(5, SleepServer), cpu(3), sleep(20), syscall(2), cpu(5), syscall(3), done(1)},
+			[]Op{recv(1), cpu(5), sleepFor(5, SleepServer), cpu(3), send(0), recv(2), cpu(5), send(3), done(1)}},
 		{"a pooled program: the receive is the wait, the read stays inside the pool",
 			[]Op{sleep(10), {Kind: OpGateEnter}, syscall(2), cpu(5), syscall(3), done(1), {Kind: OpGateExit}},
 			[]Op{recv(0), {Kind: OpGateEnter}, syscall(2), cpu(5), send(3), done(1), {Kind: OpGateExit}}},
@@ -68,6 +73,14 @@ func TestConnectRoundTripsAreLibmariadbs(t *testing.T) {
 	assert.Equal(t, 4, count(client, OpSockSend))
 	assert.Equal(t, 3, count(client, OpSockRecv), "the client's three blocking reads")
 	assert.ErrorContains(t, m.AddThread([]Op{sleepFor(1, 7)}, prio.Normal), "OpSleep wait 7, want SleepClient, SleepServer or SleepLast")
+	// a client that reads nothing would flood its socket: one SleepLast got a
+	// stray send and an error the caller could not act on, two were accepted
+	for _, prog := range [][]Op{
+		{sleepFor(3000, SleepLast), syscall(1), cpu(5), done(1)},
+		{sleepFor(3000, SleepLast), cpu(5), sleepFor(3000, SleepLast), cpu(5), done(1)},
+	} {
+		assert.ErrorContains(t, m.AddConnection(ServerProgram(prog), prio.Normal, ClientConfig{}), "all of requests the client reads no reply to", "%v", prog)
+	}
 }
 
 func TestConnectionsRefuseWhatTheyCannotRun(t *testing.T) {

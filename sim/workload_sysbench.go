@@ -185,11 +185,11 @@ func oltpPointSelect() Workload {
 // transaction is active for the thread pool (get_priority in
 // threadpool_common.cc: THD's transaction->is_active(), true once InnoDB
 // registered in it) from the first SELECT to the COMMIT: OpTrxBegin and
-// OpTrxEnd. CPU per statement, as oltpPointSelect's and oltpReadWrite's: 4 µs
+// OpTrxEnd. CPU per SELECT, as oltpPointSelect's and oltpReadWrite's: 4 µs
 // of dispatch (prepared: no parse), 1 µs per page of the descent (3 pages),
-// 2 µs for a point select's row and result; a range's 100 rows at 0.3 µs
-// each, 20 µs for the sort and 40 µs for the temporary table; 2 µs for
-// BEGIN and 3 µs for COMMIT. A statement that sends 100 rows writes 10 µs of
+// 2 µs for a point select's row and result, 1 µs more in the first for the
+// read view; a range's 100 rows at 0.3 µs each, 20 µs for the sort and
+// 40 µs for the temporary table. BEGIN and COMMIT take 2 and 3 µs in all. A statement that sends 100 rows writes 10 µs of
 // kernel work, the others 3 µs. The client's round trip is 30 µs
 // (oltpPointSelect's); innosim live's client on the machine replaces it.
 func oltpReadOnlyMariaDB() Workload {
