@@ -225,11 +225,12 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
 			}
 		}
-		probed := rot.Curves()
+		probed, printed := rot.Curves(), map[string]bool{}
 		for i, c := range ut.Curves {
-			if !used[c] && slices.Contains(probed, c) {
+			if !printed[c] && slices.Contains(probed, c) {
 				cl := ut.Cells[i].Client
 				fmt.Fprintf(stderr, "validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", ut.Name, c, cl.ServerCPU, cl.Event, path)
+				printed[c] = true
 			}
 			used[c] = true // connect's too: its one-connection row was read
 		}

@@ -167,7 +167,9 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, s
 		"--events="+strconv.Itoa(warm+measured+1), "--rotation="+strconv.Itoa(k),
 		"--rotation-warm="+strconv.Itoa(warm), "--rotation-events="+strconv.Itoa(measured),
 		"--server-pid="+strconv.Itoa(srv.pid()), "run")
-	env := []string{"INNOSIM_WORKLOAD=" + w} // one of sysbench's own scripts
+	// one of sysbench's own scripts; INNOSIM_SCRIPT set empty, so that a
+	// caller's environment cannot name another
+	env := []string{"INNOSIM_WORKLOAD=" + w, "INNOSIM_SCRIPT="}
 	if w == "connect" {
 		env = []string{"INNOSIM_SCRIPT=" + filepath.Join(filepath.Dir(script), "connect.lua")} // ours, beside the probe's
 	}

@@ -17,8 +17,9 @@
 -- own for each event: it runs with --rotation=1, and the proxies are never
 -- read.
 
-if os.getenv("INNOSIM_SCRIPT") then
-   dofile(os.getenv("INNOSIM_SCRIPT"))  -- our connect.lua, by its path
+local script = os.getenv("INNOSIM_SCRIPT")
+if script and script ~= "" then
+   dofile(script)                         -- our connect.lua, by its path
 else
    require(os.getenv("INNOSIM_WORKLOAD")) -- one of sysbench's scripts
 end

@@ -105,6 +105,10 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 		if err != nil || !(q >= 1 && q <= 1000) {
 			return r.bad("queries_per_event", "a number in 1..1000")
 		}
+		if !live.Rotates(w) && q != 1 {
+			// its per-query figures are taken as per connection
+			return r.bad("queries_per_event", fmt.Sprintf("1 (%s: one query a connection)", w))
+		}
 		curve := w
 		if rot.Setting != "" {
 			curve = fmt.Sprintf("%s %s=%s", w, rot.Setting, r.get(rot.Setting))
@@ -138,29 +142,30 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 }
 
 // rotationGrowth is what the simulator charges a query, over one
-// connection, for a connection whose server side touches own bytes when
-// one client thread sends its statements to k connections in turn, on the
-// refill path the curve's cells take:
+// connection, for a connection whose server side touches own bytes and
+// client side client bytes when one client thread sends its statements to k
+// connections in turn, on the refill path the curve's cells take:
 //
 //   - a thread per connection (sim.CostProfile.SwitchCostOf): a switch to
 //     the connection's thread refills its w + own bytes, w the profile's
-//     SwitchFootprint, after the other k−1 connections' (w + own) and the
-//     client's w, against the client's w alone at one connection;
+//     SwitchFootprint, after the other k−1 connections' (w + own), the
+//     client's w and the k connections' client bytes, against the client's
+//     w and one connection's client bytes at one connection;
 //   - MariaDB's pool (sim.CostProfile.Refill, as the pool's workers take up
 //     a connection): a worker that serves another connection than its last
-//     refills that THD's own bytes, after the other k−1 THDs and the client's
-//     and the worker's w; at one connection it keeps its THD and refills
-//     nothing.
-func rotationGrowth(p sim.CostProfile, pool bool, own int64, k int) time.Duration {
+//     refills that THD's own bytes, after the other k−1 THDs, the client's
+//     and the worker's w and the k connections' client bytes; at one
+//     connection it keeps its THD and refills nothing.
+func rotationGrowth(p sim.CostProfile, pool bool, own, client int64, k int) time.Duration {
 	w := p.SwitchFootprint
 	if pool {
 		if k == 1 {
 			return 0
 		}
-		return p.Refill(own, 2*w+int64(k-1)*own)
+		return p.Refill(own, 2*w+int64(k-1)*own+int64(k)*client)
 	}
 	mine := w + own
-	return p.SwitchCostOf(mine, int64(k-1)*mine+w) - p.SwitchCostOf(mine, w)
+	return p.SwitchCostOf(mine, int64(k-1)*mine+w+int64(k)*client) - p.SwitchCostOf(mine, w+client)
 }
 
 // maxFootprint bounds a fitted footprint (sim.ClientConfig's range).
@@ -183,14 +188,15 @@ type Fit struct {
 }
 
 // fitFootprint returns the bytes own ≥ 0 of a connection's server side for
-// which rotationGrowth on p (pool: the curve runs MariaDB's pool) fits the
-// curve's growth of server CPU per query over its one-connection row best
-// (fitBytes). Every query of the probe goes to the next connection, so each
-// finds its connection after the others ran, as the simulator charges every
-// switch. p must have a SwitchFootprint (a calibrated profile).
-func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool) (Fit, error) {
+// which rotationGrowth on p (pool: the curve runs MariaDB's pool; client:
+// the connection's client-side bytes) fits the curve's growth of server CPU
+// per query over its one-connection row best (fitBytes). Every query of the
+// probe goes to the next connection, so each finds its connection after the
+// others ran, as the simulator charges every switch. p must have a
+// SwitchFootprint (a calibrated profile).
+func (rot Rotation) fitFootprint(p sim.CostProfile, curve string, pool bool, client int64) (Fit, error) {
 	return rot.fitBytes(p, curve, "server", func(pt rotationPoint) time.Duration { return pt.cpu },
-		func(b int64, k int) time.Duration { return rotationGrowth(p, pool, b, k) })
+		func(b int64, k int) time.Duration { return rotationGrowth(p, pool, b, client, k) })
 }
 
 // fitClientFootprint returns the bytes ≥ 0 of a connection's client side
@@ -279,7 +285,9 @@ func (rot Rotation) fitBytes(p sim.CostProfile, curve, side string, value func(r
 // to rot (on the cells' cost profile: call it after WithCosts): the server's
 // (sim.ClientConfig.ServerFootprint, fitFootprint) to the probe's server
 // CPU, then the client's (ClientFootprint, fitClientFootprint) to its
-// client CPU, the server's fit among what evicts it. A live client thread
+// client CPU with the server's bytes among what evicts it, then the
+// server's again with the client's among what evicts it, as the simulator
+// counts them. A live client thread
 // touches its one connection's client side, which the probe's one thread
 // touches for every connection in turn; sysbench's per-thread Lua state is
 // not in it. connect's curves (whose connections live for one event) get
@@ -314,13 +322,19 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fits, erro
 		if _, ok := rot.curves[c]; !ok {
 			return ut, nil, fmt.Errorf("validate: %s has no rows of %s, a curve of %s: want every curve but connect's in the probe: %w", rot.Name, c, ut.Name, sim.ErrInvalidConfig)
 		}
+		// each side's bytes are among what evicts the other's: the server
+		// fitted without the client's, the client with that, the server again
+		// with the client's
 		p, pool := ut.Cells[i].Machine.Costs, ut.Cells[i].ThreadHandling == sim.PoolOfThreads
-		server, err := rot.fitFootprint(p, c, pool)
+		server, err := rot.fitFootprint(p, c, pool, 0)
 		if err != nil {
 			return ut, nil, err
 		}
 		client, err := rot.fitClientFootprint(p, c, pool, server.Footprint)
 		if err != nil {
+			return ut, nil, err
+		}
+		if server, err = rot.fitFootprint(p, c, pool, client.Footprint); err != nil {
 			return ut, nil, err
 		}
 		fits[c] = Fits{Server: server, Client: client}

@@ -31,7 +31,7 @@ func rotationCSV(p sim.CostProfile, own, client int64, qpe float64) string {
 	var b strings.Builder
 	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 4, 16, 64, 256, 1024} {
-		us := 20 + float64(rotationGrowth(p, false, own, k))/1e3
+		us := 20 + float64(rotationGrowth(p, false, own, client, k))/1e3
 		cus := 6 + float64(clientGrowth(p, false, own, client, k))/1e3
 		fmt.Fprintf(&b, "one-thread-per-connection,oltp_read_only,%d,%.6f,%.6f,%g\n", k, us, cus, qpe)
 	}
@@ -43,7 +43,7 @@ func TestFitFootprintFindsTheFootprintThatMadeTheProbe(t *testing.T) {
 	for _, own := range []int64{0, 16 << 10, 200 << 10, 2 << 20} {
 		rot, err := ParseRotation(strings.NewReader(rotationCSV(p, own, 0, 16)), "rotation.csv")
 		require.NoError(t, err)
-		got, err := rot.fitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection", false)
+		got, err := rot.fitFootprint(p, "oltp_read_only thread_handling=one-thread-per-connection", false, 0)
 		require.NoError(t, err)
 		assert.InDelta(t, float64(own), float64(got.Footprint), 1024+0.01*float64(own), "own %d", own)
 		assert.Equal(t, own == 0, got.AtFloor, "own %d", own)
@@ -61,7 +61,7 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 		t.Helper()
 		rot, err := ParseRotation(strings.NewReader(head+rows), "rotation.csv")
 		require.NoError(t, err)
-		f, err := rot.fitFootprint(p, curve, false)
+		f, err := rot.fitFootprint(p, curve, false, 0)
 		require.NoError(t, err)
 		return f
 	}
@@ -71,7 +71,7 @@ func TestFitFootprintOfAShortProbeFollowsTheData(t *testing.T) {
 	falling := fit("oltp_point_select,1,10,5,1\noltp_point_select,2,9,5,1\noltp_point_select,4,8,5,1\n")
 	assert.Zero(t, falling.Footprint)
 	for _, own := range []int64{1 << 20, 8 << 20} {
-		us := 10 + float64(rotationGrowth(p, false, own, 4))/1e3
+		us := 10 + float64(rotationGrowth(p, false, own, 0, 4))/1e3
 		got := fit(fmt.Sprintf("oltp_point_select,1,10,5,1\noltp_point_select,4,%.6f,5,1\n", us))
 		assert.InDelta(t, float64(own), float64(got.Footprint), 0.02*float64(own), "own %d from k = 4", own)
 	}
@@ -106,7 +106,7 @@ func TestFitClientFootprintFindsTheBytesThatMadeTheProbe(t *testing.T) {
 func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
 	rot, err := ParseRotation(strings.NewReader("workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\noltp_point_select,1,1,5,1\noltp_point_select,64,1000000,5,1\n"), "rotation.csv")
 	require.NoError(t, err)
-	_, err = rot.fitFootprint(rotationProfile(), "oltp_point_select", false)
+	_, err = rot.fitFootprint(rotationProfile(), "oltp_point_select", false, 0)
 	assert.ErrorIs(t, err, sim.ErrInvalidConfig)
 	assert.ErrorContains(t, err, "more than the refill model gives a footprint of 1 GiB")
 }
@@ -114,14 +114,19 @@ func TestFitFootprintRefusesGrowthTheModelCannotMake(t *testing.T) {
 func TestRotationGrowsWithConnectionsAndFootprint(t *testing.T) {
 	p := rotationProfile()
 	for _, pool := range []bool{false, true} {
-		assert.Equal(t, time.Duration(0), rotationGrowth(p, pool, 100<<10, 1), "pool %v", pool)
-		assert.Less(t, rotationGrowth(p, pool, 100<<10, 16), rotationGrowth(p, pool, 100<<10, 1024), "pool %v", pool)
-		assert.Less(t, rotationGrowth(p, pool, 10<<10, 1024), rotationGrowth(p, pool, 100<<10, 1024), "pool %v", pool)
+		assert.Equal(t, time.Duration(0), rotationGrowth(p, pool, 100<<10, 0, 1), "pool %v", pool)
+		assert.Less(t, rotationGrowth(p, pool, 100<<10, 0, 16), rotationGrowth(p, pool, 100<<10, 0, 1024), "pool %v", pool)
+		assert.Less(t, rotationGrowth(p, pool, 10<<10, 0, 1024), rotationGrowth(p, pool, 100<<10, 0, 1024), "pool %v", pool)
 	}
 	// the pool refills the THD only, not a thread's own w as well: the fit
 	// of a pool curve used the thread-per-connection path and came out small
-	assert.Less(t, rotationGrowth(p, true, 64<<10, 1024), rotationGrowth(p, false, 64<<10, 1024)/2)
-	assert.Equal(t, p.Refill(64<<10, 2*p.SwitchFootprint+1023*(64<<10)), rotationGrowth(p, true, 64<<10, 1024))
+	assert.Less(t, rotationGrowth(p, true, 64<<10, 0, 1024), rotationGrowth(p, false, 64<<10, 0, 1024)/2)
+	assert.Equal(t, p.Refill(64<<10, 2*p.SwitchFootprint+1023*(64<<10)), rotationGrowth(p, true, 64<<10, 0, 1024))
+	// the client's bytes evict the server's, as the simulator counts them
+	// (they were left out of the server's fit)
+	for _, pool := range []bool{false, true} {
+		assert.Less(t, rotationGrowth(p, pool, 64<<10, 0, 256), rotationGrowth(p, pool, 64<<10, 256<<10, 256), "pool %v", pool)
+	}
 }
 
 func TestWithRotationSetsBothSidesFootprints(t *testing.T) {
@@ -175,6 +180,8 @@ func TestRotationRefusals(t *testing.T) {
 		// connect was fitted a footprint that validate then used; the probe
 		// measures it at one connection only
 		{"connect rotated", head + "connect,1,20,5,1\nconnect,64,50,5,1\n", `rotation.csv:3: connections = "64", want 1 (connect's connections live for one event`},
+		// its figures per query are taken as per connection
+		{"connect with more than one query an event", head + "connect,1,40,40,2\n", `queries_per_event = "2", want 1 (connect: one query a connection)`},
 		{"a workload the probe does not run", head + "oltp_read_write,1,20,5,1\noltp_read_write,64,50,5,1\n", `workload = "oltp_read_write", want one of oltp_point_select, oltp_read_only, connect`},
 		// the fit mixed growth per query ×16 and ×1
 		{"two queries per event in a curve", head + "oltp_read_only,1,20,5,16\noltp_read_only,64,30,5,1\n",
@@ -189,7 +196,7 @@ func TestRotationRefusals(t *testing.T) {
 	}
 	rot, err := ParseRotation(strings.NewReader(good), "rotation.csv")
 	require.NoError(t, err)
-	_, err = rot.fitFootprint(p, "oltp_point_select", false)
+	_, err = rot.fitFootprint(p, "oltp_point_select", false, 0)
 	assert.ErrorContains(t, err, "has no rows of oltp_point_select")
 	bom, err := ParseRotation(strings.NewReader("\ufeff"+good), "rotation.csv")
 	require.NoError(t, err, "a spreadsheet's byte-order mark")
@@ -200,7 +207,7 @@ func TestRotationRefusals(t *testing.T) {
 	_, _, err = pool.WithCosts(p).WithRotation(rot)
 	assert.ErrorContains(t, err, "rotation.csv has no rows of oltp_read_only thread_handling=pool-of-threads, a curve of live.csv: want every curve but connect's in the probe")
 	flat, _ := sim.Profile("new-kernel")
-	_, err = rot.fitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection", false)
+	_, err = rot.fitFootprint(flat, "oltp_read_only thread_handling=one-thread-per-connection", false, 0)
 	assert.ErrorContains(t, err, "switch_footprint = 0, want a calibrated profile's")
 	noSetting, err := ParseUserTable(strings.NewReader("workload,cpus,threads,throughput\noltp_read_only,2,1,5\n"), "live.csv")
 	require.NoError(t, err)
@@ -220,7 +227,7 @@ func TestWithRotationFitsAPoolCurveOnThePoolsPath(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("thread_handling,workload,connections,server_cpu_us_per_query,client_cpu_us_per_query,queries_per_event\n")
 	for _, k := range []int{1, 16, 256, 1024} {
-		fmt.Fprintf(&b, "pool-of-threads,oltp_point_select,%d,%.6f,5,1\n", k, 20+float64(rotationGrowth(p, true, own, k))/1e3)
+		fmt.Fprintf(&b, "pool-of-threads,oltp_point_select,%d,%.6f,5,1\n", k, 20+float64(rotationGrowth(p, true, own, 0, k))/1e3)
 	}
 	rot, err := ParseRotation(strings.NewReader(b.String()), "rotation.csv")
 	require.NoError(t, err)
