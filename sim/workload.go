@@ -105,7 +105,8 @@ func innodbMutexes(m *Machine, names ...string) []int32 {
 func oltpReadOnly() Workload {
 	return Workload{
 		Name: "oltp_read_only", Unit: "queries/s",
-		Doc: "sysbench oltp_read_only on an in-memory table, one statement per loop: client round trip 5 µs, " +
+		Doc: "sysbench oltp_read_only against MySQL 5.1's InnoDB (study A; against MariaDB 10.11 see " +
+			"oltp_read_only_mariadb) on an in-memory table, one statement per loop: client round trip 5 µs, " +
 			"read, priority to Query, parse 12 µs, transaction start and read view under kernel_mutex (250 ns " +
 			"per active transaction), 3 page fixes under the buf_pool mutex with 5 µs of row work each, " +
 			"commit under kernel_mutex, priority to Wait, write; all but the parse inside the " +

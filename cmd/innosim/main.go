@@ -11,6 +11,7 @@
 //	innosim profile FILE.pprof        futex-share and top contention frames of a CPU profile
 //	innosim calibrate [--out FILE] [--check]  this machine's costs; prediction vs BenchmarkAIOWake
 //	innosim live [--workload W,W] [--threads 1,2,4] [--setting thread_handling=a,b] [--csv F]  a real MariaDB under sysbench
+//	innosim workloads [NAME ...]      the simulator's workloads: what each executes, the unit it counts
 //
 // Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
 // module version and VCS revision it was built from. The same seed gives the same
@@ -48,6 +49,7 @@ func commands() []command {
 		profileCommand(),
 		calibrateCommand(),
 		liveCommand(),
+		workloadsCommand(),
 	}
 }
 
