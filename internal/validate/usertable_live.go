@@ -45,9 +45,11 @@ const LiveLevelThreads = 64
 // the CFS scheduler with the new-kernel profile until WithCosts gives the
 // machine's calibrated one, with the client on the same cores (sim.Cell.Client:
 // innosim live runs sysbench beside the server), the client's and the
-// server's CPU per query from each curve's one-thread row (setProbe) and the cost of a wake onto an idle CPU (sim.Cell.RemoteWake); a
-// thread_handling column chooses the simulator's thread handling
-// (sim.ParseThreadHandling).
+// server's CPU per query from each curve's one-thread row (setProbe) and the
+// cost of a wake onto an idle CPU (sim.Cell.RemoteWake); a thread_handling
+// column chooses the simulator's thread handling (sim.ParseThreadHandling),
+// and live.SimWorkloads each workload's model. The memory columns' growth
+// per thread is kept for WithCosts (setGrowth).
 func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) (UserTable, error) {
 	name := ut.Name
 	for _, c := range liveColumns {
