@@ -195,7 +195,7 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
-	if c.Client != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpSleep && o.Arg != SleepServer }) {
+	if c.Client != nil && !slices.ContainsFunc(prog, waitsForClient) {
 		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
 			c.Workload, ErrInvalidConfig)
 	}

@@ -103,7 +103,6 @@ type sockEnd struct {
 // the same result for this model (see PoolOfThreads).
 func ServerProgram(prog []Op) []Op {
 	n := len(prog)
-	waitsForClient := func(op Op) bool { return op.Kind == OpSleep && op.Arg != SleepServer }
 	send := make([]bool, n)
 	for i, op := range prog {
 		if !waitsForClient(op) {
@@ -119,9 +118,9 @@ func ServerProgram(prog []Op) []Op {
 		switch {
 		case prog[j].Kind == OpSleep && prog[j].Arg == SleepLast:
 			// the client's request after COM_QUIT: no reply before it
-		case prog[j].Kind == OpSyscall && !send[j] && !afterLast(prog, j, waitsForClient):
+		case prog[j].Kind == OpSyscall && !send[j] && !afterLast(prog, j):
 			send[j] = true
-		case !afterLast(prog, i, waitsForClient):
+		case !afterLast(prog, i):
 			send[i] = true // a send of no work before this wait
 		}
 	}
@@ -148,10 +147,14 @@ func ServerProgram(prog []Op) []Op {
 	return out
 }
 
+// waitsForClient reports whether op is a wait for the client (an OpSleep
+// but SleepServer's), which ServerProgram makes a receive.
+func waitsForClient(op Op) bool { return op.Kind == OpSleep && op.Arg != SleepServer }
+
 // afterLast reports whether op i of prog comes after a SleepLast wait with no
 // other wait for the client between (cyclically): the server has nothing to
 // reply there.
-func afterLast(prog []Op, i int, waitsForClient func(Op) bool) bool {
+func afterLast(prog []Op, i int) bool {
 	n := len(prog)
 	for k := 1; k <= n; k++ { // k = n is op i itself: a program whose one wait is a SleepLast
 		j := (i - k + n) % n
@@ -176,7 +179,7 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if p := m.cfg.Costs; (c.ServerFootprint > 0 || c.ClientFootprint > 0) && (p.CacheL2 <= 0 || p.CacheLLC <= 0) {
+	if p := m.cfg.Costs; (c.ServerFootprint > 0 || c.ClientFootprint > 0) && !p.HasCaches() {
 		// refillOf charges nothing without caches: the footprints would be ignored
 		return fmt.Errorf("sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
 			c.ServerFootprint, c.ClientFootprint, p.Name, p.CacheL2, p.CacheLLC, ErrInvalidConfig)

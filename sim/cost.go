@@ -217,11 +217,16 @@ func (p *CostProfile) refill(threads int, w int64) float64 {
 	return p.refillOf(w, float64(threads-1)*float64(w))
 }
 
+// HasCaches reports whether p has the caches (CacheL2 and CacheLLC, a
+// calibrated profile's) that a footprint is refilled from; without them a
+// footprint costs nothing.
+func (p CostProfile) HasCaches() bool { return p.CacheL2 > 0 && p.CacheLLC > 0 }
+
 // refillOf is the ns a switch spends refilling w bytes of the switched-in
 // thread after others bytes of other threads' footprints went through the
 // caches (see SwitchCost).
 func (p *CostProfile) refillOf(w int64, others float64) float64 {
-	if p.CacheL2 <= 0 || p.CacheLLC <= 0 {
+	if !p.HasCaches() {
 		return 0
 	}
 	lines := float64(w) / cacheLine

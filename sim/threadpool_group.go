@@ -401,7 +401,7 @@ func (m *Machine) poolSleep(t *thread, w *poolWorker, g *poolGroup, id int32) {
 // poolServe starts worker w on connection c: first the refill of c's THD if
 // the worker served another connection last (see the design notes).
 func (m *Machine) poolServe(t *thread, id int32, w *poolWorker, c int32) {
-	if c == w.last || m.cfg.Costs.CacheL2 <= 0 {
+	if c == w.last || !m.cfg.Costs.HasCaches() {
 		m.poolRun(t, id, w, c)
 		return
 	}

@@ -143,7 +143,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 			}
 		}
-		if ut.ResidentFootprints() && (profile == nil || profile.CacheL2 <= 0 || profile.CacheLLC <= 0) && *rotation == "" {
+		if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && *rotation == "" {
 			fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
 		}
 		live = live || ut.Live

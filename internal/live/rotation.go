@@ -91,8 +91,9 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 		if err := os.WriteFile(script, rotationScript, 0o644); err != nil {
 			return fmt.Errorf("live: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "connect.lua"), connectScript, 0o644); err != nil {
-			return fmt.Errorf("live: %w", err)
+		connect, err := writeConnectScript(dir)
+		if err != nil {
+			return err
 		}
 		cpu, err := pinTasks(srv.pid())
 		if err != nil {
@@ -105,7 +106,7 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 				}
 				var reps []RotationPoint
 				for r := 0; r < c.Repeats; r++ {
-					pt, err := rotateOnce(ctx, p, c, srv, c.serverLabel(v), script, w, k, cpu)
+					pt, err := rotateOnce(ctx, p, c, srv, c.serverLabel(v), script, connect, w, k, cpu)
 					if err != nil {
 						return err
 					}
@@ -158,9 +159,10 @@ func (c Config) ValidateRotation(connections []int) error {
 
 var reRotation = regexp.MustCompile(`(?m)^innosim-rotation events=(\d+) server_ns=(-?\d+) client_ns=(\d+)$`)
 
-// rotateOnce runs one rotation point and returns it (the median of repeats
+// rotateOnce runs one rotation point (script the probe's, connect our
+// connect script's path) and returns it (the median of repeats
 // is the caller's; Value is not set).
-func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, script, w string, k, cpu int) (RotationPoint, error) {
+func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, script, connect, w string, k, cpu int) (RotationPoint, error) {
 	warm, measured := max(rotationWarmMin, rotationWarmPer*k), max(rotationMeasureMin, rotationMeasured*k)
 	args := sysbenchArgs(script, srv.socket, c, 1, 0, "run")
 	args = append(args[:len(args)-1], // before "run"
@@ -171,7 +173,7 @@ func rotateOnce(ctx context.Context, p programs, c Config, srv *server, label, s
 	// caller's environment cannot name another
 	env := []string{"INNOSIM_WORKLOAD=" + w, "INNOSIM_SCRIPT="}
 	if w == "connect" {
-		env = []string{"INNOSIM_SCRIPT=" + filepath.Join(filepath.Dir(script), "connect.lua")} // ours, beside the probe's
+		env = []string{"INNOSIM_SCRIPT=" + connect} // ours, written beside the probe's
 	}
 	out, err := runPinned(ctx, cpu, env, p.sysbench, args...)
 	if err != nil {

@@ -65,9 +65,9 @@ func Run(ctx context.Context, c Config) ([]Point, error) {
 	}
 	var points []Point
 	err := withServers(ctx, c, func(ctx context.Context, p programs, srv *server, dir, v string) error {
-		script := filepath.Join(dir, "connect.lua")
-		if err := os.WriteFile(script, connectScript, 0o644); err != nil {
-			return fmt.Errorf("live: %w", err)
+		script, err := writeConnectScript(dir)
+		if err != nil {
+			return err
 		}
 		pts, err := runValue(ctx, p, c, srv, script, v)
 		points = append(points, pts...)

@@ -3,6 +3,8 @@ package live
 import (
 	_ "embed"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"time"
@@ -13,6 +15,16 @@ import (
 //
 //go:embed connect.lua
 var connectScript []byte
+
+// writeConnectScript writes connectScript to dir as connect.lua and returns
+// its path.
+func writeConnectScript(dir string) (string, error) {
+	path := filepath.Join(dir, "connect.lua")
+	if err := os.WriteFile(path, connectScript, 0o644); err != nil {
+		return "", fmt.Errorf("live: %w", err)
+	}
+	return path, nil
+}
 
 // Stats is what one sysbench run printed in its final report (sysbench 1.0's
 // "SQL statistics", "General statistics" and "Latency (ms)" sections).

@@ -316,7 +316,7 @@ func (ut UserTable) WithRotation(rot Rotation) (UserTable, map[string]Fits, erro
 	}
 	fits := map[string]Fits{}
 	for i, c := range ut.Curves {
-		if _, done := fits[c]; done || ut.Cells[i].Workload == "connect" {
+		if _, done := fits[c]; done || !live.Rotates(ut.Cells[i].Workload) {
 			continue
 		}
 		if _, ok := rot.curves[c]; !ok {

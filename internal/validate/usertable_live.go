@@ -253,7 +253,7 @@ func (ut UserTable) WithCosts(p sim.CostProfile) UserTable {
 		return ut
 	}
 	ut.Cells = append([]sim.Cell(nil), ut.Cells...)
-	caches := p.CacheL2 > 0 && p.CacheLLC > 0
+	caches := p.HasCaches()
 	for i := range ut.Cells {
 		ut.Cells[i].Machine.Costs = p
 		if caches && i < len(ut.residents) {
