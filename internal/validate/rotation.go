@@ -115,7 +115,11 @@ func ParseRotation(r io.Reader, name string) (Rotation, error) {
 		}
 		for _, p := range rot.curves[curve] {
 			if p.connections == k {
-				return fmt.Errorf("validate: %s:%d: %s at %d connections again (line %d): want each count once a curve: %w", name, r.line, curve, k, p.line, sim.ErrInvalidConfig)
+				hint := ""
+				if rot.Setting == "" {
+					hint = " (rows of several server settings need the setting's column, as innosim live writes it: thread_handling)"
+				}
+				return fmt.Errorf("validate: %s:%d: %s at %d connections again (line %d): want each count once a curve%s: %w", name, r.line, curve, k, p.line, hint, sim.ErrInvalidConfig)
 			}
 			if math.Abs(p.queriesPerEvent-q) > 0.01*q {
 				// one curve runs one script

@@ -172,7 +172,10 @@ func TestRotationRefusals(t *testing.T) {
 		{"no queries_per_event", "workload,connections,server_cpu_us_per_query,client_cpu_us_per_query\noltp_read_only,1,20,5\n", `no column "queries_per_event"`},
 		{"no row at one connection", head + "oltp_read_only,4,20,5,16\noltp_read_only,16,21,5,16\n", "want a row at 1 connection and at least one more"},
 		{"one row only", head + "oltp_read_only,1,20,5,16\n", "want a row at 1 connection and at least one more"},
-		{"a count twice", head + "oltp_read_only,1,20,5,16\noltp_read_only,1,21,5,16\n", "rotation.csv:3: oltp_read_only at 1 connections again (line 2)"},
+		// two settings' rows with the setting's column cut away
+		{"a count twice", head + "oltp_read_only,1,20,5,16\noltp_read_only,1,21,5,16\n", "rotation.csv:3: oltp_read_only at 1 connections again (line 2): want each count once a curve (rows of several server settings need the setting's column"},
+		{"a count twice in one setting", "thread_handling," + head + "pool-of-threads,oltp_read_only,1,20,5,16\npool-of-threads,oltp_read_only,1,21,5,16\n",
+			"rotation.csv:3: oltp_read_only thread_handling=pool-of-threads at 1 connections again (line 2): want each count once a curve: "},
 		{"a zero CPU", head + "oltp_read_only,1,0,5,16\n", `server_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
 		{"a zero client CPU", head + "oltp_read_only,1,20,0,16\n", `client_cpu_us_per_query = "0", want a number of µs in (0, 1000000]`},
 		{"no connections", head + "oltp_read_only,0,20,5,16\n", `connections = "0", want 1..10000`},
