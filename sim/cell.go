@@ -112,11 +112,11 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 	}
 	m.e.SetDone(ctx.Done())
 	if c.Steady != nil {
-		var w time.Duration
-		if wu, w, err = m.warmUntilSteady(wu, *c.Steady); err != nil {
+		_, w, err := m.warmUntilSteady(wu, *c.Steady)
+		if err != nil {
 			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
 		}
-		ms = max(ms, w)
+		wu, ms = 0, max(ms, w) // the machine's clock is at the warm-up's end
 	}
 	r := m.Run(wu, ms)
 	if m.e.Canceled() {

@@ -79,6 +79,10 @@ const (
 
 // Result is what one run measured over its measurement window.
 type Result struct {
+	// Start is the machine's virtual clock at the start of the measured
+	// window: for a cell, its whole warm-up (Cell.Warmup, or where its steady
+	// warm-up ended).
+	Start time.Duration
 	// Elapsed is the measurement window in virtual time.
 	Elapsed time.Duration
 	// Units counts OpDone units completed in the window.

@@ -247,7 +247,7 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 	r0 := m.running()
 	m.e.Run(start + int64(warmup+measure))
 	io, r1 := m.deviceDone(), m.running()
-	r := Result{Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
+	r := Result{Start: time.Duration(start) + warmup, Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
 		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
 		Reads: io[ioRead] - io0[ioRead], Writes: io[ioWrite] - io0[ioWrite], Fsyncs: io[ioFsync] - io0[ioFsync]}
 	for i := range r.CPU {

@@ -79,3 +79,26 @@ func TestCellRefusesDurationsPastTheVirtualClock(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "Warmup + Measure")
 }
+
+// The measured window starts where the steady pair ended. Cell.Run passed
+// that end, a time on the machine's clock, to Machine.Run as a warm-up to
+// run from there, so every steady cell warmed up twice as long as its test
+// said and measured a later stretch than the one found steady.
+func TestSteadyWarmupMeasuresFromThePairsEnd(t *testing.T) {
+	c := rampCell()
+	c.Steady = &SteadyWarmup{Window: 50 * time.Millisecond, Tolerance: 0.1, PerThread: 4, Max: 10 * time.Second}
+	got, err := c.Run(t.Context())
+	require.NoError(t, err)
+
+	m, err := c.build()
+	require.NoError(t, err)
+	end, w, err := m.warmUntilSteady(c.Warmup, *c.Steady)
+	require.NoError(t, err)
+	fixed := c
+	fixed.Steady, fixed.Warmup, fixed.Measure = nil, end, max(c.Measure, w)
+	want, err := fixed.Run(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, want.Units, got.Units, "the steady cell measures [%v, %v)", end, end+max(c.Measure, w))
+	assert.Equal(t, want.Events, got.Events, "and runs no further")
+	assert.Equal(t, end, got.Start)
+}

@@ -324,10 +324,12 @@ func threadCollapse() fieldCase {
 				if err != nil {
 					return nil, err
 				}
-				// the window found is known to hold a steady pair: start there
+				// the window found is known to hold a steady pair: start there,
+				// and end where the first run's warm-up ended, which leaves room
+				// for that one pair after the cell's start (sim.SteadyWarmup)
 				cell.Measure = 2 * first[i].Elapsed
 				cell.Steady.Window = first[i].Elapsed
-				cell.Steady.Max = sim.DefaultWarmup + 2*cell.Steady.Window
+				cell.Steady.Max = first[i].Start
 				cells = append(cells, cell)
 			}
 			return cells, nil
