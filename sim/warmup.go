@@ -16,7 +16,15 @@ var ErrNotSteady = errors.New("warm-up reached no steady state")
 // time: after Cell.Warmup the machine runs on in pairs of windows, starting
 // at Window and doubling after each pair that fails, until a pair whose
 // windows each hold at least PerThread units for every thread that counts
-// units, and whose two counts differ by at most Tolerance of the larger. The measured window is then at least that pair's window. It is the
+// units, and whose two counts differ by at most Tolerance of the larger. The
+// measured window is then at least that pair's window. Under CFS the first
+// pair starts no earlier than the time in which the cores can give each of
+// the machine's threads half a scheduling latency of CPU (threads × 12 ms /
+// CPUs): the vruntime lags of the threads that sleep, which decide when a
+// wake preempts, grow from their common start at 0 until then, and a cell
+// can hold a rate for seconds before they turn it (oltp_read_only's 256
+// connections with their client on 2 CPUs: 44,000 queries/s for a second,
+// then 12,000). It is the
 // stationarity test of batch means (successive batches compared, Law and
 // Kelton, "Simulation Modeling and Analysis", ch. 9) with batches long
 // enough for every thread: a closed system whose threads all start at time 0
@@ -37,8 +45,10 @@ type SteadyWarmup struct {
 	// client or an AIO handler), 1..1000: a window of k waves holds about k
 	// units a thread and reads the rate to one wave in k.
 	PerThread int
-	// Max bounds the whole warm-up, Cell.Warmup and the windows together,
-	// in virtual time; at least Cell.Warmup + 2 × Window, and small enough
+	// Max bounds the whole warm-up, Cell.Warmup (or the CFS start above) and
+	// the windows together, in virtual time; at least Cell.Warmup + 2 × Window
+	// (a CFS start that leaves no room for two windows fails the cell as not
+	// steady), and small enough
 	// that the measured window after it ends within the virtual clock
 	// (math.MaxInt64 ns). A cell not steady
 	// by then fails with an error wrapping ErrNotSteady rather than measure
@@ -65,6 +75,22 @@ func (s SteadyWarmup) validate(warmup, measure time.Duration) error {
 	return nil
 }
 
+// sleeperCreditWarmup is the virtual time before which a CFS machine's
+// scheduler state is still a ramp: the time in which its cores can give each
+// of its threads half a scheduling latency of CPU, the most vruntime a
+// sleeper is credited on waking (place_entity, kernel/sched/fair.c before
+// 6.6: GENTLE_FAIR_SLEEPERS). All threads start at vruntime 0; the lag of a
+// thread that sleeps more than the others grows by what they run ahead of
+// it, and its wakes preempt only once that lag passes the wakeup
+// granularity, so until the lags have had time to reach the credit, wakeup
+// preemption is rarer than it will be. 0 under TS.
+func (m *Machine) sleeperCreditWarmup() time.Duration {
+	if m.cfg.Scheduler != CFS {
+		return 0
+	}
+	return time.Duration(int64(len(m.threads)) * (cfsLatency / 2) / int64(m.cfg.CPUs))
+}
+
 // warmUntilSteady runs the machine to warmup, then in pairs of windows
 // until a pair is steady (see SteadyWarmup), doubling the window after each
 // pair that is not, and returns the virtual time at which the warm-up ended
@@ -80,8 +106,12 @@ func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, wi
 	}
 	counting += m.poolConnections() // a pooled connection's THD counts them, on its workers
 	least := uint64(counting * s.PerThread)
-	m.e.Run(int64(warmup))
-	end, window = warmup, s.Window
+	end, window = max(warmup, m.sleeperCreditWarmup()), s.Window
+	if window > (s.Max-end)/2 || end > s.Max {
+		return end, window, fmt.Errorf("sim: not steady: the scheduler's sleepers need %v of warm-up (%d threads × %v of CPU each on %d CPUs), and Steady.Max (%v) leaves no room after it for two windows of %v: %w",
+			end, len(m.threads), time.Duration(cfsLatency/2), m.cfg.CPUs, s.Max, window, ErrNotSteady)
+	}
+	m.e.Run(int64(end))
 	var units [2]uint64
 	for window <= (s.Max-end)/2 { // end + 2 × window <= s.Max, without overflow
 		for i := range units {
