@@ -86,13 +86,14 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "Exits 1 when a predicted table misses its bound. Naming groups limits the run to them")
 		fmt.Fprintln(stderr, "(and the -table files); none means all. Group a is study A's read-only table and its")
 		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases.")
+		fmt.Fprintln(stderr, "Flags may come before or after the groups; -- ends the flags.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if done, err := parseFlags(fs, args); done {
+	parts, done, err := parseInterspersed(fs, args)
+	if done {
 		return err
 	}
-	parts := fs.Args()
 	for i, p := range parts {
 		if !slices.Contains(validateParts, p) {
 			return fmt.Errorf("%w: %q, want %s", errUsage, p, strings.Join(validateParts, ", "))
