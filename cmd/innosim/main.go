@@ -78,6 +78,48 @@ func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 	}
 }
 
+// parseInterspersed parses a subcommand's flags wherever they stand among
+// its positional arguments, so that "validate field -table x.csv" is
+// "validate -table x.csv field", and returns the positionals in their order.
+// It reads args as the flag package does (repeatedFlag's reading): a
+// non-flag argument ("x", "-") is a positional and the flags after it are
+// still parsed; "-x=v" and "-x v" are one flag whatever v is; "--" ends the
+// flags, and every argument after it is a positional, one that starts with
+// "-" too. An unknown flag takes no value here, so the argument after it is
+// a positional, and Parse reports the flag. done and err are parseFlags',
+// a flag given twice counted over all of args.
+func parseInterspersed(fs *flag.FlagSet, args []string) (positionals []string, done bool, err error) {
+	var flags []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positionals = append(positionals, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positionals = append(positionals, a)
+			continue
+		}
+		flags = append(flags, a)
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		fl := fs.Lookup(name)
+		if fl == nil || hasValue {
+			continue
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i]) // its value
+		}
+	}
+	if done, err := parseFlags(fs, flags); done {
+		return nil, true, err
+	}
+	return positionals, false, nil
+}
+
 // repeatable is a flag value that may be given more than once (validate's
 // -table); every other flag given twice is refused by parseFlags, since the
 // flag package would keep only the last.

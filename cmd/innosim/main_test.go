@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -241,4 +243,76 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, "innosim (devel) (commit c70c3ad0, modified, 2026-12-01T19:00:00Z) go1.26.1", version(bi))
 	assert.Equal(t, "innosim v0.3.0 go1.26.1", version(&debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Version: "v0.3.0"}}))
 	assert.Equal(t, "innosim (no build information)", version(nil))
+}
+
+// validate field --table x.csv was refused as group "--table", and
+// reproduce d --charts ch --json d.json as the study "d --charts ch --json
+// d.json": the flag package stops at the first argument that is not a flag.
+// Each case here is refused, or fails, on what the flags after the names
+// say, before any table or study runs; "--" still ends the flags.
+func TestFlagsAfterTheGroupOrStudyAreParsed(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notDir, nil, 0o644))
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"validate's -costs after its group", []string{"validate", "b", "--costs", "testdata/some.profile"}, 2, "no -table is one"},
+		{"validate's -table after its groups", []string{"validate", "c", "field", "--table", "/nonexistent.csv"}, 1, "-table: open /nonexistent.csv"},
+		{"validate's flags between its groups", []string{"validate", "c", "--seeds", "0", "field"}, 2, `invalid value "0" for flag -seeds`},
+		{"validate's flag given before and after its group", []string{"validate", "--seed", "2", "c", "--seed", "3"}, 2, "-seed given twice"},
+		{"validate's groups after --", []string{"validate", "c", "--", "--table", "x.csv"}, 2, `"--table", want a, b, c, d, field`},
+		{"reproduce's -charts and -json after its study", []string{"reproduce", "d", "--charts", notDir, "--json", "d.json"}, 1, "-charts " + notDir + ": not a directory"},
+		{"reproduce's -costs after its study", []string{"reproduce", "c", "-costs=x.profile"}, 2, "-costs: a study runs on its own machine"},
+		{"reproduce's two studies around a flag", []string{"reproduce", "c", "--seed", "2", "d"}, 2, `want one study, got "c d"`},
+		{"reproduce's study after --", []string{"reproduce", "--", "-c"}, 2, `study "-c", want a, b, c, d or all`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := runCmd(c.args...)
+			assert.Equal(t, c.code, code, stderr)
+			assert.Empty(t, out, "refused before any table or study runs")
+			assert.Contains(t, stderr, c.want)
+		})
+	}
+}
+
+// parseInterspersed reads args as the flag package does, at every position.
+func TestParseInterspersedReadsFlagsAsTheFlagPackageDoes(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		args        []string
+		positionals []string
+		json        string
+		quiet       bool
+	}{
+		{"flags before and after", []string{"-json", "a.json", "d", "-quiet"}, []string{"d"}, "a.json", true},
+		{"a value that looks like a flag or a name", []string{"d", "-json", "-quiet"}, []string{"d"}, "-quiet", false},
+		{"a value after =", []string{"c", "--json=x", "d"}, []string{"c", "d"}, "x", false},
+		{"a boolean takes no value", []string{"-quiet", "c"}, []string{"c"}, "", true},
+		{"- is a positional", []string{"-", "-quiet"}, []string{"-"}, "", true},
+		{"-- ends the flags", []string{"c", "--", "-json", "x"}, []string{"c", "-json", "x"}, "", false},
+		{"-- as a value does not", []string{"-json", "--", "c", "-quiet"}, []string{"c"}, "--", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			json, quiet := fs.String("json", "", ""), fs.Bool("quiet", false, "")
+			pos, done, err := parseInterspersed(fs, c.args)
+			require.NoError(t, err)
+			require.False(t, done)
+			assert.Equal(t, c.positionals, pos)
+			assert.Equal(t, c.json, *json)
+			assert.Equal(t, c.quiet, *quiet)
+		})
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.String("json", "", "")
+	_, done, err := parseInterspersed(fs, []string{"-json", "a", "c", "-json", "b"})
+	assert.True(t, done)
+	assert.ErrorContains(t, err, "-json given twice")
+	_, done, err = parseInterspersed(fs, []string{"c", "-nope", "d"})
+	assert.True(t, done)
+	assert.ErrorIs(t, err, errUsage, "an unknown flag after a name")
 }

@@ -54,14 +54,16 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "published one, then one verdict line per study; exits 1 if any study fails.")
 		fmt.Fprintln(stderr, "Each study runs on the machine of its publication, with its own cost profiles")
 		fmt.Fprintln(stderr, "(study C compares two kernels); a calibrated profile is for run --costs.")
+		fmt.Fprintln(stderr, "Flags may come before or after the study; -- ends the flags.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if done, err := parseFlags(fs, args); done {
+	which, done, err := parseInterspersed(fs, args)
+	if done {
 		return err
 	}
 	var studies []study.Study
-	switch which := fs.Args(); {
+	switch {
 	case len(which) == 0 || len(which) == 1 && which[0] == "all":
 		studies = study.All()
 	case len(which) == 1:

@@ -64,8 +64,10 @@ func (n *seedCount) Set(v string) error {
 	return nil
 }
 
-// validateParts are the groups of tables validate can be limited to.
-var validateParts = []string{"a", "b", "c", "d", "field"}
+// validateParts are the groups of tables validate can be limited to: the
+// studies' (a..d), the field cases (field), and tables, the -table files
+// alone, which every group runs besides its own.
+var validateParts = []string{"a", "b", "c", "d", "field", "tables"}
 
 func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
@@ -78,21 +80,23 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
 	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field ...]")
+		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field|tables ...]")
 		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
 		fmt.Fprintln(stderr, "cases from public bug reports) and every -table file beside the simulation, with per")
 		fmt.Fprintln(stderr, "table the cells on the published side of 1.0 (ratios), the mean |log(sim/pub)| and the")
 		fmt.Fprintln(stderr, "worst cell, and whether the table chose parameters (fitted) or not (predicted).")
 		fmt.Fprintln(stderr, "Exits 1 when a predicted table misses its bound. Naming groups limits the run to them")
 		fmt.Fprintln(stderr, "(and the -table files); none means all. Group a is study A's read-only table and its")
-		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases.")
+		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases;")
+		fmt.Fprintln(stderr, "tables is the -table files alone (validate tables -table F.csv runs F.csv only).")
+		fmt.Fprintln(stderr, "Flags may come before or after the groups; -- ends the flags.")
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if done, err := parseFlags(fs, args); done {
+	parts, done, err := parseInterspersed(fs, args)
+	if done {
 		return err
 	}
-	parts := fs.Args()
 	for i, p := range parts {
 		if !slices.Contains(validateParts, p) {
 			return fmt.Errorf("%w: %q, want %s", errUsage, p, strings.Join(validateParts, ", "))
@@ -107,6 +111,9 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				return fmt.Errorf("%w: -table %s given twice (as %s before): want each table once (it would be reported twice)", errUsage, path, earlier)
 			}
 		}
+	}
+	if slices.Contains(parts, "tables") && len(tables) == 0 {
+		return fmt.Errorf("%w: group tables is the -table files, and none is given: want at least one -table FILE.csv", errUsage)
 	}
 	if len(parts) == 0 {
 		parts = validateParts

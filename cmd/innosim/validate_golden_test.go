@@ -175,3 +175,20 @@ func atoi(t *testing.T, s string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// There was no way to validate the -table files alone: no group ran every
+// table (85 s with field's cases). The group tables is the -table files and
+// nothing else, and without one it is refused, not an empty run.
+func TestValidateTablesRunsTheTableFilesAlone(t *testing.T) {
+	user := filepath.Join("testdata", "validate_user.csv")
+	code, out, stderr := runCmd("validate", "tables", "-table", user)
+	require.Equal(t, 1, code, "the example table misses its bound (stderr %q)", stderr)
+	assert.Contains(t, out, "== user table: point selects (example) (predicted;")
+	for _, other := range []string{"study", "bug", "collapse"} {
+		assert.NotContains(t, out, other, "tables runs no published table")
+	}
+	code, out, stderr = runCmd("validate", "tables")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "group tables is the -table files, and none is given: want at least one -table FILE.csv")
+}

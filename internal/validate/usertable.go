@@ -247,13 +247,18 @@ func (r userRow) common(figure string) (cpus, threads int, workload string, x fl
 
 // readRows calls row for each data row of cr (its header read already, its
 // columns in col) and stops at the first error; it refuses more than
-// maxUserRows rows and a table without any.
+// maxUserRows rows, a table without any, and a row whose number of fields
+// is not the header's (naming both counts and the header's columns).
 func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow) error) error {
 	n := 0
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) && errors.Is(err, csv.ErrFieldCount) {
+			return fmt.Errorf("validate: %s:%d: %d fields, want %d, one for each column of the header (%s): %w",
+				file, pe.StartLine, len(rec), len(col), strings.Join(headerOrder(col), ","), sim.ErrInvalidConfig)
 		}
 		if err != nil {
 			return fmt.Errorf("validate: %s: %w", file, err)
@@ -271,6 +276,16 @@ func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow)
 		return fmt.Errorf("validate: %s: no rows: %w", file, sim.ErrInvalidConfig)
 	}
 	return nil
+}
+
+// headerOrder returns the header's column names, col's keys, in the order of
+// their columns.
+func headerOrder(col map[string]int) []string {
+	names := make([]string, len(col))
+	for h, i := range col {
+		names[i] = h
+	}
+	return names
 }
 
 // readTable reads a table file of at most 1 MiB and drops a leading UTF-8

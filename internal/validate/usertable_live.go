@@ -31,8 +31,9 @@ var liveKnown = []string{"workload", "cpus", "threads", "throughput", "unit", "u
 const LiveShapeTolerance = 0.15
 
 // LiveLevelThreads is the thread count whose throughput the level table
-// compares (the nearest measured one on a log axis when a curve lacks it,
-// the first measured of two as near).
+// compares: each curve's row at exactly this count. A curve without one has
+// no level row and fails a check of its own (liveTables): its nearest thread
+// count would be another regime, reported as this one.
 const LiveLevelThreads = 64
 
 // parseLive reads the rows of an innosim live --csv table. A row's unit, when
@@ -285,6 +286,23 @@ func (ut UserTable) ResidentFootprints() bool {
 //     are within LiveShapeTolerance;
 //   - level: per curve, the throughput at LiveLevelThreads threads, within
 //     the table's bound (default 1.5×).
+//
+// A check that cannot be made fails, its detail starting "not made:" and
+// saying what is missing, so that its table misses rather than holds on
+// nothing:
+//
+//   - a curve with no row at exactly LiveLevelThreads threads has no level
+//     row, and a failed check "CURVE: a row at 64 threads" naming the thread
+//     counts it has;
+//   - a curve whose top thread count is the peak of both its live and its
+//     simulated curve (one row alone, or a curve measured only while it
+//     still rises) keeps its shape row, 1.00 beside 1.00, but its check
+//     fails: neither curve has turned, so the pair says nothing of where a
+//     curve turns or how far it falls. A curve that falls on one side only is
+//     compared as any other.
+//
+// Every check's name depends on the table alone, not on sim, so the tables
+// have one shape at every seed (WriteSeeds).
 func (ut UserTable) liveTables(simX []float64) []Table {
 	var order []string
 	byCurve := map[string][]int{}
@@ -300,15 +318,15 @@ func (ut UserTable) liveTables(simX []float64) []Table {
 		Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
 	for _, c := range order {
 		idx := byCurve[c]
-		top, near := idx[0], idx[0]
+		top, at := idx[0], -1
 		var livePeak, simPeak float64
 		for _, i := range idx {
 			th := ut.Cells[i].Threads
 			if th > ut.Cells[top].Threads {
 				top = i
 			}
-			if logDist(th, LiveLevelThreads) < logDist(ut.Cells[near].Threads, LiveLevelThreads) {
-				near = i
+			if th == LiveLevelThreads {
+				at = i
 			}
 			livePeak = max(livePeak, ut.Published[i])
 			if !math.IsNaN(simX[i]) { // a cell that reached no steady state
@@ -319,19 +337,45 @@ func (ut UserTable) liveTables(simX []float64) []Table {
 		if simPeak > 0 {
 			ss = simX[top] / simPeak
 		}
-		shape.Rows = append(shape.Rows, Row{Label: fmt.Sprintf("%s t%d/peak", c, ut.Cells[top].Threads), Published: ls, Simulated: ss})
-		shape.Checks = append(shape.Checks, Check{
-			Name:   fmt.Sprintf("%s: t%d/peak within %.2f of live", c, ut.Cells[top].Threads, LiveShapeTolerance),
+		tt := ut.Cells[top].Threads
+		check := Check{
+			Name:   fmt.Sprintf("%s: t%d/peak within %.2f of live", c, tt, LiveShapeTolerance),
 			Pass:   math.Abs(ss-ls) <= LiveShapeTolerance,
 			Detail: fmt.Sprintf("live %.2f, simulated %.2f", ls, ss),
-		})
-		level.Rows = append(level.Rows, Row{Label: ut.label(near, ut.Cells[near]), Published: ut.Published[near], Simulated: simX[near]})
+		}
+		if ut.Published[top] == livePeak && simPeak > 0 && simX[top] == simPeak {
+			check.Pass = false
+			check.Detail = fmt.Sprintf("not made: t%d is the peak of both the live and the simulated curve (live %.2f, simulated %.2f): "+
+				"neither has turned, which says nothing of the shape; measure the curve past its peak", tt, ls, ss)
+		}
+		shape.Rows = append(shape.Rows, Row{Label: fmt.Sprintf("%s t%d/peak", c, tt), Published: ls, Simulated: ss})
+		shape.Checks = append(shape.Checks, check)
+		if at < 0 {
+			level.Checks = append(level.Checks, Check{
+				Name: fmt.Sprintf("%s: a row at %d threads", c, LiveLevelThreads),
+				Detail: fmt.Sprintf("not made: no t%d row (the curve has %s); a level at another thread count is not the level at %d",
+					LiveLevelThreads, threadList(ut, idx), LiveLevelThreads),
+			})
+			continue
+		}
+		level.Rows = append(level.Rows, Row{Label: ut.label(at, ut.Cells[at]), Published: ut.Published[at], Simulated: simX[at]})
 	}
 	return []Table{shape, level}
 }
 
-// logDist is |log(a/b)|: how far apart two thread counts are on a log axis.
-func logDist(a, b int) float64 { return math.Abs(math.Log(float64(a) / float64(b))) }
+// threadList returns the thread counts of cells idx, in order ("t1, t2, t4").
+func threadList(ut UserTable, idx []int) string {
+	ts := make([]int, len(idx))
+	for k, i := range idx {
+		ts[k] = ut.Cells[i].Threads
+	}
+	slices.Sort(ts)
+	s := make([]string, len(ts))
+	for k, t := range ts {
+		s[k] = fmt.Sprintf("t%d", t)
+	}
+	return strings.Join(s, ", ")
+}
 
 // applyLiveSetting applies a live table's setting column to its cell: only
 // thread_handling reaches the simulator; any other setting is refused, since

@@ -108,13 +108,60 @@ func TestLiveTablesCompareShapeAndLevelApart(t *testing.T) {
 	miss, _ := shape.Miss()
 	assert.True(t, miss)
 
-	require.Len(t, level.Rows, 2)
+	require.Len(t, level.Rows, 1, "connect has no t64 row: no level")
 	assert.Equal(t, 10000.0, level.Rows[0].Published, "point select at 64 threads")
-	assert.Equal(t, 3000.0, level.Rows[1].Published, "connect has no 64: 16 and 256 are both 4× away, and the first measured wins")
 	assert.InDelta(t, math.Log(1.5), level.MaxAbsLog, 1e-12)
+	require.Len(t, level.Checks, 1)
+	assert.False(t, level.Checks[0].Pass)
 	miss, why := level.Miss()
-	assert.True(t, miss, "connect is 2× the live level")
+	assert.True(t, miss, "connect's level cannot be made")
 	assert.Contains(t, why, "connect")
+}
+
+// A live table without 64-thread rows was compared at its nearest thread
+// count (t4 under "level at 64 threads", and it held), and a curve whose top
+// thread count is its peak live and simulated compared 1.00 with 1.00, which
+// held too. Neither check can be made: each fails, saying what is missing,
+// and the tables miss however close the figures are.
+func TestLiveChecksThatCannotBeMadeFailSayingWhy(t *testing.T) {
+	in := `workload,cpus,threads,throughput
+oltp_point_select,2,1,12000
+oltp_point_select,2,2,115000
+oltp_point_select,2,4,64000
+connect,2,1,9000
+connect,2,2,10000
+connect,2,4,11000
+`
+	ut, err := ParseUserTable(strings.NewReader(in), "short.csv")
+	require.NoError(t, err)
+	ts := ut.liveTables(append([]float64(nil), ut.Published...)) // the simulator matches every cell
+	require.Len(t, ts, 2)
+	shape, level := ts[0], ts[1]
+
+	require.Len(t, shape.Checks, 2)
+	assert.True(t, shape.Checks[0].Pass, "point select falls from its peak at t2: its shape is compared (%s)", shape.Checks[0].Detail)
+	assert.Equal(t, "connect: t4/peak within 0.15 of live", shape.Checks[1].Name)
+	assert.False(t, shape.Checks[1].Pass, "connect's t4 is its peak live and simulated")
+	assert.Contains(t, shape.Checks[1].Detail, "not made: t4 is the peak of both the live and the simulated curve")
+	miss, _ := shape.Miss()
+	assert.True(t, miss)
+
+	assert.Empty(t, level.Rows, "no curve has a t64 row: no cell stands in for it")
+	require.Len(t, level.Checks, 2)
+	for i, c := range []string{"oltp_point_select", "connect"} {
+		assert.Equal(t, c+": a row at 64 threads", level.Checks[i].Name)
+		assert.False(t, level.Checks[i].Pass)
+		assert.Contains(t, level.Checks[i].Detail, "not made: no t64 row (the curve has t1, t2, t4)")
+	}
+	miss, why := level.Miss()
+	assert.True(t, miss)
+	assert.Contains(t, why, "connect: a row at 64 threads")
+
+	// the simulated connect falls at t4: its shape is compared, and holds
+	simX := append([]float64(nil), ut.Published...)
+	simX[4] = 11500
+	ts = ut.liveTables(simX)
+	assert.True(t, ts[0].Checks[1].Pass, ts[0].Checks[1].Detail)
 }
 
 func TestLiveCellsRunTheClientBesideTheServer(t *testing.T) {
