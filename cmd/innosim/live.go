@@ -40,7 +40,7 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.SetOutput(stderr)
 	f := liveFlags{cfg: live.DefaultConfig(), threads: intList{1, 2, 4, 8}}
 	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
-	fs.Var(&f.threads, "threads", "client thread counts (sysbench --threads), comma-separated")
+	fs.Var(&f.threads, "threads", "client thread counts (sysbench --threads), comma-separated (run and printed in ascending order)")
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
 	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, whole seconds")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, whole seconds; 0 for none")
@@ -49,7 +49,7 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
 	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
-	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn, server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)")
+	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)")
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")

@@ -28,10 +28,12 @@ func runCommand() command {
 	}
 }
 
-// intList is a flag holding a comma-separated list of positive integers.
+// intList is a flag holding a comma-separated list of positive integers,
+// kept in ascending order: a list of thread or core counts is the points of a
+// sweep, whose table, CSV, JSON and chart all read them in order.
 type intList []int
 
-// String returns the list as given on the command line ("1,2,4").
+// String returns the list, comma-separated ("1,2,4").
 func (l *intList) String() string {
 	s := make([]string, len(*l))
 	for i, v := range *l {
@@ -41,8 +43,9 @@ func (l *intList) String() string {
 }
 
 // Set parses a comma-separated list of positive integers, replacing the
-// default. A value given twice is refused: it would run the same cells twice
-// and print them as two columns (or rows) of one sweep.
+// default, and sorts it ascending. A value given twice is refused, naming
+// its positions as given: it would run the same cells twice and print them
+// as two columns (or rows) of one sweep.
 func (l *intList) Set(v string) error {
 	var out intList
 	for i, f := range strings.Split(v, ",") {
@@ -55,6 +58,7 @@ func (l *intList) Set(v string) error {
 		}
 		out = append(out, n)
 	}
+	slices.Sort(out)
 	*l = out
 	return nil
 }
@@ -88,8 +92,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally a release -X.Y (mysql-5.1, mariadb-10.5), which also sets its mutex wait array and defaults")
 	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
-	fs.Var(&f.threads, "threads", "client thread counts, comma-separated")
-	fs.Var(&f.cpus, "cpus", "core counts, comma-separated")
+	fs.Var(&f.threads, "threads", "client thread counts, comma-separated (run and printed in ascending order)")
+	fs.Var(&f.cpus, "cpus", "core counts, comma-separated (run and printed in ascending order)")
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
 	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")

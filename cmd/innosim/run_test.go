@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -392,4 +393,59 @@ func TestRunDeviceTableHasTheVariedColumn(t *testing.T) {
 	for _, l := range lines[2:] {
 		assert.Len(t, strings.Fields(l), 3, l)
 	}
+}
+
+// -threads and -cpus are sorted: given out of order, the table's columns,
+// the CSV's and JSON's rows and the chart's line followed the order given
+// (t64 t1 t8 ..., a zig-zag).
+func TestRunSortsThreadAndCoreCounts(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, jsonPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "8,1,4", "--cpus", "4,2", "--measure", "2ms",
+		"--csv", csvPath, "--json", jsonPath)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(out, "\n")
+	require.Greater(t, len(lines), 3, out)
+	assert.Equal(t, []string{"cpus", "t1", "t4", "t8", "usl", "peak", "(threads)"}, strings.Fields(lines[1]))
+	assert.Equal(t, "2", strings.Fields(lines[2])[0])
+	assert.Equal(t, "4", strings.Fields(lines[3])[0])
+
+	b, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		got = append(got, f[0]+"x"+f[1])
+	}
+	want := []string{"2x1", "2x4", "2x8", "4x1", "4x4", "4x8"}
+	assert.Equal(t, want, got, "CSV rows: cpus x threads")
+
+	b, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var r runJSON
+	require.NoError(t, json.Unmarshal(b, &r))
+	got = nil
+	for _, c := range r.Cells {
+		got = append(got, strconv.Itoa(c.CPUs)+"x"+strconv.Itoa(c.Threads))
+	}
+	assert.Equal(t, want, got, "JSON cells: cpus x threads")
+}
+
+// Every list flag of counts (run's -threads and -cpus, live's -threads and
+// -rotation) is sorted ascending; a value given twice is still named by its
+// positions as given.
+func TestIntListIsSorted(t *testing.T) {
+	var l intList
+	require.NoError(t, l.Set("64,1,8,2"))
+	assert.Equal(t, intList{1, 2, 8, 64}, l)
+	assert.Equal(t, "1,2,8,64", l.String())
+	assert.EqualError(t, l.Set("8,1,8"), "8 given twice (positions 1 and 3): want each value once")
+
+	var stderr strings.Builder
+	c, _, _, _, err := parseLiveFlags([]string{"--threads", "16,1,4"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Equal(t, []int{1, 4, 16}, c.Threads)
+	_, _, rotation, _, err := parseLiveFlags([]string{"--rotation", "64,1,16"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Equal(t, []int{1, 16, 64}, rotation)
 }
