@@ -295,7 +295,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			lr := []any{r.cpus, th, x.Throughput, w.Unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy}
 			js.Cells = append(js.Cells, cellJSON{Value: r.val, CPUs: r.cpus, Threads: th, Throughput: x.Throughput,
 				Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
-				Seed: cells[i*len(f.threads)+j].Machine.Seed})
+				ReadsPerS: rd, WritesPerS: wr, FsyncsPerS: fy, Seed: cells[i*len(f.threads)+j].Machine.Seed})
 			if varyKey != "" {
 				lr = append([]any{r.val}, lr...)
 			}
@@ -409,8 +409,11 @@ func cellSettings(c sim.Cell, f runFlags) settingsJSON {
 	return s
 }
 
-// cellJSON is one simulated cell: Value is the -vary value, Seed the cell's
-// own seed (sim.Cell.SeedFor of -seed).
+// cellJSON is one simulated cell, with the figures of its -csv row under
+// the CSV's names (the unit is runJSON's): Value is the -vary value,
+// Throughput in the workload's unit, ReadsPerS, WritesPerS and FsyncsPerS
+// the device's operations per second of virtual time (sim.Result.IORates; 0
+// without I/O), Seed the cell's own seed (sim.Cell.SeedFor of -seed).
 type cellJSON struct {
 	Value          string  `json:"value,omitempty"`
 	CPUs           int     `json:"cpus"`
@@ -418,6 +421,9 @@ type cellJSON struct {
 	Throughput     float64 `json:"throughput"`
 	Utilisation    float64 `json:"utilisation"`
 	FutexSpinShare float64 `json:"futex_spin_share"`
+	ReadsPerS      float64 `json:"reads_per_s"`
+	WritesPerS     float64 `json:"writes_per_s"`
+	FsyncsPerS     float64 `json:"fsyncs_per_s"`
 	Seed           uint64  `json:"seed"`
 }
 

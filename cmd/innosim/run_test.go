@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -448,4 +449,44 @@ func TestIntListIsSorted(t *testing.T) {
 	_, _, rotation, _, err := parseLiveFlags([]string{"--rotation", "64,1,16"}, &stderr)
 	require.NoError(t, err, stderr.String())
 	assert.Equal(t, []int{1, 16, 64}, rotation)
+}
+
+// A JSON cell has every figure a CSV row has, under the CSV's names: the
+// I/O rates were in the CSV only.
+func TestRunJSONHasTheCSVsFigures(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, jsonPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
+	code, _, stderr := runCmd("run", "--workload", "oltp_insert", "--threads", "1", "--cpus", "2", "--measure", "20ms",
+		"--device", "units=2,read=1ms", "--csv", csvPath, "--json", jsonPath)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, rows, 2)
+	header, row := strings.Split(rows[0], ","), strings.Split(rows[1], ",")
+
+	b, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var js struct {
+		Unit  string           `json:"unit"`
+		Cells []map[string]any `json:"cells"`
+	}
+	require.NoError(t, json.Unmarshal(b, &js))
+	require.Len(t, js.Cells, 1)
+	cell := js.Cells[0]
+	for i, col := range header {
+		if col == "unit" {
+			assert.Equal(t, row[i], js.Unit, "the unit is the file's")
+			continue
+		}
+		require.Contains(t, cell, col)
+		csvVal, err := strconv.ParseFloat(row[i], 64)
+		require.NoError(t, err, col)
+		decimals := 0 // the CSV rounds: allow half its last digit
+		if _, frac, ok := strings.Cut(row[i], "."); ok {
+			decimals = len(frac)
+		}
+		assert.InDelta(t, csvVal, cell[col], 0.5*math.Pow10(-decimals)+1e-9, "%s: CSV %s, JSON %v", col, row[i], cell[col])
+	}
+	assert.Greater(t, cell["reads_per_s"], 0.0, "a device read")
 }
