@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/internal/report"
 )
@@ -27,7 +28,7 @@ func liveCommand() command {
 type liveFlags struct {
 	workloads, setting, csv string
 	mariadbd, installDB, sb string
-	threads, rotation       intList
+	threads, rotation       []int
 	cfg                     live.Config
 	bufferPoolMiB           int64
 }
@@ -38,18 +39,18 @@ type liveFlags struct {
 func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, rotation []int, done bool, err error) {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := liveFlags{cfg: live.DefaultConfig(), threads: intList{1, 2, 4, 8}}
+	f := liveFlags{cfg: live.DefaultConfig(), threads: []int{1, 2, 4, 8}}
 	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
-	fs.Var(&f.threads, "threads", "client thread counts (sysbench --threads), comma-separated (run and printed in ascending order)")
+	fs.Var(&intList{&f.threads, live.MaxThreads}, "threads", fmt.Sprintf("client thread `counts` (sysbench --threads), comma-separated, each 1..%d (run and printed in ascending order)", live.MaxThreads))
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
-	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, whole seconds")
-	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, whole seconds; 0 for none")
-	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, "measured runs per point; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)")
-	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables")
-	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
-	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
+	cmdflag.DurationVar(fs, &f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, a `duration` of whole seconds, 1s..1h")
+	cmdflag.DurationVar(fs, &f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, a `duration` of whole seconds, 0..1h; 0 for none")
+	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, fmt.Sprintf("measured runs per point, 1..%d; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)", live.MaxRepeats))
+	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables, 1..64")
+	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table), 1..10000000")
+	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB, 8..65536")
 	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
-	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)")
+	fs.Var(&intList{&f.rotation, live.MaxThreads}, "rotation", fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")

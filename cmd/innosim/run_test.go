@@ -112,8 +112,8 @@ func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
 		code int
 		want string
 	}{
-		{"threads beyond 10000", []string{"--threads", "1,2,10001", "--cpus", "16"}, 2, "-threads 10001: want 1..10000"},
-		{"cpus beyond 1024", []string{"--threads", "1,64", "--cpus", "4,2000"}, 2, "-cpus 2000: want 1..1024"},
+		{"threads beyond 10000", []string{"--threads", "1,2,10001", "--cpus", "16"}, 2, "-threads: 10001 is out of range: want 1..10000"},
+		{"cpus beyond 1024", []string{"--threads", "1,64", "--cpus", "4,2000"}, 2, "-cpus: 2000 is out of range: want 1..1024"},
 		{"a chart format", []string{"--threads", "1,64", "--cpus", "16", "--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
 		{"a csv in no directory", []string{"--threads", "1,64", "--cpus", "16", "--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
 		{"a json in no directory", []string{"--threads", "1,64", "--cpus", "16", "--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
@@ -436,9 +436,10 @@ func TestRunSortsThreadAndCoreCounts(t *testing.T) {
 // -rotation) is sorted ascending; a value given twice is still named by its
 // positions as given.
 func TestIntListIsSorted(t *testing.T) {
-	var l intList
+	var got []int
+	l := intList{&got, 100}
 	require.NoError(t, l.Set("64,1,8,2"))
-	assert.Equal(t, intList{1, 2, 8, 64}, l)
+	assert.Equal(t, []int{1, 2, 8, 64}, got)
 	assert.Equal(t, "1,2,8,64", l.String())
 	assert.EqualError(t, l.Set("8,1,8"), "8 given twice (positions 1 and 3): want each value once")
 

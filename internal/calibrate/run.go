@@ -13,10 +13,13 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/internal/benchenv"
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage has been written to
-// stderr.
+// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
+// *cmdflag.FlagError that says what is wrong, and nothing has been written;
+// for a value out of its range or a stray argument the usage has been written
+// to stderr. For -h it wraps flag.ErrHelp, and the usage has been written.
 var ErrUsage = errors.New("calibrate: usage")
 
 // Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
@@ -38,15 +41,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
-	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (1ns..1m, as go test -benchtime)")
+	benchtime := new(time.Duration)
+	cmdflag.DurationVar(fs, benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
 		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := cmdflag.Parse(fs, args); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err) // -h (the usage is printed) or a bad flag (nothing is)
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
