@@ -13,6 +13,7 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/live"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/report"
 )
 
@@ -147,7 +148,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
-			if werr := outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
+			if werr := outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
 				return fmt.Errorf("%w (and %v)", err, werr)
 			}
 			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
@@ -158,7 +159,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
 }
 
 // liveTable is live's printed table: a row per setting value × workload, a
@@ -187,7 +188,7 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 }
 
 // liveRotate runs live -rotation: the probe, its table, and its CSV.
-func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *output, stdout io.Writer) error {
+func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -196,11 +197,11 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 		if errors.Is(err, live.ErrInvalidConfig) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		if len(points) > 0 && out.path != "" { // a failure, not an interruption: keep what was measured
-			if werr := out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
+		if len(points) > 0 && out.Path() != "" { // a failure, not an interruption: keep what was measured
+			if werr := out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
 				return fmt.Errorf("%w (and %v)", err, werr)
 			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.path)
+			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.Path())
 		}
 		return err
 	}
@@ -235,5 +236,5 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
 }

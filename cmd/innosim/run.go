@@ -337,19 +337,19 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// every output is complete before any replaces its destination: a chart
 	// that cannot be drawn leaves no CSV or JSON of the run either
-	if err := csvOut.fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
+	if err := csvOut.Fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.Fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
 		return err
 	}
-	if err := plotOut.fill(func(out *os.File) error {
+	if err := plotOut.Fill(func(out *os.File) error {
 		return report.WriteChart(out.Name(), t.Title, "client threads", w.Unit, true, chart)
 	}); err != nil {
 		return err
 	}
 	for _, o := range outs {
-		if err := o.commit(); err != nil {
+		if err := o.Commit(); err != nil {
 			return err
 		}
 	}
