@@ -491,3 +491,27 @@ func TestRunJSONHasTheCSVsFigures(t *testing.T) {
 	}
 	assert.Greater(t, cell["reads_per_s"], 0.0, "a device read")
 }
+
+// An output path that cannot be written is named as given, with the cause:
+// the error named the temporary file beside it (.x.csv.tmp2729896211.csv).
+func TestOutputErrorsNameThePathGiven(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "dir")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "connect", "--threads", "1,8", "--csv", filepath.Join(missing, "x.csv")},
+			"innosim run: -csv: open " + filepath.Join(missing, "x.csv") + ": no such file or directory\n"},
+		{[]string{"run", "--workload", "connect", "--threads", "1", "--plot", filepath.Join(missing, "x.svg")},
+			"innosim run: -plot: open " + filepath.Join(missing, "x.svg") + ": no such file or directory\n"},
+		{[]string{"calibrate", "--out", filepath.Join(missing, "x.profile")},
+			"innosim calibrate: -out: open " + filepath.Join(missing, "x.profile") + ": no such file or directory\n"},
+	} {
+		t.Run(tc.args[0]+" "+tc.args[len(tc.args)-2], func(t *testing.T) {
+			code, out, stderr := runCmd(tc.args...)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out)
+			assert.Equal(t, tc.want, stderr)
+		})
+	}
+}

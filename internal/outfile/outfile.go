@@ -5,16 +5,21 @@
 package outfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is one output file: created as a temporary file beside its
 // destination before the work starts (New), so that a directory that does
 // not exist or cannot be written is refused at once, and renamed over the
 // destination only when complete (Write, or Fill then Commit). A File of
-// no path is no output: every method is then a no-op.
+// no path is no output: every method is then a no-op. Its errors begin with
+// the flag and name the destination, never the temporary file, which the
+// user did not give and which is gone when the command ends; they wrap
+// their cause (errors.Is(err, fs.ErrNotExist), errors.As a *os.PathError).
 type File struct {
 	flag, path string
 	tmp        *os.File
@@ -39,6 +44,10 @@ func New(flag, path string) (*File, error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*"+filepath.Ext(base))
 	if err != nil {
+		var pe *os.PathError // the temporary name CreateTemp tried
+		if errors.As(err, &pe) {
+			return nil, o.named(err, pe.Path)
+		}
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	o.tmp = tmp
@@ -73,8 +82,9 @@ func (o *File) Fill(fn func(f *os.File) error) error {
 	}
 	o.filled = true
 	if err != nil {
+		tmp := o.tmp.Name()
 		o.Discard()
-		return fmt.Errorf("%s: %w", o.flag, err)
+		return o.named(err, tmp)
 	}
 	return nil
 }
@@ -85,12 +95,39 @@ func (o *File) Commit() error {
 		return nil
 	}
 	if err := os.Rename(o.tmp.Name(), o.path); err != nil {
+		tmp := o.tmp.Name()
 		o.Discard()
-		return fmt.Errorf("%s: %w", o.flag, err)
+		return o.named(err, tmp)
 	}
 	o.tmp = nil
 	return nil
 }
+
+// named returns err, a failure of the temporary file tmp, told by the
+// destination's name and prefixed with the flag: tmp's name is replaced by
+// the destination's in its message, and a rename's two names ("rename TMP
+// PATH: ...") by the one the user gave ("rename onto PATH: ..."). It wraps err.
+func (o *File) named(err error, tmp string) error {
+	var le *os.LinkError
+	msg := strings.ReplaceAll(err.Error(), tmp, o.path)
+	if errors.As(err, &le) && le.Old == tmp {
+		msg = fmt.Sprintf("rename onto %s: %v", o.path, le.Err)
+	}
+	return &namedError{msg: o.flag + ": " + msg, err: err}
+}
+
+// namedError is an error of the temporary file with the destination's name
+// in its message (File.named).
+type namedError struct {
+	msg string
+	err error
+}
+
+// Error returns the message, which names the destination.
+func (e *namedError) Error() string { return e.msg }
+
+// Unwrap returns the temporary file's error.
+func (e *namedError) Unwrap() error { return e.err }
 
 // Discard removes the temporary file, if it is still there: the output is
 // not written. The caller defers it.
