@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
 )
 
 // readRunJSON runs innosim run with --json and returns what it wrote.
@@ -514,4 +517,41 @@ func TestOutputErrorsNameThePathGiven(t *testing.T) {
 			assert.Equal(t, tc.want, stderr)
 		})
 	}
+}
+
+// A cost profile that gives only some costs (or was cut at the end of a
+// line) is read, the rest keeping old-kernel's values, and run and validate
+// say which on stderr, in one line; -show-settings says which profile the
+// cells use. Both exited 0 without a word.
+func TestPartialCostProfileIsNamedInAWarning(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.profile")
+	require.NoError(t, os.WriteFile(one, []byte("syscall = 74ns\n"), 0o644))
+	others := slices.DeleteFunc(sim.ProfileKeys(), func(k string) bool { return k == "syscall" })
+	warning := "gives 1 of 24 costs; the other 23 keep old-kernel's values: " + strings.Join(others, ", ") + "\n"
+	args := []string{"run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms"}
+
+	for _, tc := range []struct {
+		flags    []string
+		warning  string
+		settings string
+	}{
+		{[]string{"--costs", one}, "innosim run: warning: -costs " + one + " " + warning, "cost profile: " + one + " (-costs)\n"},
+		{[]string{"--profile", one}, "innosim run: warning: -profile " + one + " " + warning, "cost profile: " + one + " (-profile)\n"},
+		{[]string{"--vary", "profile=new-kernel," + one}, "innosim run: warning: -vary profile=" + one + " " + warning, "cost profile: varied by -vary profile\n"},
+		{[]string{"--costs", "../../docs/live/costs.profile"}, "", "cost profile: ../../docs/live/costs.profile (-costs)\n"},
+		{nil, "", "cost profile: old-kernel (default)\n"},
+		{[]string{"--profile", "new-kernel"}, "", "cost profile: new-kernel (-profile)\n"},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			code, out, stderr := runCmd(append(append(args, "--show-settings"), tc.flags...)...)
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, tc.warning, stderr)
+			assert.Contains(t, out, tc.settings)
+		})
+	}
+
+	code, _, stderr := runCmd("validate", "--costs", one, "b")
+	assert.Equal(t, 2, code, "no live table: refused after the warning")
+	assert.Contains(t, stderr, "innosim validate: warning: -costs "+one+" "+warning)
 }
