@@ -426,22 +426,35 @@ func (p CostProfile) Validate() error {
 // spin_round, io_service, line_transfer, line_transfer_remote, runqueue_hold, futex_wake_call, futex_wake, thread_handoff, mutex_handoff,
 // wake_preempt, sysmon_tick, switch_footprint, cache_l2, cache_llc, refill_llc, refill_memory, name);
 // durations use time.ParseDuration syntax ("1.5us"), sizes are bytes; name is
-// not empty and has no control character. A key given twice is refused, naming both lines. Keys not given keep OldKernel's values, but a file that gives no
-// cost at all (empty, or only comments and a name) is refused rather than read
-// as OldKernel, and so is one whose last line has no newline (a truncated file:
-// calibrate and WriteTo end every line). futex_walk is read (0..1), but
+// not empty and has no control character. A key given twice is refused, naming both lines.
+// Keys not given keep OldKernel's values (LoadProfileDefaulted says which), but
+// a file that gives no cost at all (empty, or only comments and a name) is
+// refused rather than read as OldKernel, and so is one whose last line has no
+// newline (a file cut mid-line: calibrate and WriteTo end every line); a file
+// cut at the end of a line cannot be told from one that leaves keys out on
+// purpose, and is read. futex_walk is read (0..1), but
 // profiles that innosim calibrate wrote before the per-kind futex model give
 // it as 1, the old default: such a file now makes every futex call walk the
 // mutex's waiters, as before; delete the line to get Linux's per-kind costs.
 // CostProfile.WriteTo writes the format; innosim calibrate writes a measured one.
 // See ParseProfile.
 func LoadProfile(path string) (CostProfile, error) {
+	p, _, err := LoadProfileDefaulted(path)
+	return p, err
+}
+
+// LoadProfileDefaulted reads a cost profile as LoadProfile does, and returns
+// with it the keys of the costs the file does not give, in ProfileKeys'
+// order (none for a file that gives every cost): those that keep OldKernel's
+// values. A caller tells the user, since a profile cut at the end of a line
+// reads as one that leaves the rest out on purpose.
+func LoadProfileDefaulted(path string) (p CostProfile, defaulted []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return CostProfile{}, fmt.Errorf("sim: cost profile: %w", err)
+		return CostProfile{}, nil, fmt.Errorf("sim: cost profile: %w", err)
 	}
 	defer f.Close()
-	return ParseProfile(f, path)
+	return parseProfile(f, path)
 }
 
 // maxProfileSize bounds what ParseProfile reads: a profile is a few hundred bytes.
@@ -450,17 +463,24 @@ const maxProfileSize = 1 << 20
 // ParseProfile reads a cost profile as LoadProfile does; name labels errors.
 // A malformed line or an unknown key is an error naming the line.
 func ParseProfile(r io.Reader, name string) (CostProfile, error) {
+	p, _, err := parseProfile(r, name)
+	return p, err
+}
+
+// parseProfile is ParseProfile, returning also the keys the file does not
+// give (LoadProfileDefaulted).
+func parseProfile(r io.Reader, name string) (CostProfile, []string, error) {
 	p := OldKernel()
 	p.Name = name
 	fields := p.fields()
 	data, err := io.ReadAll(io.LimitReader(r, maxProfileSize+1))
 	switch {
 	case err != nil:
-		return p, fmt.Errorf("sim: %s: %w", name, err)
+		return p, nil, fmt.Errorf("sim: %s: %w", name, err)
 	case len(data) > maxProfileSize:
-		return p, fmt.Errorf("sim: %s: longer than %d bytes, not a cost profile: %w", name, maxProfileSize, ErrInvalidConfig)
+		return p, nil, fmt.Errorf("sim: %s: longer than %d bytes, not a cost profile: %w", name, maxProfileSize, ErrInvalidConfig)
 	case len(data) > 0 && data[len(data)-1] != '\n':
-		return p, fmt.Errorf("sim: %s:%d: last line has no newline: truncated file? %w", name, bytes.Count(data, []byte("\n"))+1, ErrInvalidConfig)
+		return p, nil, fmt.Errorf("sim: %s:%d: last line has no newline: truncated file? %w", name, bytes.Count(data, []byte("\n"))+1, ErrInvalidConfig)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line, set := 0, 0
@@ -473,26 +493,26 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 		}
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
-			return p, fmt.Errorf("sim: %s:%d: want key = value: %w", name, line, ErrInvalidConfig)
+			return p, nil, fmt.Errorf("sim: %s:%d: want key = value: %w", name, line, ErrInvalidConfig)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if first, ok := seen[k]; ok {
-			return p, fmt.Errorf("sim: %s:%d: %s given twice (first on line %d), want each key once: %w", name, line, k, first, ErrInvalidConfig)
+			return p, nil, fmt.Errorf("sim: %s:%d: %s given twice (first on line %d), want each key once: %w", name, line, k, first, ErrInvalidConfig)
 		}
 		seen[k] = line
 		if k == "name" {
 			if !profileNameOK(v) { // a name WriteTo could not write back
-				return p, fmt.Errorf("sim: %s:%d: name = %q, want a non-empty name without control characters: %w", name, line, v, ErrInvalidConfig)
+				return p, nil, fmt.Errorf("sim: %s:%d: name = %q, want a non-empty name without control characters: %w", name, line, v, ErrInvalidConfig)
 			}
 			p.Name = v
 			continue
 		}
 		i := slices.IndexFunc(fields, func(f profileField) bool { return f.key == k })
 		if i < 0 && k == "switch_growth" {
-			return p, fmt.Errorf("sim: %s:%d: switch_growth is no longer read: a switch's growth with the threads is now switch_footprint, cache_l2, cache_llc, refill_llc and refill_memory; run innosim calibrate again, or delete the line: %w", name, line, ErrInvalidConfig)
+			return p, nil, fmt.Errorf("sim: %s:%d: switch_growth is no longer read: a switch's growth with the threads is now switch_footprint, cache_l2, cache_llc, refill_llc and refill_memory; run innosim calibrate again, or delete the line: %w", name, line, ErrInvalidConfig)
 		}
 		if i < 0 {
-			return p, fmt.Errorf("sim: %s:%d: unknown key %q: %w", name, line, k, ErrInvalidConfig)
+			return p, nil, fmt.Errorf("sim: %s:%d: unknown key %q: %w", name, line, k, ErrInvalidConfig)
 		}
 		f := fields[i]
 		var err error
@@ -508,15 +528,24 @@ func ParseProfile(r io.Reader, name string) (CostProfile, error) {
 			*f.d, err = time.ParseDuration(v)
 		}
 		if err != nil {
-			return p, fmt.Errorf("sim: %s:%d: %s = %q, want %s: %w", name, line, k, v, want, ErrInvalidConfig)
+			return p, nil, fmt.Errorf("sim: %s:%d: %s = %q, want %s: %w", name, line, k, v, want, ErrInvalidConfig)
 		}
 		set++
 	}
 	if err := sc.Err(); err != nil {
-		return p, fmt.Errorf("sim: %s:%d: %w", name, line+1, err)
+		return p, nil, fmt.Errorf("sim: %s:%d: %w", name, line+1, err)
 	}
 	if set == 0 {
-		return p, fmt.Errorf("sim: %s: no cost given (want key = value lines such as syscall = 100ns): an empty profile is not read as old-kernel: %w", name, ErrInvalidConfig)
+		return p, nil, fmt.Errorf("sim: %s: no cost given (want key = value lines such as syscall = 100ns): an empty profile is not read as old-kernel: %w", name, ErrInvalidConfig)
 	}
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return p, nil, err
+	}
+	var defaulted []string
+	for _, f := range fields {
+		if _, ok := seen[f.key]; !ok {
+			defaulted = append(defaulted, f.key)
+		}
+	}
+	return p, defaulted, nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +220,32 @@ func TestSwitchCostOfChargesAThreadItsOwnFootprint(t *testing.T) {
 	assert.Equal(t, p.ContextSwitch, p.SwitchCostOf(0, 0), "never below a plain switch")
 	nk := NewKernel()
 	assert.Equal(t, nk.ContextSwitch, nk.SwitchCostOf(1<<20, 1<<30), "no caches: no refill")
+}
+
+// A profile that leaves costs out, or was cut at the end of a line, is read
+// with OldKernel's values for them, and LoadProfileDefaulted names them, so
+// that a caller can say so: nothing told the keys that fell back.
+func TestLoadProfileDefaultedNamesTheCostsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	p, defaulted, err := LoadProfileDefaulted(write("one", "# cut\nname = lab\nsyscall = 74ns\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 74*time.Nanosecond, p.Syscall)
+	want := slices.DeleteFunc(ProfileKeys(), func(k string) bool { return k == "syscall" })
+	assert.Equal(t, want, defaulted, "every other key, in ProfileKeys' order")
+
+	var full bytes.Buffer
+	_, err = NewKernel().WriteTo(&full)
+	require.NoError(t, err)
+	p, defaulted, err = LoadProfileDefaulted(write("full", full.String()))
+	require.NoError(t, err)
+	assert.Empty(t, defaulted)
+	assert.Equal(t, NewKernel(), p)
+
+	_, _, err = LoadProfileDefaulted(write("bad", "syscall = 2"))
+	assert.ErrorIs(t, err, ErrInvalidConfig, "a refused file as LoadProfile refuses it")
 }

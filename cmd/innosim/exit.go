@@ -5,12 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // exitCode maps the error of a command that lives in another package onto this
-// command line's: its usage error (usage, whose message the flag package has
-// printed) to errUsage, -h to success, and its "ran, verdict bad" error (failed,
-// nil if it has none) to errFailed. Anything else is returned as it is.
+// command line's: its usage error (usage) to errUsage, keeping a
+// *cmdflag.FlagError in the chain, -h to success, and its "ran, verdict bad"
+// error (failed, nil if it has none) to errFailed. Anything else is returned
+// as it is.
 func exitCode(err, usage, failed error) error {
 	switch {
 	case err == nil:
@@ -23,6 +26,9 @@ func exitCode(err, usage, failed error) error {
 		// The package's usage sentinel ("benchcmp: usage") says nothing the
 		// "innosim compare:" prefix does not; keep only what follows it.
 		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), usage.Error()), ": ")
+		if fe := (*cmdflag.FlagError)(nil); errors.As(err, &fe) && msg == fe.Error() {
+			return fmt.Errorf("%w: %w", errUsage, fe)
+		}
 		if msg == "" {
 			return errUsage
 		}

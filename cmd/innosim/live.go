@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/live"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/report"
 )
 
@@ -27,7 +29,7 @@ func liveCommand() command {
 type liveFlags struct {
 	workloads, setting, csv string
 	mariadbd, installDB, sb string
-	threads, rotation       intList
+	threads, rotation       []int
 	cfg                     live.Config
 	bufferPoolMiB           int64
 }
@@ -38,18 +40,18 @@ type liveFlags struct {
 func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, rotation []int, done bool, err error) {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := liveFlags{cfg: live.DefaultConfig(), threads: intList{1, 2, 4, 8}}
+	f := liveFlags{cfg: live.DefaultConfig(), threads: []int{1, 2, 4, 8}}
 	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
-	fs.Var(&f.threads, "threads", "client thread counts (sysbench --threads), comma-separated")
+	fs.Var(&intList{&f.threads, live.MaxThreads}, "threads", fmt.Sprintf("client thread `counts` (sysbench --threads), comma-separated, each 1..%d (run and printed in ascending order)", live.MaxThreads))
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
-	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, whole seconds")
-	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, whole seconds; 0 for none")
-	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, "measured runs per point; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)")
-	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables")
-	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table)")
-	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB")
+	cmdflag.DurationVar(fs, &f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, a `duration` of whole seconds, 1s..1h")
+	cmdflag.DurationVar(fs, &f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, a `duration` of whole seconds, 0..1h; 0 for none")
+	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, fmt.Sprintf("measured runs per point, 1..%d; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)", live.MaxRepeats))
+	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables, 1..64")
+	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table), 1..10000000")
+	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB, 8..65536")
 	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
-	fs.Var(&f.rotation, "rotation", "instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn, server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)")
+	fs.Var(&intList{&f.rotation, live.MaxThreads}, "rotation", fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")
@@ -146,7 +148,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
-			if werr := outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
+			if werr := outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
 				return fmt.Errorf("%w (and %v)", err, werr)
 			}
 			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
@@ -157,7 +159,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return outs[0].write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
 }
 
 // liveTable is live's printed table: a row per setting value × workload, a
@@ -186,7 +188,7 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 }
 
 // liveRotate runs live -rotation: the probe, its table, and its CSV.
-func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *output, stdout io.Writer) error {
+func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -195,11 +197,11 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 		if errors.Is(err, live.ErrInvalidConfig) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		if len(points) > 0 && out.path != "" { // a failure, not an interruption: keep what was measured
-			if werr := out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
+		if len(points) > 0 && out.Path() != "" { // a failure, not an interruption: keep what was measured
+			if werr := out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
 				return fmt.Errorf("%w (and %v)", err, werr)
 			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.path)
+			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.Path())
 		}
 		return err
 	}
@@ -234,5 +236,5 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outpu
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return out.write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
 }

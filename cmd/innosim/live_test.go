@@ -41,7 +41,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 		// flags would be ignored
 		{"--rotation=1,16 --threads=4 --time=2s", "-rotation runs its own events on one client thread: want no -threads, -time with it"},
 		{"--rotation=1,16 --workload=oltp_read_write", `-workload: live: Workloads = "oltp_read_write", want one of oltp_point_select, oltp_read_only, connect`},
-		{"--rotation=1,20000", "-rotation: live: connections = 20000, want 1..10000"},
+		{"--rotation=1,20000", "-rotation: 20000 is out of range: want 1..10000"},
 		{"--rotation=16,64", "-rotation: live: connections = [16 64], want 1 and at least one more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

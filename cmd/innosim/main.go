@@ -29,6 +29,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // command is one subcommand. A new subcommand is a new file with a function
@@ -57,24 +59,25 @@ func commands() []command {
 // regression, a calibration check): exit status 1, nothing more to print.
 var errFailed = errors.New("verdict FAIL")
 
-// errUsage marks a command-line mistake (exit status 2); the message has been
-// printed by the flag package or is in the wrapping error.
+// errUsage marks a command-line mistake (exit status 2); the message is in
+// the wrapping error. A bad flag (a *cmdflag.FlagError in the chain) is
+// printed with a pointer to the command's help, not with its usage.
 var errUsage = errors.New("usage")
 
 // parseFlags parses a subcommand's flags. done tells the command to stop: after
-// -h (err nil; the usage is printed) or on a bad flag (errUsage; the flag package
-// has printed what was wrong).
+// -h (err nil; the usage is printed) or on a bad flag (errUsage wrapping the
+// *cmdflag.FlagError that says what was wrong; nothing is printed).
 func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
 	if name, ok := repeatedFlag(fs, args); ok {
 		return true, fmt.Errorf("%w: -%s given twice: want it once (the last would replace the first)", errUsage, name)
 	}
-	switch err := fs.Parse(args); {
+	switch err := cmdflag.Parse(fs, args); {
 	case err == nil:
 		return false, nil
 	case errors.Is(err, flag.ErrHelp):
 		return true, nil
 	default:
-		return true, errUsage
+		return true, fmt.Errorf("%w: %w", errUsage, err)
 	}
 }
 
@@ -204,6 +207,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if msg := err.Error(); msg != errUsage.Error() {
 				msg = strings.TrimPrefix(strings.TrimPrefix(msg, errUsage.Error()+": "), name+": ")
 				fmt.Fprintf(stderr, "innosim %s: %s\n", name, msg)
+			}
+			if fe := (*cmdflag.FlagError)(nil); errors.As(err, &fe) {
+				fmt.Fprintf(stderr, "run 'innosim help %s' for the flags\n", name)
 			}
 			return 2
 		default:

@@ -278,6 +278,46 @@ func TestFlagsAfterTheGroupOrStudyAreParsed(t *testing.T) {
 	}
 }
 
+// A bad flag is one line, first, naming the allowed range or form, and a
+// pointer to the help: the flag package printed its message and then some
+// 49 lines of usage under it, and "0" is not a positive integer said
+// nothing of the maximum, "parse error" nothing of a missing unit.
+func TestFlagErrorsComeFirstWithTheRange(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "connect", "--threads", "0"}, `invalid value "0" for flag -threads: 0 is out of range: want 1..10000`},
+		{[]string{"run", "--workload", "connect", "--threads", "1,20000"}, `invalid value "1,20000" for flag -threads: 20000 is out of range: want 1..10000`},
+		{[]string{"run", "--workload", "connect", "--threads", "1,x"}, `invalid value "1,x" for flag -threads: "x" is not a whole number: want counts in 1..10000, comma-separated`},
+		{[]string{"run", "--workload", "connect", "--cpus", "0"}, `invalid value "0" for flag -cpus: 0 is out of range: want 1..1024`},
+		{[]string{"run", "--workload", "connect", "--measure", "5"}, `invalid value "5" for flag -measure: no unit: want a duration with a unit, such as 100ms or 5s`},
+		{[]string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"live", "--threads", "0"}, `invalid value "0" for flag -threads: 0 is out of range: want 1..10000`},
+		{[]string{"live", "--rotation", "1,20000"}, `invalid value "1,20000" for flag -rotation: 20000 is out of range: want 1..10000`},
+		{[]string{"live", "--time", "5"}, `invalid value "5" for flag -time: no unit: want a duration with a unit`},
+		{[]string{"live", "--warmup", "1"}, `invalid value "1" for flag -warmup: no unit: want a duration with a unit`},
+		{[]string{"calibrate", "--check", "--benchtime", "5"}, `invalid value "5" for flag -benchtime: no unit: want a duration with a unit`},
+		{[]string{"calibrate", "--repeats", "x"}, `invalid value "x" for flag -repeats: parse error`},
+		{[]string{"validate", "--seeds", "0"}, `invalid value "0" for flag -seeds: want a count of 1..16`},
+		{[]string{"reproduce", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"fit", "-n", "x"}, `invalid value "x" for flag -n: parse error`},
+		{[]string{"compare", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"profile", "-top", "x"}, `invalid value "x" for flag -top: parse error`},
+		{[]string{"workloads", "-bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCmd(tc.args...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, stdout)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			require.Len(t, lines, 2, "the error and the hint, no usage:\n%s", stderr)
+			assert.True(t, strings.HasPrefix(lines[0], "innosim "+tc.args[0]+": "+tc.want), "got %q", lines[0])
+			assert.Equal(t, "run 'innosim help "+tc.args[0]+"' for the flags", lines[1])
+		})
+	}
+}
+
 // parseInterspersed reads args as the flag package does, at every position.
 func TestParseInterspersedReadsFlagsAsTheFlagPackageDoes(t *testing.T) {
 	for _, c := range []struct {
@@ -315,4 +355,24 @@ func TestParseInterspersedReadsFlagsAsTheFlagPackageDoes(t *testing.T) {
 	_, done, err = parseInterspersed(fs, []string{"c", "-nope", "d"})
 	assert.True(t, done)
 	assert.ErrorIs(t, err, errUsage, "an unknown flag after a name")
+}
+
+// The help gives every flag's range: -cpus's 1..1024 was nowhere.
+func TestHelpGivesTheRanges(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		want    []string
+	}{
+		{"run", []string{"-threads counts\n", "1..10000", "-cpus counts\n", "1..1024", "-measure duration\n", "1ms..1m", "units 1..1024"}},
+		{"live", []string{"-threads counts\n", "1..10000", "-time duration\n", "1s..1h", "-warmup duration\n", "0..1h",
+			"-repeats int\n", "1..100", "-tables int\n", "1..64", "-table-size int\n", "1..10000000", "-buffer-pool int\n", "8..65536"}},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			code, _, stderr := runCmd("help", tc.command)
+			require.Equal(t, 0, code)
+			for _, w := range tc.want {
+				assert.Contains(t, stderr, w)
+			}
+		})
+	}
 }

@@ -35,3 +35,26 @@ func TestREADMECommandsReadFilesOfTheRepository(t *testing.T) {
 		assert.FileExists(t, filepath.Join(root, clean))
 	}
 }
+
+// Every sample of run's output in the README is what the command above it
+// prints: the oltp_insert --vary aio sample had lost the I/O table that run
+// prints after the throughput table.
+func TestREADMERunSamplesAreWhatRunPrints(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("simulates 0.5 s of 96 cpus per cell, several times")
+	}
+	text, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	// a command block of one run, then the block of its output
+	samples := regexp.MustCompile("(?s)```sh\n(go run ./cmd/innosim run [^`]*?)\n```\n\n```\n(.*?)```").FindAllStringSubmatch(string(text), -1)
+	require.NotEmpty(t, samples)
+	t.Chdir(filepath.Join("..", "..")) // the commands' paths are the repository's
+	for _, m := range samples {
+		args := strings.Fields(strings.ReplaceAll(m[1], "\\\n", " "))[3:] // after "go run ./cmd/innosim"
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, stderr := runCmd(args...)
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, m[2], out)
+		})
+	}
+}

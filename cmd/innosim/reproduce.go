@@ -136,7 +136,7 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stdout, "check %s %s (%s)\n", mark, c.Name, c.Detail)
 		}
 		fmt.Fprintln(stdout)
-		if err := chartOuts[i].write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
+		if err := chartOuts[i].Write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
 			return err
 		}
 		verdicts = append(verdicts, rep.Verdict())
@@ -151,7 +151,7 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, v := range verdicts {
 		fmt.Fprintln(stdout, v)
 	}
-	if err := jsonOut.write(func(f *os.File) error { return report.WriteJSON(f, js) }); err != nil {
+	if err := jsonOut.Write(func(f *os.File) error { return report.WriteJSON(f, js) }); err != nil {
 		return err
 	}
 	if failed {
@@ -161,7 +161,7 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // chartsDir checks reproduce's -charts directory before any study runs, as
-// newOutput checks a file output: an existing dir must be a directory, and a
+// outfile.New checks a file output: an existing dir must be a directory, and a
 // missing one is made only when its parent exists (a path whose parent is
 // not there is refused, not created on the way). It reports whether it made
 // dir. An empty dir is no output.

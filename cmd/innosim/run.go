@@ -14,6 +14,7 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/mycnf"
@@ -28,34 +29,47 @@ func runCommand() command {
 	}
 }
 
-// intList is a flag holding a comma-separated list of positive integers.
-type intList []int
+// intList is a flag of a comma-separated list of counts in 1..max, which it
+// sets *vals to in ascending order: a list of thread or core counts is the
+// points of a sweep, whose table, CSV, JSON and chart all read them in order.
+type intList struct {
+	vals *[]int
+	max  int
+}
 
-// String returns the list as given on the command line ("1,2,4").
+// String returns the list, comma-separated ("1,2,4").
 func (l *intList) String() string {
-	s := make([]string, len(*l))
-	for i, v := range *l {
+	if l.vals == nil { // the flag package's zero value, for its help
+		return ""
+	}
+	s := make([]string, len(*l.vals))
+	for i, v := range *l.vals {
 		s[i] = strconv.Itoa(v)
 	}
 	return strings.Join(s, ",")
 }
 
-// Set parses a comma-separated list of positive integers, replacing the
-// default. A value given twice is refused: it would run the same cells twice
-// and print them as two columns (or rows) of one sweep.
+// Set parses a comma-separated list of integers in 1..max, replacing the
+// default, and sorts it ascending. Its errors name the value and the range.
+// A value given twice is refused, naming its positions as given: it would run
+// the same cells twice and print them as two columns (or rows) of one sweep.
 func (l *intList) Set(v string) error {
-	var out intList
+	var out []int
 	for i, f := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return fmt.Errorf("%q is not a positive integer", f)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%q is not a whole number: want counts in 1..%d, comma-separated", strings.TrimSpace(f), l.max)
+		case n < 1 || n > l.max:
+			return fmt.Errorf("%d is out of range: want 1..%d", n, l.max)
 		}
 		if j := slices.Index(out, n); j >= 0 {
 			return fmt.Errorf("%d given twice (positions %d and %d): want each value once", n, j+1, i+1)
 		}
 		out = append(out, n)
 	}
-	*l = out
+	slices.Sort(out)
+	*l.vals = out
 	return nil
 }
 
@@ -73,7 +87,7 @@ type runFlags struct {
 	threadHandling                                                    string
 	server                                                            string
 	showSettings                                                      bool
-	threads, cpus                                                     intList
+	threads, cpus                                                     []int
 	seed                                                              uint64
 	measure                                                           time.Duration
 	device                                                            deviceFlag
@@ -83,25 +97,25 @@ type runFlags struct {
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := runFlags{threads: intList{1, 2, 4, 8, 16, 32, 64}, cpus: intList{4}}
+	f := runFlags{threads: []int{1, 2, 4, 8, 16, 32, 64}, cpus: []int{4}}
 	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read (the groups of -server); MySQL's defaults if empty")
 	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally a release -X.Y (mysql-5.1, mariadb-10.5), which also sets its mutex wait array and defaults")
 	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
-	fs.Var(&f.threads, "threads", "client thread counts, comma-separated")
-	fs.Var(&f.cpus, "cpus", "core counts, comma-separated")
+	fs.Var(&intList{&f.threads, maxThreads}, "threads", fmt.Sprintf("client thread `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxThreads))
+	fs.Var(&intList{&f.cpus, maxCPUs}, "cpus", fmt.Sprintf("core `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxCPUs))
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
 	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
-	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile)")
+	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile); a cost the file does not give keeps old-kernel's value, and a warning lists those that do")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
 	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
-	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
-	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up)")
+	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s")
+	cmdflag.DurationVar(fs, &f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
@@ -131,16 +145,6 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.measure < time.Millisecond || f.measure > time.Minute {
 		return fmt.Errorf("%w: -measure %v: want 1ms..1m", errUsage, f.measure)
-	}
-	for _, th := range f.threads {
-		if th > maxThreads {
-			return fmt.Errorf("%w: -threads %d: want 1..%d", errUsage, th, maxThreads)
-		}
-	}
-	for _, c := range f.cpus {
-		if c > maxCPUs {
-			return fmt.Errorf("%w: -cpus %d: want 1..%d", errUsage, c, maxCPUs)
-		}
 	}
 	if f.plot != "" {
 		if err := report.CheckChartPath(f.plot); err != nil {
@@ -176,6 +180,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -%s and -vary %s both given: want one (-vary sets %s in every row)", errUsage, flagName, k, k)
 		}
 	}
+	warnDefaultedCosts(stderr, "run", costFiles(f, varyKey, varyVals))
 	if f.showSettings {
 		writeSettings(stdout, base, f.server, varyKey, f)
 	}
@@ -291,7 +296,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			lr := []any{r.cpus, th, x.Throughput, w.Unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy}
 			js.Cells = append(js.Cells, cellJSON{Value: r.val, CPUs: r.cpus, Threads: th, Throughput: x.Throughput,
 				Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
-				Seed: cells[i*len(f.threads)+j].Machine.Seed})
+				ReadsPerS: rd, WritesPerS: wr, FsyncsPerS: fy, Seed: cells[i*len(f.threads)+j].Machine.Seed})
 			if varyKey != "" {
 				lr = append([]any{r.val}, lr...)
 			}
@@ -333,19 +338,19 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// every output is complete before any replaces its destination: a chart
 	// that cannot be drawn leaves no CSV or JSON of the run either
-	if err := csvOut.fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
+	if err := csvOut.Fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.Fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
 		return err
 	}
-	if err := plotOut.fill(func(out *os.File) error {
+	if err := plotOut.Fill(func(out *os.File) error {
 		return report.WriteChart(out.Name(), t.Title, "client threads", w.Unit, true, chart)
 	}); err != nil {
 		return err
 	}
 	for _, o := range outs {
-		if err := o.commit(); err != nil {
+		if err := o.Commit(); err != nil {
 			return err
 		}
 	}
@@ -405,8 +410,11 @@ func cellSettings(c sim.Cell, f runFlags) settingsJSON {
 	return s
 }
 
-// cellJSON is one simulated cell: Value is the -vary value, Seed the cell's
-// own seed (sim.Cell.SeedFor of -seed).
+// cellJSON is one simulated cell, with the figures of its -csv row under
+// the CSV's names (the unit is runJSON's): Value is the -vary value,
+// Throughput in the workload's unit, ReadsPerS, WritesPerS and FsyncsPerS
+// the device's operations per second of virtual time (sim.Result.IORates; 0
+// without I/O), Seed the cell's own seed (sim.Cell.SeedFor of -seed).
 type cellJSON struct {
 	Value          string  `json:"value,omitempty"`
 	CPUs           int     `json:"cpus"`
@@ -414,6 +422,9 @@ type cellJSON struct {
 	Throughput     float64 `json:"throughput"`
 	Utilisation    float64 `json:"utilisation"`
 	FutexSpinShare float64 `json:"futex_spin_share"`
+	ReadsPerS      float64 `json:"reads_per_s"`
+	WritesPerS     float64 `json:"writes_per_s"`
+	FsyncsPerS     float64 `json:"fsyncs_per_s"`
 	Seed           uint64  `json:"seed"`
 }
 

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/sim"
 )
 
 // readRunJSON runs innosim run with --json and returns what it wrote.
@@ -110,8 +115,8 @@ func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
 		code int
 		want string
 	}{
-		{"threads beyond 10000", []string{"--threads", "1,2,10001", "--cpus", "16"}, 2, "-threads 10001: want 1..10000"},
-		{"cpus beyond 1024", []string{"--threads", "1,64", "--cpus", "4,2000"}, 2, "-cpus 2000: want 1..1024"},
+		{"threads beyond 10000", []string{"--threads", "1,2,10001", "--cpus", "16"}, 2, "-threads: 10001 is out of range: want 1..10000"},
+		{"cpus beyond 1024", []string{"--threads", "1,64", "--cpus", "4,2000"}, 2, "-cpus: 2000 is out of range: want 1..1024"},
 		{"a chart format", []string{"--threads", "1,64", "--cpus", "16", "--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
 		{"a csv in no directory", []string{"--threads", "1,64", "--cpus", "16", "--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
 		{"a json in no directory", []string{"--threads", "1,64", "--cpus", "16", "--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
@@ -392,4 +397,161 @@ func TestRunDeviceTableHasTheVariedColumn(t *testing.T) {
 	for _, l := range lines[2:] {
 		assert.Len(t, strings.Fields(l), 3, l)
 	}
+}
+
+// -threads and -cpus are sorted: given out of order, the table's columns,
+// the CSV's and JSON's rows and the chart's line followed the order given
+// (t64 t1 t8 ..., a zig-zag).
+func TestRunSortsThreadAndCoreCounts(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, jsonPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "8,1,4", "--cpus", "4,2", "--measure", "2ms",
+		"--csv", csvPath, "--json", jsonPath)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(out, "\n")
+	require.Greater(t, len(lines), 3, out)
+	assert.Equal(t, []string{"cpus", "t1", "t4", "t8", "usl", "peak", "(threads)"}, strings.Fields(lines[1]))
+	assert.Equal(t, "2", strings.Fields(lines[2])[0])
+	assert.Equal(t, "4", strings.Fields(lines[3])[0])
+
+	b, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		got = append(got, f[0]+"x"+f[1])
+	}
+	want := []string{"2x1", "2x4", "2x8", "4x1", "4x4", "4x8"}
+	assert.Equal(t, want, got, "CSV rows: cpus x threads")
+
+	b, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var r runJSON
+	require.NoError(t, json.Unmarshal(b, &r))
+	got = nil
+	for _, c := range r.Cells {
+		got = append(got, strconv.Itoa(c.CPUs)+"x"+strconv.Itoa(c.Threads))
+	}
+	assert.Equal(t, want, got, "JSON cells: cpus x threads")
+}
+
+// Every list flag of counts (run's -threads and -cpus, live's -threads and
+// -rotation) is sorted ascending; a value given twice is still named by its
+// positions as given.
+func TestIntListIsSorted(t *testing.T) {
+	var got []int
+	l := intList{&got, 100}
+	require.NoError(t, l.Set("64,1,8,2"))
+	assert.Equal(t, []int{1, 2, 8, 64}, got)
+	assert.Equal(t, "1,2,8,64", l.String())
+	assert.EqualError(t, l.Set("8,1,8"), "8 given twice (positions 1 and 3): want each value once")
+
+	var stderr strings.Builder
+	c, _, _, _, err := parseLiveFlags([]string{"--threads", "16,1,4"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Equal(t, []int{1, 4, 16}, c.Threads)
+	_, _, rotation, _, err := parseLiveFlags([]string{"--rotation", "64,1,16"}, &stderr)
+	require.NoError(t, err, stderr.String())
+	assert.Equal(t, []int{1, 16, 64}, rotation)
+}
+
+// A JSON cell has every figure a CSV row has, under the CSV's names: the
+// I/O rates were in the CSV only.
+func TestRunJSONHasTheCSVsFigures(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, jsonPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
+	code, _, stderr := runCmd("run", "--workload", "oltp_insert", "--threads", "1", "--cpus", "2", "--measure", "20ms",
+		"--device", "units=2,read=1ms", "--csv", csvPath, "--json", jsonPath)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, rows, 2)
+	header, row := strings.Split(rows[0], ","), strings.Split(rows[1], ",")
+
+	b, err = os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var js struct {
+		Unit  string           `json:"unit"`
+		Cells []map[string]any `json:"cells"`
+	}
+	require.NoError(t, json.Unmarshal(b, &js))
+	require.Len(t, js.Cells, 1)
+	cell := js.Cells[0]
+	for i, col := range header {
+		if col == "unit" {
+			assert.Equal(t, row[i], js.Unit, "the unit is the file's")
+			continue
+		}
+		require.Contains(t, cell, col)
+		csvVal, err := strconv.ParseFloat(row[i], 64)
+		require.NoError(t, err, col)
+		decimals := 0 // the CSV rounds: allow half its last digit
+		if _, frac, ok := strings.Cut(row[i], "."); ok {
+			decimals = len(frac)
+		}
+		assert.InDelta(t, csvVal, cell[col], 0.5*math.Pow10(-decimals)+1e-9, "%s: CSV %s, JSON %v", col, row[i], cell[col])
+	}
+	assert.Greater(t, cell["reads_per_s"], 0.0, "a device read")
+}
+
+// An output path that cannot be written is named as given, with the cause:
+// the error named the temporary file beside it (.x.csv.tmp2729896211.csv).
+func TestOutputErrorsNameThePathGiven(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "dir")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--workload", "connect", "--threads", "1,8", "--csv", filepath.Join(missing, "x.csv")},
+			"innosim run: -csv: open " + filepath.Join(missing, "x.csv") + ": no such file or directory\n"},
+		{[]string{"run", "--workload", "connect", "--threads", "1", "--plot", filepath.Join(missing, "x.svg")},
+			"innosim run: -plot: open " + filepath.Join(missing, "x.svg") + ": no such file or directory\n"},
+		{[]string{"calibrate", "--out", filepath.Join(missing, "x.profile")},
+			"innosim calibrate: -out: open " + filepath.Join(missing, "x.profile") + ": no such file or directory\n"},
+	} {
+		t.Run(tc.args[0]+" "+tc.args[len(tc.args)-2], func(t *testing.T) {
+			code, out, stderr := runCmd(tc.args...)
+			assert.Equal(t, 1, code)
+			assert.Empty(t, out)
+			assert.Equal(t, tc.want, stderr)
+		})
+	}
+}
+
+// A cost profile that gives only some costs (or was cut at the end of a
+// line) is read, the rest keeping old-kernel's values, and run and validate
+// say which on stderr, in one line; -show-settings says which profile the
+// cells use. Both exited 0 without a word.
+func TestPartialCostProfileIsNamedInAWarning(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.profile")
+	require.NoError(t, os.WriteFile(one, []byte("syscall = 74ns\n"), 0o644))
+	others := slices.DeleteFunc(sim.ProfileKeys(), func(k string) bool { return k == "syscall" })
+	warning := "gives 1 of 24 costs; the other 23 keep old-kernel's values: " + strings.Join(others, ", ") + "\n"
+	args := []string{"run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms"}
+
+	for _, tc := range []struct {
+		flags    []string
+		warning  string
+		settings string
+	}{
+		{[]string{"--costs", one}, "innosim run: warning: -costs " + one + " " + warning, "cost profile: " + one + " (-costs)\n"},
+		{[]string{"--profile", one}, "innosim run: warning: -profile " + one + " " + warning, "cost profile: " + one + " (-profile)\n"},
+		{[]string{"--vary", "profile=new-kernel," + one}, "innosim run: warning: -vary profile=" + one + " " + warning, "cost profile: varied by -vary profile\n"},
+		{[]string{"--costs", "../../docs/live/costs.profile"}, "", "cost profile: ../../docs/live/costs.profile (-costs)\n"},
+		{nil, "", "cost profile: old-kernel (default)\n"},
+		{[]string{"--profile", "new-kernel"}, "", "cost profile: new-kernel (-profile)\n"},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			code, out, stderr := runCmd(append(append(args, "--show-settings"), tc.flags...)...)
+			require.Equal(t, 0, code, stderr)
+			assert.Equal(t, tc.warning, stderr)
+			assert.Contains(t, out, tc.settings)
+		})
+	}
+
+	code, _, stderr := runCmd("validate", "--costs", one, "b")
+	assert.Equal(t, 2, code, "no live table: refused after the warning")
+	assert.Contains(t, stderr, "innosim validate: warning: -costs "+one+" "+warning)
 }

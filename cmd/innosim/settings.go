@@ -61,8 +61,8 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 
 // writeSettings prints every modelled setting of s with the line it came from
 // ("default" for MySQL's) or the run flag of f that sets it (-thread-handling,
-// -aio), marks the key --vary changes per row, and says where the client
-// runs (-client).
+// -aio), marks the key --vary changes per row, and says which cost profile
+// the cells use and where the client runs (-client).
 func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string, f runFlags) {
 	fmt.Fprintf(w, "settings (server %s):\n", server)
 	byFlag := map[string][2]string{} // a key a run flag sets: its value and the flag
@@ -95,6 +95,7 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string, f runF
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", st.Key, v, from)
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "cost profile: %s\n", costsInUse(f, varyKey))
 	if f.client.cfg != nil {
 		fmt.Fprintf(w, "client on the machine (-client): %s\n", f.client.String())
 	} else {

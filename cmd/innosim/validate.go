@@ -123,10 +123,11 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var profile *sim.CostProfile
 	if *costs != "" {
-		p, err := sim.LoadProfile(*costs)
+		p, defaulted, err := sim.LoadProfileDefaulted(*costs)
 		if err != nil {
 			return fmt.Errorf("-costs: %w", err)
 		}
+		warnDefaulted(stderr, "validate", costFile{*costs, "-costs " + *costs}, defaulted)
 		profile = &p
 	}
 	var users []validate.UserTable

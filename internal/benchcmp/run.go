@@ -7,11 +7,15 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
-// with a flag, has been written to stderr, and the rest of the error's message
-// says what else was wrong. Run returns flag.ErrHelp for -h.
+// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
+// *cmdflag.FlagError that says what is wrong, and nothing has been written;
+// for a wrong count of files the usage has been written to stderr, and the
+// rest of the error's message says what is wrong. Run returns flag.ErrHelp
+// for -h.
 var ErrUsage = errors.New("benchcmp: usage")
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
@@ -38,11 +42,11 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Compares two go test -bench outputs; refuses a verdict when their environments differ.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cmdflag.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // -h: the usage is printed, and that is all
 		}
-		return ErrUsage // the flag package has printed what was wrong
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()

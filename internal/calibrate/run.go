@@ -8,15 +8,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/innosim/innosim/internal/benchenv"
+	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/outfile"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage has been written to
-// stderr.
+// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
+// *cmdflag.FlagError that says what is wrong, and nothing has been written;
+// for a value out of its range or a stray argument the usage has been written
+// to stderr. For -h it wraps flag.ErrHelp, and the usage has been written.
 var ErrUsage = errors.New("calibrate: usage")
 
 // Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
@@ -38,15 +41,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
-	benchtime := fs.Duration("benchtime", time.Second, "with -check: run time of each benchmark case (1ns..1m, as go test -benchtime)")
+	benchtime := new(time.Duration)
+	cmdflag.DurationVar(fs, benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
 		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := cmdflag.Parse(fs, args); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err) // -h (the usage is printed) or a bad flag (nothing is)
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
@@ -87,23 +91,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("%w: -out %s is a directory, want a file", ErrUsage, *out)
 	}
-	var profile *os.File // -out's temporary file, made before the measurement so that a bad path fails at once
-	if *out != "" {
-		dir, base := filepath.Split(*out)
-		if dir == "" {
-			dir = "."
-		}
-		var err error
-		if profile, err = os.CreateTemp(dir, "."+base+".tmp*"); err != nil {
-			return fmt.Errorf("calibrate: -out: %w", err)
-		}
-		defer func() {
-			if profile != nil { // not renamed: the command failed
-				_ = profile.Close()
-				_ = os.Remove(profile.Name())
-			}
-		}()
+	// -out's temporary file, made before the measurement so that a bad path fails at once
+	profile, err := outfile.New("-out", *out)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
 	}
+	defer profile.Discard() // not renamed: the command failed
 	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
 	if err != nil {
 		return err
@@ -117,11 +110,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else if err := c.WriteTable(stdout); err != nil {
 		return err
 	}
-	if profile != nil {
-		if err := writeProfileFile(profile, *out, c); err != nil {
-			return err
+	if *out != "" {
+		if err := profile.Write(func(f *os.File) error { return c.WriteProfile(f, "calibrated", benchenv.Current()) }); err != nil {
+			return fmt.Errorf("calibrate: %w", err)
 		}
-		profile = nil
 		fmt.Fprintf(stderr, "cost profile written to %s\n", *out)
 	}
 	if !*check {
@@ -158,27 +150,6 @@ var ErrCheckInconclusive = fmt.Errorf("%w: measurement too noisy to tell", ErrCh
 // ErrCheckFailed is returned by Run -check when a prediction is outside the
 // bounds; the report has been written.
 var ErrCheckFailed = errors.New("calibrate: prediction outside the bounds")
-
-// writeProfileFile writes c's profile to path, named after the file.
-// writeProfileFile writes c's profile to f, a temporary file beside path,
-// and renames it to path; on an error it removes f.
-func writeProfileFile(f *os.File, path string, c Costs) error {
-	err := c.WriteProfile(f, "calibrated", benchenv.Current())
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return fmt.Errorf("calibrate: -out: %w", err)
-	}
-	return nil
-}
 
 // WriteTable writes c as a table: one row per cost with its median, quartiles and
 // extremes (a figure whose probe could not run here has n = 0).

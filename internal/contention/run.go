@@ -11,11 +11,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
-// ErrUsage is returned by Run for bad arguments; the usage, or what was wrong
-// with a flag, has been written to stderr, and the rest of the error's message
-// says what else was wrong. Run returns flag.ErrHelp for -h.
+// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
+// *cmdflag.FlagError that says what is wrong, and nothing has been written;
+// otherwise the usage has been written to stderr, and the rest of the
+// error's message says what is wrong. Run returns flag.ErrHelp for -h.
 var ErrUsage = errors.New("contention: usage")
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
@@ -32,11 +35,11 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cmdflag.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // -h: the usage is printed, and that is all
 		}
-		return ErrUsage // the flag package has printed what was wrong
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	switch {
 	case *top < 0:
