@@ -69,8 +69,12 @@ type Cell struct {
 	BufferPool int64
 	// Client, when not nil, runs the benchmark client on the machine: each
 	// of the Threads connections is a server thread and a client thread
-	// (Machine.AddConnection, the workload's program through ServerProgram).
-	// Nil keeps the client off the machine, its round trip a sleep.
+	// (Machine.AddConnection, the workload's program through ServerProgram),
+	// and the sleep of each round trip with the client (SleepClient,
+	// SleepLast) becomes the client thread's CPU and system calls. Run
+	// refuses a Client for a workload with no round trip, or with think
+	// time (SleepThink: read_ahead). Nil keeps the client off the machine,
+	// its round trip a sleep.
 	Client *ClientConfig
 	// RemoteWake charges a wake onto another, idle CPU
 	// (Machine.SetRemoteWake): the machine's FutexWakeCall and FutexWake.
@@ -195,9 +199,15 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
-	if c.Client != nil && !slices.ContainsFunc(prog, waitsForClient) {
-		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
-			c.Workload, ErrInvalidConfig)
+	if c.Client != nil {
+		if i := slices.IndexFunc(prog, func(o Op) bool { return o.Kind == OpSleep && o.Arg == SleepThink }); i >= 0 {
+			return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
+				c.Workload, prog[i].Dur, ErrInvalidConfig)
+		}
+		if !slices.ContainsFunc(prog, waitsForClient) {
+			return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
+				c.Workload, ErrInvalidConfig)
+		}
 	}
 	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
 		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
