@@ -65,7 +65,9 @@ type Cell struct {
 	ThreadPoolMaxThreads int
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
-	// the siblings it does not find there (OpPrefetchSiblings).
+	// the siblings it does not find there (OpPrefetchSiblings), and the
+	// pages a workload dirties take its frames (OpDirty, with a page
+	// cleaner); no other workload reads it.
 	BufferPool int64
 	// Client, when not nil, runs the benchmark client on the machine: each
 	// of the Threads connections is a server thread and a client thread

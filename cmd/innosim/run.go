@@ -563,8 +563,10 @@ func firstDuplicate(vals []string) (i, j int, ok bool) {
 // would otherwise be printed as if it had been simulated: -gate (given, or
 // varied) when no row has a gate (innodb_thread_concurrency = 0 everywhere),
 // and a -vary of which two values build the same cell (a key the workload
-// never reads, such as innodb_read_io_threads for connect). protos holds the
-// cell prototype of each -vary value, in the order of vals.
+// never reads, such as innodb_read_io_threads for connect, or
+// innodb_flush_log_at_trx_commit for one that never commits through the
+// redo log: see withoutUnread). protos holds the cell prototype of each
+// -vary value, in the order of vals.
 func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFlags, gateGiven bool) error {
 	if (gateGiven || varyKey == "gate") && !slices.ContainsFunc(protos, func(c sim.Cell) bool { return c.Gate != nil }) {
 		flagName := "-gate " + f.gate
@@ -574,15 +576,37 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 		return fmt.Errorf("%w: %s with innodb_thread_concurrency = 0 in every row, which has no gate: want innodb_thread_concurrency > 0 (-cnf or -vary), or no %s",
 			errUsage, flagName, strings.Fields(flagName)[0])
 	}
-	for j := range protos {
+	read := make([]sim.Cell, len(protos))
+	for i, p := range protos {
+		read[i] = withoutUnread(p)
+	}
+	for j := range read {
 		for i := range j {
-			if reflect.DeepEqual(protos[i], protos[j]) {
+			if reflect.DeepEqual(read[i], read[j]) {
 				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
 					errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
 			}
 		}
 	}
 	return nil
+}
+
+// withoutUnread returns proto with the settings its workload never reads
+// left out (nil or 0, as if not set): Log (innodb_flush_log_at_trx_commit)
+// unless the program commits through the redo log (OpLogCommit), BufferPool
+// (innodb_buffer_pool_size) unless it looks pages up in the pool (a bulk
+// insert's sibling prefetch, OpPrefetchSiblings) or takes frames in it (the
+// page cleaner's pages, OpDirty). sim.CellFromSettings sets both for every
+// workload, and the seed hashes them (sim.Cell.SeedFor), so cells that differ
+// only there run alike but for their seeds.
+func withoutUnread(proto sim.Cell) sim.Cell {
+	if !programHas(proto, true, sim.OpLogCommit) {
+		proto.Log = nil
+	}
+	if !programHas(proto, true, sim.OpPrefetchSiblings, sim.OpDirty) {
+		proto.BufferPool = 0
+	}
+	return proto
 }
 
 // entersGate reports whether a cell of proto enters InnoDB's gate
