@@ -39,8 +39,11 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 			`-vary innodb_buffer_pool_size: values "1G" and "128M" build the same cell for workload oltp_point_select (it does not read innodb_buffer_pool_size)`},
 		{"the buffer pool for connect", []string{"--workload", "connect", "--vary", "innodb_buffer_pool_size=1G,128M"},
 			`values "1G" and "128M" build the same cell for workload connect`},
+		// the workload reads both keys, and the refusal said it did not
 		{"two spellings of one value", []string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=ON,1"},
-			`values "ON" and "1" build the same cell`},
+			`-vary innodb_use_native_aio: values "ON" and "1" build the same cell: they are one value of innodb_use_native_aio (ON): want each value once`},
+		{"two paths of one cost profile", []string{"--workload", "oltp_point_select", "--vary", "profile=../../docs/live/costs.profile,../../docs/live/../live/costs.profile"},
+			`-vary profile: values "../../docs/live/costs.profile" and "../../docs/live/../live/costs.profile" build the same cell: they name the same cost profile`},
 		// the I/O table printed 0/0/0, the throughput only changed by the seed
 		{"a device for a workload that never waits for one", []string{"--workload", "oltp_read_only", "--device", "units=1"},
 			"-device with workload oltp_read_only, which never waits for a device"},

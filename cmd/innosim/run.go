@@ -218,7 +218,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
-	if err := checkTakesEffect(protos, varyKey, varyVals, f, given["gate"]); err != nil {
+	if err := checkTakesEffect(protos, base, varyKey, varyVals, f, given["gate"]); err != nil {
 		return err
 	}
 	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
@@ -566,8 +566,10 @@ func firstDuplicate(vals []string) (i, j int, ok bool) {
 // never reads, such as innodb_read_io_threads for connect, or
 // innodb_flush_log_at_trx_commit for one that never commits through the
 // redo log: see withoutUnread). protos holds the cell prototype of each
-// -vary value, in the order of vals.
-func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFlags, gateGiven bool) error {
+// -vary value, in the order of vals; base the settings -vary changes. Two
+// values that are one (two spellings of an option-file key's value, two paths
+// of one cost profile) are refused as such: the workload reads the key.
+func checkTakesEffect(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags, gateGiven bool) error {
 	if (gateGiven || varyKey == "gate") && !slices.ContainsFunc(protos, func(c sim.Cell) bool { return c.Gate != nil }) {
 		flagName := "-gate " + f.gate
 		if varyKey == "gate" {
@@ -582,13 +584,53 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 	}
 	for j := range read {
 		for i := range j {
-			if reflect.DeepEqual(read[i], read[j]) {
-				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
-					errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
+			if !reflect.DeepEqual(read[i], read[j]) {
+				continue
 			}
+			if same, ok := sameValue(base, varyKey, vals[i], vals[j]); ok {
+				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell: they %s: want each value once",
+					errUsage, varyKey, vals[i], vals[j], same)
+			}
+			return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
+				errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
 		}
 	}
 	return nil
+}
+
+// flagKeyNames names what each of -vary's run-flag keys (varyKeys) chooses.
+var flagKeyNames = map[string]string{"sched": "scheduler", "profile": "cost profile (the same name and costs)",
+	"gate": "gate core", "wake": "wake policy", "aio": "AIO mode", "thread_handling": "thread handling"}
+
+// sameValue reports whether a and b, two -vary values of key that build the
+// same cell, are one value, and says so ("are one value of
+// innodb_use_native_aio (ON)", "name the same cost profile ..."): an
+// option-file key's two spellings of one value (ON and 1, 1G and 1024M), or
+// any two values of a run-flag key, which every cell it reaches reads (a
+// -gate without a gate, a -wake or -aio without an AIO array are refused
+// before). Otherwise the workload does not read key.
+func sameValue(base mycnf.Settings, key, a, b string) (string, bool) {
+	if name, ok := flagKeyNames[key]; ok {
+		return "name the same " + name, true
+	}
+	value := func(v string) (mycnf.Setting, bool) {
+		s := base
+		if s.Set(key, v) != nil {
+			return mycnf.Setting{}, false
+		}
+		for _, st := range s.List() {
+			if st.From == (mycnf.Pos{File: "Set"}) { // the one Set changed
+				return st, true
+			}
+		}
+		return mycnf.Setting{}, false
+	}
+	sa, okA := value(a)
+	sb, okB := value(b)
+	if !okA || !okB || sa.Value != sb.Value {
+		return "", false
+	}
+	return fmt.Sprintf("are one value of %s (%s)", sa.Key, strings.TrimSpace(sa.Value+" "+sa.Unit)), true
 }
 
 // withoutUnread returns proto with the settings its workload never reads
