@@ -195,7 +195,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("%w: -vary %s=%s: %v", errUsage, varyKey, v, err)
 			}
 		}
-		proto, err := buildCell(opts, s)
+		proto, err := buildCell(opts, s, varyKey)
 		if err != nil {
 			return err
 		}
@@ -453,8 +453,10 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 	return nil
 }
 
-// buildCell makes the cell prototype from the flags and settings.
-func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
+// buildCell makes the cell prototype from the flags and settings; varied is
+// the -vary key that set one of them ("" for none), for the errors to name
+// what the user gave.
+func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	switch f.aio { // innodb_use_native_aio by its mode's name
 	case "":
 	case "simulated":
@@ -497,11 +499,15 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		c.Gate.Policy = g
 	}
 	if c.AIO == nil && (f.wake != "" || f.aio != "") {
-		flagName, val := "-wake", f.wake
+		key, val := "wake", f.wake
 		if f.wake == "" {
-			flagName, val = "-aio", f.aio
+			key, val = "aio", f.aio
 		}
-		return sim.Cell{}, fmt.Errorf("%w: %s %q with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, flagName, val, f.workload)
+		given := fmt.Sprintf("-%s %q", key, val)
+		if varied == key {
+			given = fmt.Sprintf("-vary %s=%s", key, val)
+		}
+		return sim.Cell{}, fmt.Errorf("%w: %s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, given, f.workload)
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
@@ -521,7 +527,10 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if c.AIO != nil {
 		c.AIO.Wake = wp
 		if err := c.AIO.Validate(); err != nil {
-			return sim.Cell{}, fmt.Errorf("%w: -wake %q: %v", errUsage, f.wake, err)
+			if wp == aio.WakeAll && c.AIO.IO == aio.IONative {
+				return sim.Cell{}, wakeAllNativeError(f, s, varied, err)
+			}
+			return sim.Cell{}, fmt.Errorf("%w: AIO of workload %s: %w", errUsage, f.workload, err)
 		}
 	}
 	if f.threadHandling != "" {
@@ -544,6 +553,42 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	}
 	c.Measure = f.measure
 	return c, nil
+}
+
+// wakeAllNativeError refuses wake all (from -wake or -vary wake) with native
+// AIO, which wakes no handler thread (err says so): it names where each came
+// from, native AIO's source being -aio, -vary aio, the -cnf line of
+// innodb_use_native_aio or the server's default (ON from MySQL 5.5), and
+// what gives simulated AIO, whose wake policies include all.
+func wakeAllNativeError(f runFlags, s mycnf.Settings, varied string, err error) error {
+	wake := "-wake all"
+	if varied == "wake" {
+		wake = "-vary wake=all"
+	}
+	var native, want string
+	switch {
+	case varied == "aio":
+		native = "-vary aio=native"
+		want = "-wake targeted or deferred, or no -wake (each mode's default)"
+	case f.aio == "native":
+		native = "-aio native"
+		want = "-aio simulated for wake all, or -wake targeted or deferred"
+		if varied == "wake" {
+			want = "-aio simulated for wake all, or -vary wake=targeted,deferred"
+		}
+	default:
+		native = "innodb_use_native_aio = ON, the server's default"
+		for _, st := range s.List() {
+			if st.Key == "innodb_use_native_aio" && !st.IsDefault() {
+				native = "innodb_use_native_aio = ON at " + st.From.String()
+			}
+		}
+		want = "-aio simulated or -vary aio=simulated (or innodb_use_native_aio = OFF in -cnf) for wake all"
+		if varied == "wake" {
+			want = "-aio simulated (or innodb_use_native_aio = OFF in -cnf) to vary the wake policy of simulated AIO, or -vary wake=targeted,deferred"
+		}
+	}
+	return fmt.Errorf("%w: %s with native AIO (%s), which wakes no handler thread: want %s: %w", errUsage, wake, native, want, err)
 }
 
 // firstDuplicate returns the positions of the first value of vals that

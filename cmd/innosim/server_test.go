@@ -66,7 +66,7 @@ func TestRunServerReleaseSetsItsWaitArrayAndTickets(t *testing.T) {
 			if strings.HasPrefix(tt.server, "mariadb-1") && tt.array == sim.SyncArrayNone {
 				s.ThreadConcurrency = 0 // removed in 10.6
 			}
-			c, err := buildCell(runFlags{workload: "oltp_read_only", server: tt.server, sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+			c, err := buildCell(runFlags{workload: "oltp_read_only", server: tt.server, sched: "cfs", profile: "old-kernel", gate: "queue"}, s, "")
 			require.NoError(t, err)
 			assert.Equal(t, tt.array, c.Machine.SyncArray)
 			if c.Gate != nil {
@@ -137,7 +137,7 @@ func TestRunOldReleaseDefaultGateWithAWorkloadWithoutGate(t *testing.T) {
 	assert.Contains(t, stderr, "never enters InnoDB's gate")
 	s, err := readCnf("", "mysql-5.1", false, io.Discard)
 	require.NoError(t, err)
-	c, err := buildCell(runFlags{workload: "oltp_read_only", server: "mysql-5.1", sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+	c, err := buildCell(runFlags{workload: "oltp_read_only", server: "mysql-5.1", sched: "cfs", profile: "old-kernel", gate: "queue"}, s, "")
 	require.NoError(t, err)
 	require.NotNil(t, c.Gate, "a workload that enters the gate keeps 5.1's default limit")
 	assert.Equal(t, 8, c.Gate.Config.Limit)
