@@ -152,12 +152,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	varyKey, varyVals := "", []string{""}
-	if f.vary != "" {
+	if given["vary"] { // -vary "" too: it varies nothing, and -threads "" is refused
 		k, v, ok := strings.Cut(f.vary, "=")
 		if !ok || k == "" || v == "" {
-			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
+			return fmt.Errorf("%w: -vary %q: want key=v1,v2, or no -vary", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if i := slices.IndexFunc(varyVals, func(v string) bool { return strings.TrimSpace(v) == "" }); i >= 0 {
+			// a bare key: innodb_use_native_aio=OFF, ran OFF and ON
+			return fmt.Errorf("%w: -vary %s: value %d of %d is empty: want key=v1,v2 with no empty value", errUsage, k, i+1, len(varyVals))
+		}
 		if srv, err := mycnf.ParseServer(f.server); err == nil && removedBy(srv, k) {
 			return fmt.Errorf("%w: -vary %s: %s", errUsage, k, removedMessage(srv, k))
 		}
