@@ -47,6 +47,13 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 		// the I/O table printed 0/0/0, the throughput only changed by the seed
 		{"a device for a workload that never waits for one", []string{"--workload", "oltp_read_only", "--device", "units=1"},
 			"-device with workload oltp_read_only, which never waits for a device"},
+		{"a device where no row's commit fsyncs", []string{"--workload", "oltp_read_write", "--device", "units=1", "--vary", "innodb_flush_log_at_trx_commit=0,2"},
+			"-device with workload oltp_read_write, which never waits for a device in any row"},
+		// the I/O table read fsyncs/s 0, and the key changed nothing
+		{"a device's fsync time for a workload that never fsyncs", []string{"--workload", "oltp_insert", "--device", "units=1,fsync=1ms"},
+			"-device fsync=1ms with workload oltp_insert, which never fsyncs (it only reads): want no fsync key in -device"},
+		{"a device's read time for a workload that only fsyncs", []string{"--workload", "oltp_read_write", "--device", "units=1,read=1ms,fsync=1ms"},
+			"-device read=1ms with workload oltp_read_write, which never reads (it only fsyncs)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -100,7 +100,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig). The round trip's sleep (oltp_point_select's 30 µs) is replaced by the client thread's CPU and system calls; refused for a workload with no round trip to a client (row_scan_*, mutex_wake_*) or whose wait is think time (read_ahead)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
-	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]")
+	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential]; a time of a kind of I/O the workload never does is refused")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
@@ -225,8 +225,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkTakesEffect(protos, base, varyKey, varyVals, f, given["gate"]); err != nil {
 		return err
 	}
-	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
-		return fmt.Errorf("%w: -device with workload %s, which never waits for a device (no AIO array, no read, write, fsync or commit): want a workload that does I/O, or no -device", errUsage, f.workload)
+	if err := checkDeviceUse(protos, f, varyKey); err != nil {
+		return err
 	}
 	if f.device.cfg == nil {
 		for j, proto := range protos {
@@ -741,12 +741,46 @@ func commitFsyncs(proto sim.Cell) bool {
 	return programHas(proto, false, sim.OpLogCommit)
 }
 
-// usesDevice reports whether a cell of proto waits for its storage device:
-// its AIO handlers read from it, or its workload's program reads, writes,
-// fsyncs or commits through the redo log (sim.Machine.SetDevice).
-func usesDevice(proto sim.Cell) bool {
-	if proto.AIO != nil {
-		return true
+// checkDeviceUse refuses a -device that no cell of protos (one per -vary
+// value) waits for, and a service time it gives (read, write, fsync) of a
+// kind of I/O no cell does (sim.Cell.DeviceUse): either would change nothing
+// but the seed. A cell whose use cannot be read is left for Validate.
+func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
+	if f.device.cfg == nil {
+		return nil
 	}
-	return programHas(proto, true, sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit)
+	var use sim.DeviceUse
+	for _, p := range protos {
+		u, err := p.DeviceUse()
+		if err != nil {
+			return nil
+		}
+		use.Read, use.Write, use.Fsync = use.Read || u.Read, use.Write || u.Write, use.Fsync || u.Fsync
+	}
+	rows := ""
+	if varyKey != "" {
+		rows = " in any row"
+	}
+	if use == (sim.DeviceUse{}) {
+		return fmt.Errorf("%w: -device with workload %s, which never waits for a device%s (no read, write or fsync, no AIO array, no commit that fsyncs: innodb_flush_log_at_trx_commit = 1): want a workload that does I/O, or no -device",
+			errUsage, f.workload, rows)
+	}
+	kinds := []struct {
+		key, verb string
+		used      bool
+		d         time.Duration
+	}{{"read", "reads", use.Read, f.device.cfg.Read}, {"write", "writes", use.Write, f.device.cfg.Write}, {"fsync", "fsyncs", use.Fsync, f.device.cfg.Fsync}}
+	var does []string
+	for _, k := range kinds {
+		if k.used {
+			does = append(does, k.verb)
+		}
+	}
+	for _, k := range kinds {
+		if f.device.given[k.key] && !k.used {
+			return fmt.Errorf("%w: -device %s=%v with workload %s, which never %s%s (it only %s): want no %s key in -device",
+				errUsage, k.key, k.d, f.workload, k.verb, rows, strings.Join(does, " and "), k.key)
+		}
+	}
+	return nil
 }
