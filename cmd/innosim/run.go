@@ -228,6 +228,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkDeviceUse(protos, f, varyKey); err != nil {
 		return err
 	}
+	if err := checkPoolCPUs(protos, base, varyKey, varyVals, f); err != nil {
+		return err
+	}
 	if f.device.cfg == nil {
 		for j, proto := range protos {
 			if commitFsyncs(proto) {
@@ -680,6 +683,40 @@ func sameValue(base mycnf.Settings, key, a, b string) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("are one value of %s (%s)", sa.Key, strings.TrimSpace(sa.Value+" "+sa.Unit)), true
+}
+
+// checkPoolCPUs refuses a -cpus above sim.MaxThreadPoolSize for a row of
+// pool-of-threads (protos holds one cell per -vary value of vals; base the
+// settings before -vary): the pool has a group per CPU, thread_pool_size's
+// default, and run sets no other size (a -cnf's thread_pool_size is not
+// modelled), while the simulator's pool takes at most MaxThreadPoolSize
+// groups (concurrency.MaxLimit: a concurrency core per group; MariaDB allows
+// more). The message names where the pool came from: -thread-handling,
+// -vary thread_handling or the -cnf line.
+func checkPoolCPUs(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags) error {
+	over := slices.IndexFunc(f.cpus, func(c int) bool { return c > sim.MaxThreadPoolSize })
+	if over < 0 {
+		return nil
+	}
+	for j, p := range protos {
+		if p.ThreadHandling != sim.PoolOfThreads || p.ThreadPoolSize != 0 {
+			continue
+		}
+		from := "-thread-handling pool-of-threads"
+		switch {
+		case varyKey == "thread_handling":
+			from = "-vary thread_handling=" + vals[j]
+		case f.threadHandling == "":
+			for _, st := range base.List() {
+				if st.Key == "thread_handling" {
+					from = "thread_handling = pool-of-threads at " + st.From.String()
+				}
+			}
+		}
+		return fmt.Errorf("%w: -cpus %d with pool-of-threads (%s): the pool has a group per CPU (thread_pool_size's default, which run does not change: a -cnf's thread_pool_size is not modelled), and the simulator's pool takes 1..%d groups (sim.MaxThreadPoolSize): want -cpus 1..%d with pool-of-threads",
+			errUsage, f.cpus[over], from, sim.MaxThreadPoolSize, sim.MaxThreadPoolSize)
+	}
+	return nil
 }
 
 // withoutUnread returns proto with the settings its workload never reads
