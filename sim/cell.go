@@ -65,12 +65,18 @@ type Cell struct {
 	ThreadPoolMaxThreads int
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
-	// the siblings it does not find there (OpPrefetchSiblings).
+	// the siblings it does not find there (OpPrefetchSiblings), and the
+	// pages a workload dirties take its frames (OpDirty, with a page
+	// cleaner); no other workload reads it.
 	BufferPool int64
 	// Client, when not nil, runs the benchmark client on the machine: each
 	// of the Threads connections is a server thread and a client thread
-	// (Machine.AddConnection, the workload's program through ServerProgram).
-	// Nil keeps the client off the machine, its round trip a sleep.
+	// (Machine.AddConnection, the workload's program through ServerProgram),
+	// and the sleep of each round trip with the client (SleepClient,
+	// SleepLast) becomes the client thread's CPU and system calls. Run
+	// refuses a Client for a workload with no round trip, or with think
+	// time (SleepThink: read_ahead). Nil keeps the client off the machine,
+	// its round trip a sleep.
 	Client *ClientConfig
 	// RemoteWake charges a wake onto another, idle CPU
 	// (Machine.SetRemoteWake): the machine's FutexWakeCall and FutexWake.
@@ -189,15 +195,20 @@ func (c Cell) build() (*Machine, error) {
 		return nil, err
 	}
 	if c.AIO != nil {
-		// study D's tablespace: 48 tables of 5M rows of ~100 bytes, in pages
-		if err := m.SetAIO(*c.AIO, 48*5_000_000/100); err != nil {
+		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
 			return nil, err
 		}
 	}
 	prog := w.Setup(m)
-	if c.Client != nil && !slices.ContainsFunc(prog, waitsForClient) {
-		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
-			c.Workload, ErrInvalidConfig)
+	if c.Client != nil {
+		if i := slices.IndexFunc(prog, func(o Op) bool { return o.Kind == OpSleep && o.Arg == SleepThink }); i >= 0 {
+			return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
+				c.Workload, prog[i].Dur, ErrInvalidConfig)
+		}
+		if !slices.ContainsFunc(prog, waitsForClient) {
+			return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
+				c.Workload, ErrInvalidConfig)
+		}
 	}
 	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
 		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
@@ -249,6 +260,63 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	return m, nil
+}
+
+// cellTablespace is the pages a cell's AIO reads are drawn from: study D's
+// tablespace, 48 tables of 5M rows of ~100 bytes.
+const cellTablespace = 48 * 5_000_000 / 100
+
+// DeviceUse is which of a storage device's service times
+// (DeviceConfig.Read, Write and Fsync) a cell can wait for.
+type DeviceUse struct{ Read, Write, Fsync bool }
+
+// DeviceUse reports which kinds of I/O a cell of c can send to its device
+// (Cell.Device), read off its workload's program and c's settings: reads
+// from OpRead and the AIO array's read-aheads (OpPrefetch, and
+// OpPrefetchSiblings but for a sibling known to be resident); writes from
+// OpWrite and a page cleaner's pages (the write array, the doublewrite file
+// and a user thread's single-page flush: a workload that dirties pages,
+// OpDirty, with an AIO array); fsyncs from OpFsync, a commit through the
+// redo log under innodb_flush_log_at_trx_commit = 1 (the log's write goes to
+// the page cache; c.Log nil means 1) and the doublewrite's. A kind reported
+// may not occur in a given run (a bulk insert whose siblings stay in the
+// buffer pool reads nothing); one not reported never does. Errors are
+// LookupWorkload's and Machine.SetAIO's.
+func (c Cell) DeviceUse() (DeviceUse, error) {
+	w, err := LookupWorkload(c.Workload)
+	if err != nil {
+		return DeviceUse{}, err
+	}
+	m, err := NewMachine(MachineConfig{CPUs: 1})
+	if err != nil {
+		return DeviceUse{}, err
+	}
+	if c.AIO != nil {
+		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
+			return DeviceUse{}, err
+		}
+	}
+	var u DeviceUse
+	for _, op := range w.Setup(m) {
+		switch op.Kind {
+		case OpRead:
+			u.Read = true
+		case OpWrite:
+			u.Write = true
+		case OpFsync:
+			u.Fsync = true
+		case OpLogCommit:
+			u.Fsync = u.Fsync || c.Log == nil || c.Log.FlushAtTrxCommit == 1
+		case OpPrefetch:
+			u.Read = u.Read || c.AIO != nil
+		case OpPrefetchSiblings:
+			u.Read = u.Read || c.AIO != nil && op.Arg != siblingResident
+		}
+	}
+	if m.fl != nil { // the page cleaner of the pages OpDirty dirties
+		u.Write, u.Fsync = true, true
+	}
+	return u, nil
 }
 
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash

@@ -96,8 +96,10 @@ type sockEnd struct {
 // before it in the program gets an OpSockSend of no work. A wait that
 // follows a SleepLast gets no send: the client reads nothing after that
 // request (mysql_close's COM_QUIT) and sends the next one at once. A
-// SleepServer wait stays a sleep: it waits for another server thread. The
-// result has as many sends as receives but SleepLast's. The server waits on
+// SleepServer wait stays a sleep: it waits for another server thread; so
+// does a SleepThink one, which is no request (Cell refuses a Client for a
+// workload with one). The result has as many sends as receives but
+// SleepLast's. The server waits on
 // its socket as one-thread-per-connection does (do_command → my_net_read, a
 // blocking read); a pooled connection waits in its group's epoll set, with
 // the same result for this model (see PoolOfThreads).
@@ -148,8 +150,10 @@ func ServerProgram(prog []Op) []Op {
 }
 
 // waitsForClient reports whether op is a wait for the client (an OpSleep
-// but SleepServer's), which ServerProgram makes a receive.
-func waitsForClient(op Op) bool { return op.Kind == OpSleep && op.Arg != SleepServer }
+// of SleepClient or SleepLast), which ServerProgram makes a receive.
+func waitsForClient(op Op) bool {
+	return op.Kind == OpSleep && (op.Arg == SleepClient || op.Arg == SleepLast)
+}
 
 // afterLast reports whether op i of prog comes after a SleepLast wait with no
 // other wait for the client between (cyclically): the server has nothing to

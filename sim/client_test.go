@@ -72,7 +72,7 @@ func TestConnectRoundTripsAreLibmariadbs(t *testing.T) {
 	client := m.threads[1].prog
 	assert.Equal(t, 4, count(client, OpSockSend))
 	assert.Equal(t, 3, count(client, OpSockRecv), "the client's three blocking reads")
-	assert.ErrorContains(t, m.AddThread([]Op{sleepFor(1, 7)}, prio.Normal), "OpSleep wait 7, want SleepClient, SleepServer or SleepLast")
+	assert.ErrorContains(t, m.AddThread([]Op{sleepFor(1, 7)}, prio.Normal), "OpSleep wait 7, want SleepClient, SleepServer, SleepLast or SleepThink")
 	// a client that reads nothing would flood its socket: one SleepLast got a
 	// stray send and an error the caller could not act on, two were accepted
 	for _, prog := range [][]Op{
@@ -81,6 +81,22 @@ func TestConnectRoundTripsAreLibmariadbs(t *testing.T) {
 	} {
 		assert.ErrorContains(t, m.AddConnection(ServerProgram(prog), prio.Normal, ClientConfig{}), "all of requests the client reads no reply to", "%v", prog)
 	}
+}
+
+// read_ahead's 500 µs between scans is think time, and a client on the
+// machine took it for a round trip: the wait became a receive of the
+// client's next request, sent at once, and the scans ran 22 times as fast
+// as without the client. Think time stays a sleep, and a Client is refused
+// for a workload that has it.
+func TestClientIsRefusedForThinkTime(t *testing.T) {
+	c := Cell{Workload: "read_ahead", Threads: 1, Machine: MachineConfig{CPUs: 2}, Client: &ClientConfig{}}
+	err := c.Validate()
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	assert.ErrorContains(t, err, "Client with workload read_ahead, which has no benchmark client")
+	assert.ErrorContains(t, err, "500µs wait is think time")
+	think := sleepFor(500, SleepThink)
+	assert.Equal(t, []Op{{Kind: OpSockSend}, {Kind: OpSockRecv}, cpu(5), think, done(1)},
+		ServerProgram([]Op{sleep(10), cpu(5), think, done(1)}), "a pause, not a request")
 }
 
 func TestConnectionsRefuseWhatTheyCannotRun(t *testing.T) {

@@ -39,7 +39,7 @@
 // outnumber cores.
 //
 // A thread runs a program of Ops in a loop (interp.go): CPU bursts, system
-// calls, sleeps (the client's side of a round trip), lock and unlock of
+// calls, sleeps (the client's side of a round trip, think time), lock and unlock of
 // mutexes, priority changes, gate enter and exit, AIO prefetches, an AIO
 // handler's cycle. Every dispatch costs CostProfile.ContextSwitch; every system
 // call CostProfile.SyscallCost of its kind (SyscallKind: Syscall, plus

@@ -20,7 +20,8 @@ const (
 	OpSyscall
 	// OpSleep blocks for Dur (waiting for the client or the network); the wake is a
 	// return from sleep for the scheduler. Arg says whom the wait is for
-	// (SleepClient, SleepServer, SleepLast), which only ServerProgram reads.
+	// (SleepClient, SleepServer, SleepLast, SleepThink), which only
+	// ServerProgram and Cell's check of a Client read.
 	OpSleep
 	// OpLock acquires InnoDB mutex Arg: spin, then wait (see Mutex).
 	OpLock
@@ -123,7 +124,8 @@ const (
 // The waits an OpSleep stands for (its Arg). With the client off the machine
 // each is a sleep of its Dur; ServerProgram, which puts the client on it,
 // makes SleepClient and SleepLast waits the client's requests and leaves
-// SleepServer's a sleep.
+// SleepServer's a sleep. A SleepThink wait is no request at all: a Cell with
+// a Client refuses a workload that has one.
 const (
 	// SleepClient (0, every wait's default) waits for the client's next
 	// request, which the client sends once it has read the reply before it.
@@ -138,6 +140,13 @@ const (
 	// socket. The server sends nothing before its next wait, and the client
 	// sends its next request without waiting.
 	SleepLast
+	// SleepThink is the load's own pause between units, with no client
+	// waited for: the think time of MySQL bug 40604's scans (read_ahead),
+	// whose threads are the load and have no benchmark client on a socket.
+	// It is never a round trip: ServerProgram leaves it a sleep, and a Cell
+	// with a Client refuses a workload that has one (ClientConfig has no
+	// think time; made the client's request, the pause would be lost).
+	SleepThink
 )
 
 // SyscallKind is the kernel path an OpSyscall takes, for the costs that
@@ -184,7 +193,7 @@ func sockCall(d time.Duration) Op  { return Op{Kind: OpSyscall, Arg: int32(SysSo
 func setupCall(d time.Duration) Op { return Op{Kind: OpSyscall, Arg: int32(SysSetup), Dur: d} }
 func sleep(d time.Duration) Op     { return Op{Kind: OpSleep, Dur: d} }
 
-// sleepFor is an OpSleep of d for a wait of the kind given (SleepServer, SleepLast).
+// sleepFor is an OpSleep of d for a wait of the kind given (SleepServer, SleepLast, SleepThink).
 func sleepFor(d time.Duration, kind int32) Op { return Op{Kind: OpSleep, Dur: d, Arg: kind} }
 func lock(m int32) Op                         { return Op{Kind: OpLock, Arg: m} }
 func unlock(m int32) Op                       { return Op{Kind: OpUnlock, Arg: m} }
@@ -231,8 +240,8 @@ func (k OpKind) check(op Op, mutexes int) error {
 		return fmt.Errorf("OpSetPrio hint %d, want %d..%d: %w", op.Arg, prio.Idle, prio.Interrupt, ErrInvalidConfig)
 	case k == OpDone && op.Arg < 0:
 		return fmt.Errorf("OpDone count %d, want ≥ 0: %w", op.Arg, ErrInvalidConfig)
-	case k == OpSleep && (op.Arg < SleepClient || op.Arg > SleepLast):
-		return fmt.Errorf("OpSleep wait %d, want SleepClient, SleepServer or SleepLast (0..%d): %w", op.Arg, SleepLast, ErrInvalidConfig)
+	case k == OpSleep && (op.Arg < SleepClient || op.Arg > SleepThink):
+		return fmt.Errorf("OpSleep wait %d, want SleepClient, SleepServer, SleepLast or SleepThink (0..%d): %w", op.Arg, SleepThink, ErrInvalidConfig)
 	}
 	return nil
 }

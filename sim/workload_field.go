@@ -74,15 +74,17 @@ func hotMutex(name string, wakeAll bool) Workload {
 // read array of simulated AIO full of read-aheads (buf_read_ahead_linear →
 // os_aio with a simulated-AIO read, not waited for), so that the reads/s are
 // the read I/O threads' and the device's: per loop 20 µs of row work, one
-// page read-ahead, 500 µs of the client's think time. Reads/s need a device
-// (Cell.Device) and an AIO array (Cell.AIO).
+// page read-ahead, 500 µs of think time (SleepThink: the scanning threads
+// are the load, with no benchmark client to wait for, so a Cell.Client is
+// refused). Reads/s need a device (Cell.Device) and an AIO array (Cell.AIO).
 func readAhead() Workload {
 	return Workload{
 		Name: "read_ahead", Unit: "scans/s",
 		Doc: "MySQL bug 40604's load: per loop 20 µs of row work, one simulated-AIO read-ahead of a " +
-			"page (not waited for), 500 µs of think time; the reads are served by the read I/O threads.",
+			"page (not waited for), 500 µs of think time (the scanning threads' own: no benchmark client, so " +
+			"no --client); the reads are served by the read I/O threads.",
 		Setup: func(m *Machine) []Op {
-			return []Op{cpu(20 * us), prefetch(1), sleep(500 * us), done(1)}
+			return []Op{cpu(20 * us), prefetch(1), sleepFor(500*us, SleepThink), done(1)}
 		},
 	}
 }

@@ -66,7 +66,8 @@ func TestRunWithTheClientOnTheMachine(t *testing.T) {
 
 // A footprint needs caches to refill it: under a profile without them it
 // was charged nothing, silently. A workload with no round trip to its
-// client has nothing to put a client on, and the refusal names it.
+// client, or whose wait is think time, has nothing to put a client on, and
+// the refusal names it.
 func TestRunClientRefusalsNameTheCause(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
@@ -76,6 +77,10 @@ func TestRunClientRefusalsNameTheCause(t *testing.T) {
 			`ClientConfig footprints (server 65536, client 0 bytes) with costs "old-kernel", which has no caches to refill them`},
 		{[]string{"--workload", "row_scan_global", "--client", "on"},
 			"Client with workload row_scan_global, which has no client round trip"},
+		// its 500 µs between scans became a receive of a request sent at
+		// once: 22 times the scans/s without the client
+		{[]string{"--workload", "read_ahead", "--client", "on"},
+			"Client with workload read_ahead, which has no benchmark client to put on the machine: its 500µs wait is think time"},
 	} {
 		code, stdout, stderr := runCmd(append([]string{"run", "--measure", "1ms", "--threads", "2"}, tt.args...)...)
 		assert.Equal(t, 2, code, stderr)

@@ -14,7 +14,12 @@ import (
 // (every key optional but units; read, write and fsync default to 5 ms, dist
 // to uniform). Empty: no device (the AIO handlers' reads take the cost
 // profile's io_service, and workloads that wait for I/O are refused).
-type deviceFlag struct{ cfg *sim.DeviceConfig }
+// given holds the keys the flag gave, so that run can refuse a service time
+// the workload never waits for.
+type deviceFlag struct {
+	cfg   *sim.DeviceConfig
+	given map[string]bool
+}
 
 // String returns the device as given, or "" for none.
 func (d *deviceFlag) String() string {
@@ -69,7 +74,7 @@ func (d *deviceFlag) Set(v string) error {
 	if c.Units == 0 {
 		return fmt.Errorf("units is required (1..1024)")
 	}
-	d.cfg = &c
+	d.cfg, d.given = &c, seen
 	return nil
 }
 

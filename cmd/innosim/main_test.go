@@ -35,6 +35,11 @@ func TestCommandLineErrors(t *testing.T) {
 		{"run with an unknown workload", []string{"run", "--workload", "tpcc"}, 2, `-workload "tpcc"`},
 		{"run with a bad thread list", []string{"run", "--workload", "connect", "--threads", "1,x"}, 2, `invalid value "1,x" for flag -threads`},
 		{"run with a bad vary", []string{"run", "--workload", "connect", "--vary", "nokey"}, 2, `-vary "nokey": want key=v1,v2`},
+		// an empty -vary ran as if absent, and an empty value as a bare key
+		// (innodb_use_native_aio=OFF, ran OFF and ON)
+		{"run with an empty vary", []string{"run", "--workload", "connect", "--vary", ""}, 2, `-vary "": want key=v1,v2, or no -vary`},
+		{"run varying to an empty value", []string{"run", "--workload", "oltp_insert", "--vary", "innodb_use_native_aio=OFF,"}, 2,
+			"-vary innodb_use_native_aio: value 2 of 2 is empty: want key=v1,v2 with no empty value"},
 		{"run varying an unknown key", []string{"run", "--workload", "connect", "--vary", "innodb_bogus=1,2"}, 2, "-vary innodb_bogus=1"},
 		{"run varying aio to an unknown mode", []string{"run", "--workload", "oltp_insert", "--vary", "aio=simulated,kernel"}, 2, `-aio "kernel": want simulated or native`},
 		{"run native aio with wake-all", []string{"run", "--workload", "oltp_insert", "--vary", "aio=native", "--wake", "all"}, 2, "Wake = all with IO = native"},

@@ -31,11 +31,29 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 			"-vary gate with innodb_thread_concurrency = 0 in every row"},
 		{"a key the workload does not read", []string{"--workload", "connect", "--vary", "innodb_read_io_threads=1,2"},
 			`-vary innodb_read_io_threads: values "1" and "2" build the same cell for workload connect`},
+		// the cells differed only in a setting the workload never reads,
+		// and the table printed their seeds' noise as its effect
+		{"the redo log's flush for a workload that never commits through it", []string{"--workload", "oltp_point_select", "--vary", "innodb_flush_log_at_trx_commit=0,1,2"},
+			`-vary innodb_flush_log_at_trx_commit: values "0" and "1" build the same cell for workload oltp_point_select (it does not read innodb_flush_log_at_trx_commit)`},
+		{"the buffer pool for a workload that never looks in it", []string{"--workload", "oltp_point_select", "--vary", "innodb_buffer_pool_size=1G,128M"},
+			`-vary innodb_buffer_pool_size: values "1G" and "128M" build the same cell for workload oltp_point_select (it does not read innodb_buffer_pool_size)`},
+		{"the buffer pool for connect", []string{"--workload", "connect", "--vary", "innodb_buffer_pool_size=1G,128M"},
+			`values "1G" and "128M" build the same cell for workload connect`},
+		// the workload reads both keys, and the refusal said it did not
 		{"two spellings of one value", []string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=ON,1"},
-			`values "ON" and "1" build the same cell`},
+			`-vary innodb_use_native_aio: values "ON" and "1" build the same cell: they are one value of innodb_use_native_aio (ON): want each value once`},
+		{"two paths of one cost profile", []string{"--workload", "oltp_point_select", "--vary", "profile=../../docs/live/costs.profile,../../docs/live/../live/costs.profile"},
+			`-vary profile: values "../../docs/live/costs.profile" and "../../docs/live/../live/costs.profile" build the same cell: they name the same cost profile`},
 		// the I/O table printed 0/0/0, the throughput only changed by the seed
 		{"a device for a workload that never waits for one", []string{"--workload", "oltp_read_only", "--device", "units=1"},
 			"-device with workload oltp_read_only, which never waits for a device"},
+		{"a device where no row's commit fsyncs", []string{"--workload", "oltp_read_write", "--device", "units=1", "--vary", "innodb_flush_log_at_trx_commit=0,2"},
+			"-device with workload oltp_read_write, which never waits for a device in any row"},
+		// the I/O table read fsyncs/s 0, and the key changed nothing
+		{"a device's fsync time for a workload that never fsyncs", []string{"--workload", "oltp_insert", "--device", "units=1,fsync=1ms"},
+			"-device fsync=1ms with workload oltp_insert, which never fsyncs (it only reads): want no fsync key in -device"},
+		{"a device's read time for a workload that only fsyncs", []string{"--workload", "oltp_read_write", "--device", "units=1,read=1ms,fsync=1ms"},
+			"-device read=1ms with workload oltp_read_write, which never reads (it only fsyncs)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,6 +62,20 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 			assert.Contains(t, stderr, tt.want)
 			assert.Empty(t, stdout)
 		})
+	}
+}
+
+// The workloads that read the redo log's flush setting (a commit through the
+// log) and the buffer pool's size (a sibling prefetch, the page cleaner's
+// frames) still vary them.
+func TestRunVariesTheLogAndThePoolWhereTheWorkloadReadsThem(t *testing.T) {
+	for _, args := range [][]string{
+		{"--workload", "oltp_read_write", "--vary", "innodb_flush_log_at_trx_commit=0,2"},
+		{"--workload", "bulk_insert", "--vary", "innodb_buffer_pool_size=5M,1G"},
+		{"--workload", "oltp_insert_auto_inc", "--vary", "innodb_buffer_pool_size=16M,1G"},
+	} {
+		code, _, stderr := runCmd(append([]string{"run", "--threads", "1", "--cpus", "2", "--measure", "1ms"}, args...)...)
+		assert.Equal(t, 0, code, "%v: %s", args, stderr)
 	}
 }
 

@@ -111,10 +111,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
-	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig)")
+	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig). The round trip's sleep (oltp_point_select's 30 µs) is replaced by the client thread's CPU and system calls; refused for a workload with no round trip to a client (row_scan_*, mutex_wake_*) or whose wait is think time (read_ahead)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
-	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s")
+	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	cmdflag.DurationVar(fs, &f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
@@ -156,12 +156,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	varyKey, varyVals := "", []string{""}
-	if f.vary != "" {
+	if given["vary"] { // -vary "" too: it varies nothing, and -threads "" is refused
 		k, v, ok := strings.Cut(f.vary, "=")
 		if !ok || k == "" || v == "" {
-			return fmt.Errorf("%w: -vary %q: want key=v1,v2", errUsage, f.vary)
+			return fmt.Errorf("%w: -vary %q: want key=v1,v2, or no -vary", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if i := slices.IndexFunc(varyVals, func(v string) bool { return strings.TrimSpace(v) == "" }); i >= 0 {
+			// a bare key: innodb_use_native_aio=OFF, ran OFF and ON
+			return fmt.Errorf("%w: -vary %s: value %d of %d is empty: want key=v1,v2 with no empty value", errUsage, k, i+1, len(varyVals))
+		}
 		if srv, err := mycnf.ParseServer(f.server); err == nil && removedBy(srv, k) {
 			return fmt.Errorf("%w: -vary %s: %s", errUsage, k, removedMessage(srv, k))
 		}
@@ -200,7 +204,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return fmt.Errorf("%w: -vary %s=%s: %v", errUsage, varyKey, v, err)
 			}
 		}
-		proto, err := buildCell(opts, s)
+		proto, err := buildCell(opts, s, varyKey)
 		if err != nil {
 			return err
 		}
@@ -223,11 +227,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
-	if err := checkTakesEffect(protos, varyKey, varyVals, f, given["gate"]); err != nil {
+	if err := checkTakesEffect(protos, base, varyKey, varyVals, f, given["gate"]); err != nil {
 		return err
 	}
-	if f.device.cfg != nil && !slices.ContainsFunc(protos, usesDevice) {
-		return fmt.Errorf("%w: -device with workload %s, which never waits for a device (no AIO array, no read, write, fsync or commit): want a workload that does I/O, or no -device", errUsage, f.workload)
+	if err := checkDeviceUse(protos, f, varyKey); err != nil {
+		return err
+	}
+	if err := checkPoolCPUs(protos, base, varyKey, varyVals, f); err != nil {
+		return err
 	}
 	if f.device.cfg == nil {
 		for j, proto := range protos {
@@ -464,8 +471,10 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 	return nil
 }
 
-// buildCell makes the cell prototype from the flags and settings.
-func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
+// buildCell makes the cell prototype from the flags and settings; varied is
+// the -vary key that set one of them ("" for none), for the errors to name
+// what the user gave.
+func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	switch f.aio { // innodb_use_native_aio by its mode's name
 	case "":
 	case "simulated":
@@ -508,11 +517,15 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 		c.Gate.Policy = g
 	}
 	if c.AIO == nil && (f.wake != "" || f.aio != "") {
-		flagName, val := "-wake", f.wake
+		key, val := "wake", f.wake
 		if f.wake == "" {
-			flagName, val = "-aio", f.aio
+			key, val = "aio", f.aio
 		}
-		return sim.Cell{}, fmt.Errorf("%w: %s %q with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, flagName, val, f.workload)
+		given := fmt.Sprintf("-%s %q", key, val)
+		if varied == key {
+			given = fmt.Sprintf("-vary %s=%s", key, val)
+		}
+		return sim.Cell{}, fmt.Errorf("%w: %s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, given, f.workload)
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
@@ -532,7 +545,10 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	if c.AIO != nil {
 		c.AIO.Wake = wp
 		if err := c.AIO.Validate(); err != nil {
-			return sim.Cell{}, fmt.Errorf("%w: -wake %q: %v", errUsage, f.wake, err)
+			if wp == aio.WakeAll && c.AIO.IO == aio.IONative {
+				return sim.Cell{}, wakeAllNativeError(f, s, varied, err)
+			}
+			return sim.Cell{}, fmt.Errorf("%w: AIO of workload %s: %w", errUsage, f.workload, err)
 		}
 	}
 	if f.threadHandling != "" {
@@ -557,6 +573,42 @@ func buildCell(f runFlags, s mycnf.Settings) (sim.Cell, error) {
 	return c, nil
 }
 
+// wakeAllNativeError refuses wake all (from -wake or -vary wake) with native
+// AIO, which wakes no handler thread (err says so): it names where each came
+// from, native AIO's source being -aio, -vary aio, the -cnf line of
+// innodb_use_native_aio or the server's default (ON from MySQL 5.5), and
+// what gives simulated AIO, whose wake policies include all.
+func wakeAllNativeError(f runFlags, s mycnf.Settings, varied string, err error) error {
+	wake := "-wake all"
+	if varied == "wake" {
+		wake = "-vary wake=all"
+	}
+	var native, want string
+	switch {
+	case varied == "aio":
+		native = "-vary aio=native"
+		want = "-wake targeted or deferred, or no -wake (each mode's default)"
+	case f.aio == "native":
+		native = "-aio native"
+		want = "-aio simulated for wake all, or -wake targeted or deferred"
+		if varied == "wake" {
+			want = "-aio simulated for wake all, or -vary wake=targeted,deferred"
+		}
+	default:
+		native = "innodb_use_native_aio = ON, the server's default"
+		for _, st := range s.List() {
+			if st.Key == "innodb_use_native_aio" && !st.IsDefault() {
+				native = "innodb_use_native_aio = ON at " + st.From.String()
+			}
+		}
+		want = "-aio simulated or -vary aio=simulated (or innodb_use_native_aio = OFF in -cnf) for wake all"
+		if varied == "wake" {
+			want = "-aio simulated (or innodb_use_native_aio = OFF in -cnf) to vary the wake policy of simulated AIO, or -vary wake=targeted,deferred"
+		}
+	}
+	return fmt.Errorf("%w: %s with native AIO (%s), which wakes no handler thread: want %s: %w", errUsage, wake, native, want, err)
+}
+
 // firstDuplicate returns the positions of the first value of vals that
 // appears twice, and whether there is one.
 func firstDuplicate(vals []string) (i, j int, ok bool) {
@@ -574,9 +626,13 @@ func firstDuplicate(vals []string) (i, j int, ok bool) {
 // would otherwise be printed as if it had been simulated: -gate (given, or
 // varied) when no row has a gate (innodb_thread_concurrency = 0 everywhere),
 // and a -vary of which two values build the same cell (a key the workload
-// never reads, such as innodb_read_io_threads for connect). protos holds the
-// cell prototype of each -vary value, in the order of vals.
-func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFlags, gateGiven bool) error {
+// never reads, such as innodb_read_io_threads for connect, or
+// innodb_flush_log_at_trx_commit for one that never commits through the
+// redo log: see withoutUnread). protos holds the cell prototype of each
+// -vary value, in the order of vals; base the settings -vary changes. Two
+// values that are one (two spellings of an option-file key's value, two paths
+// of one cost profile) are refused as such: the workload reads the key.
+func checkTakesEffect(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags, gateGiven bool) error {
 	if (gateGiven || varyKey == "gate") && !slices.ContainsFunc(protos, func(c sim.Cell) bool { return c.Gate != nil }) {
 		flagName := "-gate " + f.gate
 		if varyKey == "gate" {
@@ -585,15 +641,111 @@ func checkTakesEffect(protos []sim.Cell, varyKey string, vals []string, f runFla
 		return fmt.Errorf("%w: %s with innodb_thread_concurrency = 0 in every row, which has no gate: want innodb_thread_concurrency > 0 (-cnf or -vary), or no %s",
 			errUsage, flagName, strings.Fields(flagName)[0])
 	}
-	for j := range protos {
+	read := make([]sim.Cell, len(protos))
+	for i, p := range protos {
+		read[i] = withoutUnread(p)
+	}
+	for j := range read {
 		for i := range j {
-			if reflect.DeepEqual(protos[i], protos[j]) {
-				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
-					errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
+			if !reflect.DeepEqual(read[i], read[j]) {
+				continue
 			}
+			if same, ok := sameValue(base, varyKey, vals[i], vals[j]); ok {
+				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell: they %s: want each value once",
+					errUsage, varyKey, vals[i], vals[j], same)
+			}
+			return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
+				errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
 		}
 	}
 	return nil
+}
+
+// flagKeyNames names what each of -vary's run-flag keys (varyKeys) chooses.
+var flagKeyNames = map[string]string{"sched": "scheduler", "profile": "cost profile (the same name and costs)",
+	"gate": "gate core", "wake": "wake policy", "aio": "AIO mode", "thread_handling": "thread handling"}
+
+// sameValue reports whether a and b, two -vary values of key that build the
+// same cell, are one value, and says so ("are one value of
+// innodb_use_native_aio (ON)", "name the same cost profile ..."): an
+// option-file key's two spellings of one value (ON and 1, 1G and 1024M), or
+// any two values of a run-flag key, which every cell it reaches reads (a
+// -gate without a gate, a -wake or -aio without an AIO array are refused
+// before). Otherwise the workload does not read key.
+func sameValue(base mycnf.Settings, key, a, b string) (string, bool) {
+	if name, ok := flagKeyNames[key]; ok {
+		return "name the same " + name, true
+	}
+	value := func(v string) (mycnf.Setting, bool) {
+		s := base
+		if s.Set(key, v) != nil {
+			return mycnf.Setting{}, false
+		}
+		for _, st := range s.List() {
+			if st.From == (mycnf.Pos{File: "Set"}) { // the one Set changed
+				return st, true
+			}
+		}
+		return mycnf.Setting{}, false
+	}
+	sa, okA := value(a)
+	sb, okB := value(b)
+	if !okA || !okB || sa.Value != sb.Value {
+		return "", false
+	}
+	return fmt.Sprintf("are one value of %s (%s)", sa.Key, strings.TrimSpace(sa.Value+" "+sa.Unit)), true
+}
+
+// checkPoolCPUs refuses a -cpus above sim.MaxThreadPoolSize for a row of
+// pool-of-threads (protos holds one cell per -vary value of vals; base the
+// settings before -vary): the pool has a group per CPU, thread_pool_size's
+// default, and run sets no other size (a -cnf's thread_pool_size is not
+// modelled), while the simulator's pool takes at most MaxThreadPoolSize
+// groups (concurrency.MaxLimit: a concurrency core per group; MariaDB allows
+// more). The message names where the pool came from: -thread-handling,
+// -vary thread_handling or the -cnf line.
+func checkPoolCPUs(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags) error {
+	over := slices.IndexFunc(f.cpus, func(c int) bool { return c > sim.MaxThreadPoolSize })
+	if over < 0 {
+		return nil
+	}
+	for j, p := range protos {
+		if p.ThreadHandling != sim.PoolOfThreads || p.ThreadPoolSize != 0 {
+			continue
+		}
+		from := "-thread-handling pool-of-threads"
+		switch {
+		case varyKey == "thread_handling":
+			from = "-vary thread_handling=" + vals[j]
+		case f.threadHandling == "":
+			for _, st := range base.List() {
+				if st.Key == "thread_handling" {
+					from = "thread_handling = pool-of-threads at " + st.From.String()
+				}
+			}
+		}
+		return fmt.Errorf("%w: -cpus %d with pool-of-threads (%s): the pool has a group per CPU (thread_pool_size's default, which run does not change: a -cnf's thread_pool_size is not modelled), and the simulator's pool takes 1..%d groups (sim.MaxThreadPoolSize): want -cpus 1..%d with pool-of-threads",
+			errUsage, f.cpus[over], from, sim.MaxThreadPoolSize, sim.MaxThreadPoolSize)
+	}
+	return nil
+}
+
+// withoutUnread returns proto with the settings its workload never reads
+// left out (nil or 0, as if not set): Log (innodb_flush_log_at_trx_commit)
+// unless the program commits through the redo log (OpLogCommit), BufferPool
+// (innodb_buffer_pool_size) unless it looks pages up in the pool (a bulk
+// insert's sibling prefetch, OpPrefetchSiblings) or takes frames in it (the
+// page cleaner's pages, OpDirty). sim.CellFromSettings sets both for every
+// workload, and the seed hashes them (sim.Cell.SeedFor), so cells that differ
+// only there run alike but for their seeds.
+func withoutUnread(proto sim.Cell) sim.Cell {
+	if !programHas(proto, true, sim.OpLogCommit) {
+		proto.Log = nil
+	}
+	if !programHas(proto, true, sim.OpPrefetchSiblings, sim.OpDirty) {
+		proto.BufferPool = 0
+	}
+	return proto
 }
 
 // entersGate reports whether a cell of proto enters InnoDB's gate
@@ -637,12 +789,46 @@ func commitFsyncs(proto sim.Cell) bool {
 	return programHas(proto, false, sim.OpLogCommit)
 }
 
-// usesDevice reports whether a cell of proto waits for its storage device:
-// its AIO handlers read from it, or its workload's program reads, writes,
-// fsyncs or commits through the redo log (sim.Machine.SetDevice).
-func usesDevice(proto sim.Cell) bool {
-	if proto.AIO != nil {
-		return true
+// checkDeviceUse refuses a -device that no cell of protos (one per -vary
+// value) waits for, and a service time it gives (read, write, fsync) of a
+// kind of I/O no cell does (sim.Cell.DeviceUse): either would change nothing
+// but the seed. A cell whose use cannot be read is left for Validate.
+func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
+	if f.device.cfg == nil {
+		return nil
 	}
-	return programHas(proto, true, sim.OpRead, sim.OpWrite, sim.OpFsync, sim.OpLogCommit)
+	var use sim.DeviceUse
+	for _, p := range protos {
+		u, err := p.DeviceUse()
+		if err != nil {
+			return nil
+		}
+		use.Read, use.Write, use.Fsync = use.Read || u.Read, use.Write || u.Write, use.Fsync || u.Fsync
+	}
+	rows := ""
+	if varyKey != "" {
+		rows = " in any row"
+	}
+	if use == (sim.DeviceUse{}) {
+		return fmt.Errorf("%w: -device with workload %s, which never waits for a device%s (no read, write or fsync, no AIO array, no commit that fsyncs: innodb_flush_log_at_trx_commit = 1): want a workload that does I/O, or no -device",
+			errUsage, f.workload, rows)
+	}
+	kinds := []struct {
+		key, verb string
+		used      bool
+		d         time.Duration
+	}{{"read", "reads", use.Read, f.device.cfg.Read}, {"write", "writes", use.Write, f.device.cfg.Write}, {"fsync", "fsyncs", use.Fsync, f.device.cfg.Fsync}}
+	var does []string
+	for _, k := range kinds {
+		if k.used {
+			does = append(does, k.verb)
+		}
+	}
+	for _, k := range kinds {
+		if f.device.given[k.key] && !k.used {
+			return fmt.Errorf("%w: -device %s=%v with workload %s, which never %s%s (it only %s): want no %s key in -device",
+				errUsage, k.key, k.d, f.workload, k.verb, rows, strings.Join(does, " and "), k.key)
+		}
+	}
+	return nil
 }

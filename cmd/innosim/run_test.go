@@ -383,6 +383,43 @@ func TestRunRefusesAIOFlagsForAWorkloadWithoutAIO(t *testing.T) {
 	}
 }
 
+// -vary wake=all,targeted with an AIO workload was refused as -wake "all",
+// a flag the user had not given, and did not say that native AIO was
+// innodb_use_native_aio's default: each refusal names the flag or -vary that
+// gave the wake policy and the AIO mode, and what gives simulated AIO.
+func TestRunWakeRefusalsNameWhatTheUserGave(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--vary", "wake=all,targeted"}, []string{
+			"-vary wake=all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated",
+			"Wake = all with IO = native"}},
+		{[]string{"--wake", "all"}, []string{
+			"-wake all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated or -vary aio=simulated"}},
+		{[]string{"--aio", "native", "--vary", "wake=all,targeted"}, []string{
+			"-vary wake=all with native AIO (-aio native)", "or -vary wake=targeted,deferred"}},
+		{[]string{"--vary", "aio=simulated,native", "--wake", "all"}, []string{
+			"-wake all with native AIO (-vary aio=native)"}},
+		{[]string{"--workload", "oltp_read_write", "--device", "units=1", "--vary", "wake=all,targeted"}, []string{
+			"-vary wake=all with workload oltp_read_write, which submits no AIO"}},
+	} {
+		args := append([]string{"run", "--threads", "1", "--measure", "1ms"}, tt.args...)
+		if !slices.Contains(tt.args, "--workload") {
+			args = append(args, "--workload", "oltp_insert")
+		}
+		code, out, stderr := runCmd(args...)
+		assert.Equal(t, 2, code, tt.args)
+		assert.Empty(t, out, tt.args)
+		for _, w := range tt.want {
+			assert.Contains(t, stderr, w, tt.args)
+		}
+		if slices.Contains(tt.args, "--vary") && !slices.Contains(tt.args, "--wake") {
+			assert.NotContains(t, stderr, "-wake \"", tt.args)
+		}
+	}
+}
+
 // The device table has a column for the varied value, as the throughput
 // table has: its rows read "wake=all 4" under a header of "cpus".
 func TestRunDeviceTableHasTheVariedColumn(t *testing.T) {

@@ -66,7 +66,7 @@ func TestRunServerReleaseSetsItsWaitArrayAndTickets(t *testing.T) {
 			if strings.HasPrefix(tt.server, "mariadb-1") && tt.array == sim.SyncArrayNone {
 				s.ThreadConcurrency = 0 // removed in 10.6
 			}
-			c, err := buildCell(runFlags{workload: "oltp_read_only", server: tt.server, sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+			c, err := buildCell(runFlags{workload: "oltp_read_only", server: tt.server, sched: "cfs", profile: "old-kernel", gate: "queue"}, s, "")
 			require.NoError(t, err)
 			assert.Equal(t, tt.array, c.Machine.SyncArray)
 			if c.Gate != nil {
@@ -137,8 +137,34 @@ func TestRunOldReleaseDefaultGateWithAWorkloadWithoutGate(t *testing.T) {
 	assert.Contains(t, stderr, "never enters InnoDB's gate")
 	s, err := readCnf("", "mysql-5.1", false, io.Discard)
 	require.NoError(t, err)
-	c, err := buildCell(runFlags{workload: "oltp_read_only", server: "mysql-5.1", sched: "cfs", profile: "old-kernel", gate: "queue"}, s)
+	c, err := buildCell(runFlags{workload: "oltp_read_only", server: "mysql-5.1", sched: "cfs", profile: "old-kernel", gate: "queue"}, s, "")
 	require.NoError(t, err)
 	require.NotNil(t, c.Gate, "a workload that enters the gate keeps 5.1's default limit")
 	assert.Equal(t, 8, c.Gate.Config.Limit)
+}
+
+// -cpus 1024 with the pool failed per cell, as "cell 1 of 2", with advice
+// to give ThreadPoolSize, which no run flag sets: the pool has a group per
+// CPU and the simulator's pool takes 1..1000 groups. The refusal comes
+// before any cell, naming -cpus, where the pool came from and the range.
+func TestRunRefusesMoreCPUsThanThePoolTakesGroups(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mariadb]\nthread_handling = pool-of-threads\n"), 0o644))
+	for _, tt := range []struct {
+		args []string
+		from string
+	}{
+		{[]string{"--thread-handling", "pool-of-threads"}, "-thread-handling pool-of-threads"},
+		{[]string{"--thread-handling", "pool-of-threads", "--client", "on"}, "-thread-handling pool-of-threads"},
+		{[]string{"--vary", "thread_handling=one-thread-per-connection,pool-of-threads"}, "-vary thread_handling=pool-of-threads"},
+		{[]string{"--cnf", cnf}, "thread_handling = pool-of-threads at " + cnf + ":2"},
+	} {
+		code, stdout, stderr := runCmd(append([]string{"run", "--workload", "oltp_point_select", "--server", "mariadb",
+			"--cpus", "2,1024", "--threads", "1", "--measure", "1ms"}, tt.args...)...)
+		assert.Equal(t, 2, code, tt.args)
+		assert.Empty(t, stdout, tt.args)
+		assert.Contains(t, stderr, "-cpus 1024 with pool-of-threads ("+tt.from+"): the pool has a group per CPU", tt.args)
+		assert.Contains(t, stderr, "want -cpus 1..1000 with pool-of-threads", tt.args)
+		assert.NotContains(t, stderr, "cell ", tt.args)
+	}
 }
