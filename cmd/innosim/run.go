@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -90,6 +91,7 @@ type runFlags struct {
 	threads, cpus                                                     []int
 	seed                                                              uint64
 	measure                                                           time.Duration
+	warmup                                                            warmupFlag
 	device                                                            deviceFlag
 	client                                                            clientFlag
 }
@@ -111,11 +113,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
-	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged and each cell warmed up until steady (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig). The round trip's sleep (oltp_point_select's 30 µs) is replaced by the client thread's CPU and system calls; refused for a workload with no round trip to a client (row_scan_*, mutex_wake_*) or whose wait is think time (read_ahead)")
+	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig). The round trip's sleep (oltp_point_select's 30 µs) is replaced by the client thread's CPU and system calls; refused for a workload with no round trip to a client (row_scan_*, mutex_wake_*) or whose wait is think time (read_ahead)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	cmdflag.DurationVar(fs, &f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
+	fs.Var(&f.warmup, "warmup", "each cell's warm-up: steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails), or a fixed virtual `duration` of 1ms..1m")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
@@ -212,8 +215,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if f.client.cfg != nil {
 			client := *f.client.cfg
 			proto.Client, proto.RemoteWake = &client, true
-			// connections complete in waves a round trip apart: warm up until
-			// steady, as a live table's cells do, not for a fixed 20 ms
+		}
+		if f.warmup.fixed {
+			proto.Warmup = f.warmup.d
+		} else {
+			// a fixed 20 ms measured ramps: connections that complete in waves
+			// a round trip apart, a device's queue still filling (read_ahead's
+			// scans at 14 times their long run), sleepers not yet preempting
 			proto.Warmup, proto.Steady = validate.LiveWarmup, validate.LiveSteady()
 		}
 		protos = append(protos, proto)
@@ -285,7 +293,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
 	t.Header = append(t.Header, "usl peak (threads)")
-	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Vary: varyKey,
+	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Warmup: f.warmup.String(), Vary: varyKey,
 		Cnf: f.cnf, Server: f.server}
 	var chart []report.Series
 	for i, r := range rows {
@@ -377,6 +385,7 @@ type runJSON struct {
 	Unit     string     `json:"unit"`
 	Seed     uint64     `json:"seed"`
 	Measure  string     `json:"measure"`
+	Warmup   string     `json:"warmup"`
 	Cnf      string     `json:"cnf,omitempty"`
 	Server   string     `json:"server"`
 	Vary     string     `json:"vary,omitempty"`
@@ -830,5 +839,36 @@ func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
 				errUsage, k.key, k.d, f.workload, k.verb, rows, strings.Join(does, " and "), k.key)
 		}
 	}
+	return nil
+}
+
+// warmupFlag is run's -warmup: "steady" (the zero value) or a fixed virtual
+// duration of 1ms..1m. A fixed 0 is not offered: sim.Cell reads a zero
+// Warmup as its default.
+type warmupFlag struct {
+	d     time.Duration
+	fixed bool
+}
+
+func (w *warmupFlag) String() string {
+	if !w.fixed {
+		return "steady"
+	}
+	return w.d.String()
+}
+
+func (w *warmupFlag) Set(v string) error {
+	if v == "steady" {
+		*w = warmupFlag{}
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("want steady, or a duration with a unit of 1ms..1m, such as 20ms")
+	}
+	if d < time.Millisecond || d > time.Minute {
+		return fmt.Errorf("%v is out of range: want steady, or 1ms..1m", d)
+	}
+	*w = warmupFlag{d: d, fixed: true}
 	return nil
 }
