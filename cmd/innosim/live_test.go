@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/internal/live"
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,7 +55,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 
 func TestLiveWithoutSettingHasNoSettingColumn(t *testing.T) {
 	var stderr strings.Builder
-	c, _, _, _, err := parseLiveFlags([]string{"--setting", ""}, &stderr)
+	c, _, _, _, err := parseLiveFlags([]string{"--setting", "", "--threads", "1,2,4,8"}, &stderr)
 	require.NoError(t, err)
 	assert.Empty(t, c.Setting)
 	tb := liveTable(c, []live.Point{{Workload: "oltp_point_select", CPUs: 2, Threads: 1, Throughput: 5}, {Workload: "oltp_point_select", CPUs: 2, Threads: 2, Throughput: 9},
@@ -88,4 +89,13 @@ func TestLiveRotationFlagsBecomeTheProbe(t *testing.T) {
 	assert.Zero(t, c.Duration)
 	assert.Zero(t, c.Warmup)
 	assert.NoError(t, c.ValidateRotation(rotation))
+}
+
+// live's default sweep had no 64-thread row, so validate could not read a
+// level from it (its level check fails as not made without one).
+func TestLiveDefaultSweepHasTheLevelRow(t *testing.T) {
+	var stderr strings.Builder
+	c, _, _, _, err := parseLiveFlags(nil, &stderr)
+	require.NoError(t, err)
+	assert.Contains(t, c.Threads, validate.LiveLevelThreads)
 }

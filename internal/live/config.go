@@ -89,13 +89,13 @@ type Config struct {
 	Log io.Writer
 }
 
-// DefaultConfig returns a sweep of point selects at 1, 2, 4 and 8 threads,
-// 5 s a point after a 1 s warm-up, one repeat, 4 tables of 10,000 rows and a
+// DefaultConfig returns a sweep of point selects at 1, 2, 4, 8 and 64
+// threads (64: validate's level is read there), 5 s a point after a 1 s warm-up, one repeat, 4 tables of 10,000 rows and a
 // 64 MiB buffer pool, in both thread_handling modes.
 func DefaultConfig() Config {
 	return Config{
 		Workloads:  []string{"oltp_point_select"},
-		Threads:    []int{1, 2, 4, 8},
+		Threads:    []int{1, 2, 4, 8, 64},
 		Setting:    "thread_handling",
 		Values:     []string{"one-thread-per-connection", "pool-of-threads"},
 		Duration:   5 * time.Second,
