@@ -31,7 +31,7 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	nCol := fs.Int("n", 1, "column (1-based) holding the concurrency")
 	xCol := fs.Int("x", 2, "column (1-based) holding the throughput")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv")
+		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv [flags]")
 		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
 		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped; a header naming concurrency")
 		fmt.Fprintln(stderr, "(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by")
@@ -39,12 +39,13 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "\nflags:")
 		fs.PrintDefaults()
 	}
-	if done, err := parseFlags(fs, args); done {
+	files, done, err := parseInterspersed(fs, args)
+	if done {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one FILE.csv, got %d arguments", errUsage, fs.NArg())
+		return fmt.Errorf("%w: want one FILE.csv, got %d arguments", errUsage, len(files))
 	}
 	if *nCol < 1 || *xCol < 1 {
 		return fmt.Errorf("%w: -n %d -x %d: columns count from 1", errUsage, *nCol, *xCol)
@@ -54,14 +55,14 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
-	recs, err := readCSVFile(fs.Arg(0))
+	recs, err := readCSVFile(files[0])
 	if err != nil {
 		return err
 	}
 	nc, xc := *nCol-1, *xCol-1
 	series, ok, err := runSeries(recs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		return fmt.Errorf("%s: %w", files[0], err)
 	}
 	if ok {
 		// -n and -x choose the columns; the curves stay the run's series
@@ -70,20 +71,20 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				series[i].n, series[i].x = nc, xc
 			}
 		}
-		return fitSeries(stdout, fs.Arg(0), series)
+		return fitSeries(stdout, files[0], series)
 	}
 	if !explicit && len(recs) > 0 {
 		if hn, hx, ok := namedColumns(recs[0]); ok {
 			nc, xc = hn, hx
 		}
 	}
-	n, x, err := readPoints(recs, fs.Arg(0), nc, xc)
+	n, x, err := readPoints(recs, files[0], nc, xc)
 	if err != nil {
 		return err
 	}
 	u, err := sim.FitUSL(n, x)
 	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		return fmt.Errorf("%s: %w", files[0], err)
 	}
 	lo, hi := slices.Min(n), slices.Max(n)
 	peakN, peakX := "", "-"

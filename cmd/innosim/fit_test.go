@@ -60,6 +60,10 @@ func TestFitWithExplicitColumns(t *testing.T) {
 	code, out, stderr := runCmd("fit", "-n", "2", "-x", "3", p)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "points  6")
+	// the flags after the file were taken for more files: "want one FILE.csv, got 5 arguments"
+	code, after, stderr := runCmd("fit", p, "-n", "2", "-x", "3")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, out, after)
 }
 
 func writeCSV(t *testing.T, rows ...string) string {
