@@ -41,7 +41,9 @@ func TestCommandLineErrors(t *testing.T) {
 		{"run varying to an empty value", []string{"run", "--workload", "oltp_insert", "--vary", "innodb_use_native_aio=OFF,"}, 2,
 			"-vary innodb_use_native_aio: value 2 of 2 is empty: want key=v1,v2 with no empty value"},
 		{"run varying an unknown key", []string{"run", "--workload", "connect", "--vary", "innodb_bogus=1,2"}, 2, "-vary innodb_bogus=1"},
-		{"run varying aio to an unknown mode", []string{"run", "--workload", "oltp_insert", "--vary", "aio=simulated,kernel"}, 2, `-aio "kernel": want simulated or native`},
+		// named -aio and -sched, which the user did not give
+		{"run varying aio to an unknown mode", []string{"run", "--workload", "oltp_insert", "--vary", "aio=simulated,kernel"}, 2, "-vary aio=kernel: want simulated or native"},
+		{"run varying sched to an unknown scheduler", []string{"run", "--workload", "connect", "--vary", "sched=cfs,bsd"}, 2, "-vary sched=bsd: want cfs or ts"},
 		{"run native aio with wake-all", []string{"run", "--workload", "oltp_insert", "--vary", "aio=native", "--wake", "all"}, 2, "Wake = all with IO = native"},
 		{"run with a bad scheduler", []string{"run", "--workload", "connect", "--sched", "bsd"}, 2, `-sched "bsd"`},
 		{"run with a missing cnf", []string{"run", "--workload", "connect", "--cnf", "/nonexistent.cnf"}, 1, "-cnf"},

@@ -484,6 +484,13 @@ func applyVary(f *runFlags, s *mycnf.Settings, key, val string) error {
 // the -vary key that set one of them ("" for none), for the errors to name
 // what the user gave.
 func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
+	// named is how the user gave a key's value: -vary key=val, or -key "val"
+	named := func(key, val string) string {
+		if varied == key {
+			return fmt.Sprintf("-vary %s=%s", key, val)
+		}
+		return fmt.Sprintf("-%s %q", key, val)
+	}
 	switch f.aio { // innodb_use_native_aio by its mode's name
 	case "":
 	case "simulated":
@@ -491,7 +498,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	case "native":
 		s.UseNativeAIO = true
 	default:
-		return sim.Cell{}, fmt.Errorf("%w: -aio %q: want simulated or native", errUsage, f.aio)
+		return sim.Cell{}, fmt.Errorf("%w: %s: want simulated or native", errUsage, named("aio", f.aio))
 	}
 	c, err := sim.CellFromSettings(s, f.workload)
 	if err != nil {
@@ -504,7 +511,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 		c.Gate = nil
 	}
 	if c.Machine.Scheduler, err = sim.ParseScheduler(f.sched); err != nil {
-		return sim.Cell{}, fmt.Errorf("%w: -sched %q: want cfs or ts", errUsage, f.sched)
+		return sim.Cell{}, fmt.Errorf("%w: %s: want cfs or ts", errUsage, named("sched", f.sched))
 	}
 	if f.costs != "" {
 		if c.Machine.Costs, err = sim.LoadProfile(f.costs); err != nil {
@@ -512,7 +519,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 		}
 	} else if c.Machine.Costs, err = sim.Profile(f.profile); err != nil {
 		if _, statErr := os.Stat(f.profile); statErr != nil {
-			return sim.Cell{}, fmt.Errorf("%w: -profile %q: want old-kernel, new-kernel or a profile file", errUsage, f.profile)
+			return sim.Cell{}, fmt.Errorf("%w: %s: want old-kernel, new-kernel or a profile file", errUsage, named("profile", f.profile))
 		}
 		if c.Machine.Costs, err = sim.LoadProfile(f.profile); err != nil {
 			return sim.Cell{}, fmt.Errorf("-profile: %w", err)
@@ -520,7 +527,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	}
 	g, err := concurrency.ParsePolicy(f.gate)
 	if err != nil || g != concurrency.PolicyQueue && g != concurrency.PolicyAtomic && g != concurrency.PolicyHandoff {
-		return sim.Cell{}, fmt.Errorf("%w: -gate %q: want queue, atomic or handoff", errUsage, f.gate)
+		return sim.Cell{}, fmt.Errorf("%w: %s: want queue, atomic or handoff", errUsage, named("gate", f.gate))
 	}
 	if c.Gate != nil {
 		c.Gate.Policy = g
@@ -530,10 +537,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 		if f.wake == "" {
 			key, val = "aio", f.aio
 		}
-		given := fmt.Sprintf("-%s %q", key, val)
-		if varied == key {
-			given = fmt.Sprintf("-vary %s=%s", key, val)
-		}
+		given := named(key, val)
 		return sim.Cell{}, fmt.Errorf("%w: %s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, given, f.workload)
 	}
 	var wp aio.WakePolicy
@@ -549,7 +553,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	case "deferred":
 		wp = aio.WakeDeferred
 	default:
-		return sim.Cell{}, fmt.Errorf("%w: -wake %q: want all, targeted or deferred", errUsage, f.wake)
+		return sim.Cell{}, fmt.Errorf("%w: %s: want all, targeted or deferred", errUsage, named("wake", f.wake))
 	}
 	if c.AIO != nil {
 		c.AIO.Wake = wp
