@@ -259,6 +259,11 @@ func (c Cell) build() (*Machine, error) {
 			return nil, err
 		}
 	}
+	if c.Steady != nil {
+		if err := m.checkSteadyRoom(wu, *c.Steady); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

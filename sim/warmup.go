@@ -91,6 +91,23 @@ func (m *Machine) sleeperCreditWarmup() time.Duration {
 	return time.Duration(int64(len(m.threads)) * (cfsLatency / 2) / int64(m.cfg.CPUs))
 }
 
+// checkSteadyRoom reports, wrapping ErrInvalidConfig and ErrNotSteady, a
+// steady warm-up whose bound leaves no room for a pair of windows after the
+// machine's CFS start (sleeperCreditWarmup): a cell that could never be
+// steady, refused before it runs.
+func (m *Machine) checkSteadyRoom(warmup time.Duration, s SteadyWarmup) error {
+	start := max(warmup, m.sleeperCreditWarmup())
+	if s.Window <= (s.Max-start)/2 && start <= s.Max {
+		return nil
+	}
+	cpus := fmt.Sprintf("%d CPUs", m.cfg.CPUs)
+	if m.cfg.CPUs == 1 {
+		cpus = "1 CPU"
+	}
+	return fmt.Errorf("sim: Steady.Max = %v leaves no room for two windows of %v after the scheduler's sleepers have had their credit, at %v (%d threads × %v of CPU each on %s): want Steady.Max at least %v, or fewer threads: %w (%w)",
+		s.Max, s.Window, start, len(m.threads), time.Duration(cfsLatency/2), cpus, start+2*s.Window, ErrInvalidConfig, ErrNotSteady)
+}
+
 // warmUntilSteady runs the machine to warmup, then in pairs of windows
 // until a pair is steady (see SteadyWarmup), doubling the window after each
 // pair that is not, and returns the virtual time at which the warm-up ended
@@ -107,9 +124,8 @@ func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, wi
 	counting += m.poolConnections() // a pooled connection's THD counts them, on its workers
 	least := uint64(counting * s.PerThread)
 	end, window = max(warmup, m.sleeperCreditWarmup()), s.Window
-	if window > (s.Max-end)/2 || end > s.Max {
-		return end, window, fmt.Errorf("sim: not steady: the scheduler's sleepers need %v of warm-up (%d threads × %v of CPU each on %d CPUs), and Steady.Max (%v) leaves no room after it for two windows of %v: %w",
-			end, len(m.threads), time.Duration(cfsLatency/2), m.cfg.CPUs, s.Max, window, ErrNotSteady)
+	if err := m.checkSteadyRoom(warmup, s); err != nil {
+		return end, window, err
 	}
 	m.e.Run(int64(end))
 	var units [2]uint64

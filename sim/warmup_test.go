@@ -46,6 +46,7 @@ func TestSteadyWarmupReadsTheSteadyValue(t *testing.T) {
 
 func TestSteadyWarmupErrors(t *testing.T) {
 	c := rampCell()
+	c.Machine.Scheduler = TS // no CFS start: the pairs begin at Warmup
 	c.Steady = &SteadyWarmup{Window: 10 * time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: 40 * time.Millisecond}
 	_, err := c.Run(t.Context())
 	require.ErrorIs(t, err, ErrNotSteady, "no connection completes in the first 40 ms")
@@ -119,13 +120,18 @@ func TestSteadyWarmupWaitsForTheSleepersCredit(t *testing.T) {
 	assert.Zero(t, m.sleeperCreditWarmup(), "TS has no vruntime")
 }
 
-// A CFS start past Steady.Max fails the cell as not steady, saying why.
+// A CFS start past Steady.Max is refused before the cell runs, saying why:
+// Validate finds it, and Run fails at once rather than after the warm-up.
 func TestSteadyWarmupStartPastItsBound(t *testing.T) {
 	c := sleeperCell()
 	c.Steady = &SteadyWarmup{Window: DefaultMeasure, Tolerance: 0.1, PerThread: 10, Max: time.Second}
-	_, err := c.Run(t.Context())
-	require.ErrorIs(t, err, ErrNotSteady)
-	assert.ErrorContains(t, err, "the scheduler's sleepers need 3.072s of warm-up (512 threads × 12ms of CPU each on 2 CPUs)")
+	for _, err := range []error{c.Validate(), func() error { _, err := c.Run(t.Context()); return err }()} {
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		require.ErrorIs(t, err, ErrNotSteady)
+		assert.ErrorContains(t, err, "Steady.Max = 1s leaves no room for two windows of 100ms after the scheduler's sleepers have had their credit, at 3.072s (512 threads × 12ms of CPU each on 2 CPUs): want Steady.Max at least 3.272s")
+	}
+	c.Threads, c.Machine.CPUs = 100, 1
+	assert.ErrorContains(t, c.Validate(), "on 1 CPU)")
 }
 
 // The measured window starts where the steady pair ended. Cell.Run passed

@@ -118,7 +118,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	cmdflag.DurationVar(fs, &f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
-	fs.Var(&f.warmup, "warmup", "each cell's warm-up: steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails), or a fixed virtual `duration` of 1ms..1m")
+	fs.Var(&f.warmup, "warmup", "each cell's warm-up: a fixed virtual `duration` of 1ms..1m, or steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails; it can stop on a ramp slower than its windows) (default: steady with -client, 20ms without)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
@@ -216,13 +216,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			client := *f.client.cfg
 			proto.Client, proto.RemoteWake = &client, true
 		}
-		if f.warmup.fixed {
-			proto.Warmup = f.warmup.d
-		} else {
-			// a fixed 20 ms measured ramps: connections that complete in waves
-			// a round trip apart, a device's queue still filling (read_ahead's
-			// scans at 14 times their long run), sleepers not yet preempting
+		if wu := f.warmup.effective(f.client.cfg != nil); wu.steady {
+			// connections complete in waves a round trip apart, a device's
+			// queue fills: warm up until steady, as a live table's cells do
 			proto.Warmup, proto.Steady = validate.LiveWarmup, validate.LiveSteady()
+		} else {
+			proto.Warmup = wu.d
 		}
 		protos = append(protos, proto)
 		settings = append(settings, cellSettings(proto, opts))
@@ -259,7 +258,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
 		if err := cells[i].Validate(); err != nil {
-			return fmt.Errorf("%w: cell %d of %d (%d threads, %d cpus): %w", errUsage, i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err)
+			return fmt.Errorf("%w: cell %d of %d (%d threads, %d cpus): %w%s", errUsage, i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err, steadyHint(err))
 		}
 	}
 	outs, err := outputs("-csv", f.csv, "-json", f.json, "-plot", f.plot)
@@ -279,7 +278,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: no output written: %w", err)
 		}
-		return err
+		return fmt.Errorf("%w%s", err, steadyHint(err))
 	}
 	w, _ := sim.LookupWorkload(f.workload)
 	t := report.Table{Title: fmt.Sprintf("%s (%s) by client threads", f.workload, w.Unit)}
@@ -293,7 +292,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
 	t.Header = append(t.Header, "usl peak (threads)")
-	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Warmup: f.warmup.String(), Vary: varyKey,
+	js := runJSON{Workload: f.workload, Unit: w.Unit, Seed: f.seed, Measure: f.measure.String(), Warmup: warmupName(f), Vary: varyKey,
 		Cnf: f.cnf, Server: f.server}
 	var chart []report.Series
 	for i, r := range rows {
@@ -846,16 +845,47 @@ func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
 	return nil
 }
 
-// warmupFlag is run's -warmup: "steady" (the zero value) or a fixed virtual
-// duration of 1ms..1m. A fixed 0 is not offered: sim.Cell reads a zero
-// Warmup as its default.
+// warmupFlag is run's -warmup: "steady" or a fixed virtual duration of
+// 1ms..1m; not given (the zero value), it is steady with -client and
+// sim.DefaultWarmup (20 ms) without (effective). A fixed 0 is not offered:
+// sim.Cell reads a zero Warmup as its default.
 type warmupFlag struct {
-	d     time.Duration
-	fixed bool
+	d             time.Duration
+	given, steady bool
+}
+
+// steadyHint is what to add to a cell's error that wraps sim.ErrNotSteady:
+// how to measure such a cell anyway.
+func steadyHint(err error) string {
+	if errors.Is(err, sim.ErrNotSteady) {
+		return "; a fixed -warmup DURATION measures the cell after that warm-up instead"
+	}
+	return ""
+}
+
+// warmupName is the warm-up f's run uses, as -warmup would give it.
+func warmupName(f runFlags) string {
+	wu := f.warmup.effective(f.client.cfg != nil)
+	return wu.String()
+}
+
+// effective is the warm-up a run uses: w as given, else the default for a
+// run with (client) or without the client on the machine.
+func (w warmupFlag) effective(client bool) warmupFlag {
+	if w.given {
+		return w
+	}
+	if client {
+		return warmupFlag{given: true, steady: true}
+	}
+	return warmupFlag{given: true, d: sim.DefaultWarmup}
 }
 
 func (w *warmupFlag) String() string {
-	if !w.fixed {
+	switch {
+	case !w.given:
+		return "" // the flag package's default: run -h names it in the usage
+	case w.steady:
 		return "steady"
 	}
 	return w.d.String()
@@ -863,7 +893,7 @@ func (w *warmupFlag) String() string {
 
 func (w *warmupFlag) Set(v string) error {
 	if v == "steady" {
-		*w = warmupFlag{}
+		*w = warmupFlag{given: true, steady: true}
 		return nil
 	}
 	d, err := time.ParseDuration(v)
@@ -873,6 +903,6 @@ func (w *warmupFlag) Set(v string) error {
 	if d < time.Millisecond || d > time.Minute {
 		return fmt.Errorf("%v is out of range: want steady, or 1ms..1m", d)
 	}
-	*w = warmupFlag{d: d, fixed: true}
+	*w = warmupFlag{d: d, given: true}
 	return nil
 }

@@ -593,11 +593,12 @@ func TestPartialCostProfileIsNamedInAWarning(t *testing.T) {
 	assert.Contains(t, stderr, "innosim validate: warning: -costs "+one+" "+warning)
 }
 
-// run warmed every cell without --client up for a fixed 20 ms, which measured
-// a ramp: read_ahead on a 4-unit device gave 7,690 scans/s over 100 ms, 1,125
-// over 1 s and 547 over 5 s while reads stayed at the device's 400/s. Warmed
-// until steady, it reads the long run at the default window; --warmup 20ms
-// still measures the ramp, and says it warmed up a fixed time.
+// run warms every cell without --client up for a fixed 20 ms, which can
+// measure a ramp: read_ahead on a 4-unit device gave 7,690 scans/s over
+// 100 ms, 1,125 over 1 s and 547 over 5 s while reads stayed at the device's
+// 400/s. --warmup steady reads the long run at the default window, and the
+// JSON and -show-settings say which warm-up ran. A cell the steady warm-up
+// cannot serve is refused before any cell runs, saying what measures it.
 func TestRunWarmsUpUntilSteady(t *testing.T) {
 	args := []string{"run", "--workload", "read_ahead", "--threads", "8", "--cpus", "8", "--aio", "native",
 		"--device", "units=4,read=10ms,dist=fixed"}
@@ -614,21 +615,29 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 		require.Len(t, cells, 1)
 		return cells[0].(map[string]any)["throughput"].(float64), js
 	}
-	steady, js := scans()
+	steady, js := scans("--warmup", "steady")
 	assert.Equal(t, "steady", js["warmup"])
-	long, _ := scans("--measure", "5s")
+	long, _ := scans("--warmup", "steady", "--measure", "5s")
 	assert.InEpsilon(t, long, steady, 0.1, "the default window after a steady warm-up reads the 5 s window's figure")
-	ramp, js := scans("--warmup", "20ms")
-	assert.Equal(t, "20ms", js["warmup"])
+	ramp, js := scans()
+	assert.Equal(t, "20ms", js["warmup"], "the default without -client")
 	assert.Greater(t, ramp, 3*steady, "a fixed 20 ms warm-up measures the device queue filling")
 
 	code, out, _ := runCmd(append(slices.Clone(args), "--warmup", "20ms", "--show-settings")...)
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "warm-up (-warmup): 20ms\n")
+	code, out, _ = runCmd("run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2", "--client", "on", "--show-settings")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "warm-up (-warmup): steady\n", "the default with -client")
 	for _, bad := range []string{"0s", "2m", "20", "soon"} {
 		code, _, stderr := runCmd(append(slices.Clone(args), "--warmup", bad)...)
 		assert.Equal(t, 2, code, bad)
 		assert.Contains(t, stderr, `invalid value "`+bad+`" for flag -warmup: `, bad)
 		assert.Contains(t, stderr, "want steady", bad)
 	}
+	// 20,000 threads on 2 CPUs need 2 minutes before a pair of windows
+	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--threads", "1,10000", "--cpus", "2", "--client", "on")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "cell 2 of 2 (10000 threads, 2 cpus): sim: Steady.Max = 2m0s leaves no room")
+	assert.Contains(t, stderr, "a fixed -warmup DURATION measures the cell after that warm-up instead")
 }

@@ -96,7 +96,7 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string, f runF
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "cost profile: %s\n", costsInUse(f, varyKey))
-	fmt.Fprintf(w, "warm-up (-warmup): %s\n", f.warmup.String())
+	fmt.Fprintf(w, "warm-up (-warmup): %s\n", warmupName(f))
 	if f.client.cfg != nil {
 		fmt.Fprintf(w, "client on the machine (-client): %s\n", f.client.String())
 	} else {
