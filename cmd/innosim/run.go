@@ -165,6 +165,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: -vary %q: want key=v1,v2, or no -vary", errUsage, f.vary)
 		}
 		varyKey, varyVals = k, strings.Split(v, ",")
+		if k == "threads" || k == "cpus" {
+			// the table's columns and rows: "-threads and -vary threads both
+			// given" sent the user to a -vary that was then refused
+			return fmt.Errorf("%w: -vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", errUsage, k, k, k, k, v)
+		}
 		if i := slices.IndexFunc(varyVals, func(v string) bool { return strings.TrimSpace(v) == "" }); i >= 0 {
 			// a bare key: innodb_use_native_aio=OFF, ran OFF and ON
 			return fmt.Errorf("%w: -vary %s: value %d of %d is empty: want key=v1,v2 with no empty value", errUsage, k, i+1, len(varyVals))
