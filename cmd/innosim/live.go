@@ -40,7 +40,8 @@ type liveFlags struct {
 func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, rotation []int, done bool, err error) {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := liveFlags{cfg: live.DefaultConfig(), threads: live.DefaultConfig().Threads}
+	def := live.DefaultConfig()
+	f := liveFlags{cfg: def, threads: def.Threads}
 	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
 	fs.Var(&intList{&f.threads, live.MaxThreads}, "threads", fmt.Sprintf("client thread `counts` (sysbench --threads), comma-separated, each 1..%d (run and printed in ascending order)", live.MaxThreads))
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
