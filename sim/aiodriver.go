@@ -183,7 +183,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 				m.countIO(ioRead, 1)
 			}
 			m.block(t)
-			m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
+			m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
 			return
 		case hsLock2:
 			if !m.lock(t, id, mu) {
@@ -292,9 +292,9 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 			if !m.lock(t, id, mu) {
 				return false
 			}
-			off := m.e.rng.Int64N(d.pages) * d.core.Config().PageSize
+			off := m.e.Rand().Int64N(d.pages) * d.core.Config().PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, time.Duration(m.e.now))
+				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, time.Duration(m.e.Now()))
 			if err != nil {
 				d.Dropped++ // array full: a read-ahead is best effort, drop it
 			} else {
@@ -521,7 +521,7 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 			if !m.lock(t, id, mu) {
 				return
 			}
-			off := m.e.rng.Int64N(d.pages) * d.core.Config().PageSize
+			off := m.e.Rand().Int64N(d.pages) * d.core.Config().PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
 				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, m.clock())
 			c.stage = clUnlock

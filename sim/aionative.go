@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/innosim/innosim/sim/engine"
+
 	"github.com/innosim/innosim/aio"
 )
 
@@ -23,7 +25,7 @@ type nativeDriver struct {
 	ios     []nativeIO        // I/Os in the kernel, by id
 	freeIO  []int32           // ids of ios free for reuse
 	full    [4]notFull        // array->not_full, by aio.ArrayID
-	evDone  Kind              // the device completing an I/O
+	evDone  engine.Kind       // the device completing an I/O
 	pages   int64             // pages in the simulated tablespace (offsets drawn below)
 	cw      nativeCleaner     // the page cleaner's progress (bufpool.go's flushList)
 
@@ -182,7 +184,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				return false
 			}
 			cfg := d.core.Config()
-			off := m.e.rng.Int64N(d.pages) * cfg.PageSize
+			off := m.e.Rand().Int64N(d.pages) * cfg.PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
 				Offset: off, Length: cfg.PageSize, Hint: -2}, m.clock())
 			if err != nil {
@@ -328,7 +330,7 @@ func (m *Machine) nativeIO(io int32) {
 	} else {
 		m.countIO(ioRead, 1)
 	}
-	m.e.At(m.e.now+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
+	m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
 }
 
 // nativeDone is the device completing I/O io: the kernel puts the event on its
@@ -537,7 +539,7 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 				return
 			}
 			cfg := d.core.Config()
-			off := m.e.rng.Int64N(d.pages) * cfg.PageSize
+			off := m.e.Rand().Int64N(d.pages) * cfg.PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
 				Offset: off, Length: cfg.PageSize, Hint: -2}, m.clock())
 			if err != nil {

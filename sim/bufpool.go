@@ -218,7 +218,7 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			if w.iter > 1 {
 				f.FreeWaits++
 				m.block(t)
-				m.e.At(m.e.now+int64(freeWaitSleep), m.evWake, id, t.gen)
+				m.e.At(m.e.Now()+int64(freeWaitSleep), m.evWake, id, t.gen)
 				return false
 			}
 		case fwSlept:
@@ -330,6 +330,6 @@ func (m *Machine) syncIO(t *thread, id int32, seq []ioKind, done *int8) bool {
 	}
 	*done = int8(len(seq))
 	m.block(t)
-	m.e.At(m.e.now+io, m.evWake, id, t.gen)
+	m.e.At(m.e.Now()+io, m.evWake, id, t.gen)
 	return false
 }

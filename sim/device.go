@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/innosim/innosim/sim/engine"
 )
 
 // ServiceDist is how a device draws each I/O's service time from its nominal
@@ -85,7 +87,7 @@ type ioRequest struct {
 	// async marks an I/O no thread waits for (native AIO's io_submit): its
 	// completion runs the handler of kind done with arg instead of a wake.
 	async bool
-	done  Kind
+	done  engine.Kind
 	arg   int32
 }
 
@@ -93,7 +95,7 @@ type ioRequest struct {
 // it. Done counts completed I/Os by kind.
 type device struct {
 	cfg   DeviceConfig
-	ev    Kind // completion event; Arg is the unit
+	ev    engine.Kind // completion event; Arg is the unit
 	queue []ioRequest
 	head  int
 	busy  []bool
@@ -129,7 +131,7 @@ func (m *Machine) service(k ioKind) int64 {
 	case ServiceFixed:
 		ns = int64(nominal)
 	case ServiceExponential:
-		ns = int64(math.Round(m.e.rng.ExpFloat64() * float64(nominal)))
+		ns = int64(math.Round(m.e.Rand().ExpFloat64() * float64(nominal)))
 	default:
 		ns = m.jit(nominal)
 	}
@@ -146,7 +148,7 @@ func (m *Machine) deviceIO(t *thread, id int32, k ioKind) {
 // deviceSubmit queues an I/O of kind k that no thread waits for (a native
 // AIO request in the kernel): when the device completes it, the handler of
 // kind done runs with arg, as the kernel posts a completion event.
-func (m *Machine) deviceSubmit(k ioKind, done Kind, arg int32) {
+func (m *Machine) deviceSubmit(k ioKind, done engine.Kind, arg int32) {
 	m.queueIO(ioRequest{kind: k, async: true, done: done, arg: arg})
 }
 
@@ -183,7 +185,7 @@ func (m *Machine) ioDone(_ int64, u int32, _ uint32) {
 	d.done[r.kind]++
 	switch {
 	case r.async:
-		m.e.At(m.e.now, r.done, r.arg, 0)
+		m.e.At(m.e.Now(), r.done, r.arg, 0)
 	case m.threads[r.thread].gen == r.gen:
 		m.wake(r.thread)
 	}

@@ -9,10 +9,8 @@
 //
 // # Engine
 //
-// Engine is a discrete-event engine: events keyed by (virtual time in ns,
-// sequence number), handlers registered once and named by a small Kind, a
-// virtual clock and a seeded PCG random source. Scheduling an event allocates
-// nothing, and the engine starts no goroutine. The same seed and the same
+// The machine runs on package engine (sim/engine): a discrete-event engine
+// with a virtual clock and a seeded random source. The same seed and the same
 // schedule give the same run, byte for byte; RunCells runs independent cells in
 // parallel and returns them in input order, so results do not depend on
 // GOMAXPROCS.

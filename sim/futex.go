@@ -128,7 +128,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		t.sys.stage = fsHold
 		if bk.busy {
 			bk.queue = append(bk.queue, id)
-			t.start = m.e.now // spinning from now; charged when granted
+			t.start = m.e.Now() // spinning from now; charged when granted
 			return
 		}
 		bk.busy = true
@@ -140,7 +140,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			copy(bk.queue, bk.queue[1:])
 			bk.queue = bk.queue[:len(bk.queue)-1]
 			nt := &m.threads[n]
-			spun := m.e.now - nt.start
+			spun := m.e.Now() - nt.start
 			m.acct[catFutexSpin] += spun
 			m.ran(nt, spun)
 			m.runBurst(nt, n, m.holdTime(nt, bk), catFutexHold)

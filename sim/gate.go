@@ -137,11 +137,11 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 		case gsStart:
 			if core.Limit() == 0 || ct.Tickets() > 0 {
 				// no limit, or tickets left: the gate's shared state is not touched
-				core.Enter(ct, time.Duration(m.e.now))
+				core.Enter(ct, time.Duration(m.e.Now()))
 				return true
 			}
 			if g.mutex < 0 {
-				gt.verdict = core.Enter(ct, time.Duration(m.e.now))
+				gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
 				gt.stage = gsVerdict
 				m.runBurst(t, id, int64(casCost), catUser)
 				return false
@@ -149,7 +149,7 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			if !m.lock(t, id, g.mutex) {
 				return false
 			}
-			gt.verdict = core.Enter(ct, time.Duration(m.e.now))
+			gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
 			gt.stage = gsUnlock
 			m.runBurst(t, id, int64(gateWork), catUser)
 			return false
@@ -163,7 +163,7 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			case concurrency.Sleep:
 				gt.stage = gsRetry
 				m.block(t)
-				m.e.At(m.e.now+max(int64(gt.verdict.Sleep), 1000), m.evWake, id, t.gen)
+				m.e.At(m.e.Now()+max(int64(gt.verdict.Sleep), 1000), m.evWake, id, t.gen)
 				return false
 			case concurrency.Queued:
 				gt.stage = gsParked
@@ -204,7 +204,7 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 					return false
 				}
 			}
-			r := g.coreOf(id).ForceExit(ct, time.Duration(m.e.now))
+			r := g.coreOf(id).ForceExit(ct, time.Duration(m.e.Now()))
 			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]

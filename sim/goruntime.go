@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/innosim/innosim/sim/engine"
 )
 
 // GoRuntime is the Go runtime's scheduler as an optional layer of a Machine:
@@ -38,7 +40,7 @@ type GoRuntime struct {
 	ps   []goP
 	runq []int32 // sched.runq: threads back from a system call with no P, FIFO
 
-	kStep, kExit, kSysRet, kSysmon, kHanded Kind
+	kStep, kExit, kSysRet, kSysmon, kHanded engine.Kind
 
 	sysmonIdle  int   // sysmon rounds in succession that retook nothing
 	sysmonDelay int64 // ns sysmon asks to sleep until its next round
@@ -164,7 +166,7 @@ func (g *GoRuntime) AddThread() int32 {
 // Start schedules sysmon's first round, SysmonTick from now: call it once,
 // after the threads are added.
 func (g *GoRuntime) Start() {
-	g.m.e.At(g.m.e.now+g.sysmonDelay+g.sysmonSlack, g.kSysmon, 0, 0)
+	g.m.e.At(g.m.e.Now()+g.sysmonDelay+g.sysmonSlack, g.kSysmon, 0, 0)
 }
 
 // Stats returns the layer's counters.
@@ -174,7 +176,7 @@ func (g *GoRuntime) Stats() GoRuntimeStats { return g.stats }
 // and its P (Go code, or the CPU time before its next call): step runs then.
 func (g *GoRuntime) Compute(id int32, d int64) {
 	t := &g.gs[id]
-	t.due = g.m.e.now + d
+	t.due = g.m.e.Now() + d
 	t.stepping = true
 	g.m.e.After(d, g.kStep, id, g.m.threads[id].gen)
 }
@@ -236,7 +238,7 @@ func (g *GoRuntime) Wake(id, waker int32) int64 {
 	if t.cpu != w.cpu {
 		g.stats.RemoteWakes++
 		oc := &m.cores[t.cpu]
-		if m.e.rng.Float64() >= costs.WakePreempt {
+		if m.e.Rand().Float64() >= costs.WakePreempt {
 			oc.runq = append(oc.runq, id)
 			return int64(costs.Syscall)
 		}
@@ -251,7 +253,7 @@ func (g *GoRuntime) Wake(id, waker int32) int64 {
 		return m.jit(costs.FutexWakeCall)
 	}
 	g.stats.LocalWakes++
-	if m.e.rng.Float64() < costs.WakePreempt {
+	if m.e.Rand().Float64() < costs.WakePreempt {
 		w.preempt = id
 	} else {
 		m.cores[w.cpu].runq = append(m.cores[w.cpu].runq, id)
@@ -272,7 +274,7 @@ func (g *GoRuntime) preemptUser(c int, id int32) {
 	x := &g.gs[cur]
 	m.threads[cur].gen++
 	x.stepping = false
-	x.remain = x.due - m.e.now
+	x.remain = x.due - m.e.Now()
 	x.resume = true
 	oc.runq = append([]int32{cur}, oc.runq...)
 	g.switchTo(c, id)
@@ -364,7 +366,7 @@ func (g *GoRuntime) acquirep(id int32, p int) {
 
 // setP puts P p in state with thread, keeping its sched time.
 func (g *GoRuntime) setP(p int, state pState, thread int32) {
-	g.ps[p] = goP{state: state, thread: thread, since: g.m.e.now, sched: g.ps[p].sched}
+	g.ps[p] = goP{state: state, thread: thread, since: g.m.e.Now(), sched: g.ps[p].sched}
 }
 
 // entersyscall moves thread id's P into a system call, remembering it as the
@@ -490,7 +492,7 @@ func (g *GoRuntime) handoffp(p int) {
 	next := g.runq[0]
 	g.runq = g.runq[1:]
 	g.stats.Handoffs++
-	g.ps[p] = goP{state: pRunning, thread: next, sched: g.m.e.now}
+	g.ps[p] = goP{state: pRunning, thread: next, sched: g.m.e.Now()}
 	g.gs[next].p = p
 	g.m.e.After(g.m.jit(g.m.cfg.Costs.ThreadHandoff), g.kHanded, next, 0)
 }

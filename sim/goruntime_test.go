@@ -175,11 +175,11 @@ func TestPreemptUserKeepsThePAndResumesTheWork(t *testing.T) {
 	require.True(t, g.gs[other].resume)
 	assert.Equal(t, pRunning, g.ps[0].state, "its P, as Go sees it")
 	assert.Equal(t, int32(other), g.ps[0].thread)
-	g.exitsyscall(g.m.e.now, other, g.m.threads[other].gen)
+	g.exitsyscall(g.m.e.Now(), other, g.m.threads[other].gen)
 	o := g.gs[other]
 	assert.False(t, o.resume)
 	assert.True(t, o.stepping)
-	assert.Equal(t, g.m.e.now+500, o.due, "the rest of its work")
+	assert.Equal(t, g.m.e.Now()+500, o.due, "the rest of its work")
 	assert.Equal(t, 0, o.p, "on the P it kept")
 }
 
@@ -252,7 +252,7 @@ func TestGoRuntimeLockHandsTheMutexOverInOrder(t *testing.T) {
 	mu := g.m.mutexes[0]
 	assert.Equal(t, int32(2), mu.holder, "the first spinner holds it")
 	assert.Equal(t, []int32{3}, mu.spinners)
-	assert.Equal(t, g.m.e.now+int64(g.m.cfg.Costs.MutexHandoff), g.gs[2].due, "it goes on MutexHandoff later")
+	assert.Equal(t, g.m.e.Now()+int64(g.m.cfg.Costs.MutexHandoff), g.gs[2].due, "it goes on MutexHandoff later")
 	g.Unlock(0)
 	g.Unlock(0)
 	assert.Equal(t, int32(-1), g.m.mutexes[0].holder, "free once nobody spins")

@@ -24,7 +24,7 @@ func (m *Machine) onRun(now int64, id int32, gen uint32) {
 
 // runBurst starts a burst of d ns in category cat on t's core.
 func (m *Machine) runBurst(t *thread, id int32, d int64, cat uint8) {
-	t.rem, t.cat, t.start = d, cat, m.e.now
+	t.rem, t.cat, t.start = d, cat, m.e.Now()
 	m.schedule(t, id)
 }
 
@@ -58,7 +58,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			if t.step == opStart {
 				t.step = opCharged
 				m.block(t)
-				m.e.At(m.e.now+m.jit(op.Dur), m.evWake, id, t.gen)
+				m.e.At(m.e.Now()+m.jit(op.Dur), m.evWake, id, t.gen)
 				return
 			}
 			m.next(t)
@@ -112,7 +112,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			m.activeSum += uint64(m.activeTrx)
 			m.next(t)
 		case OpSplit:
-			if m.e.rng.Int64N(1e9) < int64(op.Dur) {
+			if m.e.Rand().Int64N(1e9) < int64(op.Dur) {
 				m.next(t)
 			} else {
 				t.pc += op.Arg

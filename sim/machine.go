@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/innosim/innosim/sim/engine"
+
 	"github.com/innosim/innosim/prio"
 )
 
@@ -29,9 +31,9 @@ type core struct {
 // NewMachine and run once by Run; it is not safe for concurrent use.
 type Machine struct {
 	cfg     MachineConfig
-	e       *Engine
-	evRun   Kind
-	evWake  Kind
+	e       *engine.Engine
+	evRun   engine.Kind
+	evWake  engine.Kind
 	cores   []core
 	idle    int
 	threads []thread
@@ -63,7 +65,7 @@ type Machine struct {
 	// waker is the thread whose run event is being handled, -1 otherwise.
 	remoteWake bool
 	waker      int32
-	evPut      Kind
+	evPut      engine.Kind
 	// socks are the connections' socket ends, by thread id (client.go).
 	socks   []sockEnd
 	pairing bool // AddConnection is adding its two threads
@@ -101,7 +103,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Machine{cfg: cfg, e: NewEngine(cfg.Seed), logCfg: DefaultLogConfig}
+	m := &Machine{cfg: cfg, e: engine.New(cfg.Seed), logCfg: DefaultLogConfig}
 	m.arrMu = -1
 	if cfg.SyncArray != SyncArrayNone {
 		// sync_array_create(..., SYNC_ARRAY_OS_MUTEX): an os_mutex, a pthread
@@ -266,11 +268,11 @@ func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) 
 
 // Engine returns the machine's engine: a driver of the Go runtime layer
 // steps it (Engine.Step) and draws its costs from it (Engine.Jitter).
-func (m *Machine) Engine() *Engine { return m.e }
+func (m *Machine) Engine() *engine.Engine { return m.e }
 
 // clock returns the virtual time as a time.Duration since the start: the
 // clock the policy cores are given.
-func (m *Machine) clock() time.Duration { return time.Duration(m.e.now) }
+func (m *Machine) clock() time.Duration { return time.Duration(m.e.Now()) }
 
 // jit draws a duration uniformly in [0.5, 1.5) × d (Engine.Jitter).
 func (m *Machine) jit(d time.Duration) int64 { return m.e.Jitter(d) }

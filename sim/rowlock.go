@@ -166,7 +166,7 @@ func (m *Machine) trxThread(k int32) int32 {
 func (m *Machine) pickRow(t *thread, id int32) {
 	l := m.rows
 	rt := l.thread(m.trxKey(t, id))
-	rng := m.e.rng
+	rng := m.e.Rand()
 	switch {
 	case l.hot > 0 && l.hot < l.table.Rows && rng.Float64() < l.table.HotAccess:
 		rt.row = rng.Int64N(l.hot)

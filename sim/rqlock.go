@@ -64,7 +64,7 @@ func (m *Machine) rqWake(c int) int64 {
 		return -1
 	}
 	// the waker's earlier wakes of this call come first (wake_up_q is a loop)
-	at := m.e.now + w.cs + w.rqSpin + w.rqHold
+	at := m.e.Now() + w.cs + w.rqSpin + w.rqHold
 	spin, hold := m.rqAcquire(w.core, c, at)
 	w.rqSpin += spin
 	w.rqHold += hold
@@ -74,7 +74,7 @@ func (m *Machine) rqWake(c int) int64 {
 // rqSwitch charges thread t, being switched onto core c, c's lock for
 // __schedule.
 func (m *Machine) rqSwitch(t *thread, c int) {
-	spin, hold := m.rqAcquire(int32(c), c, m.e.now+t.rqSpin+t.rqHold)
+	spin, hold := m.rqAcquire(int32(c), c, m.e.Now()+t.rqSpin+t.rqHold)
 	t.rqSpin += spin
 	t.rqHold += hold
 }
@@ -98,7 +98,7 @@ func (m *Machine) rqIdleCore(t *thread) int {
 // (the core idle and reserved meanwhile, as remoteWakeTo does).
 func (m *Machine) rqPlace(id int32, c int) {
 	ready := m.rqWake(c)
-	if ready <= m.e.now {
+	if ready <= m.e.Now() {
 		m.put(id, c)
 		return
 	}

@@ -47,9 +47,9 @@ func TestRunqueueWakeTakesTheLockOnlyWithinASocket(t *testing.T) {
 	m.waker = 0
 	assert.Equal(t, int64(-1), m.rqWake(2), "core 2 is on the other socket: wake list, no lock")
 	assert.Zero(t, w.rqSpin+w.rqHold)
-	assert.Equal(t, m.e.now+200, m.rqWake(1), "core 1 shares the socket: the waker enqueues under its lock")
+	assert.Equal(t, m.e.Now()+200, m.rqWake(1), "core 1 shares the socket: the waker enqueues under its lock")
 	assert.Equal(t, int64(200), w.rqHold)
-	assert.Equal(t, m.e.now+400, m.rqWake(1), "a second wake of the same call comes after the first")
+	assert.Equal(t, m.e.Now()+400, m.rqWake(1), "a second wake of the same call comes after the first")
 	m.waker = -1
 	assert.Equal(t, int64(-1), m.rqWake(1), "a wake with no running waker (timer, device) takes no lock here")
 }

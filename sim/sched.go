@@ -94,7 +94,7 @@ func cfsWeight(h prio.Hint) int64 { return int64(h.Weight()) }
 
 func (m *Machine) tsPrio(t *thread) int {
 	p := min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1)
-	if t.state == stRunnable && m.e.now-t.enqAt > tsMaxWait && p < tsLwait {
+	if t.state == stRunnable && m.e.Now()-t.enqAt > tsMaxWait && p < tsLwait {
 		p = tsLwait
 	}
 	return p
@@ -116,7 +116,7 @@ func (m *Machine) better(a, b *thread) bool {
 func (m *Machine) enqueue(id int32, front bool) {
 	t := &m.threads[id]
 	t.state = stRunnable
-	t.enqAt = m.e.now
+	t.enqAt = m.e.Now()
 	m.seq++
 	if front {
 		t.enqKey = -m.seq
@@ -199,8 +199,8 @@ func (m *Machine) runqDown(i int) {
 
 // account charges the time t ran since t.start.
 func (m *Machine) account(t *thread) {
-	el := m.e.now - t.start
-	t.start = m.e.now
+	el := m.e.Now() - t.start
+	t.start = m.e.Now()
 	if el <= 0 {
 		return
 	}
@@ -230,7 +230,7 @@ func (m *Machine) running() (acct [numCats]int64) {
 		if t.state != stRunning {
 			continue
 		}
-		el := m.e.now - t.start
+		el := m.e.Now() - t.start
 		if el <= 0 {
 			continue
 		}
@@ -266,10 +266,10 @@ func (m *Machine) put(id int32, c int) {
 	}
 	t.cs = m.switchCost(t)
 	m.switches++
-	t.start = m.e.now
+	t.start = m.e.Now()
 	if m.cfg.Scheduler == CFS {
 		nr := int64(len(m.runq)/m.cfg.CPUs + 1)
-		t.slEnd = m.e.now + max(cfsLatency/nr, cfsMinGran)
+		t.slEnd = m.e.Now() + max(cfsLatency/nr, cfsMinGran)
 		if t.vr < m.minVr {
 			// never let a long sleeper bank more than half a latency
 			t.vr = max(t.vr, m.minVr-cfsLatency/2)
@@ -287,9 +287,9 @@ func (m *Machine) schedule(t *thread, id int32) {
 	} else if m.cfg.Scheduler == TS {
 		left = min(left, max(t.qleft, 0))
 	} else {
-		left = min(left, max(t.slEnd-m.e.now, 0))
+		left = min(left, max(t.slEnd-m.e.Now(), 0))
 	}
-	m.e.At(m.e.now+t.rqSpin+t.rqHold+t.cs+left, m.evRun, id, t.gen)
+	m.e.At(m.e.Now()+t.rqSpin+t.rqHold+t.cs+left, m.evRun, id, t.gen)
 }
 
 // dispatch gives core c to the best runnable thread, or idles it.
@@ -386,7 +386,7 @@ func (m *Machine) victim(t *thread) int {
 		if m.cfg.Scheduler == TS {
 			key = -int64(m.tsPrio(r))
 		} else {
-			key = r.vr + (m.e.now-r.start)*nice0Weight/r.weight
+			key = r.vr + (m.e.Now()-r.start)*nice0Weight/r.weight
 		}
 		if best < 0 || key > bestKey {
 			best, bestKey = c, key
@@ -477,7 +477,7 @@ func (m *Machine) sliceEnd(t *thread, id int32) {
 		// inside a futex call (maybe holding a bucket spinlock): the kernel does
 		// not preempt it; the slice ends when it returns to user mode
 		if m.cfg.Scheduler == CFS {
-			t.slEnd = m.e.now + cfsMinGran
+			t.slEnd = m.e.Now() + cfsMinGran
 		}
 		m.schedule(t, id)
 		return
@@ -496,7 +496,7 @@ func (m *Machine) sliceEnd(t *thread, id int32) {
 			m.requeue(t, id)
 			return
 		}
-		t.slEnd = m.e.now + cfsMinGran
+		t.slEnd = m.e.Now() + cfsMinGran
 	}
 	m.schedule(t, id)
 }
@@ -604,7 +604,7 @@ func (m *Machine) remoteWakeTo(id int32, c int) {
 	t.core = int32(c)
 	m.cores[c].cur = id
 	m.cores[c].waking = true
-	m.e.At(m.e.now+m.jit(max(p.FutexWake-p.ContextSwitch, 0)), m.evPut, id, t.gen)
+	m.e.At(m.e.Now()+m.jit(max(p.FutexWake-p.ContextSwitch, 0)), m.evPut, id, t.gen)
 }
 
 // onPut runs a remotely woken thread on the core it was given.

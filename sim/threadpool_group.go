@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/innosim/innosim/sim/engine"
+
 	"github.com/innosim/innosim/prio"
 )
 
@@ -130,11 +132,11 @@ type threadPool struct {
 	workers []poolWorker // by thread.worker − 1
 	prog    []Op         // every worker's program: opPoolWorker
 
-	stallLimit int64 // thread_pool_stall_limit, in ns: check_stall's period
-	maxThreads int   // thread_pool_max_threads
-	nworkers   int   // tp_stats.num_worker_threads, created ones included
-	evStall    Kind  // the timer thread's tick: check_stall of every group
-	evCreate   Kind  // a worker create_worker started: its thread is added
+	stallLimit int64       // thread_pool_stall_limit, in ns: check_stall's period
+	maxThreads int         // thread_pool_max_threads
+	nworkers   int         // tp_stats.num_worker_threads, created ones included
+	evStall    engine.Kind // the timer thread's tick: check_stall of every group
+	evCreate   engine.Kind // a worker create_worker started: its thread is added
 }
 
 // opPoolWorker is the one op of a pool worker's program: its whole loop
@@ -196,7 +198,7 @@ func (m *Machine) addPoolWorker(g int32) {
 		prog: p.prog, hint: prio.Normal, cpupri: 29, qleft: tsQuantum(29),
 		weight: cfsWeight(prio.Normal), core: -1, last: -1, state: stBlocked, worker: int32(len(p.workers)),
 	})
-	m.e.At(m.e.now, m.evWake, id, m.threads[id].gen)
+	m.e.At(m.e.Now(), m.evWake, id, m.threads[id].gen)
 }
 
 // addPoolConnection adds a pooled connection and its client thread (see

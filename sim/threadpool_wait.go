@@ -115,7 +115,7 @@ func (m *Machine) poolWakeOrCreate(g *poolGroup, gi int32) {
 	if g.threads > g.conns {
 		return
 	}
-	if g.active == 0 || m.e.now-g.lastCreate > m.tpool.throttle(g) {
+	if g.active == 0 || m.e.Now()-g.lastCreate > m.tpool.throttle(g) {
 		m.poolCreateWorker(g, gi)
 	}
 }
@@ -144,11 +144,11 @@ func (m *Machine) poolCreateWorker(g *poolGroup, gi int32) {
 	if p.nworkers >= p.maxThreads && g.threads >= 2 {
 		return
 	}
-	g.lastCreate = m.e.now
+	g.lastCreate = m.e.Now()
 	g.threads++
 	g.active++
 	p.nworkers++
-	m.e.At(m.e.now, p.evCreate, gi, 0)
+	m.e.At(m.e.Now(), p.evCreate, gi, 0)
 }
 
 // onPoolCreate adds the thread of a worker poolCreateWorker counted.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/sim"
+	"github.com/innosim/innosim/sim/engine"
 )
 
 // submitterStage is how far a submitter has got in the benchmark's loop body.
@@ -66,7 +67,7 @@ type driver struct {
 	cfg  Config
 	core *aio.Core
 	m    *sim.Machine
-	e    *sim.Engine
+	e    *engine.Engine
 	g    *sim.GoRuntime
 
 	hdl     []*handler   // by thread id < Segments

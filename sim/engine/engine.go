@@ -1,4 +1,9 @@
-package sim
+// Package engine is the simulator's discrete-event engine: events keyed by
+// (virtual time in ns, sequence number), handlers registered once and named by
+// a small Kind, a virtual clock and a seeded PCG random source. Scheduling an
+// event allocates nothing, and the engine starts no goroutine. The same seed
+// and the same schedule of events give the same run, byte for byte.
+package engine
 
 import (
 	"math"
@@ -31,7 +36,7 @@ type event struct {
 // source. It runs in the calling goroutine and starts none; two engines with the
 // same seed and the same schedule of events produce the same run, byte for byte.
 //
-// The zero value is not usable; call NewEngine.
+// The zero value is not usable; call New.
 type Engine struct {
 	now      int64
 	seq      uint64
@@ -42,20 +47,20 @@ type Engine struct {
 	stopped  bool
 
 	// done, when not nil, cancels Run (SetDone); it is polled when events
-	// reaches nextPoll, every pollEvery events, so that the hot loop pays one
+	// reaches nextPoll, every PollEvery events, so that the hot loop pays one
 	// comparison per event.
 	done     <-chan struct{}
 	nextPoll uint64
 	canceled bool
 }
 
-// pollEvery is how many events Run runs between two looks at its done channel:
+// PollEvery is how many events Run runs between two looks at its done channel:
 // a few hundred microseconds of a busy machine's events.
-const pollEvery = 4096
+const PollEvery = 4096
 
-// NewEngine returns an engine at virtual time 0 whose random source is PCG seeded
+// New returns an engine at virtual time 0 whose random source is PCG seeded
 // with seed.
-func NewEngine(seed uint64) *Engine {
+func New(seed uint64) *Engine {
 	return &Engine{
 		heap:     make([]event, 0, 256),
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
@@ -63,7 +68,7 @@ func NewEngine(seed uint64) *Engine {
 	}
 }
 
-// SetDone makes Run stop, within pollEvery events, once done is closed (a
+// SetDone makes Run stop, within PollEvery events, once done is closed (a
 // context's Done channel), and every later Run return at once; Canceled then
 // reports true. A nil done cancels nothing. Cancellation does not change the
 // events run before it, so a run that is not canceled is the same run.
@@ -71,7 +76,7 @@ func (e *Engine) SetDone(done <-chan struct{}) {
 	e.done = done
 	e.nextPoll = math.MaxUint64
 	if done != nil {
-		e.nextPoll = e.events + pollEvery
+		e.nextPoll = e.events + PollEvery
 	}
 }
 
@@ -80,7 +85,7 @@ func (e *Engine) Canceled() bool { return e.canceled }
 
 // poll looks at the done channel and schedules the next look.
 func (e *Engine) poll() bool {
-	e.nextPoll = e.events + pollEvery
+	e.nextPoll = e.events + PollEvery
 	select {
 	case <-e.done:
 		e.canceled = true

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"math"
@@ -22,7 +22,7 @@ func TestEngineOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := NewEngine(1)
+			e := New(1)
 			var got []int32
 			k := e.On(func(now int64, a int32, gen uint32) { got = append(got, a) })
 			for i, at := range tt.at {
@@ -35,7 +35,7 @@ func TestEngineOrder(t *testing.T) {
 }
 
 func TestEngineRunStopsAtUntil(t *testing.T) {
-	e := NewEngine(1)
+	e := New(1)
 	n := 0
 	var k Kind
 	k = e.On(func(now int64, a int32, gen uint32) { n++; e.After(10, k, 0, 0) })
@@ -47,7 +47,7 @@ func TestEngineRunStopsAtUntil(t *testing.T) {
 }
 
 func TestEngineHeapMatchesSort(t *testing.T) {
-	e := NewEngine(7)
+	e := New(7)
 	last := int64(-1)
 	var lastSeq int32 = -1
 	k := e.On(func(now int64, a int32, gen uint32) {
@@ -64,11 +64,11 @@ func TestEngineHeapMatchesSort(t *testing.T) {
 }
 
 func TestEngineSameSeedSameDraws(t *testing.T) {
-	a, b := NewEngine(42), NewEngine(42)
+	a, b := New(42), New(42)
 	for i := 0; i < 100; i++ {
 		require.Equal(t, a.Rand().Uint64(), b.Rand().Uint64())
 	}
-	assert.NotEqual(t, NewEngine(1).Rand().Uint64(), NewEngine(2).Rand().Uint64())
+	assert.NotEqual(t, New(1).Rand().Uint64(), New(2).Rand().Uint64())
 }
 
 // BenchmarkEngine measures raw engine throughput: a steady population of pending
@@ -78,7 +78,7 @@ func TestEngineSameSeedSameDraws(t *testing.T) {
 func BenchmarkEngine(b *testing.B) {
 	for _, pending := range []int{16, 256, 4096} {
 		b.Run("pending="+strconv.Itoa(pending), func(b *testing.B) {
-			e := NewEngine(1)
+			e := New(1)
 			var k Kind
 			r := e.Rand()
 			k = e.On(func(now int64, a int32, gen uint32) {
@@ -99,7 +99,7 @@ func BenchmarkEngine(b *testing.B) {
 }
 
 func TestJitterStaysWithinHalfAndOneAndAHalfTimesTheCost(t *testing.T) {
-	e := NewEngine(1)
+	e := New(1)
 	assert.Zero(t, e.Jitter(0))
 	assert.Zero(t, e.Jitter(-time.Second))
 	lo, hi := int64(1<<62), int64(0)
@@ -117,7 +117,7 @@ func TestJitterStaysWithinHalfAndOneAndAHalfTimesTheCost(t *testing.T) {
 // virtual time schedules the event last, not (by an overflow of now+d) at
 // once before events that are due.
 func TestEngineAfterSaturates(t *testing.T) {
-	e := NewEngine(1)
+	e := New(1)
 	var order []int32
 	k := e.On(func(now int64, a int32, _ uint32) { order = append(order, a) })
 	start := e.On(func(now int64, _ int32, _ uint32) {
@@ -138,7 +138,7 @@ func TestEngineAfterSaturates(t *testing.T) {
 // leaves the clock where it is (it went back to until while events were
 // pending).
 func TestEngineRunNeverMovesClockBack(t *testing.T) {
-	e := NewEngine(1)
+	e := New(1)
 	k := e.On(func(int64, int32, uint32) {})
 	e.At(1000, k, 0, 0)
 	e.Run(500)
@@ -157,10 +157,30 @@ func TestEngineRunNeverMovesClockBack(t *testing.T) {
 // TestEngineJitterNeverNegative pins that Jitter of a huge duration saturates
 // (half of d plus a draw below d overflowed to a negative cost).
 func TestEngineJitterNeverNegative(t *testing.T) {
-	e := NewEngine(1)
+	e := New(1)
 	for range 1000 {
 		if j := e.Jitter(time.Duration(math.MaxInt64)); j < math.MaxInt64/2 {
 			t.Fatalf("Jitter(MaxInt64) = %d, want ≥ MaxInt64/2", j)
 		}
 	}
+}
+
+func TestEngineStopsWithinPollEveryEventsOfDone(t *testing.T) {
+	e := New(1)
+	done := make(chan struct{})
+	e.SetDone(done)
+	n := 0
+	var k Kind
+	k = e.On(func(now int64, a int32, gen uint32) {
+		n++
+		if n == 10 {
+			close(done)
+		}
+		e.After(1, k, 0, 0)
+	})
+	e.At(0, k, 0, 0)
+	ran := e.Run(1 << 62)
+	assert.True(t, e.Canceled())
+	assert.LessOrEqual(t, ran, uint64(PollEvery))
+	assert.Zero(t, e.Run(1<<62), "a canceled engine runs nothing more")
 }
