@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -200,17 +199,15 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	prog := w.Setup(m)
-	if c.Client != nil {
-		if i := slices.IndexFunc(prog, func(o Op) bool { return o.Kind == OpSleep && o.Arg == SleepThink }); i >= 0 {
-			return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
-				c.Workload, prog[i].Dur, ErrInvalidConfig)
-		}
-		if !slices.ContainsFunc(prog, waitsForClient) {
-			return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
-				c.Workload, ErrInvalidConfig)
-		}
+	if c.Client != nil && w.Uses.Think > 0 {
+		return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
+			c.Workload, w.Uses.Think, ErrInvalidConfig)
 	}
-	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
+	if c.Client != nil && !w.Uses.RoundTrip {
+		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
+			c.Workload, ErrInvalidConfig)
+	}
+	if c.Gate != nil && !w.Uses.Gate {
 		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
 			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
 	}
@@ -276,7 +273,7 @@ const cellTablespace = 48 * 5_000_000 / 100
 type DeviceUse struct{ Read, Write, Fsync bool }
 
 // DeviceUse reports which kinds of I/O a cell of c can send to its device
-// (Cell.Device), read off its workload's program and c's settings: reads
+// (Cell.Device), read off its workload's declaration and c's settings: reads
 // from OpRead and the AIO array's read-aheads (OpPrefetch, and
 // OpPrefetchSiblings but for a sibling known to be resident); writes from
 // OpWrite and a page cleaner's pages (the write array, the doublewrite file
@@ -286,42 +283,24 @@ type DeviceUse struct{ Read, Write, Fsync bool }
 // the page cache; c.Log nil means 1) and the doublewrite's. A kind reported
 // may not occur in a given run (a bulk insert whose siblings stay in the
 // buffer pool reads nothing); one not reported never does. Errors are
-// LookupWorkload's and Machine.SetAIO's.
+// LookupWorkload's and aio.Config.Validate's.
 func (c Cell) DeviceUse() (DeviceUse, error) {
 	w, err := LookupWorkload(c.Workload)
 	if err != nil {
 		return DeviceUse{}, err
 	}
-	m, err := NewMachine(MachineConfig{CPUs: 1})
-	if err != nil {
-		return DeviceUse{}, err
-	}
 	if c.AIO != nil {
-		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
+		if err := c.AIO.Validate(); err != nil {
 			return DeviceUse{}, err
 		}
 	}
-	var u DeviceUse
-	for _, op := range w.Setup(m) {
-		switch op.Kind {
-		case OpRead:
-			u.Read = true
-		case OpWrite:
-			u.Write = true
-		case OpFsync:
-			u.Fsync = true
-		case OpLogCommit:
-			u.Fsync = u.Fsync || c.Log == nil || c.Log.FlushAtTrxCommit == 1
-		case OpPrefetch:
-			u.Read = u.Read || c.AIO != nil
-		case OpPrefetchSiblings:
-			u.Read = u.Read || c.AIO != nil && op.Arg != siblingResident
-		}
-	}
-	if m.fl != nil { // the page cleaner of the pages OpDirty dirties
-		u.Write, u.Fsync = true, true
-	}
-	return u, nil
+	u, aio := w.Uses, c.AIO != nil
+	cleaner := u.Dirties && aio // the page cleaner of the pages OpDirty dirties
+	return DeviceUse{
+		Read:  u.Reads || u.ReadAhead && aio,
+		Write: u.Writes || cleaner,
+		Fsync: u.Fsyncs || cleaner || u.LogCommit && (c.Log == nil || c.Log.FlushAtTrxCommit == 1),
+	}, nil
 }
 
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash

@@ -11,7 +11,8 @@ import (
 // Workload is a sysbench-like load: a documented per-query sequence of CPU bursts,
 // lock acquisitions, system calls, sleeps (the client's side) and I/O requests
 // that every client thread runs in a loop. Setup adds the mutexes the sequence
-// uses to the machine and returns the sequence; Unit names what OpDone counts.
+// uses to the machine and returns the sequence; Unit names what OpDone counts;
+// Uses declares what the sequence needs of a cell.
 type Workload struct {
 	// Name is the sysbench-style name ("oltp_read_only").
 	Name string
@@ -19,12 +20,53 @@ type Workload struct {
 	Unit string
 	// Doc describes the per-loop sequence and its costs.
 	Doc string
+	// Uses is what the sequence drives and waits for: a cell reads it to
+	// know which of its settings the workload takes (its gate, AIO array,
+	// log setting, buffer pool, device, client) without building a machine.
+	Uses Uses
 	// Setup adds the workload's mutexes to m and returns the program every
 	// client thread runs (shared, read-only).
 	Setup func(m *Machine) []Op
 }
 
 const us = time.Microsecond
+
+// Uses declares what a workload's program drives and waits for, as data: the
+// ops it holds decide it, and a test holds each built-in workload's
+// declaration to its program.
+type Uses struct {
+	// Gate: the program enters InnoDB's concurrency gate (OpGateEnter), so
+	// a Cell's Gate (innodb_thread_concurrency) changes it.
+	Gate bool
+	// AIO: the program submits asynchronous I/O through an AIO array
+	// (OpPrefetch, OpPrefetchSiblings, or pages a page cleaner writes), so a
+	// Cell's AIO (innodb_read_io_threads, innodb_write_io_threads,
+	// innodb_use_native_aio) changes it.
+	AIO bool
+	// ReadAhead: some of its AIO reads go to the device (OpPrefetch, a
+	// sibling prefetch that may miss the buffer pool).
+	ReadAhead bool
+	// Dirties: the program dirties pages (OpDirty) that a page cleaner
+	// writes through the AIO array and the doublewrite file.
+	Dirties bool
+	// BufferPool: the program reads innodb_buffer_pool_size (a sibling
+	// prefetch that looks in the pool, pages that take its frames).
+	BufferPool bool
+	// LogCommit: the program commits through the redo log (OpLogCommit), so
+	// innodb_flush_log_at_trx_commit changes it and 1 waits for an fsync.
+	LogCommit bool
+	// RowLocks: the program locks rows (OpRowLock) of its row table.
+	RowLocks bool
+	// Reads, Writes and Fsyncs: the program waits for a synchronous page
+	// read, write or fsync on the device (OpRead, OpWrite, OpFsync).
+	Reads, Writes, Fsyncs bool
+	// RoundTrip: the program waits for its client (an OpSleep of
+	// SleepClient or SleepLast), which Cell.Client can put on the machine.
+	RoundTrip bool
+	// Think is the program's own pause between units (an OpSleep of
+	// SleepThink, whose threads are the load: no client), 0 if none.
+	Think time.Duration
+}
 
 // Workloads returns the built-in workloads, by name.
 func Workloads() map[string]Workload {
@@ -105,6 +147,7 @@ func innodbMutexes(m *Machine, names ...string) []int32 {
 func oltpReadOnly() Workload {
 	return Workload{
 		Name: "oltp_read_only", Unit: "queries/s",
+		Uses: Uses{Gate: true, RoundTrip: true},
 		Doc: "sysbench oltp_read_only against MySQL 5.1's InnoDB (study A; against MariaDB 10.11 see " +
 			"oltp_read_only_mariadb) on an in-memory table, one statement per loop: client round trip 5 µs, " +
 			"read, priority to Query, parse 12 µs, transaction start and read view under kernel_mutex (250 ns " +
@@ -148,6 +191,7 @@ func oltpReadOnly() Workload {
 func connectWorkload() Workload {
 	return Workload{
 		Name: "connect", Unit: "connections/s",
+		Uses: Uses{RoundTrip: true},
 		Doc: "connect; SELECT 1; disconnect, with the thread cache: the listener accepts (accept4, " +
 			"fcntl, setsockopt), wakes a cached thread (LOCK_thread_cache, futex), which sends the " +
 			"greeting, reads the handshake response (40 µs round trip), checks the password (8 µs), " +
@@ -176,6 +220,7 @@ func connectWorkload() Workload {
 func oltpInsert() Workload {
 	return Workload{
 		Name: "oltp_insert", Unit: "rows/s",
+		Uses: Uses{Gate: true, AIO: true, ReadAhead: true, RoundTrip: true},
 		Doc: "sysbench prepare's bulk insert: per row 40 µs of CPU (its leaf's page latch is " +
 			"contended by nobody else, one table per thread, and is not modelled); one row in 20 fills " +
 			"its leaf and splits it, and the split prefetches one or two sibling pages " +
@@ -205,6 +250,7 @@ func oltpInsert() Workload {
 func bulkInsert() Workload {
 	return Workload{
 		Name: "bulk_insert", Unit: "rows/s",
+		Uses: Uses{Gate: true, AIO: true, ReadAhead: true, BufferPool: true, RoundTrip: true},
 		Doc: "sysbench 1.0 prepare's bulk insert on MySQL 5.7/8.0: oltp_insert's rows (40 µs of CPU each, " +
 			"one in 20 splits its leaf, a 30 µs round trip per 10 rows), but the split prefetches the " +
 			"rightmost leaf's one sibling only when it is not in the buffer pool (buf_read_page_low), and " +
@@ -237,6 +283,7 @@ func insertBatch(split ...Op) []Op {
 func slapSelect() Workload {
 	return Workload{
 		Name: "slap_select", Unit: "queries/s",
+		Uses: Uses{Gate: true, RoundTrip: true},
 		Doc: "mysqlslap's SELECT on a small in-memory InnoDB table (MySQL 5.0): client round trip " +
 			"20 µs, read, parse 4 µs, enter InnoDB (the innodb_thread_concurrency gate, whose mutex " +
 			"is kernel_mutex), start the transaction and open a read view under kernel_mutex (1 µs), " +

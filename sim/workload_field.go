@@ -19,6 +19,7 @@ import "time"
 func rowScan(name string, shards int) Workload {
 	return Workload{
 		Name: name, Unit: "rows/s",
+		Uses: Uses{},
 		Doc: "MySQL bug 15815's scan: per row a block fix and a block release, each 50 ns under the " +
 			"buffer-pool mutex writing 2 data lines, and 1 µs of row work between them; " +
 			map[bool]string{true: "one global buf_pool mutex", false: "the block's mutex one of 4, uniformly"}[shards == 1] + ".",
@@ -61,6 +62,7 @@ func rowScan(name string, shards int) Workload {
 func hotMutex(name string, wakeAll bool) Workload {
 	return Workload{
 		Name: name, Unit: "units/s",
+		Uses: Uses{},
 		Doc: "MySQL bug 52806's shape: per unit 4 µs of work, then 4 µs under one InnoDB mutex whose release " +
 			map[bool]string{true: "wakes every waiter (os_event_set)", false: "wakes one waiter"}[wakeAll] + ".",
 		Setup: func(m *Machine) []Op {
@@ -80,6 +82,7 @@ func hotMutex(name string, wakeAll bool) Workload {
 func readAhead() Workload {
 	return Workload{
 		Name: "read_ahead", Unit: "scans/s",
+		Uses: Uses{AIO: true, ReadAhead: true, Think: 500 * us},
 		Doc: "MySQL bug 40604's load: per loop 20 µs of row work, one simulated-AIO read-ahead of a " +
 			"page (not waited for), 500 µs of think time (the scanning threads' own: no benchmark client, so " +
 			"no --client); the reads are served by the read I/O threads.",

@@ -75,6 +75,7 @@ var studyARows = RowTable{Rows: 10_000_000, HotShare: 0.01, HotAccess: 0.75}
 func oltpReadWrite() Workload {
 	return Workload{
 		Name: "oltp_read_write", Unit: "transactions/s",
+		Uses: Uses{Gate: true, LogCommit: true, RowLocks: true, RoundTrip: true},
 		Doc: "sysbench 0.4 oltp, complex mode, read-write (MySQL 5.1 InnoDB, 10M rows, special distribution): " +
 			"BEGIN; 10 point selects; simple, sum, order and distinct ranges of 100 rows; an index update, a " +
 			"non-index update, an update, delete and insert of one more row; COMMIT. Row locks held to commit " +
@@ -151,6 +152,7 @@ func oltpReadWrite() Workload {
 func oltpPointSelect() Workload {
 	return Workload{
 		Name: "oltp_point_select", Unit: "queries/s",
+		Uses: Uses{Gate: true, RoundTrip: true},
 		Doc: "sysbench 1.0 oltp_point_select.lua: one prepared SELECT c FROM sbtest1 WHERE id=? per event, " +
 			"autocommit, InnoDB of MySQL 5.7 / MariaDB 10.3: client round trip 30 µs, read, 4 µs dispatch " +
 			"and table lock, 3 page fixes of 1 µs under page latches, 2 µs row and result (inside the " +
@@ -195,6 +197,7 @@ func oltpPointSelect() Workload {
 func oltpReadOnlyMariaDB() Workload {
 	return Workload{
 		Name: "oltp_read_only_mariadb", Unit: "queries/s",
+		Uses: Uses{Gate: true, RoundTrip: true},
 		Doc: "sysbench 1.0 oltp_read_only.lua against MariaDB 10.11, every statement prepared and one query: BEGIN; " +
 			"10 point selects (the first opens the read view: lock-free, no trx_sys mutex); simple, sum, order " +
 			"and distinct ranges of 100 rows; COMMIT. Page fixes under page_hash latches, no global mutex. " +
@@ -293,6 +296,7 @@ const autoIncRowsPerLeaf = 77
 func oltpInsertAutoInc() Workload {
 	return Workload{
 		Name: "oltp_insert_auto_inc", Unit: "queries/s",
+		Uses: Uses{Gate: true, AIO: true, Dirties: true, BufferPool: true, RoundTrip: true},
 		Doc: "sysbench 1.0 oltp_insert.lua --auto_inc=on --tables=1 on MySQL 8.0: one autocommit INSERT per event, " +
 			"all threads at the right edge of one clustered index under its last leaf's latch (3 µs of row work); " +
 			"one row in 77 splits the leaf: btr_cur_prefetch_siblings under the latch (a resident sibling, then " +
