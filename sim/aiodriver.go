@@ -151,7 +151,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			}
 			// os_aio_simulated_handle scans every slot of the segment whether
 			// or not the core's Pick had anything to look at
-			m.runBurst(t, id, int64(pickWork), catUser)
+			m.runBurst(t, id, int64(pickWork), CatUser)
 			return
 		case hsUnlockWait, hsUnlockIO:
 			if !m.unlock(t, id, mu) {
@@ -165,22 +165,22 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 		case hsIOSys: // pread: a system call, then blocked for the device
 			h.stage = hsIOWait
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return
 		case hsIOWait:
 			h.stage = hsLock2
 			if m.dev != nil { // one read (pwrite for the write array) on the device, in its queue
-				k := ioRead
+				k := IORead
 				if d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
-					k = ioWrite
+					k = IOWrite
 				}
-				m.deviceIO(t, id, k)
+				m.dev.IO(id, k)
 				return
 			}
 			if d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
-				m.countIO(ioWrite, 1)
+				m.CountIO(IOWrite, 1)
 			} else {
-				m.countIO(ioRead, 1)
+				m.CountIO(IORead, 1)
 			}
 			m.block(t)
 			m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
@@ -200,7 +200,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 				d.cw.waitFull = false
 				m.wake(m.fl.cleaner)
 				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 				return
 			}
 		case hsUnlock2:
@@ -306,7 +306,7 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 				p.wake = res.Wake
 			}
 			p.stage = pfUnlock
-			m.runBurst(t, id, int64(reserveWork), catUser)
+			m.runBurst(t, id, int64(reserveWork), CatUser)
 			return false
 		case pfUnlock:
 			if !m.unlock(t, id, mu) {
@@ -429,7 +429,7 @@ func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
 			if w.found {
 				scan /= int64(d.core.Config().SlotsPerSegment)
 			}
-			m.runBurst(t, id, scan, catUser)
+			m.runBurst(t, id, scan, CatUser)
 			return false
 		}
 		s := int(w.seg)
@@ -501,7 +501,7 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 		case clPage:
 			if c.pending < f.dblwr && f.takePage() {
 				c.pending++
-				m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+				m.runBurst(t, id, m.jit(pageFlushWork), CatUser)
 				return
 			}
 			if c.pending == 0 { // the round is over
@@ -532,7 +532,7 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 				c.pending--
 				c.wake = c.wake.Union(res.Wake)
 			}
-			m.runBurst(t, id, int64(reserveWork), catUser)
+			m.runBurst(t, id, int64(reserveWork), CatUser)
 			return
 		case clUnlock:
 			if !m.unlock(t, id, mu) {
@@ -570,7 +570,7 @@ func (m *Machine) cleanerLoop(t *thread, id int32) {
 		case clFullWait:
 			c.stage = clFullBlock
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return
 		case clFullBlock:
 			c.stage = clReserve // retry the page

@@ -204,7 +204,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				d.Prefetch++
 				p.stage = nsUnlock
 			}
-			m.runBurst(t, id, int64(reserveWork), catUser)
+			m.runBurst(t, id, int64(reserveWork), CatUser)
 			return false
 		case nsUnlock:
 			if !m.unlock(t, id, mu) {
@@ -222,7 +222,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 		case nsSubmit:
 			p.stage = nsSubmitted
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return false
 		case nsSubmitted:
 			m.nativeIO(p.io)
@@ -284,7 +284,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 		case nsFlushSubmit:
 			p.stage = nsFlushSubmitted
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return false
 		case nsFlushSubmitted:
 			for _, io := range p.batch {
@@ -318,17 +318,17 @@ func (d *nativeDriver) issue(seg int, now time.Duration) int32 {
 func (m *Machine) nativeIO(io int32) {
 	d := m.aion
 	if m.dev != nil {
-		k := ioRead
+		k := IORead
 		if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
-			k = ioWrite
+			k = IOWrite
 		}
-		m.deviceSubmit(k, d.evDone, io)
+		m.dev.Submit(k, d.evDone, io)
 		return
 	}
 	if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
-		m.countIO(ioWrite, 1)
+		m.CountIO(IOWrite, 1)
 	} else {
-		m.countIO(ioRead, 1)
+		m.CountIO(IORead, 1)
 	}
 	m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
 }
@@ -398,7 +398,7 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 				h.stage = nhScanUnlock
 			}
 			// the loop over every slot of the segment
-			m.runBurst(t, id, int64(pickWork), catUser)
+			m.runBurst(t, id, int64(pickWork), CatUser)
 			return
 		case nhScanUnlock:
 			if !m.unlock(t, id, mu) {
@@ -409,7 +409,7 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 			h.stage = nhGetevents
 			h.slept = false
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return
 		case nhGetevents:
 			if len(h.ring) == 0 {
@@ -519,7 +519,7 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 		case ncPage:
 			if c.pending < f.dblwr && f.takePage() {
 				c.pending++
-				m.runBurst(t, id, m.jit(pageFlushWork), catUser)
+				m.runBurst(t, id, m.jit(pageFlushWork), CatUser)
 				return
 			}
 			if c.pending == 0 { // the round is over
@@ -551,7 +551,7 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 				c.io = d.issue(res.Segment, m.clock())
 				c.stage = ncUnlock
 			}
-			m.runBurst(t, id, int64(reserveWork), catUser)
+			m.runBurst(t, id, int64(reserveWork), CatUser)
 			return
 		case ncUnlock:
 			if !m.unlock(t, id, mu) {
@@ -561,7 +561,7 @@ func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
 		case ncSubmit:
 			c.stage = ncSubmitted
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return
 		case ncSubmitted:
 			m.nativeIO(c.io)

@@ -232,7 +232,7 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			f.SingleFlushes++
 			w.stage = fwFlushSys
 			m.syscalls += 4
-			m.runBurst(t, id, 4*int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, 4*int64(m.cfg.Costs.Syscall), CatSys)
 			return false
 		case fwFlushSys:
 			if !m.syncIO(t, id, singlePageIOs[:], &w.io) {
@@ -253,7 +253,7 @@ func (m *Machine) wakeCleaner(t *thread, id int32) {
 	m.fl.sleeping = false
 	m.wake(m.fl.cleaner)
 	m.syscalls++
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 }
 
 // nextRound starts a round of the page cleaner: it reports false, with the
@@ -290,7 +290,7 @@ func (f *flushList) written(n int) {
 func (m *Machine) dblwrBatch(t *thread, id int32) {
 	m.fl.DblwrBatches++
 	m.syscalls += 2
-	m.runBurst(t, id, 2*int64(m.cfg.Costs.Syscall), catSys)
+	m.runBurst(t, id, 2*int64(m.cfg.Costs.Syscall), CatSys)
 }
 
 // The synchronous I/Os of a single-page flush (Double_write::sync_page_flush:
@@ -298,8 +298,8 @@ func (m *Machine) dblwrBatch(t *thread, id int32) {
 // tablespace's fsync) and of the cleaner's doublewrite batch (its pwrite and
 // fsync).
 var (
-	singlePageIOs = [...]ioKind{ioWrite, ioFsync, ioWrite, ioFsync}
-	dblwrIOs      = [...]ioKind{ioWrite, ioFsync}
+	singlePageIOs = [...]IOKind{IOWrite, IOFsync, IOWrite, IOFsync}
+	dblwrIOs      = [...]IOKind{IOWrite, IOFsync}
 )
 
 // dblwrWait waits for the doublewrite batch's pwrite and fsync (syncIO): it
@@ -313,20 +313,20 @@ func (m *Machine) dblwrWait(t *thread, id int32) bool {
 // without one, for IOService each (jittered), in one wait. *done counts the
 // I/Os issued so far. It reports whether they are all done; false means t
 // blocked and syncIO is called again when it runs.
-func (m *Machine) syncIO(t *thread, id int32, seq []ioKind, done *int8) bool {
+func (m *Machine) syncIO(t *thread, id int32, seq []IOKind, done *int8) bool {
 	if int(*done) == len(seq) {
 		*done = 0
 		return true
 	}
 	if m.dev != nil {
-		m.deviceIO(t, id, seq[*done])
+		m.dev.IO(id, seq[*done])
 		*done++
 		return false
 	}
 	var io int64
 	for _, k := range seq {
 		io += m.jit(m.cfg.Costs.IOService)
-		m.countIO(k, 1)
+		m.CountIO(k, 1)
 	}
 	*done = int8(len(seq))
 	m.block(t)

@@ -353,14 +353,14 @@ func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 			}
 		}
 		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), catSys) // unix_stream_sendmsg
+		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), CatSys) // unix_stream_sendmsg
 		return false
 	}
 	switch t.step {
 	case opStart: // the system call's entry
 		t.step = opCharged
 		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), catSys) // unix_stream_recvmsg
+		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), CatSys) // unix_stream_recvmsg
 		return false
 	case opCharged: // look at the receive queue
 		if t.worker > 0 {
@@ -378,7 +378,7 @@ func (m *Machine) sock(t *thread, id int32, op *Op) bool {
 		}
 		end.pending--
 		t.step = opWaiting
-		m.runBurst(t, id, m.jit(op.Dur), catSys)
+		m.runBurst(t, id, m.jit(op.Dur), CatSys)
 		return false
 	}
 	return true

@@ -65,16 +65,20 @@ func (c MachineConfig) validate() (MachineConfig, error) {
 	return c, c.Costs.Validate()
 }
 
-// Accounting categories of CPU time.
+// Cat is an accounting category of CPU time: what a burst of a thread is
+// charged to (Machine.Burst).
+type Cat uint8
+
+// The categories of CPU time.
 const (
-	catUser      = iota // the workload's own CPU bursts
-	catSys              // system-call entry/exit and kernel work
-	catCS               // context switches
-	catMutexSpin        // InnoDB mutex spin rounds
-	catFutexSpin        // waiting for a futex hash-bucket spinlock (raw_spin_lock)
-	catFutexHold        // holding a futex hash-bucket spinlock
-	catRqSpin           // waiting for a CPU's run-queue lock (raw_spin_lock; rqlock.go)
-	numCats
+	CatUser         Cat = iota // the workload's own CPU bursts
+	CatSys                     // system-call entry/exit and kernel work
+	CatSwitch                  // context switches
+	CatMutexSpin               // InnoDB mutex spin rounds
+	CatFutexSpin               // waiting for a futex hash-bucket spinlock (raw_spin_lock)
+	CatFutexHold               // holding a futex hash-bucket spinlock
+	CatRunqueueSpin            // waiting for a CPU's run-queue lock (raw_spin_lock; rqlock.go)
+	NumCats
 )
 
 // Result is what one run measured over its measurement window.
@@ -93,7 +97,7 @@ type Result struct {
 	// methods): what ran inside the window, a burst running across its start
 	// or its end counted for its part inside, so that Busy is at most
 	// Capacity and back-to-back windows add up.
-	CPU [numCats]int64
+	CPU [NumCats]int64
 	// Switches and Syscalls count context switches and system calls.
 	Switches, Syscalls uint64
 	// Events is how many engine events the whole run (warm-up included) took.
@@ -129,7 +133,7 @@ func (r Result) Busy() int64 {
 // hash-bucket spinlocks (what perf attributes to raw_spin_lock), 0..1.
 func (r Result) FutexSpinShare() float64 {
 	if b := r.Busy(); b > 0 {
-		return float64(r.CPU[catFutexSpin]) / float64(b)
+		return float64(r.CPU[CatFutexSpin]) / float64(b)
 	}
 	return 0
 }
@@ -140,7 +144,7 @@ func (r Result) FutexSpinShare() float64 {
 // raw_spin_lock; without the run-queue lock it is FutexSpinShare.
 func (r Result) RawSpinShare() float64 {
 	if b := r.Busy(); b > 0 {
-		return float64(r.CPU[catFutexSpin]+r.CPU[catRqSpin]) / float64(b)
+		return float64(r.CPU[CatFutexSpin]+r.CPU[CatRunqueueSpin]) / float64(b)
 	}
 	return 0
 }

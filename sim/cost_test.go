@@ -159,7 +159,7 @@ func TestMachineChargesASwitchTheFootprintOfItsThreads(t *testing.T) {
 		}
 		r := m.Run(time.Millisecond, 10*time.Millisecond)
 		require.NotZero(t, r.Switches)
-		perSwitch := float64(r.CPU[catCS]) / float64(r.Switches)
+		perSwitch := float64(r.CPU[CatSwitch]) / float64(r.Switches)
 		assert.InEpsilon(t, float64(p.SwitchCost(n)), perSwitch, 0.02, "%d threads", n)
 	}
 }

@@ -69,19 +69,20 @@ func (c DeviceConfig) validate() error {
 	return nil
 }
 
-// ioKind is what a device request does.
-type ioKind uint8
+// IOKind is what an I/O does: a page read, a page write or an fsync.
+type IOKind uint8
 
+// The kinds of I/O.
 const (
-	ioRead ioKind = iota
-	ioWrite
-	ioFsync
-	numIOKinds
+	IORead IOKind = iota
+	IOWrite
+	IOFsync
+	NumIOKinds // the number of kinds: not a kind
 )
 
 // ioRequest is one I/O a blocked thread waits for.
 type ioRequest struct {
-	kind   ioKind
+	kind   IOKind
 	thread int32
 	gen    uint32 // the thread's gen when it blocked: wake only that wait
 	// async marks an I/O no thread waits for (native AIO's io_submit): its
@@ -92,8 +93,11 @@ type ioRequest struct {
 }
 
 // device is the machine's storage device: a FIFO queue and the units serving
-// it. Done counts completed I/Os by kind.
+// it; it counts each I/O it completes in the machine's figures (CountIO). It
+// runs OpRead, OpWrite and OpFsync, and the other mechanisms queue their
+// I/Os on it (IO, Submit).
 type device struct {
+	m     *Machine
 	cfg   DeviceConfig
 	ev    engine.Kind // completion event; Arg is the unit
 	queue []ioRequest
@@ -101,7 +105,7 @@ type device struct {
 	busy  []bool
 	cur   []ioRequest
 	free  int
-	done  [numIOKinds]uint64
+	stage []opStage // by thread id: how far it has got in OpRead, OpWrite or OpFsync
 }
 
 // SetDevice installs the machine's storage device: the handlers of a
@@ -116,78 +120,108 @@ func (m *Machine) SetDevice(cfg DeviceConfig) error {
 	if m.dev != nil {
 		return fmt.Errorf("sim: SetDevice called twice, want one device: %w", ErrInvalidConfig)
 	}
-	d := &device{cfg: cfg, busy: make([]bool, cfg.Units), cur: make([]ioRequest, cfg.Units), free: cfg.Units}
-	d.ev = m.e.On(m.ioDone)
+	d := &device{m: m, cfg: cfg, busy: make([]bool, cfg.Units), cur: make([]ioRequest, cfg.Units), free: cfg.Units}
+	d.ev = m.e.On(d.done)
 	m.dev = d
+	for _, k := range []OpKind{OpRead, OpWrite, OpFsync} {
+		m.Handle(k, d)
+	}
 	return nil
 }
 
+// Step runs OpRead, OpWrite and OpFsync: the system call (its entry and Dur
+// of kernel work), then blocked until the device completes the I/O. A page
+// read is a wait the thread pool is told of (buf_read_page_low's
+// THD_WAIT_DISKIO).
+func (d *device) Step(id int32, op *Op) bool {
+	for int(id) >= len(d.stage) {
+		d.stage = append(d.stage, opStart)
+	}
+	m := d.m
+	switch d.stage[id] {
+	case opStart:
+		d.stage[id] = opCharged
+		m.Syscall(id, int64(m.Costs().Syscall)+m.Jitter(op.Dur))
+		return false
+	case opCharged:
+		d.stage[id] = opWaiting
+		d.IO(id, IOKind(op.Kind-OpRead))
+		if op.Kind == OpRead {
+			m.WaitBegin(id)
+		}
+		return false
+	}
+	d.stage[id] = opStart
+	if op.Kind == OpRead {
+		m.WaitEnd(id)
+	}
+	return true
+}
+
 // service draws the service time of an I/O of kind k, in ns (at least 1).
-func (m *Machine) service(k ioKind) int64 {
-	d := m.dev
-	nominal := [numIOKinds]time.Duration{d.cfg.Read, d.cfg.Write, d.cfg.Fsync}[k]
+func (d *device) service(k IOKind) int64 {
+	nominal := [NumIOKinds]time.Duration{d.cfg.Read, d.cfg.Write, d.cfg.Fsync}[k]
 	var ns int64
 	switch d.cfg.Dist {
 	case ServiceFixed:
 		ns = int64(nominal)
 	case ServiceExponential:
-		ns = int64(math.Round(m.e.Rand().ExpFloat64() * float64(nominal)))
+		ns = int64(math.Round(d.m.Rand().ExpFloat64() * float64(nominal)))
 	default:
-		ns = m.jit(nominal)
+		ns = d.m.Jitter(nominal)
 	}
 	return max(ns, 1)
 }
 
-// deviceIO blocks t until an I/O of kind k completes on the device: it starts
-// at once on a free unit, else it queues behind the I/Os submitted before it.
-func (m *Machine) deviceIO(t *thread, id int32, k ioKind) {
-	m.block(t)
-	m.queueIO(ioRequest{kind: k, thread: id, gen: t.gen})
+// IO blocks thread id until an I/O of kind k completes on the device: it
+// starts at once on a free unit, else it queues behind the I/Os submitted
+// before it.
+func (d *device) IO(id int32, k IOKind) {
+	d.m.Block(id)
+	d.enqueue(ioRequest{kind: k, thread: id, gen: d.m.Gen(id)})
 }
 
-// deviceSubmit queues an I/O of kind k that no thread waits for (a native
-// AIO request in the kernel): when the device completes it, the handler of
-// kind done runs with arg, as the kernel posts a completion event.
-func (m *Machine) deviceSubmit(k ioKind, done engine.Kind, arg int32) {
-	m.queueIO(ioRequest{kind: k, async: true, done: done, arg: arg})
+// Submit queues an I/O of kind k that no thread waits for (a native AIO
+// request in the kernel): when the device completes it, the handler of kind
+// done runs with arg, as the kernel posts a completion event.
+func (d *device) Submit(k IOKind, done engine.Kind, arg int32) {
+	d.enqueue(ioRequest{kind: k, async: true, done: done, arg: arg})
 }
 
-// queueIO starts r at once on a free unit, else queues it behind the I/Os
+// enqueue starts r at once on a free unit, else queues it behind the I/Os
 // submitted before it.
-func (m *Machine) queueIO(r ioRequest) {
-	d := m.dev
+func (d *device) enqueue(r ioRequest) {
 	if d.free == 0 {
 		d.queue = append(d.queue, r)
 		return
 	}
 	for u := range d.busy {
 		if !d.busy[u] {
-			m.startIO(int32(u), r)
+			d.start(int32(u), r)
 			return
 		}
 	}
 }
 
-func (m *Machine) startIO(u int32, r ioRequest) {
-	d := m.dev
+func (d *device) start(u int32, r ioRequest) {
 	d.busy[u], d.cur[u] = true, r
 	d.free--
-	m.e.After(m.service(r.kind), d.ev, u, 0)
+	d.m.e.After(d.service(r.kind), d.ev, u, 0)
 }
 
-// ioDone completes the I/O on unit u: counts it, wakes its thread and starts
+// done completes the I/O on unit u: counts it, wakes its thread and starts
 // the oldest queued I/O on the unit.
-func (m *Machine) ioDone(_ int64, u int32, _ uint32) {
-	d := m.dev
+func (d *device) done(_ int64, u int32, _ uint32) {
+	m := d.m
 	r := d.cur[u]
 	d.busy[u] = false
 	d.free++
-	d.done[r.kind]++
+	m.CountIO(r.kind, 1)
 	switch {
 	case r.async:
 		m.e.At(m.e.Now(), r.done, r.arg, 0)
-	case m.threads[r.thread].gen == r.gen:
-		m.wake(r.thread)
+	default:
+		m.WakeGen(r.thread, r.gen)
 	}
 	if d.head < len(d.queue) {
 		next := d.queue[d.head]
@@ -195,22 +229,6 @@ func (m *Machine) ioDone(_ int64, u int32, _ uint32) {
 		if d.head == len(d.queue) {
 			d.queue, d.head = d.queue[:0], 0
 		}
-		m.startIO(u, next)
+		d.start(u, next)
 	}
 }
-
-// deviceDone returns the I/Os by kind: those the device completed, and those
-// taken at the profile's IOService without one (countIO).
-func (m *Machine) deviceDone() [numIOKinds]uint64 {
-	io := m.ioAt
-	if m.dev != nil {
-		for k := range io {
-			io[k] += m.dev.done[k]
-		}
-	}
-	return io
-}
-
-// countIO counts n I/Os of kind k that take the profile's IOService instead
-// of a device's queue, as they start.
-func (m *Machine) countIO(k ioKind, n uint64) { m.ioAt[k] += n }

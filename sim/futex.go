@@ -83,7 +83,7 @@ type bucket struct {
 func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32) {
 	t.sys = futexCall{op: op, arg: arg, bucket: b}
 	m.syscalls++
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 }
 
 // holdTime is how long a futex call of t holds bucket b's spinlock: the base
@@ -132,7 +132,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			return
 		}
 		bk.busy = true
-		m.runBurst(t, id, m.holdTime(t, bk), catFutexHold)
+		m.runBurst(t, id, m.holdTime(t, bk), CatFutexHold)
 		return
 	case fsHold: // held and done: release, grant the next spinner, finish the operation
 		if len(bk.queue) > 0 {
@@ -141,9 +141,9 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			bk.queue = bk.queue[:len(bk.queue)-1]
 			nt := &m.threads[n]
 			spun := m.e.Now() - nt.start
-			m.acct[catFutexSpin] += spun
+			m.acct[CatFutexSpin] += spun
 			m.ran(nt, spun)
-			m.runBurst(nt, n, m.holdTime(nt, bk), catFutexHold)
+			m.runBurst(nt, n, m.holdTime(nt, bk), CatFutexHold)
 		} else {
 			bk.busy = false
 		}

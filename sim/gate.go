@@ -143,7 +143,7 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			if g.mutex < 0 {
 				gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
 				gt.stage = gsVerdict
-				m.runBurst(t, id, int64(casCost), catUser)
+				m.runBurst(t, id, int64(casCost), CatUser)
 				return false
 			}
 			if !m.lock(t, id, g.mutex) {
@@ -151,7 +151,7 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			}
 			gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
 			gt.stage = gsUnlock
-			m.runBurst(t, id, int64(gateWork), catUser)
+			m.runBurst(t, id, int64(gateWork), CatUser)
 			return false
 		case gsUnlock:
 			if !m.unlock(t, id, g.mutex) {
@@ -212,9 +212,9 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 				return false
 			}
 			if g.mutex < 0 {
-				m.runBurst(t, id, int64(casCost), catUser)
+				m.runBurst(t, id, int64(casCost), CatUser)
 			} else {
-				m.runBurst(t, id, int64(gateWork), catUser)
+				m.runBurst(t, id, int64(gateWork), CatUser)
 			}
 			return false
 		case gsWoke:

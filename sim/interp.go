@@ -23,7 +23,7 @@ func (m *Machine) onRun(now int64, id int32, gen uint32) {
 }
 
 // runBurst starts a burst of d ns in category cat on t's core.
-func (m *Machine) runBurst(t *thread, id int32, d int64, cat uint8) {
+func (m *Machine) runBurst(t *thread, id int32, d int64, cat Cat) {
 	t.rem, t.cat, t.start = d, cat, m.e.Now()
 	m.schedule(t, id)
 }
@@ -46,10 +46,10 @@ func (m *Machine) advance(t *thread, id int32) {
 			if t.step == opStart {
 				t.step = opCharged
 				if op.Kind == OpCPU {
-					m.runBurst(t, id, m.jit(op.Dur), catUser)
+					m.runBurst(t, id, m.jit(op.Dur), CatUser)
 				} else {
 					m.syscalls++
-					m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SyscallKind(op.Arg)))+m.jit(op.Dur), catSys)
+					m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SyscallKind(op.Arg)))+m.jit(op.Dur), CatSys)
 				}
 				return
 			}
@@ -80,7 +80,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			if t.step == opStart {
 				t.step = opCharged
 				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall+m.cfg.Costs.SetPriority), catSys)
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall+m.cfg.Costs.SetPriority), CatSys)
 				return
 			}
 			t.hint = prio.Hint(op.Arg)
@@ -99,7 +99,7 @@ func (m *Machine) advance(t *thread, id int32) {
 		case OpReadView:
 			if t.step == opStart {
 				t.step = opCharged
-				m.runBurst(t, id, int64(m.activeTrx)*int64(op.Dur), catUser)
+				m.runBurst(t, id, int64(m.activeTrx)*int64(op.Dur), CatUser)
 				return
 			}
 			m.next(t)
@@ -144,25 +144,6 @@ func (m *Machine) advance(t *thread, id int32) {
 				}
 			} else if !m.prefetch(t, id, op.Arg, true) {
 				return
-			}
-			m.next(t)
-		case OpRead, OpWrite, OpFsync:
-			switch t.step {
-			case opStart:
-				t.step = opCharged
-				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(op.Dur), catSys)
-				return
-			case opCharged:
-				t.step = opWaiting
-				m.deviceIO(t, id, ioKind(op.Kind-OpRead))
-				if op.Kind == OpRead {
-					m.poolWaitBegin(t) // buf_read_page_low's THD_WAIT_DISKIO
-				}
-				return
-			}
-			if op.Kind == OpRead {
-				m.poolWaitEnd(t)
 			}
 			m.next(t)
 		case OpPickRow:
@@ -210,6 +191,11 @@ func (m *Machine) advance(t *thread, id int32) {
 			}
 			m.aioHandler(t, id, int(op.Arg))
 			return
+		default:
+			if s := m.steppers[op.Kind]; s != nil && !s.Step(id, op) {
+				return
+			}
+			m.next(t)
 		}
 	}
 }

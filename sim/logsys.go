@@ -142,7 +142,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 				lt.lsn = l.lsn
 				l.Commits++
 			}
-			m.runBurst(t, id, m.jit(logRecordWork), catUser)
+			m.runBurst(t, id, m.jit(logRecordWork), CatUser)
 			return false
 		case lgDecide:
 			lt.retry = false
@@ -177,7 +177,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 				}
 				lt.stage = lgWritten
 				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(logWriteWork), catSys)
+				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(logWriteWork), CatSys)
 				return false
 			}
 		case lgWritten:
@@ -193,11 +193,11 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 			}
 			lt.stage = lgFsync
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 			return false
 		case lgFsync:
 			lt.stage = lgFlushed
-			m.deviceIO(t, id, ioFsync)
+			m.dev.IO(id, IOFsync)
 			return false
 		case lgFlushed:
 			if flush {
@@ -237,7 +237,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 			}
 			lt.stage = lgWait
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
 			return false
 		case lgWait:
 			lt.stage = lgAsleep
@@ -263,5 +263,5 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 func (m *Machine) startWakeAll(t *thread, id int32) {
 	m.syscalls++
 	n := int64(len(m.log.waiters))
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+n*int64(lockWait), catSys)
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+n*int64(lockWait), CatSys)
 }

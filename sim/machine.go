@@ -48,15 +48,16 @@ type Machine struct {
 	tbucket []int32 // private futex word of each thread (gate parking)
 	scratch []int32 // the waiters a futex wake is waking
 
-	gate *gateDriver
-	aio  *aioDriver
-	aion *nativeDriver // native AIO (aionative.go), instead of aio
-	pool *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
-	fl   *flushList    // the page cleaner's flush list (bufpool.go); nil: no page cleaner
-	dev  *device
-	ioAt [numIOKinds]uint64 // I/Os taken at Costs.IOService without a device, by kind (countIO)
-	gort *GoRuntime         // the Go runtime layer (goruntime.go): its threads instead of programs
-	rows *lockSys           // row locks (rowlock.go), from the workload's SetRowTable
+	gate     *gateDriver
+	aio      *aioDriver
+	aion     *nativeDriver // native AIO (aionative.go), instead of aio
+	pool     *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
+	fl       *flushList    // the page cleaner's flush list (bufpool.go); nil: no page cleaner
+	dev      *device
+	ioCount  [NumIOKinds]uint64      // I/Os by kind (CountIO)
+	steppers [numOpKinds + 1]Stepper // by op kind (Handle); opPoolWorker is the last
+	gort     *GoRuntime              // the Go runtime layer (goruntime.go): its threads instead of programs
+	rows     *lockSys                // row locks (rowlock.go), from the workload's SetRowTable
 
 	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
 	logCfg LogConfig
@@ -78,7 +79,7 @@ type Machine struct {
 	activeTrx int
 	activeSum uint64
 	units     uint64
-	acct      [numCats]int64
+	acct      [NumCats]int64
 	switches  uint64
 	syscalls  uint64
 	// csThreads and csCost cache SwitchCost for the machine's thread count:
@@ -245,13 +246,13 @@ func untimedLoop(prog []Op) bool {
 func (m *Machine) Run(warmup, measure time.Duration) Result {
 	start := m.e.Now()
 	m.e.Run(start + int64(warmup))
-	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.deviceDone()
+	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.ioCount
 	r0 := m.running()
 	m.e.Run(start + int64(warmup+measure))
-	io, r1 := m.deviceDone(), m.running()
+	io, r1 := m.ioCount, m.running()
 	r := Result{Start: time.Duration(start) + warmup, Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
 		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
-		Reads: io[ioRead] - io0[ioRead], Writes: io[ioWrite] - io0[ioWrite], Fsyncs: io[ioFsync] - io0[ioFsync]}
+		Reads: io[IORead] - io0[IORead], Writes: io[IOWrite] - io0[IOWrite], Fsyncs: io[IOFsync] - io0[IOFsync]}
 	for i := range r.CPU {
 		r.CPU[i] = m.acct[i] + r1[i] - a0[i] - r0[i]
 	}

@@ -117,7 +117,7 @@ func herd(t *testing.T, n int) float64 {
 	}
 	r := m.Run(5*time.Millisecond, 50*time.Millisecond)
 	require.NotZero(t, r.Units)
-	return float64(r.CPU[catFutexSpin]+r.CPU[catFutexHold]) / float64(r.Units)
+	return float64(r.CPU[CatFutexSpin]+r.CPU[CatFutexHold]) / float64(r.Units)
 }
 
 func TestFutexHerdCostsMoreThanItsParts(t *testing.T) {

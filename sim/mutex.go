@@ -133,7 +133,7 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 				*st = mxSpinning
 				mu.spinners = append(mu.spinners, id)
 				spin := int64(m.cfg.SpinLoops) * m.jit(m.cfg.Costs.SpinRound)
-				m.runBurst(t, id, spin, catMutexSpin)
+				m.runBurst(t, id, spin, CatMutexSpin)
 				return false
 			}
 			// no rounds to spin: i == SYNC_SPIN_ROUNDS at once, so the yield
@@ -228,7 +228,7 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 func (m *Machine) startYield(t *thread, id int32, st *mutexStage) {
 	*st = mxYielding
 	m.syscalls++
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), catSys)
+	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 }
 
 // afterWait is the stage after a wait on mu has ended: free the wait
@@ -275,7 +275,7 @@ func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) boo
 		if d := m.contended(mu, t.core); d > 0 {
 			mu.wordCPU = t.core
 			*st = mxReleasing
-			m.runBurst(t, id, d, catUser)
+			m.runBurst(t, id, d, CatUser)
 			return false
 		}
 	}
@@ -318,7 +318,7 @@ func (m *Machine) take(t *thread, id int32, mu *Mutex, st *mutexStage) bool {
 		return true
 	}
 	*st = mxTaking
-	m.runBurst(t, id, d, catUser)
+	m.runBurst(t, id, d, CatUser)
 	return false
 }
 

@@ -203,7 +203,7 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 				return false
 			}
 			rt.stage = rlDecide
-			m.runBurst(t, id, m.jit(op.Dur), catUser)
+			m.runBurst(t, id, m.jit(op.Dur), CatUser)
 			return false
 		case rlDecide:
 			rt.stage = rlUnlock
@@ -250,7 +250,7 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 			}
 			rt.stage = rlSuspend
 			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), catSys)
+			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
 			return false
 		case rlSuspend:
 			rt.stage = rlSuspended
@@ -334,7 +334,7 @@ func (m *Machine) wakeGranted(t *thread, id int32, rt *rowLockThread) bool {
 	if rt.stage != rlWakeCharged {
 		rt.stage = rlWakeCharged
 		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), catSys)
+		m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
 		return false
 	}
 	w := rt.wakes[0]
@@ -379,7 +379,7 @@ func (m *Machine) lockRelease(t *thread, id int32, op *Op) bool {
 				return false
 			}
 			rt.stage = rlDecide
-			m.runBurst(t, id, int64(len(rt.held)+1)*m.jit(op.Dur), catUser)
+			m.runBurst(t, id, int64(len(rt.held)+1)*m.jit(op.Dur), CatUser)
 			return false
 		case rlDecide:
 			m.releaseRows(key)

@@ -30,9 +30,9 @@ package sim
 // once), else to the first idle CPU, as without the lock. A thread woken onto
 // an idle CPU of the waker's socket runs there once the waker has released
 // that CPU's lock (its enqueue is done), the CPU idle meanwhile. Time spent
-// spinning is catRqSpin (Result.RawSpinShare counts it with the futex
+// spinning is CatRunqueueSpin (Result.RawSpinShare counts it with the futex
 // bucket's spin: both are raw_spin_lock in a profile); time holding is
-// kernel work (catSys). A wake by a timer or a device (no running waker)
+// kernel work (CatSys). A wake by a timer or a device (no running waker)
 // and a wake onto the machine's run queue take no lock here.
 
 // rqOn reports whether the machine charges the run-queue lock.

@@ -81,9 +81,9 @@ func TestRunqueueLockOffByDefaultOnCostsTime(t *testing.T) {
 		return m.Run(time.Millisecond, 20*time.Millisecond)
 	}
 	off := run(0)
-	assert.Zero(t, off.CPU[catRqSpin])
+	assert.Zero(t, off.CPU[CatRunqueueSpin])
 	assert.Equal(t, off.FutexSpinShare(), off.RawSpinShare())
 	on := run(2 * time.Microsecond)
-	assert.NotZero(t, on.CPU[catRqSpin], "24 threads waking each other on 16 CPUs meet on run-queue locks")
+	assert.NotZero(t, on.CPU[CatRunqueueSpin], "24 threads waking each other on 16 CPUs meet on run-queue locks")
 	assert.Greater(t, on.RawSpinShare(), on.FutexSpinShare())
 }

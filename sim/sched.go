@@ -206,13 +206,13 @@ func (m *Machine) account(t *thread) {
 	}
 	s := min(el, t.rqSpin)
 	t.rqSpin -= s
-	m.acct[catRqSpin] += s
+	m.acct[CatRunqueueSpin] += s
 	h := min(el-s, t.rqHold)
 	t.rqHold -= h
-	m.acct[catSys] += h
+	m.acct[CatSys] += h
 	c := min(el-s-h, t.cs)
 	t.cs -= c
-	m.acct[catCS] += c
+	m.acct[CatSwitch] += c
 	w := min(el-s-h-c, t.rem)
 	t.rem -= w
 	m.acct[t.cat] += w
@@ -224,7 +224,7 @@ func (m *Machine) account(t *thread) {
 // grant for a spinner): what account would charge them now, without
 // charging it. The window's figures take it at both ends, so that a burst
 // running across the window's start or end counts only its part inside.
-func (m *Machine) running() (acct [numCats]int64) {
+func (m *Machine) running() (acct [NumCats]int64) {
 	for id := range m.threads {
 		t := &m.threads[id]
 		if t.state != stRunning {
@@ -235,15 +235,15 @@ func (m *Machine) running() (acct [numCats]int64) {
 			continue
 		}
 		if t.sys.op != fxNone && t.sys.stage == fsHold && slices.Contains(m.buckets[t.sys.bucket].queue, int32(id)) {
-			acct[catFutexSpin] += el // spinning for the bucket since t.start
+			acct[CatFutexSpin] += el // spinning for the bucket since t.start
 			continue
 		}
 		s := min(el, t.rqSpin)
 		h := min(el-s, t.rqHold)
 		c := min(el-s-h, t.cs)
-		acct[catRqSpin] += s
-		acct[catSys] += h
-		acct[catCS] += c
+		acct[CatRunqueueSpin] += s
+		acct[CatSys] += h
+		acct[CatSwitch] += c
 		acct[t.cat] += min(el-s-h-c, t.rem)
 	}
 	return acct

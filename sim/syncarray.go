@@ -116,7 +116,7 @@ func (m *Machine) arrayStep(t *thread, id int32, s arrayStep) bool {
 				return false
 			}
 			t.aph = apHold
-			m.runBurst(t, id, m.jit(syncArrayWork)+m.cellWork(t, id, s), catUser)
+			m.runBurst(t, id, m.jit(syncArrayWork)+m.cellWork(t, id, s), CatUser)
 			return false
 		case apHold:
 			t.aph = apUnlock

@@ -37,7 +37,7 @@ type thread struct {
 	rem   int64 // ns of the current burst left
 	cs    int64 // ns of context switch left before the burst continues
 	start int64 // when the current run segment (or kernel spin) began
-	cat   uint8
+	cat   Cat
 	// rqSpin and rqHold are ns of run-queue lock spin and hold (rqlock.go)
 	// still to run before the burst; last is the core it last ran on.
 	rqSpin int64

@@ -334,7 +334,7 @@ func (m *Machine) poolWorkerLoop(t *thread, id int32) {
 			if !g.tooManyThreads() {
 				w.stage = wsPolled
 				m.syscalls++
-				m.runBurst(t, id, sys, catSys) // io_poll_wait(…, 0)
+				m.runBurst(t, id, sys, CatSys) // io_poll_wait(…, 0)
 				return
 			}
 			m.poolSleep(t, w, g, id)
@@ -355,7 +355,7 @@ func (m *Machine) poolWorkerLoop(t *thread, id int32) {
 		case wsListen:
 			w.stage = wsListening
 			m.syscalls++
-			m.runBurst(t, id, sys, catSys) // epoll_wait's entry
+			m.runBurst(t, id, sys, CatSys) // epoll_wait's entry
 			return
 		case wsListening:
 			if len(g.ready) == 0 {
@@ -378,7 +378,7 @@ func (m *Machine) poolWorkerLoop(t *thread, id int32) {
 				g.waiting = g.waiting[1:]
 				w.stage = wsSignalled
 				m.syscalls++
-				m.runBurst(t, id, int64(max(m.cfg.Costs.FutexWakeCall, m.cfg.Costs.Syscall)), catSys) // mysql_cond_signal
+				m.runBurst(t, id, int64(max(m.cfg.Costs.FutexWakeCall, m.cfg.Costs.Syscall)), CatSys) // mysql_cond_signal
 				m.wake(next)
 				return
 			}
@@ -415,7 +415,7 @@ func (m *Machine) poolServe(t *thread, id int32, w *poolWorker, c int32) {
 		return
 	}
 	w.next, w.stage = c, wsRefilled
-	m.runBurst(t, id, int64(refill+0.5), catUser)
+	m.runBurst(t, id, int64(refill+0.5), CatUser)
 }
 
 // poolRun makes worker w interpret connection c's program from where c

@@ -64,7 +64,7 @@ func TestPoolWaitBeginLetsOthersRunWhileARequestReads(t *testing.T) {
 	}
 	served := connUnitsSum(m)
 	assert.Equal(t, served, byWorkers)
-	reads := m.deviceDone()[ioRead]
+	reads := m.ioCount[IORead]
 	assert.GreaterOrEqual(t, reads, served)
 	assert.LessOrEqual(t, reads, served+16)
 }
