@@ -11,11 +11,43 @@ const (
 	fxWakeChain                  // lwp_unpark of the next waiter of a mutex's broadcast chain
 	fxWaitEvent                  // FUTEX_WAIT on an AIO segment's event: sleep unless it was set meanwhile
 	fxWakeEvent                  // FUTEX_WAKE of the thread waiting on an AIO segment's event
-	fxWaitGate                   // FUTEX_WAIT on a thread's private word, parked in the gate's queue
-	fxWakeThread                 // FUTEX_WAKE of one thread parked on its private word
 	fxWaitNotFull                // FUTEX_WAIT on a native AIO array's not_full event: sleep unless a slot is free
 	fxWakeNotFull                // FUTEX_WAKE of every submitter waiting on a native array's not_full event
+	fxWait                       // FUTEX_WAIT on a mechanism's word (Machine.FutexWait)
+	fxWake                       // FUTEX_WAKE of a mechanism's word (Machine.FutexWake)
 )
+
+// A Futex is a mechanism's futex word (a thread's private word, an event):
+// the machine charges a call on it (the system call's entry, the hash
+// bucket's spinlock, its hold) and asks the Futex what the call finds once it
+// holds the bucket.
+type Futex interface {
+	// FutexWait is a FUTEX_WAIT of thread id on word arg with the bucket
+	// held: it reports whether the thread sleeps (the word's value check
+	// passed: nothing it waits for happened since it decided to wait). The
+	// machine then blocks it; the Futex keeps it to wake.
+	FutexWait(id, arg int32) bool
+	// FutexWake is a FUTEX_WAKE of word arg with the bucket held: it makes
+	// the word's waiters runnable (Machine.Wake).
+	FutexWake(arg int32)
+}
+
+// FutexWait starts a FUTEX_WAIT of running thread id on word arg of f,
+// through hash bucket b (Machine.AddBucket); its Stepper is called again
+// when the call returns without sleeping or when f's waker wakes it.
+func (m *Machine) FutexWait(id int32, f Futex, arg, b int32) {
+	m.startFutex(&m.threads[id], id, fxWait, arg, b)
+	m.threads[id].sys.f = f
+}
+
+// FutexWake starts a FUTEX_WAKE by running thread id of word arg of f,
+// through hash bucket b; its Stepper is called again when the call returns.
+// The caller is not preemptible inside the call, and is preempted on its
+// return if a thread it woke has the better claim to its core.
+func (m *Machine) FutexWake(id int32, f Futex, arg, b int32) {
+	m.startFutex(&m.threads[id], id, fxWake, arg, b)
+	m.threads[id].sys.f = f
+}
 
 // preemptedAtReturn takes running thread t off its core, to the front of the
 // run queue, when a runnable thread would have preempted it on waking (see
@@ -43,7 +75,7 @@ func (m *Machine) preemptedAtReturn(t *thread) bool {
 // wakes reports whether op wakes other threads (and never blocks the caller).
 func (op futexOp) wakes() bool {
 	switch op {
-	case fxWakeMutex, fxWakeChain, fxWakeEvent, fxWakeThread, fxWakeNotFull:
+	case fxWakeMutex, fxWakeChain, fxWakeEvent, fxWakeNotFull, fxWake:
 		return true
 	}
 	return false
@@ -66,6 +98,7 @@ type futexCall struct {
 	stage  futexStage
 	arg    int32
 	bucket int32
+	f      Futex // the word's mechanism (fxWait, fxWake)
 }
 
 type bucket struct {
@@ -148,7 +181,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			bk.busy = false
 		}
 	}
-	op, arg := t.sys.op, t.sys.arg
+	op, arg, f := t.sys.op, t.sys.arg, t.sys.f
 	if !op.wakes() {
 		t.sys.op = fxNone // a wait may block: out of the kernel's path first
 	}
@@ -188,19 +221,17 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	case fxWakeEvent:
 		m.eventWake(arg)
-	case fxWaitGate:
-		// The futex word check: a seat handed over, or a chance to compete
-		// for one (Handoff barging), before the wait landed ends it at once.
-		if ct, _ := m.gate.thread(id); !ct.Inside() && !ct.Woken() {
-			m.block(t)
-			return
-		}
-	case fxWakeThread:
-		m.wake(arg)
 	case fxWaitNotFull:
 		if m.nativeWaitFull(t, id, arg) {
 			return
 		}
+	case fxWait:
+		if f.FutexWait(id, arg) {
+			m.block(t)
+			return
+		}
+	case fxWake:
+		f.FutexWake(arg)
 	case fxWakeNotFull:
 		m.nativeWakeFull(arg)
 	}

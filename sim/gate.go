@@ -20,6 +20,7 @@ const gateWork = 3 * time.Microsecond
 // gateDriver runs a concurrency.Core for the simulated threads: it charges the gate
 // mutex (PolicyQueue only), the sleeps and the wakes; the core decides who is in.
 type gateDriver struct {
+	m      *Machine
 	policy concurrency.Policy
 	core   concurrency.Core
 	// groups, when not nil, are a thread pool's groups (threadpool.go), each
@@ -30,6 +31,9 @@ type gateDriver struct {
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
 	st     []gateThread          // by sim thread id, grown with ct
 	owner  map[*concurrency.Thread]int32
+	// tbucket is the futex bucket of each thread's private wait word, by
+	// thread id, allocated on demand.
+	tbucket []int32
 }
 
 // gateThread is a simulated thread's progress through OpGateEnter or
@@ -83,12 +87,33 @@ func (m *Machine) SetGate(policy concurrency.Policy, cfg concurrency.Config) err
 	if err != nil {
 		return err
 	}
-	m.gate = &gateDriver{policy: policy, core: core, mutex: -1, owner: map[*concurrency.Thread]int32{}}
+	m.gate = &gateDriver{m: m, policy: policy, core: core, mutex: -1, owner: map[*concurrency.Thread]int32{}}
 	if policy == concurrency.PolicyQueue {
 		m.gate.mutex = m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
 	}
+	m.Handle(OpGateEnter, m.gate)
+	m.Handle(OpGateExit, m.gate)
 	return nil
 }
+
+// Step runs OpGateEnter and OpGateExit.
+func (g *gateDriver) Step(id int32, op *Op) bool {
+	if op.Kind == OpGateEnter {
+		return g.enter(id)
+	}
+	return g.exit(id)
+}
+
+// FutexWait is the futex word check of a thread parked in the gate's queue:
+// a seat handed over, or a chance to compete for one (Handoff barging),
+// before the wait landed ends it at once.
+func (g *gateDriver) FutexWait(id, _ int32) bool {
+	ct, _ := g.thread(id)
+	return !ct.Inside() && !ct.Woken()
+}
+
+// FutexWake wakes thread id, parked on its private word.
+func (g *gateDriver) FutexWake(id int32) { g.m.Wake(id) }
 
 // GateStats returns the gate core's counters (zero if there is no gate).
 func (m *Machine) GateStats() concurrency.Stats {
@@ -122,14 +147,11 @@ const (
 	gsWoke                     // exit: the seat was passed on
 )
 
-// gateEnter runs OpGateEnter; it reports whether t is inside and goes on;
-// false means t stops (a burst, the gate mutex, a sleep, parked in the queue)
-// and gateEnter is called again when it runs.
-func (m *Machine) gateEnter(t *thread, id int32) bool {
-	g := m.gate
-	if g == nil {
-		return true
-	}
+// enter runs OpGateEnter; it reports whether thread id is inside and goes
+// on; false means it stopped (a burst, the gate mutex, a sleep, parked in the
+// queue) and enter is called again when it runs.
+func (g *gateDriver) enter(id int32) bool {
+	m := g.m
 	ct, gt := g.thread(id)
 	core := g.coreOf(id)
 	for {
@@ -137,24 +159,24 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 		case gsStart:
 			if core.Limit() == 0 || ct.Tickets() > 0 {
 				// no limit, or tickets left: the gate's shared state is not touched
-				core.Enter(ct, time.Duration(m.e.Now()))
+				core.Enter(ct, m.Clock())
 				return true
 			}
 			if g.mutex < 0 {
-				gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
+				gt.verdict = core.Enter(ct, m.Clock())
 				gt.stage = gsVerdict
-				m.runBurst(t, id, int64(casCost), CatUser)
+				m.Burst(id, int64(casCost), CatUser)
 				return false
 			}
-			if !m.lock(t, id, g.mutex) {
+			if !m.Lock(id, g.mutex) {
 				return false
 			}
-			gt.verdict = core.Enter(ct, time.Duration(m.e.Now()))
+			gt.verdict = core.Enter(ct, m.Clock())
 			gt.stage = gsUnlock
-			m.runBurst(t, id, int64(gateWork), CatUser)
+			m.Burst(id, int64(gateWork), CatUser)
 			return false
 		case gsUnlock:
-			if !m.unlock(t, id, g.mutex) {
+			if !m.Unlock(id, g.mutex) {
 				return false
 			}
 			gt.stage = gsVerdict
@@ -162,12 +184,11 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 			switch gt.verdict.Verdict {
 			case concurrency.Sleep:
 				gt.stage = gsRetry
-				m.block(t)
-				m.e.At(m.e.Now()+max(int64(gt.verdict.Sleep), 1000), m.evWake, id, t.gen)
+				m.Sleep(id, max(int64(gt.verdict.Sleep), 1000))
 				return false
 			case concurrency.Queued:
 				gt.stage = gsParked
-				m.startFutex(t, id, fxWaitGate, id, m.threadBucket(id))
+				m.FutexWait(id, g, id, g.bucket(id))
 				return false
 			}
 			gt.stage = gsStart
@@ -184,14 +205,11 @@ func (m *Machine) gateEnter(t *thread, id int32) bool {
 	}
 }
 
-// gateExit runs OpGateExit (srv_conc_force_exit_innodb at the end of a
-// statement); it reports whether the exit is done and t goes on; false means t
-// stops and gateExit is called again when it runs.
-func (m *Machine) gateExit(t *thread, id int32) bool {
-	g := m.gate
-	if g == nil {
-		return true
-	}
+// exit runs OpGateExit (srv_conc_force_exit_innodb at the end of a
+// statement); it reports whether the exit is done and thread id goes on;
+// false means it stopped and exit is called again when it runs.
+func (g *gateDriver) exit(id int32) bool {
+	m := g.m
 	ct, gt := g.thread(id)
 	for {
 		switch gt.stage {
@@ -200,21 +218,21 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 				return true
 			}
 			if g.mutex >= 0 {
-				if !m.lock(t, id, g.mutex) {
+				if !m.Lock(id, g.mutex) {
 					return false
 				}
 			}
-			r := g.coreOf(id).ForceExit(ct, time.Duration(m.e.Now()))
+			r := g.coreOf(id).ForceExit(ct, m.Clock())
 			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]
-				m.startFutex(t, id, fxWakeThread, to, m.threadBucket(to))
+				m.FutexWake(id, g, to, g.bucket(to))
 				return false
 			}
 			if g.mutex < 0 {
-				m.runBurst(t, id, int64(casCost), CatUser)
+				m.Burst(id, int64(casCost), CatUser)
 			} else {
-				m.runBurst(t, id, int64(gateWork), CatUser)
+				m.Burst(id, int64(gateWork), CatUser)
 			}
 			return false
 		case gsWoke:
@@ -224,7 +242,7 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 			}
 			gt.stage = gsUnlock
 		case gsUnlock:
-			if !m.unlock(t, id, g.mutex) {
+			if !m.Unlock(id, g.mutex) {
 				return false
 			}
 			gt.stage = gsStart
@@ -233,11 +251,11 @@ func (m *Machine) gateExit(t *thread, id int32) bool {
 	}
 }
 
-// threadBucket returns the futex bucket of thread id's private wait word,
+// bucket returns the futex bucket of thread id's private wait word,
 // allocating buckets on demand.
-func (m *Machine) threadBucket(id int32) int32 {
-	for int(id) >= len(m.tbucket) {
-		m.tbucket = append(m.tbucket, m.addBucket())
+func (g *gateDriver) bucket(id int32) int32 {
+	for int(id) >= len(g.tbucket) {
+		g.tbucket = append(g.tbucket, g.m.AddBucket())
 	}
-	return m.tbucket[id]
+	return g.tbucket[id]
 }

@@ -118,16 +118,6 @@ func (m *Machine) advance(t *thread, id int32) {
 				t.pc += op.Arg
 				m.next(t)
 			}
-		case OpGateEnter:
-			if !m.gateEnter(t, id) {
-				return
-			}
-			m.next(t)
-		case OpGateExit:
-			if !m.gateExit(t, id) {
-				return
-			}
-			m.next(t)
 		case OpPrefetch:
 			if m.aion != nil {
 				if !m.prefetchNative(t, id, op.Arg) {
@@ -143,24 +133,6 @@ func (m *Machine) advance(t *thread, id int32) {
 					return
 				}
 			} else if !m.prefetch(t, id, op.Arg, true) {
-				return
-			}
-			m.next(t)
-		case OpPickRow:
-			m.pickRow(t, id)
-			m.next(t)
-		case OpRowLock:
-			if !m.rowLock(t, id, op) {
-				return
-			}
-			m.next(t)
-		case OpLockRelease:
-			if !m.lockRelease(t, id, op) {
-				return
-			}
-			m.next(t)
-		case OpLogCommit:
-			if !m.logCommit(t, id) {
 				return
 			}
 			m.next(t)

@@ -3,6 +3,8 @@ package sim
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/innosim/innosim/prio"
 )
 
 // The kernel API: what the machine offers the mechanisms it steps. A
@@ -122,3 +124,56 @@ func (m *Machine) WaitBegin(id int32) { m.poolWaitBegin(&m.threads[id]) }
 // WaitEnd is thd_wait_end for thread id, running again after the wait
 // WaitBegin began.
 func (m *Machine) WaitEnd(id int32) { m.poolWaitEnd(&m.threads[id]) }
+
+// StepOp runs op for thread id as if the thread had reached it in its
+// program: the Stepper of its kind, or nothing when no mechanism handles the
+// kind. A mechanism uses it to run another's op inside its own (a row lock's
+// wait leaves InnoDB's gate as OpGateExit does, and enters it again after);
+// the same resumption rule as Step holds.
+func (m *Machine) StepOp(id int32, op *Op) bool {
+	if s := m.steppers[op.Kind]; s != nil {
+		return s.Step(id, op)
+	}
+	return true
+}
+
+// The gate's ops as a mechanism runs them through StepOp.
+var (
+	gateEnterOp = Op{Kind: OpGateEnter}
+	gateExitOp  = Op{Kind: OpGateExit}
+)
+
+// Session returns the session thread id runs now: its own id, or, for a
+// thread pool worker serving a connection, the connection's key (≤ −2: its
+// THD, whose transaction the next request may run on another worker).
+func (m *Machine) Session(id int32) int32 {
+	if t := &m.threads[id]; t.worker > 0 {
+		if c := m.tpool.workers[t.worker-1].conn; c >= 0 {
+			return connPeer(c)
+		}
+	}
+	return id
+}
+
+// SessionThread returns the thread running session k now, or −1 (a pooled
+// connection between requests).
+func (m *Machine) SessionThread(k int32) int32 {
+	if k >= 0 {
+		return k
+	}
+	return m.tpool.conns[-2-k].thread
+}
+
+// RestartTrx ends thread id's transaction (the machine's count of active
+// transactions) and makes its program's first op its next, as sysbench
+// retries a transaction that got a deadlock error; with priorities on, the
+// thread waits for its client at the Wait priority, as after any statement.
+func (m *Machine) RestartTrx(id int32) {
+	t := &m.threads[id]
+	m.activeTrx--
+	if m.cfg.Priorities {
+		t.hint = prio.Wait
+		t.weight = cfsWeight(t.hint)
+	}
+	t.pc = int32(len(t.prog) - 1)
+}

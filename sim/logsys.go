@@ -31,6 +31,7 @@ func (c LogConfig) validate() error {
 // lsn (write_lsn, current_flush_lsn), and the threads waiting on
 // no_flush_event. lsn counts commit records: one per transaction.
 type logSys struct {
+	m                               *Machine
 	cfg                             LogConfig
 	mutex                           int32 // log_sys->mutex
 	lsn, written, flushed           int64
@@ -101,7 +102,8 @@ func (m *Machine) LogStats() (writes, commits, grouped uint64) {
 // mutex; a second call returns the same one.
 func (m *Machine) addLog() int32 {
 	if m.log == nil {
-		m.log = &logSys{cfg: m.logCfg, mutex: m.AddMutex(Mutex{Name: "log_sys", Spin: true, WakeAll: true})}
+		m.log = &logSys{m: m, cfg: m.logCfg, mutex: m.AddMutex(Mutex{Name: "log_sys", Spin: true, WakeAll: true})}
+		m.Handle(OpLogCommit, m.log)
 	}
 	return m.log.mutex
 }
@@ -113,7 +115,7 @@ func (l *logSys) thread(id int32) *logThread {
 	return &l.th[id]
 }
 
-// logCommit runs OpLogCommit: the commit record and log_write_up_to(lsn,
+// Step runs OpLogCommit: the commit record and log_write_up_to(lsn,
 // LOG_WAIT_ALL_GROUPS, flush) of trx_commit_off_kernel in MySQL 5.1, by
 // innodb_flush_log_at_trx_commit. Under log_sys->mutex the record gets the
 // next lsn; with 0 the commit returns. Otherwise, if the lsn is written (2)
@@ -125,15 +127,15 @@ func (l *logSys) thread(id int32) *logThread {
 // call into the page cache) with the mutex held; the mutex is released; with
 // 1 the file is fsynced on the device (fil_flush); the mutex is taken again,
 // the write marked done and every waiter woken (os_event_set). It reports
-// whether t goes on.
-func (m *Machine) logCommit(t *thread, id int32) bool {
-	l := m.log
+// whether the thread goes on.
+func (l *logSys) Step(id int32, _ *Op) bool {
+	m := l.m
 	lt := l.thread(id)
 	flush := l.cfg.FlushAtTrxCommit == 1
 	for {
 		switch lt.stage {
 		case lgStart:
-			if !m.lock(t, id, l.mutex) {
+			if !m.Lock(id, l.mutex) {
 				return false
 			}
 			lt.stage = lgDecide
@@ -142,7 +144,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 				lt.lsn = l.lsn
 				l.Commits++
 			}
-			m.runBurst(t, id, m.jit(logRecordWork), CatUser)
+			m.Burst(id, m.Jitter(logRecordWork), CatUser)
 			return false
 		case lgDecide:
 			lt.retry = false
@@ -176,13 +178,12 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 					l.flushLsn = l.lsn
 				}
 				lt.stage = lgWritten
-				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+m.jit(logWriteWork), CatSys)
+				m.Syscall(id, int64(m.Costs().Syscall)+m.Jitter(logWriteWork))
 				return false
 			}
 		case lgWritten:
 			l.written = max(l.written, l.writeLsn)
-			if !m.unlock(t, id, l.mutex) {
+			if !m.Unlock(id, l.mutex) {
 				return false
 			}
 			lt.stage = lgUnlocked
@@ -192,8 +193,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 				continue
 			}
 			lt.stage = lgFsync
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall))
 			return false
 		case lgFsync:
 			lt.stage = lgFlushed
@@ -203,7 +203,7 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 			if flush {
 				l.flushed = max(l.flushed, l.flushLsn)
 			}
-			if !m.lock(t, id, l.mutex) {
+			if !m.Lock(id, l.mutex) {
 				return false
 			}
 			lt.stage = lgFinish
@@ -215,39 +215,38 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 				continue
 			}
 			lt.stage = lgWake
-			m.startWakeAll(t, id)
+			l.wakeAll(id)
 			return false
 		case lgWake:
 			for _, w := range l.waiters {
-				if wt := l.thread(w); wt.stage == lgAsleep && m.threads[w].state == stBlocked {
-					m.wake(w)
+				if wt := l.thread(w); wt.stage == lgAsleep && m.Blocked(w) {
+					m.Wake(w)
 				}
 			}
 			l.waiters = l.waiters[:0]
 			lt.stage = lgRelease
 		case lgRelease:
-			if !m.unlock(t, id, l.mutex) {
+			if !m.Unlock(id, l.mutex) {
 				return false
 			}
 			lt.stage = lgStart
 			return true
 		case lgWaitExit:
-			if !m.unlock(t, id, l.mutex) {
+			if !m.Unlock(id, l.mutex) {
 				return false
 			}
 			lt.stage = lgWait
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall)+int64(lockWait))
 			return false
 		case lgWait:
 			lt.stage = lgAsleep
 			if lt.gen == l.gen { // not set since the wait was decided
-				m.block(t)
-				m.poolWaitBegin(t) // group_commit_lock::acquire's THD_WAIT_GROUP_COMMIT
+				m.Block(id)
+				m.WaitBegin(id) // group_commit_lock::acquire's THD_WAIT_GROUP_COMMIT
 				return false
 			}
 		case lgAsleep:
-			m.poolWaitEnd(t)
+			m.WaitEnd(id)
 			if lt.retry {
 				lt.stage = lgStart
 				continue
@@ -258,10 +257,10 @@ func (m *Machine) logCommit(t *thread, id int32) bool {
 	}
 }
 
-// startWakeAll charges one FUTEX_WAKE of every waiter of no_flush_event: the
-// system-call entry and the wake's kernel work for each waiter.
-func (m *Machine) startWakeAll(t *thread, id int32) {
-	m.syscalls++
-	n := int64(len(m.log.waiters))
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+n*int64(lockWait), CatSys)
+// wakeAll charges thread id one FUTEX_WAKE of every waiter of
+// no_flush_event: the system-call entry and the wake's kernel work for each
+// waiter.
+func (l *logSys) wakeAll(id int32) {
+	n := int64(len(l.waiters))
+	l.m.Syscall(id, int64(l.m.Costs().Syscall)+n*int64(lockWait))
 }

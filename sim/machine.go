@@ -45,7 +45,6 @@ type Machine struct {
 	arrMu   int32       // the wait array's mutex (MachineConfig.SyncArray), or -1
 	cells   []arrayCell // the wait array's reserved cells, in order
 	buckets []bucket
-	tbucket []int32 // private futex word of each thread (gate parking)
 	scratch []int32 // the waiters a futex wake is waking
 
 	gate     *gateDriver

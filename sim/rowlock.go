@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 	"time"
-
-	"github.com/innosim/innosim/prio"
 )
 
 // RowTable is the table a workload's row locks are taken on, and how
@@ -46,6 +44,7 @@ func (r RowTable) validate() error {
 // kernel_mutex held (lock_mutex_enter_kernel). A transaction is a thread's,
 // or a pooled connection's (trxKey): each runs one transaction at a time.
 type lockSys struct {
+	m     *Machine
 	table RowTable
 	hot   int64 // number of special rows
 
@@ -114,7 +113,22 @@ func (m *Machine) SetRowTable(r RowTable) error {
 // installRows installs a valid row table (a built-in workload's).
 func (m *Machine) installRows(r RowTable) {
 	hot := int64(float64(r.Rows) * r.HotShare)
-	m.rows = &lockSys{table: r, hot: hot, owner: map[int64]int32{}, queue: map[int64][]int32{}}
+	m.rows = &lockSys{m: m, table: r, hot: hot, owner: map[int64]int32{}, queue: map[int64][]int32{}}
+	for _, k := range []OpKind{OpPickRow, OpRowLock, OpLockRelease} {
+		m.Handle(k, m.rows)
+	}
+}
+
+// Step runs OpPickRow, OpRowLock and OpLockRelease.
+func (l *lockSys) Step(id int32, op *Op) bool {
+	switch op.Kind {
+	case OpPickRow:
+		l.pickRow(id)
+		return true
+	case OpRowLock:
+		return l.rowLock(id, op)
+	}
+	return l.lockRelease(id, op)
 }
 
 // RowLockStats returns the lock requests that waited and the deadlocks found
@@ -141,32 +155,10 @@ func (l *lockSys) thread(id int32) *rowLockThread {
 	return &l.th[id]
 }
 
-// trxKey is whose transaction thread id (t) runs: its own, or, for a pool
-// worker serving a connection, the connection's (its THD's trx, which the
-// next request may run on another worker), as connPeer numbers it.
-func (m *Machine) trxKey(t *thread, id int32) int32 {
-	if t.worker > 0 {
-		if c := m.tpool.workers[t.worker-1].conn; c >= 0 {
-			return connPeer(c)
-		}
-	}
-	return id
-}
-
-// trxThread is the thread running trx key k's transaction now, or -1 (a
-// pooled connection between requests).
-func (m *Machine) trxThread(k int32) int32 {
-	if k >= 0 {
-		return k
-	}
-	return m.tpool.conns[-2-k].thread
-}
-
 // pickRow draws a row id, as rnd_func_special (see RowTable).
-func (m *Machine) pickRow(t *thread, id int32) {
-	l := m.rows
-	rt := l.thread(m.trxKey(t, id))
-	rng := m.e.Rand()
+func (l *lockSys) pickRow(id int32) {
+	rt := l.thread(l.m.Session(id))
+	rng := l.m.Rand()
 	switch {
 	case l.hot > 0 && l.hot < l.table.Rows && rng.Float64() < l.table.HotAccess:
 		rt.row = rng.Int64N(l.hot)
@@ -190,20 +182,21 @@ func (m *Machine) pickRow(t *thread, id int32) {
 // (srv_conc_force_exit_innodb), sleeps on its thread's event
 // (lock_wait_suspend_thread → srv_suspend_mysql_thread) until a commit grants
 // it the row, and enters the gate again (srv_conc_force_enter_innodb). Dur is
-// the CPU of the request under kernel_mutex. It reports whether t holds the
-// row and goes on; false means t stops and rowLock is called again.
-func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
-	l := m.rows
-	key := m.trxKey(t, id)
+// the CPU of the request under kernel_mutex. It reports whether the thread
+// holds the row and goes on; false means it stopped and rowLock is called
+// again.
+func (l *lockSys) rowLock(id int32, op *Op) bool {
+	m := l.m
+	key := m.Session(id)
 	rt := l.thread(key)
 	for {
 		switch rt.stage {
 		case rlStart:
-			if !m.lock(t, id, op.Arg) {
+			if !m.Lock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlDecide
-			m.runBurst(t, id, m.jit(op.Dur), CatUser)
+			m.Burst(id, m.Jitter(op.Dur), CatUser)
 			return false
 		case rlDecide:
 			rt.stage = rlUnlock
@@ -213,17 +206,17 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 				l.owner[rt.row] = key
 				rt.held = append(rt.held, rt.row)
 			case holder == key:
-			case m.closesCycle(key, holder):
+			case l.closesCycle(key, holder):
 				l.Deadlocks++
 				rt.victim = true
-				m.releaseRows(key) // trx_general_rollback_for_mysql: its locks go at once
+				l.releaseRows(key) // trx_general_rollback_for_mysql: its locks go at once
 			default:
 				l.Waits++
 				rt.waitFor, rt.granted = rt.row, false
 				l.queue[rt.row] = append(l.queue[rt.row], key)
 			}
 		case rlUnlock:
-			if !m.unlock(t, id, op.Arg) {
+			if !m.Unlock(id, op.Arg) {
 				return false
 			}
 			switch {
@@ -236,34 +229,34 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 				return true
 			}
 		case rlWake, rlWakeCharged: // only a deadlock victim gets here from rowLock
-			if !m.wakeGranted(t, id, rt) {
+			if !l.wakeGranted(id, rt) {
 				return false
 			}
 			rt.stage = rlExitGate
 		case rlExitGate:
-			if !m.gateExit(t, id) {
+			if !m.StepOp(id, &gateExitOp) {
 				return false
 			}
 			if rt.victim {
-				m.rollback(t, rt)
+				rt.victim, rt.stage = false, rlStart
+				m.RestartTrx(id)
 				return true
 			}
 			rt.stage = rlSuspend
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall)+int64(lockWait))
 			return false
 		case rlSuspend:
 			rt.stage = rlSuspended
 			if !rt.granted {
-				m.block(t)
-				m.poolWaitBegin(t) // lock_wait's THD_WAIT_ROW_LOCK
+				m.Block(id)
+				m.WaitBegin(id) // lock_wait's THD_WAIT_ROW_LOCK
 				return false
 			}
 		case rlSuspended: // woken by the commit that granted the row
-			m.poolWaitEnd(t)
+			m.WaitEnd(id)
 			rt.stage = rlEnterGate
 		case rlEnterGate:
-			if !m.gateEnter(t, id) {
+			if !m.StepOp(id, &gateEnterOp) {
 				return false
 			}
 			rt.stage = rlStart
@@ -276,8 +269,7 @@ func (m *Machine) rowLock(t *thread, id int32, op *Op) bool {
 // cycle of waits: following each holder to the row it waits for and that
 // row's holder leads back to id (lock_deadlock_recursive, for exclusive
 // locks, where every row has one holder).
-func (m *Machine) closesCycle(id, holder int32) bool {
-	l := m.rows
+func (l *lockSys) closesCycle(id, holder int32) bool {
 	for range len(l.th) + 1 {
 		if holder == id {
 			return true
@@ -298,8 +290,7 @@ func (m *Machine) closesCycle(id, holder int32) bool {
 // releaseRows releases every row id's transaction holds, granting each to
 // the first thread queued for it (lock_release_off_kernel → lock_grant),
 // and records the grants to wake in id's wakes. kernel_mutex is held.
-func (m *Machine) releaseRows(id int32) {
-	l := m.rows
+func (l *lockSys) releaseRows(id int32) {
 	rt := l.thread(id)
 	for _, row := range rt.held {
 		q := l.queue[row]
@@ -325,72 +316,58 @@ func (m *Machine) releaseRows(id int32) {
 // wakeGranted wakes, one futex wake each (os_event_set on the waiter's slot
 // event in lock_grant → trx_end_lock_wait), the threads a release granted a
 // row to; a waiter that has not gone to sleep yet finds its grant and does
-// not sleep. It reports whether all are woken; false means t stops for a
-// wake's system call.
-func (m *Machine) wakeGranted(t *thread, id int32, rt *rowLockThread) bool {
+// not sleep. It reports whether all are woken; false means thread id
+// stopped for a wake's system call.
+func (l *lockSys) wakeGranted(id int32, rt *rowLockThread) bool {
+	m := l.m
 	if len(rt.wakes) == 0 {
 		return true
 	}
 	if rt.stage != rlWakeCharged {
 		rt.stage = rlWakeCharged
-		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.Syscall)+int64(lockWait), CatSys)
+		m.Syscall(id, int64(m.Costs().Syscall)+int64(lockWait))
 		return false
 	}
 	w := rt.wakes[0]
 	rt.wakes = rt.wakes[1:]
 	rt.stage = rlWake
-	if wt := m.rows.thread(w); wt.stage == rlSuspended {
-		if wid := m.trxThread(w); wid >= 0 && m.threads[wid].state == stBlocked {
-			m.wake(wid)
+	if wt := l.thread(w); wt.stage == rlSuspended {
+		if wid := m.SessionThread(w); wid >= 0 && m.Blocked(wid) {
+			m.Wake(wid)
 		}
 	}
-	return m.wakeGranted(t, id, rt)
-}
-
-// rollback ends a deadlock victim's transaction and makes its program's
-// first op the next (sysbench's retry of the whole transaction): rowLock
-// then reports the op done, and the interpreter's step to the next op wraps
-// around. The thread waits for its client at the Wait priority, as after any
-// statement.
-func (m *Machine) rollback(t *thread, rt *rowLockThread) {
-	rt.victim, rt.stage = false, rlStart
-	m.activeTrx--
-	if m.cfg.Priorities {
-		t.hint = prio.Wait
-		t.weight = cfsWeight(t.hint)
-	}
-	t.pc = int32(len(t.prog) - 1)
+	return l.wakeGranted(id, rt)
 }
 
 // lockRelease runs OpLockRelease: the commit's release of every row lock the
 // transaction holds, under kernel_mutex (mi), as trx_commit_off_kernel →
 // lock_release_off_kernel in MySQL 5.1; Dur is the CPU per lock released.
 // Each row with a waiter is granted to the first (lock_grant) and that thread
-// woken after kernel_mutex is released. It reports whether t goes on.
-func (m *Machine) lockRelease(t *thread, id int32, op *Op) bool {
-	l := m.rows
-	key := m.trxKey(t, id)
+// woken after kernel_mutex is released. It reports whether the thread goes
+// on.
+func (l *lockSys) lockRelease(id int32, op *Op) bool {
+	m := l.m
+	key := m.Session(id)
 	rt := l.thread(key)
 	for {
 		switch rt.stage {
 		case rlStart:
-			if !m.lock(t, id, op.Arg) {
+			if !m.Lock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlDecide
-			m.runBurst(t, id, int64(len(rt.held)+1)*m.jit(op.Dur), CatUser)
+			m.Burst(id, int64(len(rt.held)+1)*m.Jitter(op.Dur), CatUser)
 			return false
 		case rlDecide:
-			m.releaseRows(key)
+			l.releaseRows(key)
 			rt.stage = rlUnlock
 		case rlUnlock:
-			if !m.unlock(t, id, op.Arg) {
+			if !m.Unlock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlWake
 		default: // rlWake and its charged step
-			if !m.wakeGranted(t, id, rt) {
+			if !l.wakeGranted(id, rt) {
 				return false
 			}
 			rt.stage = rlStart

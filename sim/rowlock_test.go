@@ -71,10 +71,11 @@ func TestSpecialDistributionHitsTheHotRows(t *testing.T) {
 	m, err := NewMachine(MachineConfig{CPUs: 1, Seed: 1})
 	require.NoError(t, err)
 	require.NoError(t, m.SetRowTable(RowTable{Rows: 10000, HotShare: 0.01, HotAccess: 0.75}))
+	require.NoError(t, m.AddThread([]Op{pickRow(), cpu(us)}, prio.Normal))
 	hot := 0
 	const n = 20000
 	for range n {
-		m.pickRow(&thread{}, 0)
+		m.rows.pickRow(0)
 		if m.rows.th[0].row < 100 {
 			hot++
 		}
