@@ -21,6 +21,7 @@ const (
 // sets and batches; the driver charges the mutexes, the futex calls, the context
 // switches and the device time.
 type aioDriver struct {
+	m        *Machine
 	core     *aio.Core
 	arrayMu  [4]int32        // mutex index by aio.ArrayID, -1 for an absent array
 	handler  []int32         // thread id by global segment
@@ -29,7 +30,9 @@ type aioDriver struct {
 	hs       []aioHandler    // by global segment
 	pf       []prefetchState // by thread id, grown on demand
 	pages    int64           // pages in the simulated tablespace (offsets drawn below)
-	cw       cleanerState    // the page cleaner's progress (bufpool.go's flushList)
+	cw       simCleaner      // the page cleaner's writes and wakes (writeArray)
+	sink     pageSink        // the flush list the write array's completions clean, or nil
+	cleaner  int32           // the page cleaner's thread id, with a sink
 	Dropped  uint64
 	Prefetch uint64
 }
@@ -74,7 +77,7 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 	if err != nil {
 		return err
 	}
-	d := &aioDriver{core: core, pages: pages}
+	d := &aioDriver{m: m, core: core, pages: pages}
 	for a := range d.arrayMu {
 		d.arrayMu[a] = -1
 		if _, n := core.ArraySegments(aio.ArrayID(a)); n > 0 {
@@ -82,9 +85,12 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 		}
 	}
 	m.aio = d
+	for _, k := range []OpKind{OpPrefetch, OpPrefetchSiblings, OpAIOHandler} {
+		m.Handle(k, d)
+	}
 	for s := range core.Segments() {
 		d.ev = append(d.ev, Event{})
-		d.evBucket = append(d.evBucket, m.addBucket())
+		d.evBucket = append(d.evBucket, m.AddBucket())
 		d.handler = append(d.handler, int32(len(m.threads)))
 		d.hs = append(d.hs, aioHandler{cycle: aio.NewHandlerCycle(core, s)})
 		if err := m.AddThread([]Op{{Kind: OpAIOHandler, Arg: int32(s)}}, -2); err != nil {
@@ -92,6 +98,19 @@ func (m *Machine) SetAIO(cfg aio.Config, pages int64) error {
 		}
 	}
 	return nil
+}
+
+// Step runs OpPrefetch, OpPrefetchSiblings and a handler thread's loop,
+// OpAIOHandler.
+func (d *aioDriver) Step(id int32, op *Op) bool {
+	switch op.Kind {
+	case OpPrefetch:
+		return d.prefetch(id, op.Arg, false)
+	case OpPrefetchSiblings:
+		return d.prefetch(id, op.Arg, true)
+	}
+	d.handle(id, int(op.Arg))
+	return false
 }
 
 // AIOStats returns the AIO core's counters (zero if there is no AIO array).
@@ -120,10 +139,11 @@ const (
 	hsUnlock2
 )
 
-// aioHandler runs the loop of os_aio_simulated_handle for segment seg's
-// handler thread t until it stops (a burst, a mutex, a futex call, the device).
-func (m *Machine) aioHandler(t *thread, id int32, seg int) {
-	d := m.aio
+// handle runs the loop of os_aio_simulated_handle for segment seg's
+// handler thread id until it stops (a burst, a mutex, a futex call, the
+// device).
+func (d *aioDriver) handle(id int32, seg int) {
+	m := d.m
 	h := &d.hs[seg]
 	mu := d.arrayMu[d.core.ArrayOfSegment(seg)]
 	ev := &d.ev[seg]
@@ -134,13 +154,13 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			if ev.Ready(h.sigSeen) {
 				continue // signalled since the reset: no sleep
 			}
-			m.startFutex(t, id, fxWaitEvent, int32(seg), d.evBucket[seg])
+			m.FutexWait(id, d, int32(seg), d.evBucket[seg])
 			return
 		case hsWoken:
 			h.cycle.Woken()
 			h.stage = hsLock
 		case hsLock:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return
 			}
 			if h.cycle.Next(m.clock, false).Action == aio.HandlerIssue {
@@ -151,10 +171,10 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			}
 			// os_aio_simulated_handle scans every slot of the segment whether
 			// or not the core's Pick had anything to look at
-			m.runBurst(t, id, int64(pickWork), CatUser)
+			m.Burst(id, int64(pickWork), CatUser)
 			return
 		case hsUnlockWait, hsUnlockIO:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			if h.stage == hsUnlockWait {
@@ -164,8 +184,7 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			}
 		case hsIOSys: // pread: a system call, then blocked for the device
 			h.stage = hsIOWait
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall))
 			return
 		case hsIOWait:
 			h.stage = hsLock2
@@ -182,15 +201,14 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 			} else {
 				m.CountIO(IORead, 1)
 			}
-			m.block(t)
-			m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), m.evWake, id, t.gen)
+			m.Sleep(id, m.Jitter(m.Costs().IOService))
 			return
 		case hsLock2:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return
 			}
-			if m.fl != nil && d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
-				m.fl.written(len(h.cycle.Batch().Slots)) // clean: replaceable
+			if d.sink != nil && d.core.ArrayOfSegment(seg) == aio.ArrayWrite {
+				d.sink.written(len(h.cycle.Batch().Slots)) // clean: replaceable
 			}
 			h.cycle.Complete(0)
 			h.stage = hsUnlock2
@@ -198,13 +216,12 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 				// AIO::free_slot of a full array: os_event_set(m_not_full)
 				// under the mutex, a futex wake of the waiting page cleaner
 				d.cw.waitFull = false
-				m.wake(m.fl.cleaner)
-				m.syscalls++
-				m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+				m.Wake(d.cleaner)
+				m.Syscall(id, int64(m.Costs().Syscall))
 				return
 			}
 		case hsUnlock2:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			h.stage = hsLock // pick again without sleeping
@@ -212,24 +229,23 @@ func (m *Machine) aioHandler(t *thread, id int32, seg int) {
 	}
 }
 
-// eventWait is the end of a handler's futex wait on its segment event: it blocks
-// unless the event was set meanwhile. It reports whether t blocked.
-func (m *Machine) eventWait(t *thread, id int32, seg int32) bool {
-	ev := &m.aio.ev[seg]
-	if ev.Ready(m.aio.hs[seg].sigSeen) {
+// FutexWait is a handler's futex wait on its segment's event: it sleeps
+// unless the event was set meanwhile.
+func (d *aioDriver) FutexWait(_, seg int32) bool {
+	ev := &d.ev[seg]
+	if ev.Ready(d.hs[seg].sigSeen) {
 		return false
 	}
 	ev.Waiting = true
-	m.block(t)
 	return true
 }
 
-// eventWake is the end of a submitter's futex wake of segment seg's handler.
-func (m *Machine) eventWake(seg int32) {
-	ev := &m.aio.ev[seg]
+// FutexWake is a submitter's futex wake of segment seg's handler.
+func (d *aioDriver) FutexWake(seg int32) {
+	ev := &d.ev[seg]
 	if ev.Waiting {
 		ev.Waiting = false
-		m.wake(m.aio.handler[seg])
+		d.m.Wake(d.handler[seg])
 	}
 }
 
@@ -261,13 +277,10 @@ const (
 // and 8.0); the read's segment under WakeTargeted; the core's Flush under
 // WakeDeferred.
 //
-// It reports whether the op is done and t goes on; false means t stops and
-// prefetch is called again when it runs.
-func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
-	d := m.aio
-	if d == nil {
-		return true
-	}
+// It reports whether the op is done and thread id goes on; false means it
+// stopped and prefetch is called again when it runs.
+func (d *aioDriver) prefetch(id int32, pages int32, split bool) bool {
+	m := d.m
 	for int(id) >= len(d.pf) {
 		d.pf = append(d.pf, prefetchState{})
 	}
@@ -289,12 +302,12 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 				p.stage = pfWake
 			}
 		case pfStart:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return false
 			}
-			off := m.e.Rand().Int64N(d.pages) * d.core.Config().PageSize
+			off := m.Rand().Int64N(d.pages) * d.core.Config().PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, time.Duration(m.e.Now()))
+				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, m.Clock())
 			if err != nil {
 				d.Dropped++ // array full: a read-ahead is best effort, drop it
 			} else {
@@ -306,10 +319,10 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 				p.wake = res.Wake
 			}
 			p.stage = pfUnlock
-			m.runBurst(t, id, int64(reserveWork), CatUser)
+			m.Burst(id, int64(reserveWork), CatUser)
 			return false
 		case pfUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return false
 			}
 			p.stage = pfWake
@@ -353,11 +366,11 @@ func (m *Machine) prefetch(t *thread, id int32, pages int32, split bool) bool {
 			// a futex wake whenever the handler is registered, even if the
 			// event was set already (see docs/sim-model.md, known departures)
 			if ev.Waiting {
-				m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+				m.FutexWake(id, d, int32(s), d.evBucket[s])
 				return false
 			}
 		case pfScan:
-			if !m.wakeScan(t, id, &p.sw) {
+			if !d.wakeScan(id, &p.sw) {
 				return false
 			}
 			p.wake, p.stage = aio.SegmentSet{}, pfBegin
@@ -409,18 +422,18 @@ type simWake struct {
 	found bool           // the held segment's scan found a reserved slot
 }
 
-// wakeScan steps w for thread t; it reports whether every segment has been
-// visited. False means t stopped (a mutex, the scan's burst, a futex wake)
-// and wakeScan is called again when it runs.
-func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
-	d := m.aio
+// wakeScan steps w for thread id; it reports whether every segment has been
+// visited. False means the thread stopped (a mutex, the scan's burst, a
+// futex wake) and wakeScan is called again when it runs.
+func (d *aioDriver) wakeScan(id int32, w *simWake) bool {
+	m := d.m
 	for {
 		if w.seg < 0 {
 			s := w.left.Next(0)
 			if s < 0 {
 				return true
 			}
-			if !m.lock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+			if !m.Lock(id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
 				return false
 			}
 			w.seg = int32(s)
@@ -429,11 +442,11 @@ func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
 			if w.found {
 				scan /= int64(d.core.Config().SlotsPerSegment)
 			}
-			m.runBurst(t, id, scan, CatUser)
+			m.Burst(id, scan, CatUser)
 			return false
 		}
 		s := int(w.seg)
-		if !m.unlock(t, id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
+		if !m.Unlock(id, d.arrayMu[d.core.ArrayOfSegment(s)]) {
 			return false
 		}
 		w.seg, w.left = -1, withoutSeg(w.left, s)
@@ -443,144 +456,104 @@ func (m *Machine) wakeScan(t *thread, id int32, w *simWake) bool {
 		ev := &d.ev[s]
 		ev.Set()
 		if ev.Waiting {
-			m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+			m.FutexWake(id, d, int32(s), d.evBucket[s])
 			return false
 		}
 	}
 }
 
-// cleanerState is the simulated-AIO page cleaner's progress through a round
-// (flushList): per page the flush's CPU, AIO::reserve_slot under the write
-// array's mutex, then the round's wake.
-type cleanerState struct {
-	stage    cleanerStage
-	pending  int32          // pages of the doublewrite batch not yet queued
+// simCleaner is the page cleaner's state in the simulated-AIO write array
+// (writeArray): the wakes its round owes, and its wait for a free slot.
+type simCleaner struct {
 	wake     aio.SegmentSet // WakeTargeted: the segments the round's writes named
 	sw       simWake        // WakeAll: os_aio_simulated_wake_handler_threads
-	full     bool           // the round stopped at a full array: wait for not_full after the wake
+	free     freeWaitStage  // its wait for a free slot
 	waitFull bool           // blocked on the write array's not_full
 }
 
-// cleanerStage is how far the page cleaner has got in its round.
-type cleanerStage uint8
+// freeWaitStage is how far the cleaner has got in waiting for a free slot of
+// a full simulated-AIO write array.
+type freeWaitStage uint8
 
 const (
-	clIdle       cleanerStage = iota // take a round's pages, or sleep on buf_flush_event
-	clPage                           // buf_flush_write_block_low's CPU for one page, into the batch
-	clDblwrIO                        // the batch's pwrite and fsync charged: wait for them (syncIO)
-	clReserve                        // AIO::reserve_slot: mutex_enter(s_writes), take a slot
-	clUnlock                         // mutex_exit
-	clFullUnlock                     // every slot reserved: mutex_exit, wake, wait for not_full
-	clWake                           // the round's os_aio_simulated_wake_handler_threads
-	clFullWait                       // os_event_wait(m_not_full): the futex call
-	clFullBlock                      // asleep unless a slot was freed meanwhile
+	fsWake    freeWaitStage = iota // reserve_slot on a full array wakes the handlers before it waits
+	fsSyscall                      // os_event_wait(m_not_full): the futex call's entry charged
+	fsBlocked                      // asleep until a write handler's free_slot sets not_full
 )
 
-// cleanerLoop runs the page cleaner thread t under simulated AIO (see
-// flushList) until it stops: per doublewrite batch, each page's CPU, the
-// batch's synchronous write and fsync (dblwrBatch), then each page's write,
-// an aio.Write request at an
-// offset drawn over the tablespace; the write array's handlers pick, write
-// and free it (aioHandler, os_aio_simulated_handler). Under WakeAll the
-// round ends with the 8.0 wake of every segment (simWake); under
-// WakeTargeted with an event set of each segment the round's writes went
-// to; under WakeDeferred with the write array's Flush.
-func (m *Machine) cleanerLoop(t *thread, id int32) {
-	d, f := m.aio, m.fl
-	c := &d.cw
-	mu := d.arrayMu[aio.ArrayWrite]
-	for {
-		switch c.stage {
-		case clIdle:
-			if !f.nextRound() {
-				m.block(t) // os_event_wait on buf_flush_event: OpDirty wakes it
-				return
-			}
-			c.wake = aio.SegmentSet{}
-			c.stage = clPage
-		case clPage:
-			if c.pending < f.dblwr && f.takePage() {
-				c.pending++
-				m.runBurst(t, id, m.jit(pageFlushWork), CatUser)
-				return
-			}
-			if c.pending == 0 { // the round is over
-				c.stage = clWake
-				c.sw = simWake{left: d.allSegments(), seg: -1}
-				continue
-			}
-			c.stage = clDblwrIO
-			m.dblwrBatch(t, id)
-			return
-		case clDblwrIO:
-			if !m.dblwrWait(t, id) {
-				return
-			}
-			c.stage = clReserve
-		case clReserve:
-			if !m.lock(t, id, mu) {
-				return
-			}
-			off := m.e.Rand().Int64N(d.pages) * d.core.Config().PageSize
-			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: d.core.Config().PageSize, Hint: -2}, m.clock())
-			c.stage = clUnlock
-			if err != nil {
-				c.stage = clFullUnlock
-			} else {
-				f.Flushed++
-				c.pending--
-				c.wake = c.wake.Union(res.Wake)
-			}
-			m.runBurst(t, id, int64(reserveWork), CatUser)
-			return
-		case clUnlock:
-			if !m.unlock(t, id, mu) {
-				return
-			}
-			c.stage = clPage
-			if c.pending > 0 {
-				c.stage = clReserve
-			}
-		case clFullUnlock:
-			if !m.unlock(t, id, mu) {
-				return
-			}
-			// reserve_slot on a full array wakes the handlers before it waits
-			c.full, c.stage = true, clWake
-			c.sw = simWake{left: d.allSegments(), seg: -1}
-		case clWake:
-			switch d.core.Config().Wake {
-			case aio.WakeAll:
-				if !m.wakeScan(t, id, &c.sw) {
-					return
-				}
-			default:
-				if d.core.Config().Wake == aio.WakeDeferred {
-					c.wake = c.wake.Union(d.core.Flush(aio.ArrayWrite))
-				}
-				if !m.setEvents(t, id, &c.wake) {
-					return
-				}
-			}
-			c.stage = clIdle
-			if c.full {
-				c.full, c.stage = false, clFullWait
-			}
-		case clFullWait:
-			c.stage = clFullBlock
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
-			return
-		case clFullBlock:
-			c.stage = clReserve // retry the page
-			if d.core.Full(aio.ArrayWrite) {
-				c.waitFull = true
-				m.block(t) // a write handler's free_slot wakes it
-				return
-			}
+func (d *aioDriver) writers() int {
+	_, n := d.core.ArraySegments(aio.ArrayWrite)
+	return n
+}
+
+func (d *aioDriver) attach(s pageSink, cleaner int32) { d.sink, d.cleaner = s, cleaner }
+
+func (d *aioDriver) writeMutex() int32 { return d.arrayMu[aio.ArrayWrite] }
+
+func (d *aioDriver) roundStart() { d.cw.wake = aio.SegmentSet{} }
+
+// reserve is the cleaner's AIO::reserve_slot of an aio.Write request at an
+// offset drawn over the tablespace; the slot's segment joins the round's
+// wakes.
+func (d *aioDriver) reserve(int32) bool {
+	m := d.m
+	off := m.Rand().Int64N(d.pages) * d.core.Config().PageSize
+	res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
+		Offset: off, Length: d.core.Config().PageSize, Hint: -2}, m.Clock())
+	if err != nil {
+		return false
+	}
+	d.cw.wake = d.cw.wake.Union(res.Wake)
+	return true
+}
+
+// submit has nothing to do: a simulated-AIO write waits in its slot for a
+// handler.
+func (d *aioDriver) submit(int32) bool { return true }
+
+func (d *aioDriver) beginWake() { d.cw.sw = simWake{left: d.allSegments(), seg: -1} }
+
+// wake is the round's wake of the handlers: under WakeAll MySQL 8.0's wake
+// of every segment (simWake); under WakeTargeted an event set of each
+// segment the round's writes went to; under WakeDeferred the write array's
+// Flush.
+func (d *aioDriver) wake(id int32) bool {
+	if d.core.Config().Wake == aio.WakeAll {
+		return d.wakeScan(id, &d.cw.sw)
+	}
+	if d.core.Config().Wake == aio.WakeDeferred {
+		d.cw.wake = d.cw.wake.Union(d.core.Flush(aio.ArrayWrite))
+	}
+	return d.setEvents(id, &d.cw.wake)
+}
+
+func (d *aioDriver) beginWaitFree() {
+	d.beginWake()
+	d.cw.free = fsWake
+}
+
+// waitFree is reserve_slot's wait on a full array: it wakes the handlers
+// (wake), then os_event_wait(m_not_full): the futex call, asleep unless a
+// slot was freed meanwhile; a write handler's free_slot wakes it (handle).
+func (d *aioDriver) waitFree(id int32) bool {
+	m, c := d.m, &d.cw
+	switch c.free {
+	case fsWake:
+		if !d.wake(id) {
+			return false
+		}
+		c.free = fsSyscall
+		m.Syscall(id, int64(m.Costs().Syscall))
+		return false
+	case fsSyscall:
+		c.free = fsBlocked
+		if d.core.Full(aio.ArrayWrite) {
+			c.waitFull = true
+			m.Block(id) // a write handler's free_slot wakes it
+			return false
 		}
 	}
+	return true
 }
 
 // allSegments returns every global segment of the core.
@@ -594,16 +567,16 @@ func (d *aioDriver) allSegments() aio.SegmentSet {
 
 // setEvents sets the event of every segment in *set, removing each as it
 // goes (os_event_set: a futex wake when the handler sleeps on it). It
-// reports whether the set is empty; false means t stopped for a futex wake
-// and setEvents is called again when it runs.
-func (m *Machine) setEvents(t *thread, id int32, set *aio.SegmentSet) bool {
-	d := m.aio
+// reports whether the set is empty; false means thread id stopped for a
+// futex wake and setEvents is called again when it runs.
+func (d *aioDriver) setEvents(id int32, set *aio.SegmentSet) bool {
+	m := d.m
 	for s := set.Next(0); s >= 0; s = set.Next(0) {
 		*set = withoutSeg(*set, s)
 		ev := &d.ev[s]
 		ev.Set()
 		if ev.Waiting {
-			m.startFutex(t, id, fxWakeEvent, int32(s), d.evBucket[s])
+			m.FutexWake(id, d, int32(s), d.evBucket[s])
 			return false
 		}
 	}

@@ -17,6 +17,7 @@ import (
 // device time and the kernel's wake of a handler whose I/O completed. No
 // submitter wakes a handler, so there is no futex herd to form.
 type nativeDriver struct {
+	m       *Machine
 	core    *aio.Core
 	arrayMu [4]int32 // mutex index by aio.ArrayID, -1 for an absent array
 	handler []int32  // thread id by global segment
@@ -27,7 +28,9 @@ type nativeDriver struct {
 	full    [4]notFull        // array->not_full, by aio.ArrayID
 	evDone  engine.Kind       // the device completing an I/O
 	pages   int64             // pages in the simulated tablespace (offsets drawn below)
-	cw      nativeCleaner     // the page cleaner's progress (bufpool.go's flushList)
+	cw      nativeCleaner     // the page cleaner's write and wait (writeArray)
+	sink    pageSink          // the flush list the write array's completions clean, or nil
+	scratch []int32           // the submitters a wake of not_full is waking
 
 	Prefetch  uint64 // read-ahead pages submitted
 	FullWaits uint64 // submissions that found their array full and waited
@@ -107,16 +110,19 @@ func (m *Machine) setNativeAIO(cfg aio.Config, pages int64) error {
 	if err != nil {
 		return err
 	}
-	d := &nativeDriver{core: core, pages: pages}
+	d := &nativeDriver{m: m, core: core, pages: pages}
 	for a := range d.arrayMu {
 		d.arrayMu[a] = -1
 		if _, n := core.ArraySegments(aio.ArrayID(a)); n > 0 {
 			d.arrayMu[a] = m.AddMutex(Mutex{Name: "aio." + aio.ArrayID(a).String()})
-			d.full[a].bucket = m.addBucket()
+			d.full[a].bucket = m.AddBucket()
 		}
 	}
-	d.evDone = m.e.On(m.nativeDone)
+	d.evDone = m.e.On(d.done)
 	m.aion = d
+	for _, k := range []OpKind{OpPrefetch, OpPrefetchSiblings, OpAIOHandler} {
+		m.Handle(k, d)
+	}
 	for s := range core.Segments() {
 		d.handler = append(d.handler, int32(len(m.threads)))
 		d.hs = append(d.hs, nativeHandler{})
@@ -125,6 +131,19 @@ func (m *Machine) setNativeAIO(cfg aio.Config, pages int64) error {
 		}
 	}
 	return nil
+}
+
+// Step runs OpPrefetch, OpPrefetchSiblings and a handler thread's loop,
+// OpAIOHandler.
+func (d *nativeDriver) Step(id int32, op *Op) bool {
+	switch op.Kind {
+	case OpPrefetch:
+		return d.prefetch(id, op.Arg)
+	case OpPrefetchSiblings:
+		return d.prefetch(id, -1-op.Arg)
+	}
+	d.handle(id, int(op.Arg))
+	return false
 }
 
 // aioSegments returns the number of handler segments of the installed array,
@@ -150,16 +169,16 @@ func (m *Machine) aioSegments() int {
 // page is reserved, or before waiting for a full array: the segments the core's
 // Flush names, each under the array mutex with one io_submit
 // (os_aio_dispatch_read_array_submit, Percona Server and WebScaleSQL 5.6). It
-// reports whether the op is done; false means t stops and prefetchNative is
-// called again when it runs. A negative pages is OpPrefetchSiblings: -1 one
-// page, read only when the buffer pool does not hold it (bufPool.split); -2 a
-// sibling known to be resident, which reads nothing and, under native AIO,
-// wakes nobody.
-func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
+// reports whether the op is done; false means thread id stopped and prefetch
+// is called again when it runs. A negative pages is OpPrefetchSiblings: -1
+// one page, read only when the buffer pool does not hold it (bufPool.split);
+// -2 a sibling known to be resident, which reads nothing and, under native
+// AIO, wakes nobody.
+func (d *nativeDriver) prefetch(id int32, pages int32) bool {
 	if pages < -1 {
 		return true
 	}
-	d := m.aion
+	m := d.m
 	for int(id) >= len(d.sub) {
 		d.sub = append(d.sub, nativeSubmitter{})
 	}
@@ -180,13 +199,13 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 					}
 				}
 			}
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return false
 			}
 			cfg := d.core.Config()
-			off := m.e.Rand().Int64N(d.pages) * cfg.PageSize
+			off := m.Rand().Int64N(d.pages) * cfg.PageSize
 			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Read, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: cfg.PageSize, Hint: -2}, m.clock())
+				Offset: off, Length: cfg.PageSize, Hint: -2}, m.Clock())
 			if err != nil {
 				// every slot reserved: os_aio_array_reserve_slot releases the
 				// mutex and waits for not_full (a native array wakes no handler)
@@ -199,15 +218,15 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				p.stage = nsFullUnlock
 			} else {
 				if !deferred {
-					p.io = d.issue(res.Segment, m.clock())
+					p.io = d.issue(res.Segment, m.Clock())
 				}
 				d.Prefetch++
 				p.stage = nsUnlock
 			}
-			m.runBurst(t, id, int64(reserveWork), CatUser)
+			m.Burst(id, int64(reserveWork), CatUser)
 			return false
 		case nsUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return false
 			}
 			if deferred {
@@ -221,11 +240,10 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			p.stage = nsSubmit
 		case nsSubmit:
 			p.stage = nsSubmitted
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall))
 			return false
 		case nsSubmitted:
-			m.nativeIO(p.io)
+			d.submitIO(p.io)
 			p.stage = nsReserve
 			p.left--
 			if p.left > 0 {
@@ -233,7 +251,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			}
 			return true
 		case nsFullUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return false
 			}
 			if deferred {
@@ -244,7 +262,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				continue
 			}
 			p.stage = nsFullWait
-			m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
+			m.FutexWait(id, d, int32(a), d.full[a].bucket)
 			return false
 		case nsFullWait: // woken by os_aio_array_free_slot, or not full any more: retry
 			p.stage = nsReserve
@@ -255,7 +273,7 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 				if p.refused { // flushed before waiting for the full array
 					p.refused = false
 					p.stage = nsFullWait
-					m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
+					m.FutexWait(id, d, int32(a), d.full[a].bucket)
 					return false
 				}
 				p.stage = nsReserve
@@ -263,18 +281,18 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			}
 			p.stage = nsFlushLock
 		case nsFlushLock:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return false
 			}
 			s := p.flush.Next(0)
 			p.flush = withoutSeg(p.flush, s)
 			p.batch = p.batch[:0]
 			for d.core.Waiting(s) > 0 {
-				p.batch = append(p.batch, d.issue(s, m.clock()))
+				p.batch = append(p.batch, d.issue(s, m.Clock()))
 			}
 			p.stage = nsFlushUnlock
 		case nsFlushUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return false
 			}
 			p.stage = nsFlushSubmit
@@ -283,12 +301,11 @@ func (m *Machine) prefetchNative(t *thread, id int32, pages int32) bool {
 			}
 		case nsFlushSubmit:
 			p.stage = nsFlushSubmitted
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall))
 			return false
 		case nsFlushSubmitted:
 			for _, io := range p.batch {
-				m.nativeIO(io)
+				d.submitIO(io)
 			}
 			p.batch = p.batch[:0]
 			p.stage = nsFlush
@@ -312,11 +329,11 @@ func (d *nativeDriver) issue(seg int, now time.Duration) int32 {
 	return io
 }
 
-// nativeIO puts I/O io in the kernel: on the machine's device when one is
+// submitIO puts I/O io in the kernel: on the machine's device when one is
 // installed (SetDevice), else completing the profile's IOService (jittered)
 // later.
-func (m *Machine) nativeIO(io int32) {
-	d := m.aion
+func (d *nativeDriver) submitIO(io int32) {
+	m := d.m
 	if m.dev != nil {
 		k := IORead
 		if d.core.ArrayOfSegment(int(d.ios[io].seg)) == aio.ArrayWrite {
@@ -330,45 +347,41 @@ func (m *Machine) nativeIO(io int32) {
 	} else {
 		m.CountIO(IORead, 1)
 	}
-	m.e.At(m.e.Now()+m.jit(m.cfg.Costs.IOService), d.evDone, io, 0)
+	m.e.At(m.e.Now()+m.Jitter(m.Costs().IOService), d.evDone, io, 0)
 }
 
-// nativeDone is the device completing I/O io: the kernel puts the event on its
+// done is the device completing I/O io: the kernel puts the event on its
 // segment's completion ring and, if the segment's handler sleeps in
 // io_getevents, wakes that one thread (aio_complete's wake of the context's
 // waiter: no futex bucket, no other handler).
-func (m *Machine) nativeDone(_ int64, io int32, _ uint32) {
-	d := m.aion
+func (d *nativeDriver) done(_ int64, io int32, _ uint32) {
 	seg := d.ios[io].seg
 	h := &d.hs[seg]
 	h.ring = append(h.ring, io)
 	if h.sleeping {
 		h.sleeping = false
-		m.wake(d.handler[seg])
+		d.m.Wake(d.handler[seg])
 	}
 }
 
-// nativeWaitFull is the end of a submitter's futex wait on array a's not_full
-// event: it sleeps unless a slot was freed meanwhile (the futex word check). It
-// reports whether t blocked.
-func (m *Machine) nativeWaitFull(t *thread, id int32, a int32) bool {
-	d := m.aion
+// FutexWait is a submitter's futex wait on array a's not_full event: it
+// sleeps unless a slot was freed meanwhile (the futex word check).
+func (d *nativeDriver) FutexWait(id, a int32) bool {
 	if !d.core.Full(aio.ArrayID(a)) {
 		return false
 	}
 	d.full[a].waiters = append(d.full[a].waiters, id)
-	m.block(t)
 	return true
 }
 
-// nativeWakeFull is the end of os_event_set(array->not_full)'s futex wake: every
-// submitter waiting on array a's not_full event is woken (a broadcast).
-func (m *Machine) nativeWakeFull(a int32) {
-	f := &m.aion.full[a]
-	m.scratch = append(m.scratch[:0], f.waiters...)
+// FutexWake is os_event_set(array->not_full)'s futex wake: every submitter
+// waiting on array a's not_full event is woken (a broadcast).
+func (d *nativeDriver) FutexWake(a int32) {
+	f := &d.full[a]
+	d.scratch = append(d.scratch[:0], f.waiters...)
 	f.waiters = f.waiters[:0]
-	for _, w := range m.scratch {
-		m.wake(w)
+	for _, w := range d.scratch {
+		d.m.Wake(w)
 	}
 }
 
@@ -381,15 +394,15 @@ func (m *Machine) nativeWakeFull(a int32) {
 // one of the segment's I/Os), marking each reaped slot done under the mutex.
 // The completion's own work (fil_io_complete) is not charged, as under
 // simulated AIO.
-func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
-	d := m.aion
+func (d *nativeDriver) handle(id int32, seg int) {
+	m := d.m
 	h := &d.hs[seg]
 	a := d.core.ArrayOfSegment(seg)
 	mu := d.arrayMu[a]
 	for {
 		switch h.stage {
 		case nhScanLock:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return
 			}
 			if len(h.reaped) > 0 {
@@ -398,25 +411,24 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 				h.stage = nhScanUnlock
 			}
 			// the loop over every slot of the segment
-			m.runBurst(t, id, int64(pickWork), CatUser)
+			m.Burst(id, int64(pickWork), CatUser)
 			return
 		case nhScanUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			h.stage = nhCollect
 		case nhCollect:
 			h.stage = nhGetevents
 			h.slept = false
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscall(id, int64(m.Costs().Syscall))
 			return
 		case nhGetevents:
 			if len(h.ring) == 0 {
 				// min_nr = 1: sleep until the kernel completes one (the reap
 				// timeout, OS_AIO_REAP_TIMEOUT, is not modelled)
 				h.sleeping, h.slept = true, true
-				m.block(t)
+				m.Block(id)
 				return
 			}
 			if h.slept {
@@ -427,12 +439,12 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 			h.marked = 0
 			h.stage = nhMarkLock
 		case nhMarkLock:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return
 			}
 			h.stage = nhMarkUnlock
 		case nhMarkUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			h.marked++
@@ -442,30 +454,30 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 				h.stage = nhScanLock
 			}
 		case nhFoundUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			h.stage = nhFreeLock
 		case nhFreeLock:
-			if !m.lock(t, id, mu) {
+			if !m.Lock(id, mu) {
 				return
 			}
 			io := h.reaped[0]
 			h.reaped = append(h.reaped[:0], h.reaped[1:]...)
 			wasFull := d.core.Full(a)
-			if m.fl != nil && a == aio.ArrayWrite {
-				m.fl.written(len(d.ios[io].slots)) // clean: replaceable
+			if d.sink != nil && a == aio.ArrayWrite {
+				d.sink.written(len(d.ios[io].slots)) // clean: replaceable
 			}
 			d.core.CompleteNative(seg, d.ios[io].slots, 0)
 			d.freeIO = append(d.freeIO, io)
 			h.stage = nhFreeUnlock
 			if wasFull && len(d.full[a].waiters) > 0 {
 				// os_event_set(array->not_full), under the mutex
-				m.startFutex(t, id, fxWakeNotFull, int32(a), d.full[a].bucket)
+				m.FutexWake(id, d, int32(a), d.full[a].bucket)
 				return
 			}
 		case nhFreeUnlock:
-			if !m.unlock(t, id, mu) {
+			if !m.Unlock(id, mu) {
 				return
 			}
 			h.stage = nhScanLock
@@ -473,111 +485,71 @@ func (m *Machine) nativeHandlerLoop(t *thread, id int32, seg int) {
 	}
 }
 
-// nativeCleaner is the page cleaner's progress through a round (flushList)
-// under native AIO: per page the flush's CPU, AIO::reserve_slot under the
-// write array's mutex (waiting on not_full while the array is full), and
-// os_aio_linux_dispatch's io_submit of the write. The round's
-// os_aio_simulated_wake_handler_threads returns at once under native AIO:
-// no mutex, no event.
+// nativeCleaner is the page cleaner's state in the native write array
+// (writeArray): the write it submits and its wait for a free slot. The
+// round's os_aio_simulated_wake_handler_threads returns at once under native
+// AIO: no mutex, no event.
 type nativeCleaner struct {
-	stage   nativeCleanerStage
-	io      int32 // the write being submitted
-	pending int32 // pages of the doublewrite batch not yet queued
+	io        int32 // the write being submitted
+	submitted bool  // its io_submit's system call is charged
+	waiting   bool  // its futex wait on not_full is started
 }
 
-// nativeCleanerStage is how far the native page cleaner has got.
-type nativeCleanerStage uint8
+func (d *nativeDriver) writers() int {
+	_, n := d.core.ArraySegments(aio.ArrayWrite)
+	return n
+}
 
-const (
-	ncIdle       nativeCleanerStage = iota // take a round's pages, or sleep on buf_flush_event
-	ncPage                                 // buf_flush_write_block_low's CPU for one page, into the batch
-	ncDblwrIO                              // the batch's pwrite and fsync charged: wait for them (syncIO)
-	ncReserve                              // mutex_enter(s_writes), reserve a slot
-	ncUnlock                               // mutex_exit
-	ncSubmit                               // io_submit, a system call
-	ncSubmitted                            // the write is in the kernel
-	ncFullUnlock                           // every slot reserved: mutex_exit, wait for not_full
-	ncFullWait                             // woken by free_slot, or not full any more: retry
-)
+func (d *nativeDriver) attach(s pageSink, _ int32) { d.sink = s }
 
-// nativeCleanerLoop runs the page cleaner thread t under native AIO until it
-// stops, a doublewrite batch at a time as cleanerLoop; the write array's native handlers reap and free its writes
-// (nativeHandlerLoop, os_aio_linux_handle).
-func (m *Machine) nativeCleanerLoop(t *thread, id int32) {
-	d, f := m.aion, m.fl
-	c := &d.cw
-	a := aio.ArrayWrite
-	mu := d.arrayMu[a]
-	for {
-		switch c.stage {
-		case ncIdle:
-			if !f.nextRound() {
-				m.block(t) // os_event_wait on buf_flush_event: OpDirty wakes it
-				return
-			}
-			c.stage = ncPage
-		case ncPage:
-			if c.pending < f.dblwr && f.takePage() {
-				c.pending++
-				m.runBurst(t, id, m.jit(pageFlushWork), CatUser)
-				return
-			}
-			if c.pending == 0 { // the round is over
-				c.stage = ncIdle
-				continue
-			}
-			c.stage = ncDblwrIO
-			m.dblwrBatch(t, id)
-			return
-		case ncDblwrIO:
-			if !m.dblwrWait(t, id) {
-				return
-			}
-			c.stage = ncReserve
-		case ncReserve:
-			if !m.lock(t, id, mu) {
-				return
-			}
-			cfg := d.core.Config()
-			off := m.e.Rand().Int64N(d.pages) * cfg.PageSize
-			res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
-				Offset: off, Length: cfg.PageSize, Hint: -2}, m.clock())
-			if err != nil {
-				d.FullWaits++
-				c.stage = ncFullUnlock
-			} else {
-				f.Flushed++
-				c.pending--
-				c.io = d.issue(res.Segment, m.clock())
-				c.stage = ncUnlock
-			}
-			m.runBurst(t, id, int64(reserveWork), CatUser)
-			return
-		case ncUnlock:
-			if !m.unlock(t, id, mu) {
-				return
-			}
-			c.stage = ncSubmit
-		case ncSubmit:
-			c.stage = ncSubmitted
-			m.syscalls++
-			m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
-			return
-		case ncSubmitted:
-			m.nativeIO(c.io)
-			c.stage = ncPage
-			if c.pending > 0 {
-				c.stage = ncReserve
-			}
-		case ncFullUnlock:
-			if !m.unlock(t, id, mu) {
-				return
-			}
-			c.stage = ncFullWait
-			m.startFutex(t, id, fxWaitNotFull, int32(a), d.full[a].bucket)
-			return
-		case ncFullWait:
-			c.stage = ncReserve
-		}
+func (d *nativeDriver) writeMutex() int32 { return d.arrayMu[aio.ArrayWrite] }
+
+func (d *nativeDriver) roundStart() {}
+
+// reserve is the cleaner's reservation of a slot for a page write at an
+// offset drawn over the tablespace, taken into an I/O for the kernel.
+func (d *nativeDriver) reserve(int32) bool {
+	m := d.m
+	cfg := d.core.Config()
+	off := m.Rand().Int64N(d.pages) * cfg.PageSize
+	res, err := d.core.Reserve(aio.SlotRequest{Op: aio.Write, Kind: aio.KindNormal, File: 1,
+		Offset: off, Length: cfg.PageSize, Hint: -2}, m.Clock())
+	if err != nil {
+		d.FullWaits++
+		return false
 	}
+	d.cw.io = d.issue(res.Segment, m.Clock())
+	return true
+}
+
+// submit is os_aio_linux_dispatch's io_submit of the write: a system call,
+// then the write is in the kernel.
+func (d *nativeDriver) submit(id int32) bool {
+	c := &d.cw
+	if !c.submitted {
+		c.submitted = true
+		d.m.Syscall(id, int64(d.m.Costs().Syscall))
+		return false
+	}
+	c.submitted = false
+	d.submitIO(c.io)
+	return true
+}
+
+func (d *nativeDriver) beginWake() {}
+
+func (d *nativeDriver) wake(int32) bool { return true }
+
+func (d *nativeDriver) beginWaitFree() { d.cw.waiting = false }
+
+// waitFree is os_event_wait(array->not_full): a futex wait, asleep unless a
+// slot was freed meanwhile, woken by a handler's free_slot.
+func (d *nativeDriver) waitFree(id int32) bool {
+	if d.cw.waiting {
+		return true
+	}
+	d.cw.waiting = true
+	a := aio.ArrayWrite
+	d.m.FutexWait(id, d, int32(a), d.full[a].bucket)
+	return false
 }

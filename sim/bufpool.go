@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/innosim/innosim/aio"
 )
 
 // DefaultBufferPool is innodb_buffer_pool_size's default, 128 MiB: what
@@ -112,13 +110,16 @@ const freeWaitSleep = 10 * time.Millisecond
 // tablespace fsync at a batch's completion (Batch_segment::write_complete),
 // the LRU list's mutex and the scan's CPU.
 type flushList struct {
-	cleaner  int32 // the page cleaner's thread id
-	dirty    int64 // pages dirtied, their writes not yet queued
-	avail    int64 // frames free or clean: taken without waiting
-	dblwr    int32 // innodb_doublewrite_pages: the cleaner's batch
-	sleeping bool  // the cleaner waits on buf_flush_event
-	round    int32 // pages left to take in the current round
-	dblwrIO  int8  // the cleaner's doublewrite I/Os done (syncIO)
+	m        *Machine
+	array    writeArray // the AIO write array the cleaner queues its writes in
+	cl       cleaner    // the page cleaner's progress through its round
+	cleaner  int32      // the page cleaner's thread id
+	dirty    int64      // pages dirtied, their writes not yet queued
+	avail    int64      // frames free or clean: taken without waiting
+	dblwr    int32      // innodb_doublewrite_pages: the cleaner's batch
+	sleeping bool       // the cleaner waits on buf_flush_event
+	round    int32      // pages left to take in the current round
+	dblwrIO  int8       // the cleaner's doublewrite I/Os done (syncIO)
 	fw       []freeWait
 
 	Flushed       uint64 // page writes queued in the write array
@@ -160,30 +161,38 @@ func (m *Machine) addPageCleaner() {
 	if m.pool != nil {
 		frames = m.pool.frames
 	}
-	// innodb_doublewrite_pages defaults to innodb_write_io_threads
-	var writers int
-	if m.aio != nil {
-		_, writers = m.aio.core.ArraySegments(aio.ArrayWrite)
-	} else {
-		_, writers = m.aion.core.ArraySegments(aio.ArrayWrite)
+	var array writeArray = m.aio
+	if m.aion != nil {
+		array = m.aion
 	}
-	m.fl = &flushList{cleaner: int32(len(m.threads)), avail: frames, dblwr: int32(max(writers, 1))}
+	// innodb_doublewrite_pages defaults to innodb_write_io_threads
+	f := &flushList{m: m, array: array, cleaner: int32(len(m.threads)), avail: frames, dblwr: int32(max(array.writers(), 1))}
 	// SetAIO added its handlers with the same call, so it cannot fail here
 	if m.AddThread([]Op{{Kind: OpPageCleaner}}, -2) != nil {
-		m.fl = nil
+		return
 	}
+	m.fl = f
+	array.attach(f, f.cleaner)
+	m.Handle(OpDirty, f)
+	m.Handle(OpPageCleaner, f)
+}
+
+// Step runs OpDirty and the page cleaner's loop, OpPageCleaner.
+func (f *flushList) Step(id int32, op *Op) bool {
+	if op.Kind == OpPageCleaner {
+		f.clean(id)
+		return false
+	}
+	return f.markDirty(id, op.Arg)
 }
 
 // markDirty runs OpDirty: for each of pages pages a frame (see flushList),
 // then the page waits for the cleaner; a sleeping cleaner is woken
-// (os_event_set(buf_flush_event): a futex wake charged to t). It reports
-// whether t goes on; false means t stops and markDirty is called again when
-// it runs.
-func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
-	f := m.fl
-	if f == nil {
-		return true
-	}
+// (os_event_set(buf_flush_event): a futex wake charged to thread id). It
+// reports whether the thread goes on; false means it stopped and markDirty
+// is called again when it runs.
+func (f *flushList) markDirty(id int32, pages int32) bool {
+	m := f.m
 	for int(id) >= len(f.fw) {
 		f.fw = append(f.fw, freeWait{})
 	}
@@ -199,7 +208,7 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 					return true
 				}
 				w.stage = fwWoke
-				m.wakeCleaner(t, id)
+				f.wakeCleaner(id)
 				return false
 			}
 			if f.avail > 0 {
@@ -210,15 +219,14 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			}
 			w.stage = fwEvent
 			if f.sleeping { // os_event_set(buf_flush_event)
-				m.wakeCleaner(t, id)
+				f.wakeCleaner(id)
 				return false
 			}
 		case fwEvent:
 			w.stage = fwSlept
 			if w.iter > 1 {
 				f.FreeWaits++
-				m.block(t)
-				m.e.At(m.e.Now()+int64(freeWaitSleep), m.evWake, id, t.gen)
+				m.Sleep(id, int64(freeWaitSleep))
 				return false
 			}
 		case fwSlept:
@@ -231,11 +239,10 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 			f.dirty--
 			f.SingleFlushes++
 			w.stage = fwFlushSys
-			m.syscalls += 4
-			m.runBurst(t, id, 4*int64(m.cfg.Costs.Syscall), CatSys)
+			m.Syscalls(id, 4, 4*int64(m.Costs().Syscall))
 			return false
 		case fwFlushSys:
-			if !m.syncIO(t, id, singlePageIOs[:], &w.io) {
+			if !f.syncIO(id, singlePageIOs[:], &w.io) {
 				return false
 			}
 			f.avail++ // to the free list: up for grabs
@@ -248,12 +255,11 @@ func (m *Machine) markDirty(t *thread, id int32, pages int32) bool {
 }
 
 // wakeCleaner is os_event_set(buf_flush_event) with the cleaner asleep on
-// it: a futex wake charged to t.
-func (m *Machine) wakeCleaner(t *thread, id int32) {
-	m.fl.sleeping = false
-	m.wake(m.fl.cleaner)
-	m.syscalls++
-	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
+// it: a futex wake charged to thread id.
+func (f *flushList) wakeCleaner(id int32) {
+	f.sleeping = false
+	f.m.Wake(f.cleaner)
+	f.m.Syscall(id, int64(f.m.Costs().Syscall))
 }
 
 // nextRound starts a round of the page cleaner: it reports false, with the
@@ -286,11 +292,11 @@ func (f *flushList) written(n int) {
 
 // dblwrBatch starts the page cleaner's write of its batch to the doublewrite
 // file (Double_write::write_pages: one pwrite of the batch, then an fsync):
-// the two system calls charged to t; dblwrWait then waits for the I/Os.
-func (m *Machine) dblwrBatch(t *thread, id int32) {
-	m.fl.DblwrBatches++
-	m.syscalls += 2
-	m.runBurst(t, id, 2*int64(m.cfg.Costs.Syscall), CatSys)
+// the two system calls charged to the cleaner, thread id; dblwrWait then
+// waits for the I/Os.
+func (f *flushList) dblwrBatch(id int32) {
+	f.DblwrBatches++
+	f.m.Syscalls(id, 2, 2*int64(f.m.Costs().Syscall))
 }
 
 // The synchronous I/Os of a single-page flush (Double_write::sync_page_flush:
@@ -303,17 +309,18 @@ var (
 )
 
 // dblwrWait waits for the doublewrite batch's pwrite and fsync (syncIO): it
-// reports whether they are done; false means t blocked.
-func (m *Machine) dblwrWait(t *thread, id int32) bool {
-	return m.syncIO(t, id, dblwrIOs[:], &m.fl.dblwrIO)
+// reports whether they are done; false means the cleaner blocked.
+func (f *flushList) dblwrWait(id int32) bool {
+	return f.syncIO(id, dblwrIOs[:], &f.dblwrIO)
 }
 
-// syncIO blocks t for the I/Os of seq in turn, their system calls already
-// charged: on the machine's device one after another, each in its queue;
-// without one, for IOService each (jittered), in one wait. *done counts the
-// I/Os issued so far. It reports whether they are all done; false means t
-// blocked and syncIO is called again when it runs.
-func (m *Machine) syncIO(t *thread, id int32, seq []IOKind, done *int8) bool {
+// syncIO blocks thread id for the I/Os of seq in turn, their system calls
+// already charged: on the machine's device one after another, each in its
+// queue; without one, for IOService each (jittered), in one wait. *done
+// counts the I/Os issued so far. It reports whether they are all done; false
+// means the thread blocked and syncIO is called again when it runs.
+func (f *flushList) syncIO(id int32, seq []IOKind, done *int8) bool {
+	m := f.m
 	if int(*done) == len(seq) {
 		*done = 0
 		return true
@@ -325,11 +332,10 @@ func (m *Machine) syncIO(t *thread, id int32, seq []IOKind, done *int8) bool {
 	}
 	var io int64
 	for _, k := range seq {
-		io += m.jit(m.cfg.Costs.IOService)
+		io += m.Jitter(m.Costs().IOService)
 		m.CountIO(k, 1)
 	}
 	*done = int8(len(seq))
-	m.block(t)
-	m.e.At(m.e.Now()+io, m.evWake, id, t.gen)
+	m.Sleep(id, io)
 	return false
 }

@@ -198,12 +198,7 @@ func TestPageCleanerWritesDirtyPagesThroughTheWriteArray(t *testing.T) {
 		require.Greater(t, rows, uint64(9000), "past the pool's 8,192 frames")
 		assert.Equal(t, f.Flushed, st.Submitted, "every queued page is an AIO write")
 		assert.Equal(t, st.Submitted, st.Completed+st.InFlight, "counters balance")
-		var pending uint64 // the cleaner's batch, not yet queued
-		if native {
-			pending = uint64(m.aion.cw.pending)
-		} else {
-			pending = uint64(m.aio.cw.pending)
-		}
+		pending := uint64(f.cl.pending) // the cleaner's batch, not yet queued
 		// the row in progress at the end may have dirtied its page already
 		assert.InDelta(t, float64(rows), float64(uint64(f.dirty)+f.Flushed+f.SingleFlushes+pending), 1, "each dirty page written once")
 		flushing := uint64(0) // the thread's own single-page flush in progress
@@ -246,7 +241,7 @@ func TestAThreadWithoutAFreeFrameFlushesAPageOrSleeps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := NewMachine(MachineConfig{CPUs: 2, Seed: 5, Costs: OldKernel()})
 			require.NoError(t, err)
-			m.fl = &flushList{cleaner: -1, dirty: tc.dirty, dblwr: 4} // no frame free, no cleaner to wake
+			installFlushList(m, &flushList{cleaner: -1, dirty: tc.dirty, dblwr: 4}) // no frame free, no cleaner to wake
 			require.NoError(t, m.AddThread([]Op{cpu(1 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
 			r := m.Run(0, 25*time.Millisecond)
 			rows := m.ThreadUnits(0)
@@ -289,12 +284,7 @@ func TestInsertAutoIncSplitsAtTheRightEdgeAndDirtiesAPagePerRow(t *testing.T) {
 		require.Greater(t, rows, uint64(5000))
 		splits := float64(edge - rows) // the split takes the latch once more
 		assert.InDelta(t, float64(rows)/autoIncRowsPerLeaf, splits, 4*math.Sqrt(float64(rows)/autoIncRowsPerLeaf)+8, "a split per %d rows", autoIncRowsPerLeaf)
-		var pending int32
-		if native {
-			pending = m.aion.cw.pending
-		} else {
-			pending = m.aio.cw.pending
-		}
+		pending := m.fl.cl.pending
 		pages := float64(m.fl.dirty) + float64(m.fl.Flushed) + float64(m.fl.SingleFlushes) + float64(pending)
 		assert.InDelta(t, float64(rows)+splits, pages, float64(c.Threads)+2, "a page per row and per split")
 		acq := arrayAcquisitions(m)
@@ -314,11 +304,18 @@ func TestASinglePageFlushWaitsForTheDevice(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, m.SetDevice(DeviceConfig{Units: 1, Read: time.Millisecond, Write: time.Millisecond,
 		Fsync: time.Millisecond, Dist: ServiceFixed}))
-	m.fl = &flushList{cleaner: -1, dirty: 1, dblwr: 4}
+	installFlushList(m, &flushList{cleaner: -1, dirty: 1, dblwr: 4})
 	require.NoError(t, m.AddThread([]Op{cpu(1 * time.Microsecond), dirty(1), done(1)}, prio.Normal))
 	r := m.Run(0, 25*time.Millisecond)
 	assert.Equal(t, uint64(6), m.ThreadUnits(0), "a row per 4 ms")
 	assert.Equal(t, uint64(7), m.fl.SingleFlushes, "the seventh in progress")
 	assert.Equal(t, uint64(12), r.Writes, "two per flush done, the seventh's first still in service")
 	assert.Equal(t, uint64(12), r.Fsyncs)
+}
+
+// installFlushList installs f, a flush list without a page cleaner, on m:
+// OpDirty takes its frames.
+func installFlushList(m *Machine, f *flushList) {
+	f.m, m.fl = m, f
+	m.Handle(OpDirty, f)
 }

@@ -5,16 +5,12 @@ package sim
 type futexOp uint8
 
 const (
-	fxNone        futexOp = iota // no futex call in progress
-	fxWaitMutex                  // FUTEX_WAIT on a mutex's word: sleep unless it was released meanwhile
-	fxWakeMutex                  // FUTEX_WAKE of a mutex's waiters (one, or all for WakeAll)
-	fxWakeChain                  // lwp_unpark of the next waiter of a mutex's broadcast chain
-	fxWaitEvent                  // FUTEX_WAIT on an AIO segment's event: sleep unless it was set meanwhile
-	fxWakeEvent                  // FUTEX_WAKE of the thread waiting on an AIO segment's event
-	fxWaitNotFull                // FUTEX_WAIT on a native AIO array's not_full event: sleep unless a slot is free
-	fxWakeNotFull                // FUTEX_WAKE of every submitter waiting on a native array's not_full event
-	fxWait                       // FUTEX_WAIT on a mechanism's word (Machine.FutexWait)
-	fxWake                       // FUTEX_WAKE of a mechanism's word (Machine.FutexWake)
+	fxNone      futexOp = iota // no futex call in progress
+	fxWaitMutex                // FUTEX_WAIT on a mutex's word: sleep unless it was released meanwhile
+	fxWakeMutex                // FUTEX_WAKE of a mutex's waiters (one, or all for WakeAll)
+	fxWakeChain                // lwp_unpark of the next waiter of a mutex's broadcast chain
+	fxWait                     // FUTEX_WAIT on a mechanism's word (Machine.FutexWait)
+	fxWake                     // FUTEX_WAKE of a mechanism's word (Machine.FutexWake)
 )
 
 // A Futex is a mechanism's futex word (a thread's private word, an event):
@@ -75,7 +71,7 @@ func (m *Machine) preemptedAtReturn(t *thread) bool {
 // wakes reports whether op wakes other threads (and never blocks the caller).
 func (op futexOp) wakes() bool {
 	switch op {
-	case fxWakeMutex, fxWakeChain, fxWakeEvent, fxWakeNotFull, fxWake:
+	case fxWakeMutex, fxWakeChain, fxWake:
 		return true
 	}
 	return false
@@ -215,16 +211,6 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	case fxWakeChain:
 		m.passChain(&m.mutexes[arg])
-	case fxWaitEvent:
-		if m.eventWait(t, id, arg) {
-			return
-		}
-	case fxWakeEvent:
-		m.eventWake(arg)
-	case fxWaitNotFull:
-		if m.nativeWaitFull(t, id, arg) {
-			return
-		}
 	case fxWait:
 		if f.FutexWait(id, arg) {
 			m.block(t)
@@ -232,8 +218,6 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		}
 	case fxWake:
 		f.FutexWake(arg)
-	case fxWakeNotFull:
-		m.nativeWakeFull(arg)
 	}
 	t.sys.op = fxNone
 	if op.wakes() && m.preemptedAtReturn(t) {

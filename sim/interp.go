@@ -118,50 +118,13 @@ func (m *Machine) advance(t *thread, id int32) {
 				t.pc += op.Arg
 				m.next(t)
 			}
-		case OpPrefetch:
-			if m.aion != nil {
-				if !m.prefetchNative(t, id, op.Arg) {
-					return
-				}
-			} else if !m.prefetch(t, id, op.Arg, false) {
-				return
-			}
-			m.next(t)
-		case OpPrefetchSiblings:
-			if m.aion != nil {
-				if !m.prefetchNative(t, id, -1-op.Arg) {
-					return
-				}
-			} else if !m.prefetch(t, id, op.Arg, true) {
-				return
-			}
-			m.next(t)
 		case OpSockSend, OpSockRecv:
 			if !m.sock(t, id, op) {
 				return
 			}
 			m.next(t)
-		case OpDirty:
-			if !m.markDirty(t, id, op.Arg) {
-				return
-			}
-			m.next(t)
-		case OpPageCleaner:
-			if m.aion != nil {
-				m.nativeCleanerLoop(t, id)
-				return
-			}
-			m.cleanerLoop(t, id)
-			return
 		case opPoolWorker:
 			m.poolWorkerLoop(t, id)
-			return
-		case OpAIOHandler:
-			if m.aion != nil {
-				m.nativeHandlerLoop(t, id, int(op.Arg))
-				return
-			}
-			m.aioHandler(t, id, int(op.Arg))
 			return
 		default:
 			if s := m.steppers[op.Kind]; s != nil && !s.Step(id, op) {
