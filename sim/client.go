@@ -78,12 +78,81 @@ func (c ClientConfig) Validate() error {
 	return nil
 }
 
-// sockEnd is one end of a connection's socket: the peer thread and the
-// packets sent to this end and not yet read.
+// sockEnd is one end of a connection's socket: the peer (a thread, or a
+// pooled connection's session key) and the packets sent to this end and not
+// yet read.
 type sockEnd struct {
 	peer    int32
 	pending int32
 	waiting bool // blocked in OpSockRecv
+}
+
+// sockets are the connections' sockets (AddConnection): each end by its
+// session (a thread's own id, or a pooled connection's key), and each
+// thread's progress through OpSockSend and OpSockRecv.
+type sockets struct {
+	m      *Machine
+	ends   []sockEnd // by thread id
+	pooled []sockEnd // by pooled connection (session key −2 − c)
+	stage  []opStage // by thread id
+	adding bool      // AddConnection is adding its threads
+	poller poller    // the thread pool serving the connections, or nil
+}
+
+// A poller serves connections that have no server thread of their own:
+// MariaDB's thread pool, whose connections wait in their group's epoll set.
+type poller interface {
+	// connect adds a connection whose THD runs server and touches foot
+	// bytes of its own, and returns its session key (≤ −2).
+	connect(server []Op, foot int64) int32
+	// Readable is a packet reaching pooled connection k.
+	Readable(k int32)
+	// Receive is thread id's receive on the pooled connection it serves: it
+	// reports whether the receive reads a request now; false means the
+	// request is over and the poller has taken the thread back.
+	Receive(id int32) bool
+}
+
+// connections returns the machine's sockets, installing them (for OpSockSend
+// and OpSockRecv) on first use.
+func (m *Machine) connections() *sockets {
+	if m.client == nil {
+		m.client = &sockets{m: m}
+		m.Handle(OpSockSend, m.client)
+		m.Handle(OpSockRecv, m.client)
+	}
+	return m.client
+}
+
+// end returns session k's end of its socket.
+func (s *sockets) end(k int32) *sockEnd {
+	if k <= -2 {
+		c := int(-2 - k)
+		for c >= len(s.pooled) {
+			s.pooled = append(s.pooled, sockEnd{peer: -1})
+		}
+		return &s.pooled[c]
+	}
+	for int(k) >= len(s.ends) {
+		s.ends = append(s.ends, sockEnd{peer: -1})
+	}
+	return &s.ends[k]
+}
+
+// pending returns the packets sent to session k and not yet read.
+func (s *sockets) pending(k int32) int32 { return s.end(k).pending }
+
+// CheckOp refuses a socket op of a thread that AddConnection is not adding:
+// it would have no peer.
+func (s *sockets) CheckOp(op Op) error {
+	if !s.adding {
+		return errNoPeer(op.Kind)
+	}
+	return nil
+}
+
+func errNoPeer(k OpKind) error {
+	return fmt.Errorf("sim: op %d needs a connection peer, want the thread added by AddConnection: %w", k, ErrInvalidConfig)
 }
 
 // ServerProgram returns prog as the server thread of a connection whose
@@ -229,16 +298,25 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 			client = append(client, Op{Kind: OpSockRecv, Dur: c.Recv})
 		}
 	}
-	if m.tpool != nil {
-		if err := m.addPoolConnection(server, client, c.ServerFootprint); err != nil {
+	s := m.connections()
+	s.adding = true
+	defer func() { s.adding = false }()
+	if s.poller != nil {
+		// the server side runs on the pool's workers, not on a thread of its own
+		cid := int32(len(m.threads))
+		if err := m.checkProgram(server); err != nil {
 			return err
 		}
-		m.threads[len(m.threads)-1].foot = c.ClientFootprint
-		m.footSum += c.ServerFootprint + c.ClientFootprint
+		if err := m.AddThread(client, prio.Normal); err != nil {
+			return err
+		}
+		k := s.poller.connect(server, c.ServerFootprint)
+		s.end(cid).peer = k
+		s.end(k).peer = cid
+		m.SetFootprint(cid, c.ClientFootprint)
+		m.AddFootprint(c.ServerFootprint)
 		return nil
 	}
-	m.pairing = true
-	defer func() { m.pairing = false }()
 	sid := int32(len(m.threads))
 	if err := m.AddThread(server, h); err != nil {
 		return err
@@ -246,12 +324,10 @@ func (m *Machine) AddConnection(server []Op, h prio.Hint, c ClientConfig) error 
 	if err := m.AddThread(client, prio.Normal); err != nil {
 		return err // not reached: what AddThread checks passed for the server
 	}
-	for int(sid)+2 > len(m.socks) {
-		m.socks = append(m.socks, sockEnd{peer: -1})
-	}
-	m.socks[sid].peer, m.socks[sid+1].peer = sid+1, sid
-	m.threads[sid].foot, m.threads[sid+1].foot = c.ServerFootprint, c.ClientFootprint
-	m.footSum += c.ServerFootprint + c.ClientFootprint
+	s.end(sid).peer = sid + 1 // each end grows the slice the other may be in: one at a time
+	s.end(sid + 1).peer = sid
+	m.SetFootprint(sid, c.ServerFootprint)
+	m.SetFootprint(sid+1, c.ClientFootprint)
 	return nil
 }
 
@@ -272,7 +348,7 @@ func (m *Machine) scaleServer(server []Op, c ClientConfig) ([]Op, error) {
 		lone = p.SwitchCostOf(w+c.ServerFootprint, w+c.ClientFootprint)
 	}
 	var poolRecv int64
-	if m.tpool != nil {
+	if m.client != nil && m.client.poller != nil {
 		lone = p.SwitchCostOf(w, w+c.ClientFootprint)
 		poolRecv = int64(p.Syscall + p.SyscallCost(SysSocket))
 	}
@@ -322,64 +398,66 @@ func (m *Machine) wakeSync(id int32) {
 	m.syncWake = false
 }
 
-// sock runs OpSockSend and OpSockRecv, as a Unix stream socket between a
+// Step runs OpSockSend and OpSockRecv, as a Unix stream socket between a
 // client and a server thread does (net/unix/af_unix.c): a send queues the
 // packet on the peer's receive queue and calls its sk_data_ready
 // (sock_def_readable → wake_up_interruptible_sync_poll → try_to_wake_up) if
 // the peer sleeps in its read, then returns; a receive with nothing queued
 // sleeps in unix_stream_data_wait until a send wakes it. The wake is the
-// scheduler's (Machine.wake; with SetRemoteWake, a wake onto an idle CPU
-// pays its interrupt) made with WF_SYNC (wakeSync). It reports whether t goes on.
-func (m *Machine) sock(t *thread, id int32, op *Op) bool {
-	var end *sockEnd
-	if t.worker > 0 { // a worker added after the connections has no socket of its own
-		end = &m.tpool.conns[m.tpool.workers[t.worker-1].conn].end
-	} else {
-		end = &m.socks[id]
+// scheduler's (Machine.Wake; with SetRemoteWake, a wake onto an idle CPU
+// pays its interrupt) made with WF_SYNC (Machine.WakeSync). A packet for a
+// pooled connection makes it readable to the pool instead, and a pool
+// worker's receive ends its request unless it reads one (poller). It reports
+// whether the thread goes on.
+func (s *sockets) Step(id int32, op *Op) bool {
+	m := s.m
+	for int(id) >= len(s.stage) {
+		s.stage = append(s.stage, opStart)
 	}
+	st := &s.stage[id]
+	key := m.Session(id)
+	end := s.end(key)
 	if op.Kind == OpSockSend {
-		if t.step != opStart {
+		if *st != opStart {
+			*st = opStart
 			return true
 		}
-		t.step = opCharged
-		if end.peer <= -2 {
-			m.poolArrive(-2 - end.peer)
-		} else {
-			p := &m.socks[end.peer]
-			p.pending++
-			if p.waiting {
-				p.waiting = false
-				m.wakeSync(end.peer)
-			}
+		*st = opCharged
+		peer := end.peer
+		p := s.end(peer)
+		p.pending++
+		if peer <= -2 {
+			s.poller.Readable(peer)
+		} else if p.waiting {
+			p.waiting = false
+			m.WakeSync(peer)
 		}
-		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket))+m.jit(op.Dur), CatSys) // unix_stream_sendmsg
+		m.Syscall(id, int64(m.Costs().SyscallCost(SysSocket))+m.Jitter(op.Dur)) // unix_stream_sendmsg
 		return false
 	}
-	switch t.step {
+	switch *st {
 	case opStart: // the system call's entry
-		t.step = opCharged
-		m.syscalls++
-		m.runBurst(t, id, int64(m.cfg.Costs.SyscallCost(SysSocket)), CatSys) // unix_stream_recvmsg
+		*st = opCharged
+		m.Syscall(id, int64(m.Costs().SyscallCost(SysSocket))) // unix_stream_recvmsg
 		return false
 	case opCharged: // look at the receive queue
-		if t.worker > 0 {
-			conn := &m.tpool.conns[m.tpool.workers[t.worker-1].conn]
-			if !conn.resumed || end.pending == 0 {
-				m.poolRequestDone(t, id) // the request is over (threadpool_generic.cc)
+		if key <= -2 {
+			*st = opStart // the request may end here, and the worker take another
+			if !s.poller.Receive(id) {
 				return false
 			}
-			conn.resumed = false
+			*st = opCharged
 		}
 		if end.pending == 0 {
 			end.waiting = true
-			m.block(t)
+			m.Block(id)
 			return false
 		}
 		end.pending--
-		t.step = opWaiting
-		m.runBurst(t, id, m.jit(op.Dur), CatSys)
+		*st = opWaiting
+		m.Burst(id, m.Jitter(op.Dur), CatSys)
 		return false
 	}
+	*st = opStart
 	return true
 }

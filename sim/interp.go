@@ -106,8 +106,8 @@ func (m *Machine) advance(t *thread, id int32) {
 		case OpDone:
 			m.units += uint64(op.Arg)
 			t.units += uint64(op.Arg)
-			if t.worker > 0 { // a pool worker serving a connection
-				m.tpool.conns[m.tpool.workers[t.worker-1].conn].units += uint64(op.Arg)
+			if m.host != nil { // a pool worker serving a connection counts them into it
+				m.host.Done(id, uint64(op.Arg))
 			}
 			m.activeSum += uint64(m.activeTrx)
 			m.next(t)
@@ -118,14 +118,6 @@ func (m *Machine) advance(t *thread, id int32) {
 				t.pc += op.Arg
 				m.next(t)
 			}
-		case OpSockSend, OpSockRecv:
-			if !m.sock(t, id, op) {
-				return
-			}
-			m.next(t)
-		case opPoolWorker:
-			m.poolWorkerLoop(t, id)
-			return
 		default:
 			if s := m.steppers[op.Kind]; s != nil && !s.Step(id, op) {
 				return

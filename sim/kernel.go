@@ -117,13 +117,21 @@ func (m *Machine) CountIO(k IOKind, n uint64) { m.ioCount[k] += n }
 
 // WaitBegin is thd_wait_begin for thread id, which has just blocked in a
 // wait inside the server that MariaDB's thread pool is told of (a row lock,
-// a page read, another commit's log flush): the pool may give the thread's
-// group another worker meanwhile.
-func (m *Machine) WaitBegin(id int32) { m.poolWaitBegin(&m.threads[id]) }
+// a page read, another commit's log flush): the session host may give the
+// thread's group another worker meanwhile.
+func (m *Machine) WaitBegin(id int32) {
+	if m.host != nil {
+		m.host.WaitBegin(id)
+	}
+}
 
 // WaitEnd is thd_wait_end for thread id, running again after the wait
 // WaitBegin began.
-func (m *Machine) WaitEnd(id int32) { m.poolWaitEnd(&m.threads[id]) }
+func (m *Machine) WaitEnd(id int32) {
+	if m.host != nil {
+		m.host.WaitEnd(id)
+	}
+}
 
 // StepOp runs op for thread id as if the thread had reached it in its
 // program: the Stepper of its kind, or nothing when no mechanism handles the
@@ -143,14 +151,34 @@ var (
 	gateExitOp  = Op{Kind: OpGateExit}
 )
 
+// A SessionHost runs sessions that have no thread of their own on threads it
+// owns: MariaDB's thread pool, whose workers serve connections (their THDs)
+// one request at a time. The machine asks it whose session a thread runs,
+// tells it the units a served session completes, and tells it when a thread
+// begins and ends a wait inside the server (thd_wait_begin, thd_wait_end).
+type SessionHost interface {
+	// Session returns the session thread id runs now: its own id, or the
+	// key (≤ −2) of the session it serves.
+	Session(id int32) int32
+	// SessionThread returns the thread serving session k (≤ −2) now, or −1.
+	SessionThread(k int32) int32
+	// Done counts n units (OpDone) that thread id completed.
+	Done(id int32, n uint64)
+	// WaitBegin and WaitEnd bracket a wait of thread id (Machine.WaitBegin).
+	WaitBegin(id int32)
+	WaitEnd(id int32)
+}
+
+// SetSessionHost installs h, the machine's one session host.
+func (m *Machine) SetSessionHost(h SessionHost) { m.host = h }
+
 // Session returns the session thread id runs now: its own id, or, for a
-// thread pool worker serving a connection, the connection's key (≤ −2: its
-// THD, whose transaction the next request may run on another worker).
+// thread the session host lends to a session (a pool worker serving a
+// connection), the session's key (≤ −2: a connection's THD, whose
+// transaction the next request may run on another worker).
 func (m *Machine) Session(id int32) int32 {
-	if t := &m.threads[id]; t.worker > 0 {
-		if c := m.tpool.workers[t.worker-1].conn; c >= 0 {
-			return connPeer(c)
-		}
+	if m.host != nil {
+		return m.host.Session(id)
 	}
 	return id
 }
@@ -158,11 +186,62 @@ func (m *Machine) Session(id int32) int32 {
 // SessionThread returns the thread running session k now, or −1 (a pooled
 // connection between requests).
 func (m *Machine) SessionThread(k int32) int32 {
-	if k >= 0 {
+	if k >= 0 || m.host == nil {
 		return k
 	}
-	return m.tpool.conns[-2-k].thread
+	return m.host.SessionThread(k)
 }
+
+// Exec makes thread id, running, interpret prog from op pc (a session's
+// program, or back to the thread's own): the session host's switch of a
+// worker between connections.
+func (m *Machine) Exec(id int32, prog []Op, pc int32) {
+	t := &m.threads[id]
+	t.prog, t.pc, t.step = prog, pc, opStart
+	m.advance(t, id)
+}
+
+// PC returns the op thread id is at in its program.
+func (m *Machine) PC(id int32) int32 { return m.threads[id].pc }
+
+// NewOpKind returns an op kind of the machine's own, beyond the public ones,
+// for a mechanism's thread whose whole program is one op that its Stepper
+// runs (Handle): a pool worker's loop. AddThread accepts an op of such a kind
+// once a Stepper handles it, and counts it as an op that takes time.
+func (m *Machine) NewOpKind() OpKind {
+	m.steppers = append(m.steppers, nil)
+	return OpKind(len(m.steppers) - 1)
+}
+
+// Threads returns the machine's threads so far.
+func (m *Machine) Threads() int { return len(m.threads) }
+
+// SetFootprint gives thread id bytes of its own state that a switch to it
+// refills (ClientConfig's footprints), beyond CostProfile.SwitchFootprint;
+// the bytes also join what evicts the others' (Footprints).
+func (m *Machine) SetFootprint(id int32, bytes int64) {
+	m.footSum += bytes - m.threads[id].foot
+	m.threads[id].foot = bytes
+}
+
+// AddFootprint adds bytes of state that no thread of its own touches (a
+// pooled connection's THD) to what evicts the threads' footprints.
+func (m *Machine) AddFootprint(bytes int64) { m.footSum += bytes }
+
+// Footprints returns the bytes of the threads' own footprints and those
+// AddFootprint added, summed.
+func (m *Machine) Footprints() int64 { return m.footSum }
+
+// A Checker is a Stepper that refuses the ops of its kinds that it could
+// not run (AddThread calls it for each such op of a program).
+type Checker interface {
+	CheckOp(op Op) error
+}
+
+// CheckProgram reports what a thread running prog could not run, as
+// AddThread does, without adding the thread: for a session's program that
+// threads of a session host run.
+func (m *Machine) CheckProgram(prog []Op) error { return m.checkProgram(prog) }
 
 // RestartTrx ends thread id's transaction (the machine's count of active
 // transactions) and makes its program's first op its next, as sysbench

@@ -53,10 +53,11 @@ type Machine struct {
 	pool     *bufPool      // the buffer pool OpPrefetchSiblings looks in (bufpool.go); nil: no page is resident
 	fl       *flushList    // the page cleaner's flush list (bufpool.go); nil: no page cleaner
 	dev      *device
-	ioCount  [NumIOKinds]uint64      // I/Os by kind (CountIO)
-	steppers [numOpKinds + 1]Stepper // by op kind (Handle); opPoolWorker is the last
-	gort     *GoRuntime              // the Go runtime layer (goruntime.go): its threads instead of programs
-	rows     *lockSys                // row locks (rowlock.go), from the workload's SetRowTable
+	ioCount  [NumIOKinds]uint64 // I/Os by kind (CountIO)
+	steppers []Stepper          // by op kind (Handle), the machine's own kinds after the public ones (NewOpKind)
+	host     SessionHost        // the session host (SetSessionHost), or nil
+	gort     *GoRuntime         // the Go runtime layer (goruntime.go): its threads instead of programs
+	rows     *lockSys           // row locks (rowlock.go), from the workload's SetRowTable
 
 	log    *logSys // the redo log (logsys.go), added by the first OpLogCommit's workload
 	logCfg LogConfig
@@ -66,12 +67,11 @@ type Machine struct {
 	remoteWake bool
 	waker      int32
 	evPut      engine.Kind
-	// socks are the connections' socket ends, by thread id (client.go).
-	socks   []sockEnd
-	pairing bool // AddConnection is adding its two threads
+	// client is the connections' sockets (client.go), or nil.
+	client *sockets
 	// syncWake: the wake being made is a socket's, with WF_SYNC (wakeSync).
 	syncWake bool
-	// pool is the worker pool of a PoolOfThreads machine whose clients run
+	// tpool is the worker pool of a PoolOfThreads machine whose clients run
 	// on it (threadpool_group.go), or nil.
 	tpool *threadPool
 
@@ -121,6 +121,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		m.evPut = m.e.On(m.onPut)
 	}
 	m.idle = cfg.CPUs
+	m.steppers = make([]Stepper, numOpKinds)
 	return m, nil
 }
 
@@ -173,8 +174,17 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 func (m *Machine) checkProgram(prog []Op) error {
 	timed := false
 	for i, op := range prog {
+		if op.Kind >= numOpKinds && int(op.Kind) < len(m.steppers) && m.steppers[op.Kind] != nil {
+			timed = true // a mechanism's loop (NewOpKind)
+			continue
+		}
 		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
 			return fmt.Errorf("sim: op %d of %d: %w", i, len(prog), err)
+		}
+		if c, ok := m.steppers[op.Kind].(Checker); ok {
+			if err := c.CheckOp(op); err != nil {
+				return fmt.Errorf("sim: op %d of %d: %w", i, len(prog), err)
+			}
 		}
 		// a skip lands within the program (next then steps past it); a skip
 		// past its end ran off the program and panicked, a negative one could
@@ -191,8 +201,8 @@ func (m *Machine) checkProgram(prog []Op) error {
 		if op.Kind == OpAIOHandler && (op.Arg < 0 || int(op.Arg) >= m.aioSegments()) {
 			return fmt.Errorf("sim: OpAIOHandler of segment %d, want a segment of the array SetAIO installed: %w", op.Arg, ErrInvalidConfig)
 		}
-		if (op.Kind == OpSockSend || op.Kind == OpSockRecv) && !m.pairing {
-			return fmt.Errorf("sim: op %d needs a connection peer, want the thread added by AddConnection: %w", op.Kind, ErrInvalidConfig)
+		if (op.Kind == OpSockSend || op.Kind == OpSockRecv) && m.steppers[op.Kind] == nil {
+			return errNoPeer(op.Kind)
 		}
 		timed = timed || takesTime(op)
 	}
@@ -213,7 +223,7 @@ func takesTime(op Op) bool {
 	case OpCPU, OpSyscall, OpSleep, OpAIOHandler, OpPageCleaner, OpRead, OpWrite, OpFsync, OpLogCommit, OpSockSend, OpSockRecv:
 		return op.Dur > 0 || op.Kind != OpCPU && op.Kind != OpSleep
 	}
-	return false
+	return op.Kind >= numOpKinds // a mechanism's loop (NewOpKind)
 }
 
 // untimedLoop reports whether a thread running prog from its first op comes

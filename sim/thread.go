@@ -47,9 +47,6 @@ type thread struct {
 	// SwitchFootprint that a switch to it refills (ClientConfig's
 	// ServerFootprint and ClientFootprint; 0 for every other thread).
 	foot int64
-	// worker is 1 + the thread's index among the pool's workers
-	// (threadPool.workers), 0 for a thread that is not one.
-	worker int32
 
 	mx  mutexStage // the mutex lock or unlock in progress
 	sys futexCall  // the futex system call in progress (not preemptible)

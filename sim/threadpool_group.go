@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/innosim/innosim/sim/engine"
-
 	"github.com/innosim/innosim/prio"
+	"github.com/innosim/innosim/sim/engine"
 )
 
 // The thread pool with its clients on the machine follows MariaDB 10.11's
@@ -60,17 +59,17 @@ const poolMaxEvents = 1024
 // group are active.
 const PoolOversubscribe = 3
 
-// poolConn is a pooled connection: its THD's program and place in it, the
-// server end of its socket and its state in the group.
+// poolConn is a pooled connection: its THD's program and place in it and its
+// state in the group; its socket's end is the client's (sockets), whose
+// packets tell the pool it is readable (Readable).
 type poolConn struct {
 	prog  []Op
 	pc    int32
 	group int32
-	end   sockEnd // peer: the client's thread
-	armed bool    // in the epoll set, waiting for a request (EPOLLONESHOT armed)
-	trx   []bool  // by pc: inside a transaction there (high priority)
-	foot  int64   // ClientConfig.ServerFootprint
-	units uint64  // OpDone units its requests completed
+	armed bool   // in the epoll set, waiting for a request (EPOLLONESHOT armed)
+	trx   []bool // by pc: inside a transaction there (high priority)
+	foot  int64  // ClientConfig.ServerFootprint
+	units uint64 // OpDone units its requests completed
 	// thread is the worker serving the connection, or -1 between requests.
 	thread int32
 	// resumed: a worker has just taken the connection, so its receive is
@@ -121,16 +120,21 @@ type poolWorker struct {
 	last  int32 // the connection it served last, or -1
 	next  int32 // the connection taken, to serve after the refill
 	// waiting is TP_connection_generic::waiting for the connection being
-	// served: thd_wait_begin calls not yet ended (see poolWaitBegin).
+	// served: thd_wait_begin calls not yet ended (see WaitBegin).
 	waiting int
 }
 
-// threadPool is the pool of a PoolOfThreads machine with its clients on it.
+// threadPool is the pool of a PoolOfThreads machine with its clients on it:
+// the machine's session host (SetSessionHost) and the client sockets'
+// poller.
 type threadPool struct {
-	groups  []poolGroup
-	conns   []poolConn
-	workers []poolWorker // by thread.worker − 1
-	prog    []Op         // every worker's program: opPoolWorker
+	m        *Machine
+	socks    *sockets // the connections' sockets
+	groups   []poolGroup
+	conns    []poolConn
+	workers  []poolWorker // by worker number
+	workerOf []int32      // by thread id: 1 + its worker number, 0 for a thread that is not one
+	prog     []Op         // every worker's program: one op of the pool's own kind
 
 	stallLimit int64       // thread_pool_stall_limit, in ns: check_stall's period
 	maxThreads int         // thread_pool_max_threads
@@ -138,10 +142,6 @@ type threadPool struct {
 	evStall    engine.Kind // the timer thread's tick: check_stall of every group
 	evCreate   engine.Kind // a worker create_worker started: its thread is added
 }
-
-// opPoolWorker is the one op of a pool worker's program: its whole loop
-// (never in a program a caller gives; AddThread's check refuses it).
-const opPoolWorker = numOpKinds
 
 // setPoolGroups installs the worker pool of a PoolOfThreads machine whose
 // clients run on it: size groups (0 = the CPUs), each with two worker
@@ -172,56 +172,55 @@ func (m *Machine) setPoolGroups(size int, stall time.Duration, maxThreads int) e
 	if maxThreads < 1 || maxThreads > MaxThreadPoolMaxThreads {
 		return fmt.Errorf("sim: ThreadPoolMaxThreads = %d, want 0 (%d) or 1..%d: %w", maxThreads, MaxThreadPoolMaxThreads, MaxThreadPoolMaxThreads, ErrInvalidConfig)
 	}
-	p := &threadPool{groups: make([]poolGroup, size), prog: []Op{{Kind: opPoolWorker}},
+	kind := m.NewOpKind()
+	p := &threadPool{m: m, groups: make([]poolGroup, size), prog: []Op{{Kind: kind}},
 		stallLimit: int64(stall), maxThreads: maxThreads}
+	m.Handle(kind, p)
+	m.SetSessionHost(p)
 	m.tpool = p
-	p.evCreate = m.e.On(m.onPoolCreate)
-	p.evStall = m.e.On(m.onPoolTimer)
+	p.socks = m.connections()
+	p.socks.poller = p
+	p.evCreate = m.e.On(p.onCreate)
+	p.evStall = m.e.On(p.onTimer)
 	for g := range p.groups {
 		p.groups[g] = poolGroup{listener: -1, threads: 2, active: 2}
 		p.nworkers += 2
 		for range 2 {
-			m.addPoolWorker(int32(g))
+			p.addWorker(int32(g))
 		}
 	}
 	m.e.At(p.stallLimit, p.evStall, 0, 0)
 	return nil
 }
 
-// addPoolWorker adds a worker thread of group g, runnable at once in
-// get_event; the group's counts are the caller's.
-func (m *Machine) addPoolWorker(g int32) {
-	p := m.tpool
-	id := int32(len(m.threads))
+// addWorker adds a worker thread of group g, runnable at once in get_event;
+// the group's counts are the caller's.
+func (p *threadPool) addWorker(g int32) {
+	id := int32(p.m.Threads())
 	p.workers = append(p.workers, poolWorker{group: g, conn: -1, last: -1, next: -1})
-	m.threads = append(m.threads, thread{
-		prog: p.prog, hint: prio.Normal, cpupri: 29, qleft: tsQuantum(29),
-		weight: cfsWeight(prio.Normal), core: -1, last: -1, state: stBlocked, worker: int32(len(p.workers)),
-	})
-	m.e.At(m.e.Now(), m.evWake, id, m.threads[id].gen)
+	for int(id) >= len(p.workerOf) {
+		p.workerOf = append(p.workerOf, 0)
+	}
+	p.workerOf[id] = int32(len(p.workers))
+	// a program of the pool's own op kind, which it handles: AddThread accepts it
+	_ = p.m.AddThread(p.prog, prio.Normal)
 }
 
-// addPoolConnection adds a pooled connection and its client thread (see
-// Machine.AddConnection): the connection's THD runs server, from its first
-// op, whenever a worker of group (its number mod the groups, as
-// tp_add_connection assigns thread_id % group_count) takes it.
-func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error {
-	p := m.tpool
+// worker returns thread id's worker state, or nil for a thread that is not
+// one of the pool's workers.
+func (p *threadPool) worker(id int32) *poolWorker {
+	if int(id) >= len(p.workerOf) || p.workerOf[id] == 0 {
+		return nil
+	}
+	return &p.workers[p.workerOf[id]-1]
+}
+
+// connect adds a pooled connection whose THD runs server, from its first op,
+// whenever a worker of its group (its number mod the groups, as
+// tp_add_connection assigns thread_id % group_count) takes it, and whose
+// server footprint is foot; it returns the connection's session key.
+func (p *threadPool) connect(server []Op, foot int64) int32 {
 	c := int32(len(p.conns))
-	cid := int32(len(m.threads))
-	m.pairing = true
-	err := m.checkProgram(server) // run by the pool's workers, not by a thread of its own
-	if err == nil {
-		err = m.AddThread(client, prio.Normal)
-	}
-	m.pairing = false
-	if err != nil {
-		return err
-	}
-	for int(cid)+1 > len(m.socks) {
-		m.socks = append(m.socks, sockEnd{peer: -1})
-	}
-	m.socks[cid].peer = connPeer(c)
 	trx := make([]bool, len(server))
 	in := false
 	for i, op := range server {
@@ -234,45 +233,78 @@ func (m *Machine) addPoolConnection(server []Op, client []Op, foot int64) error 
 		}
 	}
 	g := c % int32(len(p.groups))
-	p.conns = append(p.conns, poolConn{prog: server, group: g, end: sockEnd{peer: cid}, armed: true, trx: trx, foot: foot, thread: -1})
+	p.conns = append(p.conns, poolConn{prog: server, group: g, armed: true, trx: trx, foot: foot, thread: -1})
 	p.groups[g].conns++
-	return nil
+	return connPeer(c)
 }
 
-// connPeer is the sockEnd.peer of a client whose server side is pooled
-// connection c (a thread id is ≥ 0, and −1 is no peer).
+// connPeer is the session key of pooled connection c (a thread id is ≥ 0,
+// and −1 is no peer).
 func connPeer(c int32) int32 { return -2 - c }
 
-// poolArrive is a client's request reaching pooled connection c: its socket
-// is readable, so an armed connection joins its group's ready list, and a
-// listener blocked in epoll_wait wakes (ep_poll_callback).
-func (m *Machine) poolArrive(c int32) {
-	p := m.tpool
-	conn := &p.conns[c]
-	conn.end.pending++
-	if conn.armed {
-		m.poolReady(c)
+// connOf is the pooled connection of session key k.
+func connOf(k int32) int32 { return -2 - k }
+
+// Session is the connection worker id serves, or its own id (SessionHost).
+func (p *threadPool) Session(id int32) int32 {
+	if w := p.worker(id); w != nil && w.conn >= 0 {
+		return connPeer(w.conn)
+	}
+	return id
+}
+
+// SessionThread is the worker serving connection key k, or −1.
+func (p *threadPool) SessionThread(k int32) int32 { return p.conns[connOf(k)].thread }
+
+// Done counts n units into the connection worker id serves.
+func (p *threadPool) Done(id int32, n uint64) {
+	if w := p.worker(id); w != nil {
+		p.conns[w.conn].units += n
 	}
 }
 
-// poolReady puts connection c, whose socket is readable, on its group's
-// ready list and wakes a listener blocked in epoll_wait.
-func (m *Machine) poolReady(c int32) {
-	p := m.tpool
+// Readable is a client's request reaching pooled connection key k (its
+// socket has a packet more): an armed connection joins its group's ready
+// list, and a listener blocked in epoll_wait wakes (ep_poll_callback).
+func (p *threadPool) Readable(k int32) {
+	if p.conns[connOf(k)].armed {
+		p.ready(connOf(k))
+	}
+}
+
+// ready puts connection c, whose socket is readable, on its group's ready
+// list and wakes a listener blocked in epoll_wait.
+func (p *threadPool) ready(c int32) {
 	conn := &p.conns[c]
 	conn.armed = false
 	g := &p.groups[conn.group]
 	g.ready = append(g.ready, c)
 	if g.polling {
 		g.polling = false
-		m.wakeSync(g.listener)
+		p.m.WakeSync(g.listener)
 	}
 }
 
-// poolQueuePut is queue_put of the ready connections (up to
-// poolMaxEvents): each to the high queue while its THD is inside a
-// transaction, else to the low one.
-func (p *threadPool) poolQueuePut(g *poolGroup) {
+// Receive is worker id's receive on the connection it serves: the read of
+// the request when the worker has just taken the connection and a packet is
+// there; otherwise the request is over (threadpool_generic.cc), the
+// connection goes back to its group and the worker to get_event, and
+// Receive reports false.
+func (p *threadPool) Receive(id int32) bool {
+	w := p.worker(id)
+	conn := &p.conns[w.conn]
+	if !conn.resumed || p.socks.pending(connPeer(w.conn)) == 0 {
+		p.requestDone(id, w)
+		return false
+	}
+	conn.resumed = false
+	return true
+}
+
+// queuePut is queue_put of the ready connections (up to poolMaxEvents): each
+// to the high queue while its THD is inside a transaction, else to the low
+// one.
+func (p *threadPool) queuePut(g *poolGroup) {
 	n := min(len(g.ready), poolMaxEvents)
 	for _, c := range g.ready[:n] {
 		conn := &p.conns[c]
@@ -308,21 +340,21 @@ func (g *poolGroup) tooManyThreads() bool {
 // (!is_queue_empty).
 func (g *poolGroup) queued() bool { return len(g.queues[0])+len(g.queues[1]) > 0 }
 
-// poolWorkerLoop runs a worker's loop from its stage until it takes time,
-// blocks or starts serving a connection (it then interprets the
-// connection's program through advance).
-func (m *Machine) poolWorkerLoop(t *thread, id int32) {
-	p := m.tpool
-	w := &p.workers[t.worker-1]
+// Step runs a worker's loop, the one op of its program, from its stage until
+// it takes time, blocks or starts serving a connection (it then interprets
+// the connection's program: Machine.Exec).
+func (p *threadPool) Step(id int32, _ *Op) bool {
+	m := p.m
+	w := p.worker(id)
 	g := &p.groups[w.group]
-	sys := int64(m.cfg.Costs.Syscall)
+	sys := int64(m.Costs().Syscall)
 	for {
 		switch w.stage {
 		case wsGetEvent:
 			if !g.tooManyThreads() {
 				if c := g.queueGet(); c >= 0 {
-					m.poolServe(t, id, w, c)
-					return
+					p.serve(id, w, c)
+					return false
 				}
 			}
 			if g.listener < 0 {
@@ -333,118 +365,114 @@ func (m *Machine) poolWorkerLoop(t *thread, id int32) {
 			}
 			if !g.tooManyThreads() {
 				w.stage = wsPolled
-				m.syscalls++
-				m.runBurst(t, id, sys, CatSys) // io_poll_wait(…, 0)
-				return
+				m.Syscall(id, sys) // io_poll_wait(…, 0)
+				return false
 			}
-			m.poolSleep(t, w, g, id)
-			return
+			p.sleep(id, w, g)
+			return false
 		case wsPolled:
 			if len(g.ready) > 0 {
-				p.poolQueuePut(g)
+				p.queuePut(g)
 				if c := g.queueGet(); c >= 0 {
-					m.poolServe(t, id, w, c)
-					return
+					p.serve(id, w, c)
+					return false
 				}
 			}
-			m.poolSleep(t, w, g, id)
-			return
+			p.sleep(id, w, g)
+			return false
 		case wsSlept:
 			g.active++
 			w.stage = wsGetEvent
 		case wsListen:
 			w.stage = wsListening
-			m.syscalls++
-			m.runBurst(t, id, sys, CatSys) // epoll_wait's entry
-			return
+			m.Syscall(id, sys) // epoll_wait's entry
+			return false
 		case wsListening:
 			if len(g.ready) == 0 {
 				g.polling = true
-				m.block(t)
-				return
+				m.Block(id)
+				return false
 			}
 			picks := !g.queued()
 			g.ioEvents += min(len(g.ready), poolMaxEvents)
-			p.poolQueuePut(g)
+			p.queuePut(g)
 			if picks {
 				c := g.queueGet()
 				g.listener = -1
 				g.active++
-				m.poolServe(t, id, w, c)
-				return
+				p.serve(id, w, c)
+				return false
 			}
 			if g.active == 0 && len(g.waiting) > 0 {
 				next := g.waiting[0]
 				g.waiting = g.waiting[1:]
 				w.stage = wsSignalled
-				m.syscalls++
-				m.runBurst(t, id, int64(max(m.cfg.Costs.FutexWakeCall, m.cfg.Costs.Syscall)), CatSys) // mysql_cond_signal
-				m.wake(next)
-				return
+				m.Syscall(id, int64(max(m.Costs().FutexWakeCall, m.Costs().Syscall))) // mysql_cond_signal
+				m.Wake(next)
+				return false
 			}
 			w.stage = wsListen
 		case wsSignalled:
 			w.stage = wsListen
 		case wsRefilled:
-			m.poolRun(t, id, w, w.next)
-			return
+			p.run(id, w, w.next)
+			return false
 		}
 	}
 }
 
-// poolSleep puts worker w to sleep at the head of its group's waiting list.
-func (m *Machine) poolSleep(t *thread, w *poolWorker, g *poolGroup, id int32) {
+// sleep puts worker w (thread id) to sleep at the head of its group's
+// waiting list.
+func (p *threadPool) sleep(id int32, w *poolWorker, g *poolGroup) {
 	g.waiting = append([]int32{id}, g.waiting...)
 	g.active--
 	w.stage = wsSlept
-	m.block(t)
+	p.m.Block(id)
 }
 
-// poolServe starts worker w on connection c: first the refill of c's THD if
-// the worker served another connection last (see the design notes).
-func (m *Machine) poolServe(t *thread, id int32, w *poolWorker, c int32) {
-	if c == w.last || !m.cfg.Costs.HasCaches() {
-		m.poolRun(t, id, w, c)
+// serve starts worker w (thread id) on connection c: first the refill of c's
+// THD if the worker served another connection last (see the design notes).
+func (p *threadPool) serve(id int32, w *poolWorker, c int32) {
+	m := p.m
+	if c == w.last || !m.Costs().HasCaches() {
+		p.run(id, w, c)
 		return
 	}
-	conn := &m.tpool.conns[c]
-	others := float64(int64(len(m.threads))*m.cfg.Costs.SwitchFootprint + m.footSum - conn.foot)
-	refill := m.cfg.Costs.refillOf(conn.foot, others)
+	conn := &p.conns[c]
+	others := float64(int64(m.Threads())*m.Costs().SwitchFootprint + m.Footprints() - conn.foot)
+	refill := m.Costs().refillOf(conn.foot, others)
 	if refill < 1 {
-		m.poolRun(t, id, w, c)
+		p.run(id, w, c)
 		return
 	}
 	w.next, w.stage = c, wsRefilled
-	m.runBurst(t, id, int64(refill+0.5), CatUser)
+	m.Burst(id, int64(refill+0.5), CatUser)
 }
 
-// poolRun makes worker w interpret connection c's program from where c
-// left it.
-func (m *Machine) poolRun(t *thread, id int32, w *poolWorker, c int32) {
-	conn := &m.tpool.conns[c]
-	m.tpool.groups[w.group].stalled = false // get_event returned
+// run makes worker w (thread id) interpret connection c's program from where
+// c left it.
+func (p *threadPool) run(id int32, w *poolWorker, c int32) {
+	conn := &p.conns[c]
+	p.groups[w.group].stalled = false // get_event returned
 	w.conn, w.last, w.stage = c, c, wsGetEvent
 	conn.resumed, conn.thread = true, id
-	t.prog, t.pc, t.step = conn.prog, conn.pc, opStart
-	m.advance(t, id)
+	p.m.Exec(id, conn.prog, conn.pc)
 }
 
-// poolRequestDone ends worker t's request at its connection's next receive
-// (whose entry was the re-arm): the connection keeps its place (the receive,
-// to run as the read of its next request), its socket is armed again, or is
-// ready at once if the next request is already there, and the worker goes
-// back to get_event.
-func (m *Machine) poolRequestDone(t *thread, id int32) {
-	w := &m.tpool.workers[t.worker-1]
+// requestDone ends worker w's (thread id's) request at its connection's next
+// receive (whose entry was the re-arm): the connection keeps its place (the
+// receive, to run as the read of its next request), its socket is armed
+// again, or is ready at once if the next request is already there, and the
+// worker goes back to get_event.
+func (p *threadPool) requestDone(id int32, w *poolWorker) {
 	c := w.conn
-	conn := &m.tpool.conns[c]
-	conn.pc, conn.armed, conn.thread = t.pc, true, -1
-	if conn.end.pending > 0 {
-		m.poolReady(c)
+	conn := &p.conns[c]
+	conn.pc, conn.armed, conn.thread = p.m.PC(id), true, -1
+	if p.socks.pending(connPeer(c)) > 0 {
+		p.ready(c)
 	}
 	w.conn = -1
-	t.prog, t.pc, t.step = m.tpool.prog, 0, opStart
-	m.poolWorkerLoop(t, id)
+	p.m.Exec(id, p.prog, 0)
 }
 
 // poolConnections is how many pooled connections the machine has.

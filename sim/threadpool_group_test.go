@@ -58,7 +58,7 @@ func TestPoolQueuesServeTransactionsFirst(t *testing.T) {
 		{trx: []bool{false, true}, pc: 1},
 	}}
 	g := &poolGroup{ready: []int32{1, 0, 2}}
-	p.poolQueuePut(g)
+	p.queuePut(g)
 	assert.Empty(t, g.ready)
 	got := []int32{g.queueGet(), g.queueGet(), g.queueGet(), g.queueGet()}
 	assert.Equal(t, []int32{0, 2, 1, -1}, got, "high priority in arrival order, then low, then none")

@@ -59,24 +59,20 @@ const MaxThreadPoolStallLimit = 4294967295 * time.Millisecond
 // in MariaDB 10.2.4 and later, its default (65536).
 const MaxThreadPoolMaxThreads = 65536
 
-// poolWorkerOf returns the pool worker state of thread t while it serves a
+// served returns the pool worker state of thread id while it serves a
 // pooled connection, else nil.
-func (m *Machine) poolWorkerOf(t *thread) *poolWorker {
-	if t.worker == 0 {
-		return nil
+func (p *threadPool) served(id int32) *poolWorker {
+	if w := p.worker(id); w != nil && w.conn >= 0 {
+		return w
 	}
-	w := &m.tpool.workers[t.worker-1]
-	if w.conn < 0 {
-		return nil
-	}
-	return w
+	return nil
 }
 
-// poolWaitBegin is thd_wait_begin for thread t, which has just blocked in a
-// wait the design notes list: nothing unless t is a pool worker serving a
+// WaitBegin is thd_wait_begin for thread id, which has just blocked in a
+// wait the design notes list: nothing unless it is a pool worker serving a
 // connection (see the notes above).
-func (m *Machine) poolWaitBegin(t *thread) {
-	w := m.poolWorkerOf(t)
+func (p *threadPool) WaitBegin(id int32) {
+	w := p.served(id)
 	if w == nil {
 		return
 	}
@@ -84,39 +80,39 @@ func (m *Machine) poolWaitBegin(t *thread) {
 	if w.waiting > 1 {
 		return
 	}
-	g := &m.tpool.groups[w.group]
+	g := &p.groups[w.group]
 	g.active--
 	if g.active == 0 && (g.queued() || g.listener < 0) {
-		m.poolWakeOrCreate(g, w.group)
+		p.wakeOrCreate(g, w.group)
 	}
 }
 
-// poolWaitEnd is thd_wait_end for thread t, running again after the wait
-// poolWaitBegin began.
-func (m *Machine) poolWaitEnd(t *thread) {
-	w := m.poolWorkerOf(t)
+// WaitEnd is thd_wait_end for thread id, running again after the wait
+// WaitBegin began.
+func (p *threadPool) WaitEnd(id int32) {
+	w := p.served(id)
 	if w == nil || w.waiting == 0 {
 		return
 	}
 	w.waiting--
 	if w.waiting == 0 {
-		m.tpool.groups[w.group].active++
+		p.groups[w.group].active++
 	}
 }
 
-// poolWakeOrCreate is wake_or_create_thread for group g (index gi).
-func (m *Machine) poolWakeOrCreate(g *poolGroup, gi int32) {
+// wakeOrCreate is wake_or_create_thread for group g (index gi).
+func (p *threadPool) wakeOrCreate(g *poolGroup, gi int32) {
 	if len(g.waiting) > 0 { // wake_thread
 		next := g.waiting[0]
 		g.waiting = g.waiting[1:]
-		m.wake(next)
+		p.m.Wake(next)
 		return
 	}
 	if g.threads > g.conns {
 		return
 	}
-	if g.active == 0 || m.e.Now()-g.lastCreate > m.tpool.throttle(g) {
-		m.poolCreateWorker(g, gi)
+	if g.active == 0 || p.m.Now()-g.lastCreate > p.throttle(g) {
+		p.createWorker(g, gi)
 	}
 }
 
@@ -135,46 +131,44 @@ func (p *threadPool) throttle(g *poolGroup) int64 {
 	return 20 * int64(time.Millisecond) * factor
 }
 
-// poolCreateWorker is create_worker for group g (index gi): it counts the
-// new worker now, as add_thread_count does, and adds its thread when the
-// event runs (no thread of the machine is added while another's step holds
-// it).
-func (m *Machine) poolCreateWorker(g *poolGroup, gi int32) {
-	p := m.tpool
+// createWorker is create_worker for group g (index gi): it counts the new
+// worker now, as add_thread_count does, and adds its thread when the event
+// runs (no thread of the machine is added while another's step holds it).
+func (p *threadPool) createWorker(g *poolGroup, gi int32) {
 	if p.nworkers >= p.maxThreads && g.threads >= 2 {
 		return
 	}
-	g.lastCreate = m.e.Now()
+	now := p.m.Now()
+	g.lastCreate = now
 	g.threads++
 	g.active++
 	p.nworkers++
-	m.e.At(m.e.Now(), p.evCreate, gi, 0)
+	p.m.Engine().At(now, p.evCreate, gi, 0)
 }
 
-// onPoolCreate adds the thread of a worker poolCreateWorker counted.
-func (m *Machine) onPoolCreate(_ int64, gi int32, _ uint32) { m.addPoolWorker(gi) }
+// onCreate adds the thread of a worker createWorker counted.
+func (p *threadPool) onCreate(_ int64, gi int32, _ uint32) { p.addWorker(gi) }
 
-// onPoolTimer is the timer thread's tick: check_stall of every group with
+// onTimer is the timer thread's tick: check_stall of every group with
 // connections, then the next tick.
-func (m *Machine) onPoolTimer(now int64, _ int32, _ uint32) {
-	p := m.tpool
+func (p *threadPool) onTimer(now int64, _ int32, _ uint32) {
 	for i := range p.groups {
 		g := &p.groups[i]
 		if g.conns == 0 {
 			continue
 		}
 		if g.listener < 0 && g.ioEvents == 0 {
-			m.poolWakeOrCreate(g, int32(i))
+			p.wakeOrCreate(g, int32(i))
 			continue
 		}
 		g.ioEvents = 0
 		if g.queued() && g.queueEvents == 0 {
 			g.stalled = true
-			m.poolWakeOrCreate(g, int32(i))
+			p.wakeOrCreate(g, int32(i))
 		}
 		g.queueEvents = 0
 	}
-	m.e.At(now+p.stallLimit, p.evStall, 0, 0)
+	p.m.Engine().At(now+p.stallLimit, p.evStall, 0, 0)
 }
 
 // poolThreads returns the worker threads of the machine's thread pool

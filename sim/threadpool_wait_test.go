@@ -121,7 +121,7 @@ func TestPoolCheckStallMarksAStalledQueue(t *testing.T) {
 	g.active = 1 + PoolOversubscribe
 	g.lastCreate = -int64(time.Second) // the last creation is older than the throttle
 	require.True(t, g.tooManyThreads())
-	m.onPoolTimer(0, 0, 0)
+	m.tpool.onTimer(0, 0, 0)
 	assert.True(t, g.stalled)
 	assert.False(t, g.tooManyThreads(), "a stalled group takes from its queue past the limit")
 	assert.Equal(t, 3, g.threads, "a worker is created: none sleeps, and none was created yet")
@@ -130,7 +130,7 @@ func TestPoolCheckStallMarksAStalledQueue(t *testing.T) {
 	g.stalled = false
 	g.queueGet()
 	g.ioEvents = 1
-	m.onPoolTimer(0, 0, 0)
+	m.tpool.onTimer(0, 0, 0)
 	assert.False(t, g.stalled, "the queue moved since the last tick")
 	assert.Equal(t, 3, g.threads)
 }
