@@ -10,6 +10,15 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/prio"
+	"github.com/innosim/innosim/sim/aiosim"
+	"github.com/innosim/innosim/sim/bufpool"
+	"github.com/innosim/innosim/sim/client"
+	"github.com/innosim/innosim/sim/device"
+	"github.com/innosim/innosim/sim/gate"
+	"github.com/innosim/innosim/sim/machine"
+	"github.com/innosim/innosim/sim/redolog"
+	"github.com/innosim/innosim/sim/rowlock"
+	"github.com/innosim/innosim/sim/threadpool"
 )
 
 // Cell is one simulated run: a workload with a number of client threads on a
@@ -104,10 +113,16 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	m, err := c.build()
+	b, err := c.build()
 	if err != nil {
 		return Result{}, err
 	}
+	return c.run(ctx, b)
+}
+
+// run runs the built cell b as Run does.
+func (c Cell) run(ctx context.Context, b *built) (Result, error) {
+	m := b.m
 	wu, ms := c.Warmup, c.Measure
 	if wu == 0 {
 		wu = DefaultWarmup
@@ -115,16 +130,16 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 	if ms == 0 {
 		ms = DefaultMeasure
 	}
-	m.e.SetDone(ctx.Done())
+	m.Engine().SetDone(ctx.Done())
 	if c.Steady != nil {
-		_, w, err := m.warmUntilSteady(wu, *c.Steady)
+		_, w, err := b.warmUntilSteady(wu, *c.Steady)
 		if err != nil {
 			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
 		}
 		wu, ms = 0, max(ms, w) // the machine's clock is at the warm-up's end
 	}
 	r := m.Run(wu, ms)
-	if m.e.Canceled() {
+	if m.Engine().Canceled() {
 		return Result{}, ctx.Err()
 	}
 	return r, nil
@@ -137,8 +152,43 @@ func (c Cell) Validate() error {
 	return err
 }
 
+// built is a cell's machine with the mechanisms the cell installed on it.
+type built struct {
+	m      *machine.Machine
+	gate   *gate.Gate
+	dev    *device.Device
+	logCfg redolog.Config
+	log    *redolog.Log // installed by the workload's first LogMutex
+	rows   *rowlock.Locks
+	pool   *bufpool.Pool
+	array  aiosim.Array
+	flush  *bufpool.FlushList
+	socks  *client.Sockets
+	tpool  *threadpool.Pool
+}
+
+// AddMutex is workload.Env's: the workload's own mutex.
+func (b *built) AddMutex(mu machine.Mutex) int32 { return b.m.AddMutex(mu) }
+
+// GateMutex is workload.Env's: the Queue gate's mutex, or −1.
+func (b *built) GateMutex() int32 {
+	if b.gate == nil {
+		return -1
+	}
+	return b.gate.Mutex()
+}
+
+// LogMutex is workload.Env's: log_sys->mutex, the redo log installed on
+// first use (its setting was checked before).
+func (b *built) LogMutex() int32 {
+	if b.log == nil {
+		b.log, _ = redolog.Install(b.m, b.logCfg, b.dev)
+	}
+	return b.log.Mutex()
+}
+
 // build checks the cell and sets up its machine, ready to run.
-func (c Cell) build() (*Machine, error) {
+func (c Cell) build() (*built, error) {
 	if c.Warmup < 0 || c.Measure < 0 {
 		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
 	}
@@ -164,24 +214,26 @@ func (c Cell) build() (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := NewMachine(c.Machine)
+	m, err := machine.New(c.Machine)
 	if err != nil {
 		return nil, err
 	}
+	b := &built{m: m, logCfg: DefaultLogConfig}
 	if c.Gate != nil {
-		if err := m.SetGate(c.Gate.Policy, c.Gate.Config); err != nil {
+		if b.gate, err = gate.Install(m, c.Gate.Policy, c.Gate.Config); err != nil {
 			return nil, err
 		}
 	}
 	if c.Device != nil {
-		if err := m.SetDevice(*c.Device); err != nil {
+		if b.dev, err = device.Install(m, *c.Device); err != nil {
 			return nil, err
 		}
 	}
 	if c.Log != nil {
-		if err := m.SetLog(*c.Log); err != nil {
+		if err := c.Log.Validate(); err != nil {
 			return nil, err
 		}
+		b.logCfg = *c.Log
 	}
 	pool, page := c.BufferPool, int64(16<<10)
 	if pool == 0 {
@@ -190,15 +242,25 @@ func (c Cell) build() (*Machine, error) {
 	if c.AIO != nil && c.AIO.PageSize > 0 {
 		page = c.AIO.PageSize
 	}
-	if err := m.setBufferPool(pool, page); err != nil {
+	if b.pool, err = bufpool.New(pool, page); err != nil {
 		return nil, err
 	}
 	if c.AIO != nil {
-		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
+		if b.array, err = aiosim.Install(m, *c.AIO, cellTablespace, b.dev, b.pool); err != nil {
 			return nil, err
 		}
 	}
-	prog := w.Setup(m)
+	if w.Uses.RowLocks {
+		if b.rows, err = rowlock.Install(m, w.Rows); err != nil {
+			return nil, err
+		}
+	}
+	if w.Uses.Dirties && b.array != nil {
+		if b.flush, err = bufpool.AddCleaner(m, b.pool, b.array, b.dev); err != nil {
+			return nil, err
+		}
+	}
+	prog := w.Setup(b)
 	if c.Client != nil && w.Uses.Think > 0 {
 		return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
 			c.Workload, w.Uses.Think, ErrInvalidConfig)
@@ -222,18 +284,22 @@ func (c Cell) build() (*Machine, error) {
 				c.ThreadPoolSize, ErrInvalidConfig)
 		}
 	case PoolOfThreads:
+		if c.Gate != nil {
+			return nil, fmt.Errorf("sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
+		}
 		if c.Client != nil {
 			// the clients' requests reach the pool through sockets: its
-			// groups' workers and listeners serve them (threadpool_group.go)
-			if err := m.setPoolGroups(c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
+			// groups' workers and listeners serve them (package threadpool)
+			if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
 				return nil, err
 			}
+			b.socks = b.tpool.Sockets()
 			break
 		}
-		if err := m.setThreadPool(c.ThreadPoolSize, 1); err != nil {
+		if b.gate, err = gate.InstallGroups(m, c.ThreadPoolSize, 1); err != nil {
 			return nil, err
 		}
-		prog = poolProgram(prog)
+		prog = gate.PoolProgram(prog)
 	default:
 		return nil, fmt.Errorf("sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
 	}
@@ -243,12 +309,15 @@ func (c Cell) build() (*Machine, error) {
 	}
 	m.SetRemoteWake(c.RemoteWake)
 	if c.Client != nil {
-		prog = ServerProgram(prog)
+		prog = client.ServerProgram(prog)
+		if b.socks == nil {
+			b.socks = client.Install(m, nil)
+		}
 	}
 	for range c.Threads {
 		var err error
 		if c.Client != nil {
-			err = m.AddConnection(prog, start, *c.Client)
+			err = b.socks.Add(prog, start, *c.Client)
 		} else {
 			err = m.AddThread(prog, start)
 		}
@@ -257,11 +326,11 @@ func (c Cell) build() (*Machine, error) {
 		}
 	}
 	if c.Steady != nil {
-		if err := m.checkSteadyRoom(wu, *c.Steady); err != nil {
+		if err := b.checkSteadyRoom(wu, *c.Steady); err != nil {
 			return nil, err
 		}
 	}
-	return m, nil
+	return b, nil
 }
 
 // cellTablespace is the pages a cell's AIO reads are drawn from: study D's

@@ -12,6 +12,8 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/sim/aiosim"
+	"github.com/innosim/innosim/sim/rowlock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +26,7 @@ type fingerprintCase struct {
 	cell Cell
 	// rows, when not nil, replaces the workload's row table once the cell is
 	// built, so that a few rows make row locks wait and deadlock.
-	rows *RowTable
+	rows *rowlock.Table
 }
 
 // fingerprintCells are small cells of every workload under the settings that
@@ -111,7 +113,7 @@ func fingerprintCells() []fingerprintCase {
 		c.ThreadPoolStallLimit = time.Millisecond
 	}))
 	add("oltp_read_write/pool", with(rw, func(c *Cell) { c.ThreadHandling = PoolOfThreads }))
-	hot := &RowTable{Rows: 1000, HotShare: 0.01, HotAccess: 0.75}
+	hot := &rowlock.Table{Rows: 1000, HotShare: 0.01, HotAccess: 0.75}
 	cs = append(cs,
 		fingerprintCase{name: "oltp_read_write/hot-rows", cell: rw, rows: hot},
 		fingerprintCase{name: "oltp_read_write/hot-rows-ts-gate", rows: hot, cell: with(rw, func(c *Cell) {
@@ -189,15 +191,17 @@ func fingerprintCells() []fingerprintCase {
 
 // fingerprint runs c as Cell.Run does and describes everything it measured
 // and counted: the Result in full and the machine's mechanisms' counters.
-func fingerprint(t *testing.T, c Cell, rows *RowTable) string {
-	m, err := c.build()
+func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
+	bu, err := c.build()
 	require.NoError(t, err)
+	m := bu.m
 	if rows != nil {
-		require.NoError(t, m.SetRowTable(*rows))
+		bu.rows, err = rowlock.Install(m, *rows)
+		require.NoError(t, err)
 	}
 	wu, ms := c.Warmup, c.Measure
 	if c.Steady != nil {
-		_, w, err := m.warmUntilSteady(wu, *c.Steady)
+		_, w, err := bu.warmUntilSteady(wu, *c.Steady)
 		require.NoError(t, err)
 		wu, ms = 0, max(ms, w)
 	}
@@ -208,61 +212,64 @@ func fingerprint(t *testing.T, c Cell, rows *RowTable) string {
 		fmt.Fprintf(&b, "mutex %s acq=%d spin=%d waits=%d signals=%d cells=%d cellwaits=%d yields=%d/%d\n",
 			mu.Name, mu.Acquisitions, mu.SpinAcquired, mu.Waits, mu.Signals, mu.Cells, mu.CellWaits, mu.Yields, mu.YieldSwitches)
 	}
-	if c.Gate != nil || c.ThreadHandling == PoolOfThreads && c.Client == nil {
-		fmt.Fprintf(&b, "gate %+v\n", m.GateStats())
+	if bu.gate != nil {
+		fmt.Fprintf(&b, "gate %+v\n", bu.gate.Stats())
 	}
-	if c.AIO != nil {
-		fmt.Fprintf(&b, "aio %+v\n", m.AIOStats())
-		fmt.Fprintf(&b, "aio driver %s\n", aioDriverCounters(m))
+	if bu.array != nil {
+		fmt.Fprintf(&b, "aio %+v\n", bu.array.Stats())
+		fmt.Fprintf(&b, "aio driver %s\n", aioDriverCounters(bu.array))
 	}
-	if w, cm, g := m.LogStats(); w+cm+g > 0 {
-		fmt.Fprintf(&b, "log writes=%d commits=%d grouped=%d\n", w, cm, g)
+	if bu.log != nil {
+		if w, cm, g := bu.log.Stats(); w+cm+g > 0 {
+			fmt.Fprintf(&b, "log writes=%d commits=%d grouped=%d\n", w, cm, g)
+		}
 	}
-	if w, d := m.RowLockStats(); m.rows != nil {
+	if bu.rows != nil {
+		w, d := bu.rows.Stats()
 		fmt.Fprintf(&b, "rowlocks waits=%d deadlocks=%d\n", w, d)
 	}
-	if s := bufPoolCounters(m); s != "" {
+	if s := bufPoolCounters(bu); s != "" {
 		fmt.Fprintf(&b, "bufpool %s\n", s)
 	}
-	if n := m.poolThreads(); n > 0 {
-		fmt.Fprintf(&b, "pool workers=%d\n", n)
+	if bu.tpool != nil {
+		fmt.Fprintf(&b, "pool workers=%d\n", bu.tpool.Workers())
 	}
 	var units []string
-	for i := range m.threads {
+	for i := range m.Threads() {
 		units = append(units, fmt.Sprint(m.ThreadUnits(i)))
 	}
 	fmt.Fprintf(&b, "thread units %s\n", strings.Join(units, " "))
-	for i := range m.poolConnections() {
-		if i == 0 {
-			b.WriteString("connection units")
+	if p := bu.tpool; p != nil && p.Connections() > 0 {
+		b.WriteString("connection units")
+		for i := range p.Connections() {
+			fmt.Fprintf(&b, " %d", p.ConnUnits(i))
 		}
-		fmt.Fprintf(&b, " %d", m.connUnits(i))
-		if i == m.poolConnections()-1 {
-			b.WriteString("\n")
-		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
 
 // aioDriverCounters are the AIO driver's own counters.
-func aioDriverCounters(m *Machine) string {
-	switch {
-	case m.aio != nil:
-		return fmt.Sprintf("simulated prefetch=%d dropped=%d", m.aio.Prefetch, m.aio.Dropped)
-	case m.aion != nil:
-		return fmt.Sprintf("native prefetch=%d fullwaits=%d", m.aion.Prefetch, m.aion.FullWaits)
+func aioDriverCounters(a aiosim.Array) string {
+	switch d := a.(type) {
+	case *aiosim.Simulated:
+		p, dropped := d.Counters()
+		return fmt.Sprintf("simulated prefetch=%d dropped=%d", p, dropped)
+	case *aiosim.Native:
+		p, full := d.Counters()
+		return fmt.Sprintf("native prefetch=%d fullwaits=%d", p, full)
 	}
 	return "none"
 }
 
 // bufPoolCounters are the buffer pool's and the page cleaner's counters, or
 // "" when the workload touches neither.
-func bufPoolCounters(m *Machine) string {
+func bufPoolCounters(b *built) string {
 	var s string
-	if m.pool != nil && m.pool.Hits+m.pool.Misses > 0 {
-		s += fmt.Sprintf("hits=%d misses=%d ", m.pool.Hits, m.pool.Misses)
+	if h, m := b.pool.Stats(); h+m > 0 {
+		s += fmt.Sprintf("hits=%d misses=%d ", h, m)
 	}
-	if f := m.fl; f != nil {
+	if f := b.flush; f != nil {
 		s += fmt.Sprintf("flushed=%d dblwr=%d single=%d freewaits=%d", f.Flushed, f.DblwrBatches, f.SingleFlushes, f.FreeWaits)
 	}
 	return s
@@ -304,3 +311,5 @@ func TestFingerprintRunsAsCellRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, fingerprint(t, fc.cell, nil), fmt.Sprintf("result %+v\n", r))
 }
+
+const us = time.Microsecond
