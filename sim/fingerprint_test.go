@@ -311,5 +311,3 @@ func TestFingerprintRunsAsCellRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, fingerprint(t, fc.cell, nil), fmt.Sprintf("result %+v\n", r))
 }
-
-const us = time.Microsecond

@@ -154,6 +154,25 @@ const (
 	fwWoke                      // the end-of-op wake of the cleaner charged
 )
 
+// Frames is where a pool's frames are, for a check that none is lost: free
+// or clean (replaceable at once), dirty with no write queued, in the
+// cleaner's doublewrite batch not yet queued, and being flushed by a user
+// thread itself; the rest are being written through the AIO array.
+type Frames struct {
+	Avail, Dirty, Batch, Flushing int64
+}
+
+// Frames returns where the pool's frames are now.
+func (f *FlushList) Frames() Frames {
+	fr := Frames{Avail: f.avail, Dirty: f.dirty, Batch: int64(f.cl.pending)}
+	for _, w := range f.fw {
+		if w.stage == fwFlushSys {
+			fr.Flushing++
+		}
+	}
+	return fr
+}
+
 // AddCleaner adds the page cleaner thread (hint Background) that writes the
 // pages OpDirty dirties through array, and the flush list it takes them
 // from: the frames of pool (DefaultBufferPool's without one), all free; the

@@ -65,7 +65,7 @@ func (c Config) Validate() error {
 		d    time.Duration
 	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}, {"ServerCPU", c.ServerCPU}} {
 		if f.d < 0 || f.d > time.Second {
-			return fmt.Errorf("sim: Config.%s = %v, want 0..1s: %w", f.name, f.d, machine.ErrInvalidConfig)
+			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, machine.ErrInvalidConfig)
 		}
 	}
 	for _, f := range []struct {
@@ -73,7 +73,7 @@ func (c Config) Validate() error {
 		n    int64
 	}{{"ServerFootprint", c.ServerFootprint}, {"ClientFootprint", c.ClientFootprint}} {
 		if f.n < 0 || f.n > 1<<30 {
-			return fmt.Errorf("sim: Config.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, machine.ErrInvalidConfig)
+			return fmt.Errorf("sim: ClientConfig.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, machine.ErrInvalidConfig)
 		}
 	}
 	return nil
@@ -265,7 +265,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	}
 	if p := m.Costs(); (c.ServerFootprint > 0 || c.ClientFootprint > 0) && !p.HasCaches() {
 		// refillOf charges nothing without caches: the footprints would be ignored
-		return fmt.Errorf("sim: Config footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
+		return fmt.Errorf("sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
 			c.ServerFootprint, c.ClientFootprint, p.Name, p.CacheL2, p.CacheLLC, machine.ErrInvalidConfig)
 	}
 	sends, recvs, last, units := 0, 0, 0, int64(0)
@@ -379,7 +379,7 @@ func (s *Sockets) scaleServer(server []machine.Op, c Config) ([]machine.Op, erro
 	}
 	want := int64(perUnit) * units
 	if units == 0 || bursts == 0 || want <= fixed {
-		return nil, fmt.Errorf("sim: Config.ServerCPU = %v per unit, want more than the %v per unit the machine charges the server's program besides its CPU bursts (system calls, switches, wakes), in a program that counts units and has bursts: %w",
+		return nil, fmt.Errorf("sim: ClientConfig.ServerCPU = %v per unit, want more than the %v per unit the machine charges the server's program besides its CPU bursts (system calls, switches, wakes), in a program that counts units and has bursts: %w",
 			perUnit, time.Duration(fixed/max(units, 1)), machine.ErrInvalidConfig)
 	}
 	k := float64(want-fixed) / float64(bursts)

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -119,6 +120,9 @@ func (m *Machine) Costs() *CostProfile { return &m.cfg.Costs }
 // Reads, Writes, Fsyncs): a device counts those it completes, a mechanism
 // without a device those it starts at the profile's IOService.
 func (m *Machine) CountIO(k IOKind, n uint64) { m.ioCount[k] += n }
+
+// IOCount returns the I/Os of kind k counted since the start (CountIO).
+func (m *Machine) IOCount(k IOKind) uint64 { return m.ioCount[k] }
 
 // WaitBegin is thd_wait_begin for thread id, which has just blocked in a
 // wait inside the server that MariaDB's thread pool is told of (a row lock,
@@ -325,3 +329,24 @@ func (m *Machine) SleeperCreditWarmup() time.Duration {
 // SleeperCredit is half CFS's scheduling latency: the CPU time each thread
 // needs before SleeperCreditWarmup.
 const SleeperCredit = time.Duration(cfsLatency / 2)
+
+// Program returns the program thread id runs now.
+func (m *Machine) Program(id int32) []Op { return m.threads[id].prog }
+
+// SwitchCost returns the ns a switch to thread id costs now: the profile's
+// SwitchCost of the machine's threads, or SwitchCostOf the thread's own
+// footprint after the others' (SetFootprint).
+func (m *Machine) SwitchCost(id int32) int64 { return m.switchCost(&m.threads[id]) }
+
+// Check reports the first thread that the machine has running on a core
+// that does not run it, or nil: an invariant of the scheduler that a test of
+// any layer may hold it to.
+func (m *Machine) Check() error {
+	for id := range m.threads {
+		t := &m.threads[id]
+		if t.state == stRunning && m.cores[t.core].cur != int32(id) {
+			return fmt.Errorf("sim: thread %d runs on core %d, which runs %d", id, t.core, m.cores[t.core].cur)
+		}
+	}
+	return nil
+}

@@ -32,11 +32,11 @@ type Table struct {
 func (r Table) Validate() error {
 	switch {
 	case r.Rows < 1 || r.Rows > 1e9:
-		return fmt.Errorf("sim: Table.Rows = %d, want 1..1e9: %w", r.Rows, machine.ErrInvalidConfig)
+		return fmt.Errorf("sim: RowTable.Rows = %d, want 1..1e9: %w", r.Rows, machine.ErrInvalidConfig)
 	case !(r.HotShare >= 0 && r.HotShare <= 1):
-		return fmt.Errorf("sim: Table.HotShare = %v, want 0..1: %w", r.HotShare, machine.ErrInvalidConfig)
+		return fmt.Errorf("sim: RowTable.HotShare = %v, want 0..1: %w", r.HotShare, machine.ErrInvalidConfig)
 	case !(r.HotAccess >= 0 && r.HotAccess <= 1):
-		return fmt.Errorf("sim: Table.HotAccess = %v, want 0..1: %w", r.HotAccess, machine.ErrInvalidConfig)
+		return fmt.Errorf("sim: RowTable.HotAccess = %v, want 0..1: %w", r.HotAccess, machine.ErrInvalidConfig)
 	}
 	return nil
 }
@@ -145,6 +145,19 @@ func (l *Locks) CheckOp(op machine.Op) error {
 	}
 	return nil
 }
+
+// Owners returns each locked row's holder: the session (a thread's id, or a
+// pooled connection's key, ≤ −2) whose transaction holds it.
+func (l *Locks) Owners() map[int64]int32 {
+	out := make(map[int64]int32, len(l.owner))
+	for row, k := range l.owner {
+		out[row] = k
+	}
+	return out
+}
+
+// Held returns how many rows session k's transaction holds.
+func (l *Locks) Held(k int32) int { return len(l.thread(k).held) }
 
 // Stats returns the lock requests that waited and the deadlocks found.
 func (l *Locks) Stats() (waits, deadlocks uint64) { return l.Waits, l.Deadlocks }

@@ -207,6 +207,22 @@ func (p *Pool) Workers() int { return p.nworkers }
 // Connections returns how many connections the pool serves.
 func (p *Pool) Connections() int { return len(p.conns) }
 
+// GroupState is a group's counts and its sleeping workers, the next to wake
+// first.
+type GroupState struct {
+	Threads, Active int
+	Waiting         []int32
+}
+
+// Group returns group g's state.
+func (p *Pool) Group(g int) GroupState {
+	gr := &p.groups[g]
+	return GroupState{Threads: gr.threads, Active: gr.active, Waiting: append([]int32(nil), gr.waiting...)}
+}
+
+// Program returns connection i's THD's program (its server side).
+func (p *Pool) Program(i int) []machine.Op { return p.conns[i].prog }
+
 // ConnUnits returns the units connection i (in the order they were added)
 // has completed.
 func (p *Pool) ConnUnits(i int) uint64 { return p.conns[i].units }

@@ -53,3 +53,7 @@ func TestWorkloadsDeclareWhatTheirProgramsUse(t *testing.T) {
 		assert.Equal(t, w.Uses.RowLocks, w.Rows != rowlock.Table{}, "%s: a table for its row locks, and only then", name)
 	}
 }
+
+func TestStudyARowsAreAValidTable(t *testing.T) {
+	require.NoError(t, studyARows.Validate())
+}
