@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -113,23 +112,20 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	return c.run(ctx)
+}
+
+// run builds and runs a valid cell, as Run does.
+func (c Cell) run(ctx context.Context) (Result, error) {
 	b, err := c.build()
 	if err != nil {
 		return Result{}, err
 	}
-	return c.run(ctx, b)
-}
-
-// run runs the built cell b as Run does.
-func (c Cell) run(ctx context.Context, b *built) (Result, error) {
 	m := b.m
-	wu, ms := c.Warmup, c.Measure
-	if wu == 0 {
-		wu = DefaultWarmup
-	}
-	if ms == 0 {
-		ms = DefaultMeasure
-	}
+	wu, ms := c.durations()
 	m.Engine().SetDone(ctx.Done())
 	if c.Steady != nil {
 		_, w, err := b.warmUntilSteady(wu, *c.Steady)
@@ -143,13 +139,6 @@ func (c Cell) run(ctx context.Context, b *built) (Result, error) {
 		return Result{}, ctx.Err()
 	}
 	return r, nil
-}
-
-// Validate reports what Run would refuse, without running: the error Run
-// returns for a bad setting, or nil.
-func (c Cell) Validate() error {
-	_, err := c.build()
-	return err
 }
 
 // built is a cell's machine with the mechanisms the cell installed on it.
@@ -187,29 +176,11 @@ func (b *built) LogMutex() int32 {
 	return b.log.Mutex()
 }
 
-// build checks the cell and sets up its machine, ready to run.
+// build sets up the machine of a valid cell (Validate), ready to run: the
+// mechanisms the cell and its workload's declaration ask for, then its
+// threads. The layers' constructors check their own settings again, which
+// Validate has checked; an error here is a cell Validate let through.
 func (c Cell) build() (*built, error) {
-	if c.Warmup < 0 || c.Measure < 0 {
-		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
-	}
-	wu, ms := c.Warmup, c.Measure
-	if wu == 0 {
-		wu = DefaultWarmup
-	}
-	if ms == 0 {
-		ms = DefaultMeasure
-	}
-	if ms > math.MaxInt64-wu { // the run's end would overflow the clock
-		return nil, fmt.Errorf("sim: Warmup + Measure = %v + %v, want at most %v, the virtual clock's range: %w", wu, ms, time.Duration(math.MaxInt64), ErrInvalidConfig)
-	}
-	if c.Steady != nil {
-		if err := c.Steady.validate(wu, ms); err != nil {
-			return nil, err
-		}
-	}
-	if c.Threads < 1 || c.Threads > 10000 {
-		return nil, fmt.Errorf("sim: Threads = %d, want 1..10000: %w", c.Threads, ErrInvalidConfig)
-	}
 	w, err := LookupWorkload(c.Workload)
 	if err != nil {
 		return nil, err
@@ -230,9 +201,6 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	if c.Log != nil {
-		if err := c.Log.Validate(); err != nil {
-			return nil, err
-		}
 		b.logCfg = *c.Log
 	}
 	pool, page := c.BufferPool, int64(16<<10)
@@ -261,47 +229,19 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	prog := w.Setup(b)
-	if c.Client != nil && w.Uses.Think > 0 {
-		return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
-			c.Workload, w.Uses.Think, ErrInvalidConfig)
-	}
-	if c.Client != nil && !w.Uses.RoundTrip {
-		return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
-			c.Workload, ErrInvalidConfig)
-	}
-	if c.Gate != nil && !w.Uses.Gate {
-		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
-			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
-	}
-	if (c.ThreadPoolStallLimit != 0 || c.ThreadPoolMaxThreads != 0) && (c.ThreadHandling != PoolOfThreads || c.Client == nil) {
-		return nil, fmt.Errorf("sim: ThreadPoolStallLimit = %v, ThreadPoolMaxThreads = %d without the pool's workers, want 0 (read only with pool-of-threads and a Client): %w",
-			c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads, ErrInvalidConfig)
-	}
-	switch c.ThreadHandling {
-	case OneThreadPerConnection:
-		if c.ThreadPoolSize != 0 {
-			return nil, fmt.Errorf("sim: ThreadPoolSize = %d with one-thread-per-connection, want 0 (thread_pool_size is read only with pool-of-threads): %w",
-				c.ThreadPoolSize, ErrInvalidConfig)
+	switch {
+	case c.ThreadHandling == PoolOfThreads && c.Client != nil:
+		// the clients' requests reach the pool through sockets: its
+		// groups' workers and listeners serve them (package threadpool)
+		if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
+			return nil, err
 		}
-	case PoolOfThreads:
-		if c.Gate != nil {
-			return nil, fmt.Errorf("sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
-		}
-		if c.Client != nil {
-			// the clients' requests reach the pool through sockets: its
-			// groups' workers and listeners serve them (package threadpool)
-			if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
-				return nil, err
-			}
-			b.socks = b.tpool.Sockets()
-			break
-		}
+		b.socks = b.tpool.Sockets()
+	case c.ThreadHandling == PoolOfThreads:
 		if b.gate, err = gate.InstallGroups(m, c.ThreadPoolSize, 1); err != nil {
 			return nil, err
 		}
 		prog = gate.PoolProgram(prog)
-	default:
-		return nil, fmt.Errorf("sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
 	}
 	start := prio.Normal
 	if c.Machine.Priorities {
@@ -322,11 +262,6 @@ func (c Cell) build() (*built, error) {
 			err = m.AddThread(prog, start)
 		}
 		if err != nil {
-			return nil, err
-		}
-	}
-	if c.Steady != nil {
-		if err := b.checkSteadyRoom(wu, *c.Steady); err != nil {
 			return nil, err
 		}
 	}

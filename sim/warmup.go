@@ -62,15 +62,15 @@ type SteadyWarmup struct {
 func (s SteadyWarmup) validate(warmup, measure time.Duration) error {
 	switch {
 	case s.Window <= 0 || s.Window > s.Max:
-		return fmt.Errorf("sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
+		return machine.Invalid("Window", "sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
 	case !(s.Tolerance > 0 && s.Tolerance < 1): // false for NaN
-		return fmt.Errorf("sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
+		return machine.Invalid("Tolerance", "sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
 	case s.PerThread < 1 || s.PerThread > 1000:
-		return fmt.Errorf("sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
+		return machine.Invalid("PerThread", "sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
 	case s.Max < warmup || (s.Max-warmup)/2 < s.Window: // s.Max < warmup + 2 × s.Window, without overflow
-		return fmt.Errorf("sim: Steady.Max = %v, want at least Warmup (%v) + 2 × Steady.Window (%v): %w", s.Max, warmup, s.Window, ErrInvalidConfig)
+		return machine.Invalid("Max", "sim: Steady.Max = %v, want at least Warmup (%v) + 2 × Steady.Window (%v): %w", s.Max, warmup, s.Window, ErrInvalidConfig)
 	case s.Max > math.MaxInt64-max(measure, s.Max/2):
-		return fmt.Errorf("sim: Steady.Max = %v, want at most %v, so that the measured window (at least Measure, %v, and the steady pair's window, up to Steady.Max / 2) ends within the virtual clock: %w",
+		return machine.Invalid("Max", "sim: Steady.Max = %v, want at most %v, so that the measured window (at least Measure, %v, and the steady pair's window, up to Steady.Max / 2) ends within the virtual clock: %w",
 			s.Max, time.Duration(math.MaxInt64-max(measure, s.Max/2)), measure, ErrInvalidConfig)
 	}
 	return nil
@@ -78,12 +78,11 @@ func (s SteadyWarmup) validate(warmup, measure time.Duration) error {
 
 // checkSteadyRoom reports, wrapping ErrInvalidConfig and ErrNotSteady, a
 // steady warm-up whose bound leaves no room for a pair of windows after the
-// machine's CFS start (sleeperCreditWarmup): a cell that could never be
-// steady, refused before it runs.
-func (b *built) checkSteadyRoom(warmup time.Duration, s SteadyWarmup) error {
-	m := b.m
-	cfg := m.Config()
-	start := max(warmup, m.SleeperCreditWarmup())
+// CFS start of a machine of cfg with threads threads
+// (machine.SleeperCreditWarmup): a cell that could never be steady, refused
+// before it runs.
+func checkSteadyRoom(cfg MachineConfig, threads int, warmup time.Duration, s SteadyWarmup) error {
+	start := max(warmup, machine.SleeperCreditWarmup(cfg, threads))
 	if s.Window <= (s.Max-start)/2 && start <= s.Max {
 		return nil
 	}
@@ -91,8 +90,8 @@ func (b *built) checkSteadyRoom(warmup time.Duration, s SteadyWarmup) error {
 	if cfg.CPUs == 1 {
 		cpus = "1 CPU"
 	}
-	return fmt.Errorf("sim: Steady.Max = %v leaves no room for two windows of %v after the scheduler's sleepers have had their credit, at %v (%d threads × %v of CPU each on %s): want Steady.Max at least %v, or fewer threads: %w (%w)",
-		s.Max, s.Window, start, m.Threads(), machine.SleeperCredit, cpus, start+2*s.Window, ErrInvalidConfig, ErrNotSteady)
+	return machine.Invalid("Steady.Max", "sim: Steady.Max = %v leaves no room for two windows of %v after the scheduler's sleepers have had their credit, at %v (%d threads × %v of CPU each on %s): want Steady.Max at least %v, or fewer threads: %w (%w)",
+		s.Max, s.Window, start, threads, machine.SleeperCredit, cpus, start+2*s.Window, ErrInvalidConfig, ErrNotSteady)
 }
 
 // warmUntilSteady runs the machine to warmup, then in pairs of windows

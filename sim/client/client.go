@@ -65,7 +65,7 @@ func (c Config) Validate() error {
 		d    time.Duration
 	}{{"Event", c.Event}, {"Send", c.Send}, {"Recv", c.Recv}, {"ServerCPU", c.ServerCPU}} {
 		if f.d < 0 || f.d > time.Second {
-			return fmt.Errorf("sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, machine.ErrInvalidConfig)
+			return machine.Invalid(f.name, "sim: ClientConfig.%s = %v, want 0..1s: %w", f.name, f.d, machine.ErrInvalidConfig)
 		}
 	}
 	for _, f := range []struct {
@@ -73,7 +73,7 @@ func (c Config) Validate() error {
 		n    int64
 	}{{"ServerFootprint", c.ServerFootprint}, {"ClientFootprint", c.ClientFootprint}} {
 		if f.n < 0 || f.n > 1<<30 {
-			return fmt.Errorf("sim: ClientConfig.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, machine.ErrInvalidConfig)
+			return machine.Invalid(f.name, "sim: ClientConfig.%s = %d, want 0..%d bytes: %w", f.name, f.n, 1<<30, machine.ErrInvalidConfig)
 		}
 	}
 	return nil
@@ -248,24 +248,21 @@ func afterLast(prog []machine.Op, i int) bool {
 	return false
 }
 
-// Add adds a connection whose client runs on the machine: a
-// server thread that runs server (a program with OpSockSend and
-// OpSockRecv, such as ServerProgram makes, starting blocked in its first
-// receive when that is its first op) and a client thread that, once per
-// receive of the server's program, runs c.Event for each unit the program
-// counts (OpDone) divided among them, sends
-// (c.Send) and receives (c.Recv), but for a receive whose Arg is SleepLast
-// (see ServerProgram) it only sends. Both start at time 0 with hint h. The
-// server's program must have a send for every receive but those and at
-// least one receive, and c's footprints a machine whose profile has caches.
-func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
-	m := s.m
+// Prepare checks a connection's server program and client config as Add
+// does, on a machine of costs p whose connections a pool serves (pooled) or
+// not, and returns the programs Add runs: the server's (its bursts scaled by
+// c.ServerCPU) and its client's. It adds nothing to a machine.
+func Prepare(server []machine.Op, c Config, p *machine.CostProfile, pooled bool) (serverOut, client []machine.Op, err error) {
 	if err := c.Validate(); err != nil {
-		return err
+		return nil, nil, err
 	}
-	if p := m.Costs(); (c.ServerFootprint > 0 || c.ClientFootprint > 0) && !p.HasCaches() {
-		// refillOf charges nothing without caches: the footprints would be ignored
-		return fmt.Errorf("sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
+	if (c.ServerFootprint > 0 || c.ClientFootprint > 0) && !p.HasCaches() {
+		// RefillOf charges nothing without caches: the footprints would be ignored
+		field := "ServerFootprint"
+		if c.ServerFootprint == 0 {
+			field = "ClientFootprint"
+		}
+		return nil, nil, machine.Invalid(field, "sim: ClientConfig footprints (server %d, client %d bytes) with costs %q, which has no caches to refill them (CacheL2 %d, CacheLLC %d): want a calibrated profile, or footprints of 0: %w",
 			c.ServerFootprint, c.ClientFootprint, p.Name, p.CacheL2, p.CacheLLC, machine.ErrInvalidConfig)
 	}
 	sends, recvs, last, units := 0, 0, 0, int64(0)
@@ -283,23 +280,22 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 		}
 	}
 	if recvs == 0 || sends != recvs-last {
-		return fmt.Errorf("sim: connection's server program has %d sends and %d receives (%d of a request the client reads no reply to), want a send for every other receive and at least one receive: %w",
+		return nil, nil, fmt.Errorf("sim: connection's server program has %d sends and %d receives (%d of a request the client reads no reply to), want a send for every other receive and at least one receive: %w",
 			sends, recvs, last, machine.ErrInvalidConfig)
 	}
 	if recvs == last {
-		return fmt.Errorf("sim: connection's server program has %d receives, all of requests the client reads no reply to (SleepLast): want at least one the client waits for, or its client would only send: %w",
+		return nil, nil, fmt.Errorf("sim: connection's server program has %d receives, all of requests the client reads no reply to (SleepLast): want at least one the client waits for, or its client would only send: %w",
 			recvs, machine.ErrInvalidConfig)
 	}
 	if c.ServerCPU > 0 {
-		var err error
-		if server, err = s.scaleServer(server, c); err != nil {
-			return err
+		if server, err = scaleServer(server, c, p, pooled); err != nil {
+			return nil, nil, err
 		}
 	}
 	// Event is per unit: a round of the program that counts k units (a
 	// batch of rows) costs the client k × Event, spread over its receives
 	each := c.Event * time.Duration(max(units, 1)) / time.Duration(recvs)
-	client := make([]machine.Op, 0, 3*recvs)
+	client = make([]machine.Op, 0, 3*recvs)
 	for _, op := range server {
 		if op.Kind != machine.OpSockRecv {
 			continue
@@ -308,6 +304,25 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 		if op.Arg != machine.SleepLast { // after COM_QUIT the client reads nothing: it sends the next request
 			client = append(client, machine.Op{Kind: machine.OpSockRecv, Dur: c.Recv})
 		}
+	}
+	return server, client, nil
+}
+
+// Add adds a connection whose client runs on the machine: a
+// server thread that runs server (a program with OpSockSend and
+// OpSockRecv, such as ServerProgram makes, starting blocked in its first
+// receive when that is its first op) and a client thread that, once per
+// receive of the server's program, runs c.Event for each unit the program
+// counts (OpDone) divided among them, sends
+// (c.Send) and receives (c.Recv), but for a receive whose Arg is SleepLast
+// (see ServerProgram) it only sends. Both start at time 0 with hint h. The
+// server's program must have a send for every receive but those and at
+// least one receive, and c's footprints a machine whose profile has caches.
+func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
+	m := s.m
+	server, client, err := Prepare(server, c, m.Costs(), s.poller != nil)
+	if err != nil {
+		return err
 	}
 	s.adding = true
 	defer func() { s.adding = false }()
@@ -349,8 +364,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 // worker pool (threadpool_group.go) it is the listener's, woken from
 // epoll_wait, and a receive costs that call's entry and a second entry of
 // its own (the re-arm after the request, then the read).
-func (s *Sockets) scaleServer(server []machine.Op, c Config) ([]machine.Op, error) {
-	p := s.m.Costs()
+func scaleServer(server []machine.Op, c Config, p *machine.CostProfile, pooled bool) ([]machine.Op, error) {
 	perUnit := c.ServerCPU
 	w := p.SwitchFootprint
 	lone := p.SwitchCost(2)
@@ -358,7 +372,7 @@ func (s *Sockets) scaleServer(server []machine.Op, c Config) ([]machine.Op, erro
 		lone = p.SwitchCostOf(w+c.ServerFootprint, w+c.ClientFootprint)
 	}
 	var poolRecv int64
-	if s.poller != nil {
+	if pooled {
 		lone = p.SwitchCostOf(w, w+c.ClientFootprint)
 		poolRecv = int64(p.Syscall + p.SyscallCost(machine.SysSocket))
 	}
@@ -379,7 +393,7 @@ func (s *Sockets) scaleServer(server []machine.Op, c Config) ([]machine.Op, erro
 	}
 	want := int64(perUnit) * units
 	if units == 0 || bursts == 0 || want <= fixed {
-		return nil, fmt.Errorf("sim: ClientConfig.ServerCPU = %v per unit, want more than the %v per unit the machine charges the server's program besides its CPU bursts (system calls, switches, wakes), in a program that counts units and has bursts: %w",
+		return nil, machine.Invalid("ServerCPU", "sim: ClientConfig.ServerCPU = %v per unit, want more than the %v per unit the machine charges the server's program besides its CPU bursts (system calls, switches, wakes), in a program that counts units and has bursts: %w",
 			perUnit, time.Duration(fixed/max(units, 1)), machine.ErrInvalidConfig)
 	}
 	k := float64(want-fixed) / float64(bursts)

@@ -106,7 +106,7 @@ func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
 	s := Install(m, nil)
 	p := m.Costs()
 	prog := ServerProgram([]machine.Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), cpu(3 * us), sockCall(3 * us), done(1)})
-	got, err := s.scaleServer(prog, Config{ServerCPU: 100 * us})
+	got, err := scaleServer(prog, Config{ServerCPU: 100 * us}, s.m.Costs(), false)
 	require.NoError(t, err)
 	// the machine's own part: two socket calls with their work, a switch per
 	// receive (a socket's wake is a sync one: no wake call onto another CPU)
@@ -121,7 +121,7 @@ func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
 	assert.InDelta(t, 2.0, float64(got[1].Dur)/float64(got[2].Dur), 1e-6, "one factor for every burst")
 	assert.Equal(t, 6*us, prog[1].Dur, "the shared program is not changed")
 
-	_, err = s.scaleServer(prog, Config{ServerCPU: fixed - 1})
+	_, err = scaleServer(prog, Config{ServerCPU: fixed - 1}, s.m.Costs(), false)
 	require.ErrorIs(t, err, machine.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "ClientConfig.ServerCPU")
 }

@@ -55,18 +55,18 @@ type Config struct {
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
 	if c.Units < 1 || c.Units > 1024 {
-		return fmt.Errorf("sim: device Units = %d, want 1..1024: %w", c.Units, machine.ErrInvalidConfig)
+		return machine.Invalid("Units", "sim: device Units = %d, want 1..1024: %w", c.Units, machine.ErrInvalidConfig)
 	}
 	for _, f := range []struct {
 		name string
 		d    time.Duration
 	}{{"Read", c.Read}, {"Write", c.Write}, {"Fsync", c.Fsync}} {
 		if f.d < 1 || f.d > 10*time.Second {
-			return fmt.Errorf("sim: device %s = %v, want 1ns..10s: %w", f.name, f.d, machine.ErrInvalidConfig)
+			return machine.Invalid(f.name, "sim: device %s = %v, want 1ns..10s: %w", f.name, f.d, machine.ErrInvalidConfig)
 		}
 	}
 	if c.Dist > ServiceExponential {
-		return fmt.Errorf("sim: device Dist = %d, want uniform, fixed or exponential: %w", c.Dist, machine.ErrInvalidConfig)
+		return machine.Invalid("Dist", "sim: device Dist = %d, want uniform, fixed or exponential: %w", c.Dist, machine.ErrInvalidConfig)
 	}
 	return nil
 }

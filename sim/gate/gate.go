@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -74,18 +75,7 @@ func Install(m *machine.Machine, policy concurrency.Policy, cfg concurrency.Conf
 	if m.Handled(machine.OpGateEnter) {
 		return nil, fmt.Errorf("sim: SetGate called twice, want one gate: %w", machine.ErrInvalidConfig)
 	}
-	var core concurrency.Core
-	var err error
-	switch policy {
-	case concurrency.PolicyQueue:
-		core, err = concurrency.NewQueueCore(cfg)
-	case concurrency.PolicyAtomic:
-		core, err = concurrency.NewAtomicCore(cfg)
-	case concurrency.PolicyHandoff:
-		core, err = concurrency.NewHandoffCore(cfg)
-	default:
-		return nil, fmt.Errorf("sim: gate policy %v, want queue, atomic or handoff: %w", policy, machine.ErrInvalidConfig)
-	}
+	core, err := newCore(policy, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +86,31 @@ func Install(m *machine.Machine, policy concurrency.Policy, cfg concurrency.Conf
 	m.Handle(machine.OpGateEnter, g)
 	m.Handle(machine.OpGateExit, g)
 	return g, nil
+}
+
+// newCore returns the core of policy with cfg: a *machine.FieldError naming
+// Policy for a policy the simulator does not drive, the core's own error
+// (which names the field) for a bad cfg.
+func newCore(policy concurrency.Policy, cfg concurrency.Config) (concurrency.Core, error) {
+	switch policy {
+	case concurrency.PolicyQueue:
+		return concurrency.NewQueueCore(cfg)
+	case concurrency.PolicyAtomic:
+		return concurrency.NewAtomicCore(cfg)
+	case concurrency.PolicyHandoff:
+		return concurrency.NewHandoffCore(cfg)
+	}
+	return nil, machine.Invalid("Policy", "sim: gate policy %v, want queue, atomic or handoff: %w", policy, machine.ErrInvalidConfig)
+}
+
+// Validate reports what Install refuses for policy and cfg, without a
+// machine.
+func Validate(policy concurrency.Policy, cfg concurrency.Config) error {
+	_, err := newCore(policy, cfg)
+	if err != nil && !errors.As(err, new(*machine.FieldError)) {
+		err = machine.InField("Config", err)
+	}
+	return err
 }
 
 // Mutex returns the gate's mutex, which the workloads modelled on MySQL 5.0

@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"fmt"
-
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/sim/machine"
 )
@@ -39,14 +37,11 @@ const MaxGroups = concurrency.MaxLimit
 // the classes and the kickup, concurrency.Config.Priority and Kickup, but the
 // workloads do not mark which requests are inside a transaction).
 func InstallGroups(m *machine.Machine, size, stride int) (*Gate, error) {
+	if err := ValidateGroups(size, m.Config().CPUs); err != nil {
+		return nil, err
+	}
 	if size == 0 {
 		size = m.Config().CPUs
-		if size > MaxGroups {
-			return nil, fmt.Errorf("sim: ThreadPoolSize = 0 takes the CPUs (%d), more groups than 1..%d: give ThreadPoolSize: %w", size, MaxGroups, machine.ErrInvalidConfig)
-		}
-	}
-	if size < 1 || size > MaxGroups {
-		return nil, fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxGroups, machine.ErrInvalidConfig)
 	}
 	g, err := Install(m, concurrency.PolicyHandoff, concurrency.Config{Limit: 1, Tickets: 1})
 	if err != nil {
@@ -63,6 +58,21 @@ func InstallGroups(m *machine.Machine, size, stride int) (*Gate, error) {
 		g.groups[i] = core
 	}
 	return g, nil
+}
+
+// ValidateGroups reports what InstallGroups refuses on a machine of cpus
+// CPUs: a *machine.FieldError naming ThreadPoolSize and its range.
+func ValidateGroups(size, cpus int) error {
+	if size == 0 {
+		if cpus > MaxGroups {
+			return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = 0 takes the CPUs (%d), more groups than 1..%d: give ThreadPoolSize: %w", cpus, MaxGroups, machine.ErrInvalidConfig)
+		}
+		return nil
+	}
+	if size < 1 || size > MaxGroups {
+		return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxGroups, machine.ErrInvalidConfig)
+	}
+	return nil
 }
 
 // coreOf returns the core thread id enters: its pool group's, or the gate's.

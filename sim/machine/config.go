@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -40,21 +39,28 @@ type Config struct {
 // DefaultSpinLoops is innodb_sync_spin_loops' default (30) in MySQL 5.1..8.0.
 const DefaultSpinLoops = 30
 
+// Validate reports the first field out of range as a *FieldError wrapping
+// ErrInvalidConfig; the zero Costs is OldKernel's, which is valid.
+func (c Config) Validate() error {
+	_, err := c.validate()
+	return err
+}
+
 func (c Config) validate() (Config, error) {
 	if c.CPUs < 1 || c.CPUs > 1024 {
-		return c, fmt.Errorf("sim: CPUs = %d, want 1..1024: %w", c.CPUs, ErrInvalidConfig)
+		return c, Invalid("CPUs", "sim: CPUs = %d, want 1..1024: %w", c.CPUs, ErrInvalidConfig)
 	}
 	if c.Sockets < 0 || c.Sockets > c.CPUs {
-		return c, fmt.Errorf("sim: Sockets = %d, want 0..CPUs (%d): %w", c.Sockets, c.CPUs, ErrInvalidConfig)
+		return c, Invalid("Sockets", "sim: Sockets = %d, want 0..CPUs (%d): %w", c.Sockets, c.CPUs, ErrInvalidConfig)
 	}
 	if c.Sockets > 1 && c.CPUs%c.Sockets != 0 {
-		return c, fmt.Errorf("sim: Sockets = %d, want a divisor of CPUs (%d): the cores are split over the sockets in equal runs: %w", c.Sockets, c.CPUs, ErrInvalidConfig)
+		return c, Invalid("Sockets", "sim: Sockets = %d, want a divisor of CPUs (%d): the cores are split over the sockets in equal runs: %w", c.Sockets, c.CPUs, ErrInvalidConfig)
 	}
 	if c.Scheduler > TS {
-		return c, fmt.Errorf("sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)
+		return c, Invalid("Scheduler", "sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)
 	}
 	if c.SpinLoops < 0 || c.SpinLoops > 10000 {
-		return c, fmt.Errorf("sim: SpinLoops = %d, want 0..10000: %w", c.SpinLoops, ErrInvalidConfig)
+		return c, Invalid("SpinLoops", "sim: SpinLoops = %d, want 0..10000: %w", c.SpinLoops, ErrInvalidConfig)
 	}
 	if err := c.SyncArray.validate(); err != nil {
 		return c, err
@@ -62,7 +68,7 @@ func (c Config) validate() (Config, error) {
 	if c.Costs == (CostProfile{}) {
 		c.Costs = OldKernel()
 	}
-	return c, c.Costs.Validate()
+	return c, InField("Costs", c.Costs.Validate())
 }
 
 // Cat is an accounting category of CPU time: what a burst of a thread is

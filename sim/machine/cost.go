@@ -3,7 +3,6 @@ package machine
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,11 +12,6 @@ import (
 	"strings"
 	"time"
 )
-
-// ErrInvalidConfig is wrapped by every error that reports a bad machine, cost
-// profile, workload or experiment setting; the message names the field and its
-// allowed range.
-var ErrInvalidConfig = errors.New("invalid config")
 
 // CostProfile is what the simulated machine charges for the operations that are
 // not the workload's own CPU bursts. Every field is a duration of CPU time on the
@@ -406,15 +400,15 @@ func (p CostProfile) Validate() error {
 	for _, f := range p.fields() {
 		switch {
 		case f.g != nil && !(*f.g >= 0 && *f.g <= f.gmax): // false for NaN
-			return fmt.Errorf("sim: cost profile %s = %v, want 0..%v: %w", f.key, *f.g, f.gmax, ErrInvalidConfig)
+			return Invalid(f.key, "sim: cost profile %s = %v, want 0..%v: %w", f.key, *f.g, f.gmax, ErrInvalidConfig)
 		case f.d != nil && (*f.d < f.min || *f.d > time.Second):
-			return fmt.Errorf("sim: cost profile %s = %v, want %v..1s: %w", f.key, *f.d, f.min, ErrInvalidConfig)
+			return Invalid(f.key, "sim: cost profile %s = %v, want %v..1s: %w", f.key, *f.d, f.min, ErrInvalidConfig)
 		case f.b != nil && (*f.b < 0 || *f.b > maxProfileBytes):
-			return fmt.Errorf("sim: cost profile %s = %d, want 0..%d bytes: %w", f.key, *f.b, maxProfileBytes, ErrInvalidConfig)
+			return Invalid(f.key, "sim: cost profile %s = %d, want 0..%d bytes: %w", f.key, *f.b, maxProfileBytes, ErrInvalidConfig)
 		}
 	}
 	if p.SwitchFootprint > 0 && (p.CacheL2 <= 0 || p.CacheLLC < p.CacheL2) {
-		return fmt.Errorf("sim: cost profile switch_footprint = %d with cache_l2 = %d, cache_llc = %d, want 0 < cache_l2 ≤ cache_llc: %w",
+		return Invalid("switch_footprint", "sim: cost profile switch_footprint = %d with cache_l2 = %d, cache_llc = %d, want 0 < cache_l2 ≤ cache_llc: %w",
 			p.SwitchFootprint, p.CacheL2, p.CacheLLC, ErrInvalidConfig)
 	}
 	return nil

@@ -320,10 +320,16 @@ func (m *Machine) CountingThreads() int {
 // granularity, so until the lags have had time to reach the credit, wakeup
 // preemption is rarer than it will be. 0 under TS.
 func (m *Machine) SleeperCreditWarmup() time.Duration {
-	if m.cfg.Scheduler != CFS {
+	return SleeperCreditWarmup(m.cfg, len(m.threads))
+}
+
+// SleeperCreditWarmup is Machine.SleeperCreditWarmup for a machine of cfg
+// with threads threads, before it is built.
+func SleeperCreditWarmup(cfg Config, threads int) time.Duration {
+	if cfg.Scheduler != CFS || cfg.CPUs < 1 {
 		return 0
 	}
-	return time.Duration(int64(len(m.threads)) * (cfsLatency / 2) / int64(m.cfg.CPUs))
+	return time.Duration(int64(threads) * (cfsLatency / 2) / int64(cfg.CPUs))
 }
 
 // SleeperCredit is half CFS's scheduling latency: the CPU time each thread

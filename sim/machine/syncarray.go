@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -67,7 +66,7 @@ const syncArrayWork = 50 * time.Nanosecond
 
 func (s SyncArray) validate() error {
 	if s > SyncArray55 {
-		return fmt.Errorf("sim: SyncArray = %d, want SyncArrayNone, SyncArray50 or SyncArray55: %w", s, ErrInvalidConfig)
+		return Invalid("SyncArray", "sim: SyncArray = %d, want SyncArrayNone, SyncArray50 or SyncArray55: %w", s, ErrInvalidConfig)
 	}
 	return nil
 }

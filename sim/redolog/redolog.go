@@ -24,7 +24,7 @@ var DefaultConfig = Config{FlushAtTrxCommit: 1}
 // Validate reports a setting out of range, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
 	if c.FlushAtTrxCommit < 0 || c.FlushAtTrxCommit > 2 {
-		return fmt.Errorf("sim: innodb_flush_log_at_trx_commit = %d, want 0..2: %w", c.FlushAtTrxCommit, machine.ErrInvalidConfig)
+		return machine.Invalid("FlushAtTrxCommit", "sim: innodb_flush_log_at_trx_commit = %d, want 0..2: %w", c.FlushAtTrxCommit, machine.ErrInvalidConfig)
 	}
 	return nil
 }

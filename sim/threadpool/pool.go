@@ -1,7 +1,6 @@
 package threadpool
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/innosim/innosim/prio"
@@ -159,23 +158,17 @@ const MaxSize = gate.MaxGroups
 // through the pool's sockets (Sockets). A bad value is an error wrapping
 // ErrInvalidConfig that names it.
 func Install(m *machine.Machine, size int, stall time.Duration, maxThreads int) (*Pool, error) {
+	if err := Validate(size, m.Config().CPUs, stall, maxThreads); err != nil {
+		return nil, err
+	}
 	if size == 0 {
 		size = m.Config().CPUs
-	}
-	if size < 1 || size > MaxSize {
-		return nil, fmt.Errorf("sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxSize, machine.ErrInvalidConfig)
 	}
 	if stall == 0 {
 		stall = DefaultStallLimit
 	}
-	if stall < time.Millisecond || stall > MaxStallLimit || stall%time.Millisecond != 0 {
-		return nil, fmt.Errorf("sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", stall, MaxStallLimit/time.Millisecond, machine.ErrInvalidConfig)
-	}
 	if maxThreads == 0 {
 		maxThreads = MaxMaxThreads
-	}
-	if maxThreads < 1 || maxThreads > MaxMaxThreads {
-		return nil, fmt.Errorf("sim: ThreadPoolMaxThreads = %d, want 0 (%d) or 1..%d: %w", maxThreads, MaxMaxThreads, MaxMaxThreads, machine.ErrInvalidConfig)
 	}
 	kind := m.NewOpKind()
 	p := &Pool{m: m, groups: make([]poolGroup, size), prog: []machine.Op{{Kind: kind}},
@@ -194,6 +187,31 @@ func Install(m *machine.Machine, size int, stall time.Duration, maxThreads int) 
 	}
 	m.Engine().At(p.stallLimit, p.evStall, 0, 0)
 	return p, nil
+}
+
+// Validate reports what Install refuses on a machine of cpus CPUs: a
+// *machine.FieldError naming ThreadPoolSize, ThreadPoolStallLimit or
+// ThreadPoolMaxThreads and its range.
+func Validate(size, cpus int, stall time.Duration, maxThreads int) error {
+	if size == 0 {
+		size = cpus
+	}
+	if size < 1 || size > MaxSize {
+		return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxSize, machine.ErrInvalidConfig)
+	}
+	if stall == 0 {
+		stall = DefaultStallLimit
+	}
+	if stall < time.Millisecond || stall > MaxStallLimit || stall%time.Millisecond != 0 {
+		return machine.Invalid("ThreadPoolStallLimit", "sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", stall, MaxStallLimit/time.Millisecond, machine.ErrInvalidConfig)
+	}
+	if maxThreads == 0 {
+		maxThreads = MaxMaxThreads
+	}
+	if maxThreads < 1 || maxThreads > MaxMaxThreads {
+		return machine.Invalid("ThreadPoolMaxThreads", "sim: ThreadPoolMaxThreads = %d, want 0 (%d) or 1..%d: %w", maxThreads, MaxMaxThreads, MaxMaxThreads, machine.ErrInvalidConfig)
+	}
+	return nil
 }
 
 // Sockets returns the sockets the pool's connections are added through
