@@ -50,11 +50,8 @@ const (
 	IORead             = machine.IORead
 )
 
-func cpu(d time.Duration) Op     { return Op{Kind: OpCPU, Dur: d} }
-func syscall(d time.Duration) Op { return Op{Kind: OpSyscall, Dur: d} }
-func sleep(d time.Duration) Op   { return Op{Kind: OpSleep, Dur: d} }
-func lock(m int32) Op            { return Op{Kind: OpLock, Arg: m} }
-func unlock(m int32) Op          { return Op{Kind: OpUnlock, Arg: m} }
-func done(n int32) Op            { return Op{Kind: OpDone, Arg: n} }
+func cpu(d time.Duration) Op   { return Op{Kind: OpCPU, Dur: d} }
+func sleep(d time.Duration) Op { return Op{Kind: OpSleep, Dur: d} }
+func done(n int32) Op          { return Op{Kind: OpDone, Arg: n} }
 
 const us = time.Microsecond

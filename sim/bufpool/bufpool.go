@@ -173,6 +173,18 @@ func (f *FlushList) Frames() Frames {
 	return fr
 }
 
+// AddFlushList installs a flush list of frames frames, all free, with no
+// page cleaner: OpDirty takes a frame for each page it dirties and, with
+// none replaceable, the thread flushes a dirty page itself (a single-page
+// flush, its I/Os on dev, the profile's IOService without one) or, with
+// none dirty either, sleeps as buf_LRU_get_free_block does. A pool whose
+// cleaner is added by AddCleaner is the same list with the cleaner writing.
+func AddFlushList(m *machine.Machine, frames int64, dev *device.Device) *FlushList {
+	f := &FlushList{m: m, dev: dev, cleaner: -1, avail: frames, dblwr: 1}
+	m.Handle(machine.OpDirty, f)
+	return f
+}
+
 // AddCleaner adds the page cleaner thread (hint Background) that writes the
 // pages OpDirty dirties through array, and the flush list it takes them
 // from: the frames of pool (DefaultBufferPool's without one), all free; the

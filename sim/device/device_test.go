@@ -25,28 +25,6 @@ func syncReaders(t *testing.T, units, threads int, dist ServiceDist) machine.Res
 	return m.Run(50*time.Millisecond, time.Second)
 }
 
-func TestDeviceServesAsManyReadsAtOnceAsItHasUnits(t *testing.T) {
-	for _, c := range []struct {
-		name           string
-		units, threads int
-		want           float64
-	}{
-		{"one thread waits 5 ms per read", 8, 1, 200},
-		{"eight threads keep eight units busy", 8, 8, 1600},
-		{"sixteen threads queue behind eight units", 8, 16, 1600},
-		{"one unit serialises eight threads", 1, 8, 200},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := syncReaders(t, c.units, c.threads, ServiceFixed)
-			reads, writes, fsyncs := r.IORates()
-			assert.InEpsilon(t, c.want, reads, 0.02)
-			assert.Equal(t, r.Units, r.Reads, "every read completed once, and its thread went on")
-			assert.Zero(t, writes)
-			assert.Zero(t, fsyncs)
-		})
-	}
-}
-
 func TestDeviceDistributionsKeepTheirMean(t *testing.T) {
 	for _, d := range []ServiceDist{ServiceUniform, ServiceExponential} {
 		t.Run(d.String(), func(t *testing.T) {
@@ -54,17 +32,6 @@ func TestDeviceDistributionsKeepTheirMean(t *testing.T) {
 			assert.InEpsilon(t, 1600, reads, 0.1)
 		})
 	}
-}
-
-func TestDeviceCountsWritesAndFsyncs(t *testing.T) {
-	m, err := machine.New(machine.Config{CPUs: 2, Seed: 1})
-	require.NoError(t, err)
-	require.NoError(t, install(m, Config{Units: 1, Read: time.Millisecond, Write: time.Millisecond, Fsync: 2 * time.Millisecond, Dist: ServiceFixed}))
-	require.NoError(t, m.AddThread([]machine.Op{{Kind: machine.OpWrite}, {Kind: machine.OpWrite}, {Kind: machine.OpFsync}, {Kind: machine.OpDone, Arg: 1}}, 0))
-	r := m.Run(0, time.Second)
-	_, w, f := r.IORates()
-	assert.InEpsilon(t, 500, w, 0.02, "two 1 ms writes and a 2 ms fsync: 250 loops/s")
-	assert.InEpsilon(t, 250, f, 0.02)
 }
 
 func TestSetDeviceRefusesBadConfig(t *testing.T) {

@@ -77,26 +77,6 @@ func TestTSQuantumExpiryLowersTheLevel(t *testing.T) {
 	assert.Equal(t, 0, m.threads[0].cpupri, "a CPU-bound thread sinks to the bottom")
 }
 
-// herd runs n threads that each loop: sleep, take one pthread mutex for 1 µs,
-// release it; it returns the futex CPU (spin + hold) per acquisition, in ns.
-func herd(t *testing.T, n int) float64 {
-	t.Helper()
-	m, err := New(Config{CPUs: 64, Scheduler: CFS, Seed: 1})
-	require.NoError(t, err)
-	mu := m.AddMutex(Mutex{Name: "m"})
-	for range n {
-		require.NoError(t, m.AddThread([]Op{sleep(5 * us), lock(mu), cpu(1 * us), unlock(mu), done(1)}, prio.Normal))
-	}
-	r := m.Run(5*time.Millisecond, 50*time.Millisecond)
-	require.NotZero(t, r.Units)
-	return float64(r.CPU[CatFutexSpin]+r.CPU[CatFutexHold]) / float64(r.Units)
-}
-
-func TestFutexHerdCostsMoreThanItsParts(t *testing.T) {
-	few, many := herd(t, 2), herd(t, 32)
-	assert.Greater(t, many, 3*few, "futex CPU per acquisition: 2 threads %.0f ns, 32 threads %.0f ns", few, many)
-}
-
 func TestMutexCountersBalance(t *testing.T) {
 	m, err := New(Config{CPUs: 4, Scheduler: CFS, SpinLoops: DefaultSpinLoops, Seed: 2})
 	require.NoError(t, err)

@@ -50,26 +50,6 @@ func TestRowLocksOnHotRowsWaitAndDeadlockButCommit(t *testing.T) {
 	}
 }
 
-func TestRowLocksOnAHugeTableNeverWait(t *testing.T) {
-	l, m, _ := trxMachine(t, 4, 8, 3, Table{Rows: 1e9}, 0)
-	r := m.Run(0, 20*time.Millisecond)
-	waits, deadlocks := l.Stats()
-	assert.Zero(t, waits)
-	assert.Zero(t, deadlocks)
-	assert.NotZero(t, r.Units)
-}
-
-// A lock waiter that kept its seat would stall a gate of one seat: the
-// holder needs the seat to commit. srv_conc_force_exit_innodb before the wait
-// lets it in.
-func TestLockWaitLeavesTheGate(t *testing.T) {
-	l, m, _ := trxMachine(t, 2, 2, 1, Table{Rows: 1}, 1)
-	r := m.Run(0, 20*time.Millisecond)
-	waits, _ := l.Stats()
-	assert.NotZero(t, waits, "two transactions on one row")
-	assert.Greater(t, r.Units, uint64(100), "the holder re-enters and commits while the waiter is out of the gate")
-}
-
 func TestSpecialDistributionHitsTheHotRows(t *testing.T) {
 	m, err := machine.New(machine.Config{CPUs: 1, Seed: 1})
 	require.NoError(t, err)
