@@ -32,10 +32,10 @@ type Cell struct {
 	// Gate, when not nil, installs an innodb_thread_concurrency gate.
 	Gate *GateConfig
 	// AIO, when not nil, installs an AIO array with its handler threads:
-	// simulated or native by AIO.IO (see Machine.SetAIO).
+	// simulated or native by AIO.IO (see aiosim.Install).
 	AIO *aio.Config
 	// Device, when not nil, installs the storage device that the AIO handlers
-	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
+	// and the workload's reads, writes and fsyncs wait for (device.Install).
 	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
@@ -47,7 +47,7 @@ type Cell struct {
 	// at Warmup.
 	Steady *SteadyWarmup
 	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
-	// workloads that commit through the redo log (Machine.SetLog); nil means
+	// workloads that commit through the redo log (redolog.Config); nil means
 	// DefaultLogConfig.
 	Log *LogConfig
 	// ThreadHandling is MariaDB's thread_handling (default
@@ -60,7 +60,7 @@ type Cell struct {
 	// OneThreadPerConnection (Run refuses a size it would ignore).
 	ThreadPoolSize int
 	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
-	// (see threadpool_wait.go): 0 (DefaultThreadPoolStallLimit, 500 ms) or
+	// (package threadpool): 0 (DefaultThreadPoolStallLimit, 500 ms) or
 	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
 	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
 	// many workers, create_worker adds none to a group that has its two
@@ -78,7 +78,7 @@ type Cell struct {
 	BufferPool int64
 	// Client, when not nil, runs the benchmark client on the machine: each
 	// of the Threads connections is a server thread and a client thread
-	// (Machine.AddConnection, the workload's program through ServerProgram),
+	// (client.Sockets.Add, the workload's program through client.ServerProgram),
 	// and the sleep of each round trip with the client (SleepClient,
 	// SleepLast) becomes the client thread's CPU and system calls. Run
 	// refuses a Client for a workload with no round trip, or with think
@@ -91,7 +91,7 @@ type Cell struct {
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
-// PolicyHandoff; see Machine.SetGate) and its concurrency.Config.
+// PolicyHandoff; see gate.Install) and its concurrency.Config.
 type GateConfig struct {
 	Policy concurrency.Policy
 	Config concurrency.Config

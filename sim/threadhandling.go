@@ -21,9 +21,9 @@ const (
 	// epoll set, and the group's listener queues its next request for a
 	// worker. With the client on the machine (Cell.Client) the connections
 	// have no threads and the groups' workers and listeners serve them
-	// (threadpool_group.go); without it, a gate per group in front of a
-	// thread per connection stands for the pool (setThreadPool,
-	// poolProgram). See Cell.ThreadPoolSize.
+	// (package threadpool); without it, a gate per group in front of a
+	// thread per connection stands for the pool (gate.InstallGroups,
+	// gate.PoolProgram). See Cell.ThreadPoolSize.
 	PoolOfThreads
 )
 

@@ -333,7 +333,7 @@ func (d *Native) issue(seg int, now time.Duration) int32 {
 }
 
 // submitIO puts I/O io in the kernel: on the machine's device when one is
-// installed (SetDevice), else completing the profile's IOService (jittered)
+// installed (device.Install), else completing the profile's IOService (jittered)
 // later.
 func (d *Native) submitIO(io int32) {
 	m := d.m

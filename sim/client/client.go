@@ -361,7 +361,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 // counts (see Config.ServerCPU), or an error if that is below what the
 // machine charges the program besides its bursts. A receive's switch is
 // the server thread's with its client the only other thread; with the
-// worker pool (threadpool_group.go) it is the listener's, woken from
+// worker pool (package threadpool) it is the listener's, woken from
 // epoll_wait, and a receive costs that call's entry and a second entry of
 // its own (the re-arm after the request, then the read).
 func scaleServer(server []machine.Op, c Config, p *machine.CostProfile, pooled bool) ([]machine.Op, error) {

@@ -9,8 +9,8 @@ import (
 // 100,000; the simulator keeps a concurrency core per group).
 const MaxGroups = concurrency.MaxLimit
 
-// setThreadPool installs the thread pool of a PoolOfThreads cell without its
-// clients on the machine (with them, setPoolGroups), after
+// InstallGroups installs the thread pool of a PoolOfThreads cell without its
+// clients on the machine (with them, package threadpool), after
 // MariaDB's sql/threadpool_generic.cc: size groups (0 = the machine's CPUs,
 // the default of thread_pool_size), a connection belonging to group
 // (connection number mod size), as tp_add_connection assigns
@@ -29,7 +29,7 @@ const MaxGroups = concurrency.MaxLimit
 // none active are that wake and the handoff's futex wake here);
 // thd_wait_begin, thread_pool_stall_limit's check_stall and
 // thread_pool_oversubscribe, which the workers with the clients on the
-// machine follow (threadpool_wait.go): here a request that waits inside the
+// machine follow (package threadpool): here a request that waits inside the
 // server holds its group's seat, except in a row lock wait, which leaves it
 // as it leaves an innodb_thread_concurrency gate (srv_conc_force_exit_innodb)
 // and queues for it again after; the high/low priority queues (thread_pool_priority=auto
@@ -114,7 +114,7 @@ func (g *Gate) Stats() concurrency.Stats {
 	return t
 }
 
-// poolProgram returns prog as a pool worker serves it: every stretch of
+// PoolProgram returns prog as a pool worker serves it: every stretch of
 // server work between two client waits (the OpSleep ops: the client's round
 // trip, as statement and the connect workload write them) is one request,
 // entered into the pool (OpGateEnter) before its first op and left

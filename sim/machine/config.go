@@ -110,7 +110,7 @@ type Result struct {
 	Events uint64
 	// Capacity is CPUs × Elapsed in ns: the CPU time available.
 	Capacity int64
-	// Reads, Writes and Fsyncs count the I/Os the device (Machine.SetDevice)
+	// Reads, Writes and Fsyncs count the I/Os the device (device.Install)
 	// completed in the window, and, without a device, those that started in
 	// it at the cost profile's IOService.
 	Reads, Writes, Fsyncs uint64

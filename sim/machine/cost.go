@@ -106,7 +106,7 @@ type CostProfile struct {
 	// lock (rq->lock, a raw spinlock; kernel/sched/core.c) holds it beyond
 	// the lock line's transfer: a wake's ttwu_do_activate (enqueue_task,
 	// check_preempt_curr) or a switch's locked part of __schedule
-	// (pick_next_task). Not zero, it turns the lock on (sim/rqlock.go: the
+	// (pick_next_task). Not zero, it turns the lock on (rqlock.go: the
 	// wakes and switches that take it, and the time other CPUs spin for it,
 	// which Result.RawSpinShare counts); 0, the default of OldKernel and
 	// NewKernel, charges no such lock.

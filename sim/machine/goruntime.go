@@ -31,7 +31,7 @@ import (
 //
 // A machine with a GoRuntime runs only the layer's threads: SetGoRuntime
 // refuses a machine with threads, an AIO array or a gate, and
-// Machine.AddThread (so SetAIO) refuses one with a GoRuntime. The layer is driven by stepping the machine's Engine
+// Machine.AddThread (so aiosim.Install) refuses one with a GoRuntime. The layer is driven by stepping the machine's Engine
 // (Machine.Engine); it is not safe for concurrent use.
 type GoRuntime struct {
 	m    *Machine

@@ -154,7 +154,7 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 // checkProgram reports what a thread (or a pooled connection's server side)
 // running prog could not run: an op out of range, a skip off the program, a
 // wait for a device, a transaction op or an AIO segment the machine lacks, a
-// socket op outside AddConnection, and a program that never advances the
+// socket op outside client.Sockets.Add, and a program that never advances the
 // clock.
 func (m *Machine) checkProgram(prog []Op) error {
 	timed := false
@@ -246,7 +246,7 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 }
 
 // ThreadUnits returns the OpDone units thread i (in the order of AddThread,
-// SetAIO's handlers included) has completed since the start.
+// an AIO array's handlers included) has completed since the start.
 func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
 
 // Mutexes returns a snapshot of the machine's mutexes with their counters.

@@ -53,13 +53,13 @@ const (
 	// copying every active transaction id in MySQL 5.0/5.1 (under kernel_mutex).
 	OpReadView
 	// OpAIOHandler is the whole loop of the handler thread of the simulated-AIO
-	// array's segment Arg (see Machine.SetAIO, which adds these threads); it
+	// array's segment Arg (see aiosim.Install, which adds these threads); it
 	// never returns.
 	OpAIOHandler
 	// OpRead reads a page and waits for it, as a buffer-pool miss does
 	// (buf_read_page → fil_io with sync = true → os_file_read: pread): a
 	// system call of Dur kernel work, then blocked until the device
-	// (Machine.SetDevice) completes the read.
+	// (device.Install) completes the read.
 	OpRead
 	// OpWrite writes a page and waits for it (os_file_write: pwrite), as OpRead.
 	OpWrite
@@ -67,7 +67,7 @@ const (
 	// OpRead.
 	OpFsync
 	// OpPickRow draws the row id the next OpRowLock locks, from the table
-	// the workload installed with Machine.SetRowTable (sysbench's
+	// the workload installed with rowlock.Install (sysbench's
 	// GET_RANDOM_ID on the client); it takes no time.
 	OpPickRow
 	// OpRowLock takes an exclusive row lock on the picked row, held to
@@ -82,7 +82,7 @@ const (
 	// granted a row (lock_release_off_kernel at commit).
 	OpLockRelease
 	// OpLogCommit writes the transaction's commit record into the redo log
-	// and, by innodb_flush_log_at_trx_commit (Machine.SetLog), writes and
+	// and, by innodb_flush_log_at_trx_commit (redolog.Install), writes and
 	// fsyncs the log with group commit (log_write_up_to; see
 	// Machine.logCommit). With 1 (the default) it needs a device.
 	OpLogCommit
@@ -98,7 +98,7 @@ const (
 	// the load keeps in the pool (no look-up, no read, the wake alone).
 	OpPrefetchSiblings
 	// OpSockSend writes a packet to the thread's connection peer (see
-	// Machine.AddConnection): a system call of Dur kernel work that wakes the
+	// client.Sockets.Add): a system call of Dur kernel work that wakes the
 	// peer if it is blocked in OpSockRecv.
 	OpSockSend
 	// OpSockRecv reads a packet from the connection's peer: a system call that

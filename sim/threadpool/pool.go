@@ -46,7 +46,7 @@ import (
 //     model), though the thread does not change.
 //   - a request that waits inside the server (thd_wait_begin), the timer's
 //     check_stall every thread_pool_stall_limit, and workers created beyond
-//     a group's two up to thread_pool_max_threads: threadpool_wait.go.
+//     a group's two up to thread_pool_max_threads: wait.go.
 //
 // Not modelled: thread_pool_idle_timeout (a worker asleep for 60 s exits:
 // here the pool never shrinks); thread_pool_prio_kickup_timer;
