@@ -16,7 +16,8 @@ type Gate interface {
 	// Enter admits t, waiting if the policy makes it wait. It returns nil once t
 	// may run inside, or ctx.Err() if ctx ends while t waits; t then holds no
 	// seat. ctx is consulted only when t has to wait: a thread admitted at once
-	// is admitted even with a done context.
+	// is admitted even with a done context — except by Semaphore, which takes a
+	// seat as x/sync's Acquire does and fails a done context first.
 	Enter(ctx context.Context, t *Thread) error
 	// TryEnter admits t if Enter would admit it without waiting (a ticket,
 	// a free seat the policy lets t take now) and reports whether it did; on
