@@ -12,7 +12,7 @@ import (
 // Release always gives the weight back, unlike a Gate's Exit, which keeps
 // the seat while the thread has tickets (InnoDB's protocol, see Gate).
 // Replacing semaphore.NewWeighted with concurrency.NewWeighted changes
-// nothing else in a caller.
+// nothing else a caller relies on (the panic messages differ).
 //
 // It is built as Handoff is. The weight held and a "waiters queued" bit share
 // one word, so while nobody waits Acquire, TryAcquire and Release are one
