@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -213,7 +214,7 @@ func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
 			mu.Name, mu.Acquisitions, mu.SpinAcquired, mu.Waits, mu.Signals, mu.Cells, mu.CellWaits, mu.Yields, mu.YieldSwitches)
 	}
 	if bu.gate != nil {
-		fmt.Fprintf(&b, "gate %+v\n", bu.gate.Stats())
+		fmt.Fprintf(&b, "gate %s\n", gateFields(bu.gate.Stats()))
 	}
 	if bu.array != nil {
 		fmt.Fprintf(&b, "aio %+v\n", bu.array.Stats())
@@ -247,6 +248,23 @@ func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// gateFields prints s's fields as %+v prints a struct without a String
+// method: the fingerprint's format, whatever concurrency.Stats prints.
+func gateFields(s concurrency.Stats) string {
+	type histogram struct{ Buckets [concurrency.HistogramBuckets]uint64 }
+	type stats concurrency.Stats
+	v := reflect.ValueOf(stats(s))
+	var parts []string
+	for i := range v.NumField() {
+		f := v.Field(i).Interface()
+		if h, ok := f.(concurrency.Histogram); ok {
+			f = histogram(h)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%+v", v.Type().Field(i).Name, f))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }
 
 // aioDriverCounters are the AIO driver's own counters.
