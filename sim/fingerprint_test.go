@@ -253,7 +253,9 @@ func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
 // gateFields prints s's fields as %+v prints a struct without a String
 // method: the fingerprint's format, whatever concurrency.Stats prints.
 func gateFields(s concurrency.Stats) string {
-	type histogram struct{ Buckets [concurrency.HistogramBuckets]uint64 }
+	type histogram struct {
+		Buckets [concurrency.HistogramBuckets]uint64
+	}
 	type stats concurrency.Stats
 	v := reflect.ValueOf(stats(s))
 	var parts []string
