@@ -32,8 +32,8 @@ type Futex interface {
 // through hash bucket b (Machine.AddBucket); its Stepper is called again
 // when the call returns without sleeping or when f's waker wakes it.
 func (m *Machine) FutexWait(id int32, f Futex, arg, b int32) {
-	m.startFutex(&m.threads[id], id, fxWait, arg, b)
-	m.threads[id].sys.f = f
+	m.sy.startFutex(&m.threads[id], id, fxWait, arg, b)
+	m.threads[id].sy.sys.f = f
 }
 
 // FutexWake starts a FUTEX_WAKE by running thread id of word arg of f,
@@ -41,8 +41,8 @@ func (m *Machine) FutexWait(id int32, f Futex, arg, b int32) {
 // The caller is not preemptible inside the call, and is preempted on its
 // return if a thread it woke has the better claim to its core.
 func (m *Machine) FutexWake(id int32, f Futex, arg, b int32) {
-	m.startFutex(&m.threads[id], id, fxWake, arg, b)
-	m.threads[id].sys.f = f
+	m.sy.startFutex(&m.threads[id], id, fxWake, arg, b)
+	m.threads[id].sy.sys.f = f
 }
 
 // preemptedAtReturn takes running thread t off its core, to the front of the
@@ -109,8 +109,9 @@ type bucket struct {
 // make waiters runnable). Its hold time grows with the threads spinning for
 // the bucket and, for a wake-all, with the waiters it wakes (holdTime), so a
 // herd costs more than its parts.
-func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32) {
-	t.sys = futexCall{op: op, arg: arg, bucket: b}
+func (r *syncRoom) startFutex(t *thread, id int32, op futexOp, arg int32, b int32) {
+	m := r.m
+	t.sy.sys = futexCall{op: op, arg: arg, bucket: b}
 	m.syscalls++
 	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
 }
@@ -135,14 +136,15 @@ func (m *Machine) startFutex(t *thread, id int32, op futexOp, arg int32, b int32
 // CostProfile.FutexWalk (w, 0 by default) is a fitted stand-in kept for study
 // A's machine: w × FutexGrowth per thread waiting on the mutex on every call
 // of a mutex's futex, and (1-w) × the per-kind growth above.
-func (m *Machine) holdTime(t *thread, b *bucket) int64 {
+func (r *syncRoom) holdTime(t *thread, b *bucket) int64 {
+	m := r.m
 	c := m.cfg.Costs
 	n := float64(len(b.queue))
 	if w := c.FutexWalk; w > 0 && b.mutex >= 0 {
-		n += w * float64(len(m.mutexes[b.mutex].waiters))
+		n += w * float64(len(r.mutexes[b.mutex].waiters))
 	}
-	if t.sys.op == fxWakeMutex {
-		if mu := &m.mutexes[t.sys.arg]; mu.WakeAll && len(mu.waiters) > 1 {
+	if t.sy.sys.op == fxWakeMutex {
+		if mu := &r.mutexes[t.sy.sys.arg]; mu.WakeAll && len(mu.waiters) > 1 {
 			n += (1 - c.FutexWalk) * float64(len(mu.waiters)-1)
 		}
 	}
@@ -150,18 +152,19 @@ func (m *Machine) holdTime(t *thread, b *bucket) int64 {
 }
 
 // kernelStep continues a futex operation whose current burst ended.
-func (m *Machine) kernelStep(t *thread, id int32) {
-	bk := &m.buckets[t.sys.bucket]
-	switch t.sys.stage {
+func (r *syncRoom) kernelStep(t *thread, id int32) {
+	m := r.m
+	bk := &r.buckets[t.sy.sys.bucket]
+	switch t.sy.sys.stage {
 	case fsEnter: // entered the kernel: take the bucket lock
-		t.sys.stage = fsHold
+		t.sy.sys.stage = fsHold
 		if bk.busy {
 			bk.queue = append(bk.queue, id)
 			t.start = m.e.Now() // spinning from now; charged when granted
 			return
 		}
 		bk.busy = true
-		m.runBurst(t, id, m.holdTime(t, bk), CatFutexHold)
+		m.runBurst(t, id, r.holdTime(t, bk), CatFutexHold)
 		return
 	case fsHold: // held and done: release, grant the next spinner, finish the operation
 		if len(bk.queue) > 0 {
@@ -172,16 +175,16 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 			spun := m.e.Now() - nt.start
 			m.acct[CatFutexSpin] += spun
 			m.ran(nt, spun)
-			m.runBurst(nt, n, m.holdTime(nt, bk), CatFutexHold)
+			m.runBurst(nt, n, r.holdTime(nt, bk), CatFutexHold)
 		} else {
 			bk.busy = false
 		}
 	}
-	op, arg, f := t.sys.op, t.sys.arg, t.sys.f
+	op, arg, f := t.sy.sys.op, t.sy.sys.arg, t.sy.sys.f
 	if !op.wakes() {
-		t.sys.op = fxNone // a wait may block: out of the kernel's path first
+		t.sy.sys.op = fxNone // a wait may block: out of the kernel's path first
 	}
-	// A wake leaves t.sys.op set until it is done: the waker is still in
+	// A wake leaves t.sy.sys.op set until it is done: the waker is still in
 	// its system call and cannot be taken off its core there, so a woken
 	// thread preempts another core or queues. If it queued with a better
 	// claim than the waker, the waker yields its core when the call returns
@@ -190,11 +193,11 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 	// on at the return), never in the middle of it.
 	switch op {
 	case fxWaitMutex:
-		mu := &m.mutexes[arg]
+		mu := &r.mutexes[arg]
 		if mu.holder < 0 {
 			break // released meanwhile: retry at once (the lock word check in futex_wait)
 		}
-		if m.inArray(mu) && t.sig != mu.signals {
+		if r.inArray(mu) && t.sy.sig != mu.signals {
 			break // signalled since the cell was reserved: os_event_wait_low returns at once
 		}
 		mu.Waits++
@@ -202,15 +205,15 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 		m.block(t)
 		return
 	case fxWakeMutex:
-		mu := &m.mutexes[arg]
-		m.wakeWaiters(mu)
-		if m.inArray(mu) && !mu.WakeAll && len(mu.waiters) > 0 {
+		mu := &r.mutexes[arg]
+		r.wakeWaiters(mu)
+		if r.inArray(mu) && !mu.WakeAll && len(mu.waiters) > 0 {
 			// a wake of one leaves the others asleep: keep the waiters flag,
 			// or no later release would signal them
 			mu.flag = true
 		}
 	case fxWakeChain:
-		m.passChain(&m.mutexes[arg])
+		r.passChain(&r.mutexes[arg])
 	case fxWait:
 		if f.FutexWait(id, arg) {
 			m.block(t)
@@ -219,7 +222,7 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 	case fxWake:
 		f.FutexWake(arg)
 	}
-	t.sys.op = fxNone
+	t.sy.sys.op = fxNone
 	if op.wakes() && m.preemptedAtReturn(t) {
 		return
 	}
@@ -230,7 +233,8 @@ func (m *Machine) kernelStep(t *thread, id int32) {
 // is held: every waiter for WakeAll, else the first. Under
 // Config.BroadcastChain a wake-all wakes the first waiter and moves
 // the others to mu's chain, which each woken one passes on (Mutex's doc).
-func (m *Machine) wakeWaiters(mu *Mutex) {
+func (r *syncRoom) wakeWaiters(mu *Mutex) {
+	m := r.m
 	n := len(mu.waiters)
 	if n == 0 {
 		return
@@ -241,14 +245,14 @@ func (m *Machine) wakeWaiters(mu *Mutex) {
 		mu.chain = append(mu.chain, mu.waiters[1:]...)
 		w := mu.waiters[0]
 		mu.waiters = mu.waiters[:0]
-		m.threads[w].chain = true
+		m.threads[w].sy.chain = true
 		m.wake(w)
 		return
 	}
 	// wake from a scratch copy: a woken thread may queue on this mutex again
-	m.scratch = append(m.scratch[:0], mu.waiters[:n]...)
+	r.scratch = append(r.scratch[:0], mu.waiters[:n]...)
 	mu.waiters = append(mu.waiters[:0], mu.waiters[n:]...)
-	for _, w := range m.scratch {
+	for _, w := range r.scratch {
 		m.wake(w)
 	}
 }
@@ -256,12 +260,13 @@ func (m *Machine) wakeWaiters(mu *Mutex) {
 // passChain wakes the next thread of mu's broadcast chain, if any: the
 // __lwp_unpark that Solaris libc's mutex_unlock makes for the next waiter of
 // the event's os_mutex.
-func (m *Machine) passChain(mu *Mutex) {
+func (r *syncRoom) passChain(mu *Mutex) {
+	m := r.m
 	if len(mu.chain) == 0 {
 		return
 	}
 	w := mu.chain[0]
 	mu.chain = append(mu.chain[:0], mu.chain[1:]...)
-	m.threads[w].chain = true
+	m.threads[w].sy.chain = true
 	m.wake(w)
 }

@@ -516,7 +516,7 @@ func (g *GoRuntime) idleP() bool {
 // has no pending Compute). The mutex's Spin, WakeAll and the machine's
 // SpinLoops do not apply.
 func (g *GoRuntime) Lock(id, mi int32) bool {
-	mu := &g.m.mutexes[mi]
+	mu := &g.m.sy.mutexes[mi]
 	if mu.holder < 0 {
 		mu.holder = id
 		mu.Acquisitions++
@@ -528,7 +528,7 @@ func (g *GoRuntime) Lock(id, mi int32) bool {
 
 // Unlock releases mutex mi, handing it to its first spinner, if any.
 func (g *GoRuntime) Unlock(mi int32) {
-	mu := &g.m.mutexes[mi]
+	mu := &g.m.sy.mutexes[mi]
 	if len(mu.spinners) == 0 {
 		mu.holder = -1
 		return
@@ -543,8 +543,8 @@ func (g *GoRuntime) Unlock(mi int32) {
 
 // holdsMutex reports whether thread id holds one of the machine's mutexes.
 func (g *GoRuntime) holdsMutex(id int32) bool {
-	for i := range g.m.mutexes {
-		if g.m.mutexes[i].holder == id {
+	for i := range g.m.sy.mutexes {
+		if g.m.sy.mutexes[i].holder == id {
 			return true
 		}
 	}

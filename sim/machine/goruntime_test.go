@@ -78,7 +78,7 @@ func TestWakeUpKeepsTheWakeeOnItsLastCPU(t *testing.T) {
 				g.m.cores[0].cur, g.m.cores[1].cur = waker, other
 				g.m.cores[1].runq = []int32{3}
 				g.gs[other].cpu = 1
-				g.m.mutexes[0].holder, g.m.mutexes[0].spinners = 3, []int32{other}
+				g.m.sy.mutexes[0].holder, g.m.sy.mutexes[0].spinners = 3, []int32{other}
 			},
 			wantCPU: 1, wantQueue: []int32{wakee, 3}, wantPre: -1, remote: true},
 		{name: "last CPU busy with a thread in Go code: preempts it at once, it goes first in line", preempt: 1,
@@ -249,13 +249,13 @@ func TestGoRuntimeLockHandsTheMutexOverInOrder(t *testing.T) {
 	assert.False(t, g.Lock(2, 0))
 	assert.False(t, g.Lock(3, 0))
 	g.Unlock(0)
-	mu := g.m.mutexes[0]
+	mu := g.m.sy.mutexes[0]
 	assert.Equal(t, int32(2), mu.holder, "the first spinner holds it")
 	assert.Equal(t, []int32{3}, mu.spinners)
 	assert.Equal(t, g.m.e.Now()+int64(g.m.cfg.Costs.MutexHandoff), g.gs[2].due, "it goes on MutexHandoff later")
 	g.Unlock(0)
 	g.Unlock(0)
-	assert.Equal(t, int32(-1), g.m.mutexes[0].holder, "free once nobody spins")
-	assert.Equal(t, uint64(3), g.m.mutexes[0].Acquisitions)
-	assert.Equal(t, uint64(2), g.m.mutexes[0].SpinAcquired)
+	assert.Equal(t, int32(-1), g.m.sy.mutexes[0].holder, "free once nobody spins")
+	assert.Equal(t, uint64(3), g.m.sy.mutexes[0].Acquisitions)
+	assert.Equal(t, uint64(2), g.m.sy.mutexes[0].SpinAcquired)
 }

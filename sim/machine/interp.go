@@ -15,8 +15,8 @@ func (m *Machine) onRun(now int64, id int32, gen uint32) {
 		m.sliceEnd(t, id)
 		return
 	}
-	if t.sys.op != fxNone {
-		m.kernelStep(t, id)
+	if t.sy.sys.op != fxNone {
+		m.sy.kernelStep(t, id)
 		return
 	}
 	m.advance(t, id)
@@ -63,12 +63,12 @@ func (m *Machine) advance(t *thread, id int32) {
 			}
 			m.next(t)
 		case OpLock:
-			if !m.lock(t, id, op.Arg) {
+			if !m.sy.lock(t, id, op.Arg) {
 				return
 			}
 			m.next(t)
 		case OpUnlock:
-			if !m.unlock(t, id, op.Arg) {
+			if !m.sy.unlock(t, id, op.Arg) {
 				return
 			}
 			m.next(t)

@@ -89,16 +89,16 @@ func (m *Machine) Blocked(id int32) bool { return m.threads[id].state == stBlock
 // Lock takes InnoDB mutex mi for thread id (see Machine.lock): it reports
 // whether id holds it and goes on; false means id stopped, spinning or
 // waiting, and Lock is called again, with the same mi, when it runs.
-func (m *Machine) Lock(id, mi int32) bool { return m.lock(&m.threads[id], id, mi) }
+func (m *Machine) Lock(id, mi int32) bool { return m.sy.lock(&m.threads[id], id, mi) }
 
 // Unlock releases mutex mi for thread id: it reports whether the release is
 // done; false means id stopped in its wake of the waiters, and Unlock is
 // called again when it runs.
-func (m *Machine) Unlock(id, mi int32) bool { return m.unlock(&m.threads[id], id, mi) }
+func (m *Machine) Unlock(id, mi int32) bool { return m.sy.unlock(&m.threads[id], id, mi) }
 
 // AddBucket adds a futex hash bucket and returns it, for FutexWait and
 // FutexWake.
-func (m *Machine) AddBucket() int32 { return m.addBucket() }
+func (m *Machine) AddBucket() int32 { return m.sy.addBucket() }
 
 // Now returns the virtual time in ns.
 func (m *Machine) Now() int64 { return m.e.Now() }
@@ -292,7 +292,7 @@ func (m *Machine) Config() Config { return m.cfg }
 
 // MutexCount returns how many mutexes the machine has (AddMutex's indices
 // are 0..MutexCount−1).
-func (m *Machine) MutexCount() int { return len(m.mutexes) }
+func (m *Machine) MutexCount() int { return len(m.sy.mutexes) }
 
 // Units returns the OpDone units the machine's threads have completed.
 func (m *Machine) Units() uint64 { return m.units }

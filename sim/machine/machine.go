@@ -41,11 +41,7 @@ type Machine struct {
 	seq     int64
 	minVr   int64
 
-	mutexes []Mutex
-	arrMu   int32       // the wait array's mutex (Config.SyncArray), or -1
-	cells   []arrayCell // the wait array's reserved cells, in order
-	buckets []bucket
-	scratch []int32 // the waiters a futex wake is waking
+	sy syncRoom // mutexes, futex buckets and the wait array (sync.go)
 
 	ioCount  [NumIOKinds]uint64 // I/Os by kind (CountIO)
 	steppers []Stepper          // by op kind (Handle), the machine's own kinds after the public ones (NewOpKind)
@@ -89,11 +85,12 @@ func New(cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, e: engine.New(cfg.Seed)}
-	m.arrMu = -1
+	m.sy.m = m
+	m.sy.arrMu = -1
 	if cfg.SyncArray != SyncArrayNone {
 		// sync_array_create(..., SYNC_ARRAY_OS_MUTEX): an os_mutex, a pthread
 		// mutex, over n_reserved, res_count and sg_count (one line)
-		m.arrMu = m.AddMutex(Mutex{Name: "sync_array", Lines: 1})
+		m.sy.arrMu = m.AddMutex(Mutex{Name: "sync_array", Lines: 1})
 	}
 	m.evRun = m.e.On(m.onRunAs)
 	m.waker = -1
@@ -113,16 +110,11 @@ func New(cfg Config) (*Machine, error) {
 // AddMutex adds a mutex and returns its index for OpLock/OpUnlock.
 func (m *Machine) AddMutex(mu Mutex) int32 {
 	mu.holder, mu.wordCPU, mu.dataCPU = -1, -1, -1
-	mu.bucket = m.addBucket()
-	m.mutexes = append(m.mutexes, mu)
-	id := int32(len(m.mutexes) - 1)
-	m.buckets[mu.bucket].mutex = id
+	mu.bucket = m.sy.addBucket()
+	m.sy.mutexes = append(m.sy.mutexes, mu)
+	id := int32(len(m.sy.mutexes) - 1)
+	m.sy.buckets[mu.bucket].mutex = id
 	return id
-}
-
-func (m *Machine) addBucket() int32 {
-	m.buckets = append(m.buckets, bucket{mutex: -1})
-	return int32(len(m.buckets) - 1)
 }
 
 // AddThread adds a thread that runs prog in a loop, starting runnable at time 0
@@ -131,7 +123,7 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	if m.gort != nil {
 		return fmt.Errorf("sim: AddThread on a machine with a GoRuntime, want its threads added by GoRuntime.AddThread: %w", ErrInvalidConfig)
 	}
-	for _, mu := range m.mutexes {
+	for _, mu := range m.sy.mutexes {
 		if mu.Lines < 0 || mu.Lines > 64 {
 			return fmt.Errorf("sim: mutex %q Lines = %d, want 0..64: %w", mu.Name, mu.Lines, ErrInvalidConfig)
 		}
@@ -163,7 +155,7 @@ func (m *Machine) checkProgram(prog []Op) error {
 			timed = true // a mechanism's loop (NewOpKind)
 			continue
 		}
-		if err := op.Kind.check(op, len(m.mutexes)); err != nil {
+		if err := op.Kind.check(op, len(m.sy.mutexes)); err != nil {
 			return fmt.Errorf("sim: op %d of %d: %w", i, len(prog), err)
 		}
 		if c, ok := m.steppers[op.Kind].(Checker); ok {
@@ -250,7 +242,7 @@ func (m *Machine) Run(warmup, measure time.Duration) Result {
 func (m *Machine) ThreadUnits(i int) uint64 { return m.threads[i].units }
 
 // Mutexes returns a snapshot of the machine's mutexes with their counters.
-func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.mutexes...) }
+func (m *Machine) Mutexes() []Mutex { return append([]Mutex(nil), m.sy.mutexes...) }
 
 // Engine returns the machine's engine: a driver of the Go runtime layer
 // steps it (Engine.Step) and draws its costs from it (Engine.Jitter).

@@ -91,7 +91,7 @@ func TestMutexCountersBalance(t *testing.T) {
 		held = 1
 	}
 	for i := range m.threads {
-		if th := &m.threads[i]; th.pc == 3 && th.mx == mxWaking && th.sys.op == fxNone {
+		if th := &m.threads[i]; th.pc == 3 && th.sy.mx == mxWaking && th.sy.sys.op == fxNone {
 			held++ // released, its wake done, preempted at the call's return before done
 		}
 	}

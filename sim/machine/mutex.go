@@ -90,7 +90,7 @@ const (
 )
 
 // lock runs OpLock for mutex mi; it reports whether t holds the mutex and goes
-// on (t.mx is back to mxIdle); false means t stops, spinning or waiting, and
+// on (t.sy.mx is back to mxIdle); false means t stops, spinning or waiting, and
 // lock is called again when it runs.
 //
 // The model of an InnoDB mutex (mutex_enter → mutex_spin_wait in sync0sync.cc,
@@ -109,24 +109,25 @@ const (
 // thread that arrives meanwhile may take the mutex first. On a machine with a
 // wait array (Config.SyncArray) the cell's reservation, the wait and the
 // cell's release each take the array's mutex first (SyncArray has the steps).
-func (m *Machine) lock(t *thread, id int32, mi int32) bool { return m.lockStage(t, id, mi, &t.mx) }
+func (r *syncRoom) lock(t *thread, id int32, mi int32) bool { return r.lockStage(t, id, mi, &t.sy.mx) }
 
-// lockStage is lock with the thread's stage for mutex mi in *st: t.mx for the
-// mutex of the op, t.amx for the wait array's mutex taken inside it.
-func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
-	mu := &m.mutexes[mi]
+// lockStage is lock with the thread's stage for mutex mi in *st: t.sy.mx for the
+// mutex of the op, t.sy.amx for the wait array's mutex taken inside it.
+func (r *syncRoom) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
+	m := r.m
+	mu := &r.mutexes[mi]
 	for {
 		switch *st {
 		case mxIdle:
 			if mu.holder < 0 {
 				mu.holder = id
 				mu.Acquisitions++
-				return m.take(t, id, mu, st)
+				return r.take(t, id, mu, st)
 			}
 			mu.wordCPU = t.core // the failed test-and-set wrote the word
 			if !mu.Spin {
 				*st = mxWaiting
-				m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+				r.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 				return false
 			}
 			if m.cfg.SpinLoops > 0 {
@@ -137,11 +138,11 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 				return false
 			}
 			// no rounds to spin: i == SYNC_SPIN_ROUNDS at once, so the yield
-			m.startYield(t, id, st)
+			r.startYield(t, id, st)
 			return false
 		case mxSpinning: // spun out without the lock: os_thread_yield
 			mu.spinners = remove(mu.spinners, id)
-			m.startYield(t, id, st)
+			r.startYield(t, id, st)
 			return false
 		case mxYielding: // sched_yield has entered the kernel: its schedule()
 			*st = mxYielded
@@ -155,25 +156,25 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 				mu.holder = id
 				mu.Acquisitions++
 				*st = mxIdle
-				return m.take(t, id, mu, st)
+				return r.take(t, id, mu, st)
 			}
 			mu.wordCPU = t.core
-			if m.inArray(mu) {
+			if r.inArray(mu) {
 				*st = mxReserving
 				continue
 			}
 			*st = mxWaiting
-			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+			r.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
 		case mxReserving: // sync_array_reserve_cell
-			if !m.arrayStep(t, id, asReserve) {
+			if !r.arrayStep(t, id, asReserve) {
 				return false
 			}
 			// mutex_set_waiters(1); os_event_reset keeps the signal count the
 			// wait compares; then the retry of the lock word
 			mu.flag = true
 			mu.Cells++
-			t.sig = mu.signals
+			t.sy.sig = mu.signals
 			if mu.holder < 0 {
 				mu.holder = id
 				mu.Acquisitions++
@@ -182,39 +183,39 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 			}
 			*st = mxCellWaiting
 		case mxCellWaiting: // sync_array_wait_event, then os_event_wait
-			if !m.arrayStep(t, id, asWait) {
+			if !r.arrayStep(t, id, asWait) {
 				return false
 			}
 			mu.CellWaits++
 			*st = mxWaiting
-			m.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
+			r.startFutex(t, id, fxWaitMutex, mi, mu.bucket)
 			return false
 		case mxFreeingWon: // the retry won: sync_array_free_cell, then the lines
-			if !m.arrayStep(t, id, asFree) {
+			if !r.arrayStep(t, id, asFree) {
 				return false
 			}
 			*st = mxIdle
-			return m.take(t, id, mu, st)
+			return r.take(t, id, mu, st)
 		case mxWaiting: // woken, or found it free on the way to sleep: retry
-			if t.chain {
-				t.chain = false
+			if t.sy.chain {
+				t.sy.chain = false
 				if len(mu.chain) > 0 { // pass the broadcast on first
 					*st = mxPassing
-					m.startFutex(t, id, fxWakeChain, mi, mu.bucket)
+					r.startFutex(t, id, fxWakeChain, mi, mu.bucket)
 					return false
 				}
 			}
-			*st = m.afterWait(mu)
+			*st = r.afterWait(mu)
 		case mxPassing: // the next one is woken: retry
-			*st = m.afterWait(mu)
+			*st = r.afterWait(mu)
 		case mxFreeing: // sync_array_free_cell after the wait, then spin again
-			if !m.arrayStep(t, id, asFree) {
+			if !r.arrayStep(t, id, asFree) {
 				return false
 			}
 			*st = mxIdle
 		case mxGranted:
 			*st = mxIdle
-			return m.take(t, id, mu, st)
+			return r.take(t, id, mu, st)
 		case mxTaking: // the lines have arrived
 			*st = mxIdle
 			return true
@@ -225,7 +226,8 @@ func (m *Machine) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool 
 // startYield starts os_thread_yield for t, which spun out its rounds on an
 // InnoDB mutex: the system call's entry and exit (CostProfile.Syscall), then
 // the scheduler's part (Machine.yield) in stage mxYielding.
-func (m *Machine) startYield(t *thread, id int32, st *mutexStage) {
+func (r *syncRoom) startYield(t *thread, id int32, st *mutexStage) {
+	m := r.m
 	*st = mxYielding
 	m.syscalls++
 	m.runBurst(t, id, int64(m.cfg.Costs.Syscall), CatSys)
@@ -233,8 +235,8 @@ func (m *Machine) startYield(t *thread, id int32, st *mutexStage) {
 
 // afterWait is the stage after a wait on mu has ended: free the wait
 // array's cell first if mu's waits go through the array, else retry.
-func (m *Machine) afterWait(mu *Mutex) mutexStage {
-	if m.inArray(mu) {
+func (r *syncRoom) afterWait(mu *Mutex) mutexStage {
+	if r.inArray(mu) {
 		return mxFreeing
 	}
 	return mxIdle
@@ -243,7 +245,9 @@ func (m *Machine) afterWait(mu *Mutex) mutexStage {
 // unlock runs OpUnlock for mutex mi; it reports whether the release is done
 // and t goes on; false means t stops while its futex wake of the waiters is in
 // progress, and unlock is called again when it returns.
-func (m *Machine) unlock(t *thread, id int32, mi int32) bool { return m.unlockStage(t, id, mi, &t.mx) }
+func (r *syncRoom) unlock(t *thread, id int32, mi int32) bool {
+	return r.unlockStage(t, id, mi, &t.sy.mx)
+}
 
 // unlockStage is unlock with the thread's stage for mutex mi in *st (see
 // lockStage).
@@ -253,18 +257,19 @@ func (m *Machine) unlock(t *thread, id int32, mi int32) bool { return m.unlockSt
 // if the waiters flag is set, mutex_signal_object (clear the flag, os_event_set,
 // and under SyncArray50 sync_array_object_signalled), whoever takes the
 // mutex next.
-func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
-	mu := &m.mutexes[mi]
+func (r *syncRoom) unlockStage(t *thread, id int32, mi int32, st *mutexStage) bool {
+	m := r.m
+	mu := &r.mutexes[mi]
 	switch *st {
 	case mxWaking:
-		if m.inArray(mu) && m.cfg.SyncArray == SyncArray50 {
+		if r.inArray(mu) && m.cfg.SyncArray == SyncArray50 {
 			*st = mxSignalling
-			return m.unlockStage(t, id, mi, st)
+			return r.unlockStage(t, id, mi, st)
 		}
 		*st = mxIdle
 		return true // the wake is done
 	case mxSignalling: // sync_array_object_signalled
-		if !m.arrayStep(t, id, asSignal) {
+		if !r.arrayStep(t, id, asSignal) {
 			return false
 		}
 		*st = mxIdle
@@ -272,7 +277,7 @@ func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) boo
 	case mxReleasing:
 		*st = mxIdle // the word is back: reset it
 	default:
-		if d := m.contended(mu, t.core); d > 0 {
+		if d := r.contended(mu, t.core); d > 0 {
 			mu.wordCPU = t.core
 			*st = mxReleasing
 			m.runBurst(t, id, d, CatUser)
@@ -280,9 +285,9 @@ func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) boo
 		}
 	}
 	mu.holder = -1
-	if m.inArray(mu) {
-		if s := m.pickSpinner(mu); s >= 0 {
-			m.grantSpinner(mu, mi, s)
+	if r.inArray(mu) {
+		if s := r.pickSpinner(mu); s >= 0 {
+			r.grantSpinner(mu, mi, s)
 		}
 		if !mu.flag {
 			return true
@@ -291,17 +296,17 @@ func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) boo
 		mu.signals++
 		mu.Signals++
 		*st = mxWaking
-		m.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
+		r.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
 		return false
 	}
-	if s := m.pickSpinner(mu); s >= 0 {
-		m.grantSpinner(mu, mi, s)
+	if s := r.pickSpinner(mu); s >= 0 {
+		r.grantSpinner(mu, mi, s)
 		return true
 	}
 	if len(mu.waiters) > 0 {
 		mu.Signals++
 		*st = mxWaking
-		m.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
+		r.startFutex(t, id, fxWakeMutex, mi, mu.bucket)
 		return false
 	}
 	return true
@@ -311,8 +316,9 @@ func (m *Machine) unlockStage(t *thread, id int32, mi int32, st *mutexStage) boo
 // word from the core that last wrote it, each data line from the previous
 // holder's core. It reports whether t goes on at once (nothing to move);
 // false means t stops in mxTaking (in *st) until the lines have arrived.
-func (m *Machine) take(t *thread, id int32, mu *Mutex, st *mutexStage) bool {
-	d := m.contended(mu, t.core) + int64(mu.Lines)*m.transfer(mu.dataCPU, t.core)
+func (r *syncRoom) take(t *thread, id int32, mu *Mutex, st *mutexStage) bool {
+	m := r.m
+	d := r.contended(mu, t.core) + int64(mu.Lines)*m.transfer(mu.dataCPU, t.core)
 	mu.wordCPU, mu.dataCPU = t.core, t.core
 	if d == 0 {
 		return true
@@ -346,7 +352,8 @@ func (m *Machine) transfer(from, to int32) int64 {
 // lock_word once per spin round and then waits ut_delay before the next read,
 // so of k spinners about k × transfer / SpinRound have a read in flight when
 // the write comes (at most k).
-func (m *Machine) contended(mu *Mutex, to int32) int64 {
+func (r *syncRoom) contended(mu *Mutex, to int32) int64 {
+	m := r.m
 	from, k := mu.wordCPU, 0
 	for _, s := range mu.spinners {
 		if st := &m.threads[s]; st.state == stRunning && st.core != to {
@@ -372,7 +379,8 @@ func (m *Machine) socket(c int32) int {
 }
 
 // pickSpinner returns the first spinner that is on a core, else the first one, or -1.
-func (m *Machine) pickSpinner(mu *Mutex) int32 {
+func (r *syncRoom) pickSpinner(mu *Mutex) int32 {
+	m := r.m
 	for _, s := range mu.spinners {
 		if m.threads[s].state == stRunning {
 			return s
@@ -384,13 +392,14 @@ func (m *Machine) pickSpinner(mu *Mutex) int32 {
 	return -1
 }
 
-func (m *Machine) grantSpinner(mu *Mutex, mi int32, s int32) {
+func (r *syncRoom) grantSpinner(mu *Mutex, mi int32, s int32) {
+	m := r.m
 	mu.spinners = remove(mu.spinners, s)
 	mu.holder = s
 	mu.Acquisitions++
 	mu.SpinAcquired++
 	st := &m.threads[s]
-	st.mx = mxGranted
+	st.sy.mx = mxGranted
 	if st.state == stRunning {
 		m.account(st)
 		st.gen++

@@ -12,16 +12,16 @@ import (
 
 // holdOf is the bucket hold of a futex call op on mutex mi of m.
 func holdOf(m *Machine, op futexOp, mi int32) int64 {
-	t := &thread{sys: futexCall{op: op, arg: mi}}
-	return m.holdTime(t, &m.buckets[m.mutexes[mi].bucket])
+	t := &thread{sy: syncThread{sys: futexCall{op: op, arg: mi}}}
+	return m.sy.holdTime(t, &m.sy.buckets[m.sy.mutexes[mi].bucket])
 }
 
 // queue puts n waiters on mutex mi (thread ids 0..n-1; holdTime reads only
 // how many there are).
 func queue(m *Machine, mi int32, n int) {
-	m.mutexes[mi].waiters = m.mutexes[mi].waiters[:0]
+	m.sy.mutexes[mi].waiters = m.sy.mutexes[mi].waiters[:0]
 	for i := range n {
-		m.mutexes[mi].waiters = append(m.mutexes[mi].waiters, int32(i))
+		m.sy.mutexes[mi].waiters = append(m.sy.mutexes[mi].waiters, int32(i))
 	}
 }
 
@@ -45,7 +45,7 @@ func TestFutexCallsAreChargedByKind(t *testing.T) {
 	queue(m, all, 64)
 	assert.Greater(t, holdOf(m, fxWakeMutex, all), small, "a wake-all grows with whom it wakes")
 
-	b := &m.buckets[m.mutexes[one].bucket]
+	b := &m.sy.buckets[m.sy.mutexes[one].bucket]
 	b.queue = []int32{1, 2, 3}
 	assert.Equal(t, int64(float64(base)*(1+3*g)), holdOf(m, fxWakeMutex, one), "each spinner on the bucket lock adds a transfer")
 }
@@ -78,7 +78,7 @@ func spinMachine(t *testing.T, p CostProfile, k int) (*Machine, *Mutex) {
 	for range k + 1 {
 		require.NoError(t, m.AddThread([]Op{lock(mi), cpu(us), unlock(mi)}, prio.Normal))
 	}
-	mu := &m.mutexes[mi]
+	mu := &m.sy.mutexes[mi]
 	mu.wordCPU = 1
 	for i := 1; i <= k; i++ {
 		m.threads[i].state, m.threads[i].core = stRunning, int32(i)
@@ -91,13 +91,13 @@ func TestContendedWordWaitsForTheSpinnersReadsInFlight(t *testing.T) {
 	p := OldKernel()
 	tr := int64(p.LineTransfer)
 	m, mu := spinMachine(t, p, 0)
-	assert.Equal(t, tr, m.contended(mu, 0), "no spinner: one transfer")
+	assert.Equal(t, tr, m.sy.contended(mu, 0), "no spinner: one transfer")
 	m, mu = spinMachine(t, p, 5)
 	// mutex_spin_wait reads the word once per round: 5 spinners × 100 ns / 500 ns
-	assert.Equal(t, tr+int64(5*float64(tr)*float64(tr)/float64(p.SpinRound)), m.contended(mu, 0))
+	assert.Equal(t, tr+int64(5*float64(tr)*float64(tr)/float64(p.SpinRound)), m.sy.contended(mu, 0))
 	p.SpinRound = 50 // rounds shorter than a transfer: every spinner has a read in flight
 	m, mu = spinMachine(t, p, 5)
-	assert.Equal(t, 6*tr, m.contended(mu, 0))
+	assert.Equal(t, 6*tr, m.sy.contended(mu, 0))
 }
 
 func TestBroadcastChainWakesWaitersOneAfterAnother(t *testing.T) {
@@ -108,9 +108,9 @@ func TestBroadcastChainWakesWaitersOneAfterAnother(t *testing.T) {
 		for range 4 {
 			require.NoError(t, m.AddThread([]Op{lock(mi), cpu(us), unlock(mi)}, prio.Normal))
 		}
-		mu := &m.mutexes[mi]
+		mu := &m.sy.mutexes[mi]
 		for i := range 4 {
-			m.threads[i].state, m.threads[i].mx = stBlocked, mxWaiting
+			m.threads[i].state, m.threads[i].sy.mx = stBlocked, mxWaiting
 			mu.waiters = append(mu.waiters, int32(i))
 		}
 		woken := func() (n int) {
@@ -121,7 +121,7 @@ func TestBroadcastChainWakesWaitersOneAfterAnother(t *testing.T) {
 			}
 			return n
 		}
-		m.wakeWaiters(mu)
+		m.sy.wakeWaiters(mu)
 		if !chain {
 			assert.Equal(t, 4, woken(), "Linux: one futex wake makes every waiter runnable")
 			continue
@@ -129,7 +129,7 @@ func TestBroadcastChainWakesWaitersOneAfterAnother(t *testing.T) {
 		assert.Equal(t, 1, woken(), "Solaris: cond_broadcast moved them to os_mutex's queue; one is unparked")
 		assert.Equal(t, []int32{1, 2, 3}, mu.chain)
 		for want := 2; want <= 4; want++ {
-			m.passChain(mu)
+			m.sy.passChain(mu)
 			assert.Equal(t, want, woken(), "each woken waiter unparks the next")
 		}
 		assert.Empty(t, mu.chain)
@@ -141,14 +141,14 @@ func TestWokenChainMemberPassesTheWakeOnBeforeItRetries(t *testing.T) {
 	require.NoError(t, err)
 	mi := m.AddMutex(Mutex{Name: "kernel_mutex", Spin: true, WakeAll: true})
 	require.NoError(t, m.AddThread([]Op{lock(mi), cpu(us), unlock(mi)}, prio.Normal))
-	mu := &m.mutexes[mi]
+	mu := &m.sy.mutexes[mi]
 	mu.chain = []int32{7}
 	th := &m.threads[0]
-	th.state, th.core, th.mx, th.chain = stRunning, 0, mxWaiting, true
-	assert.False(t, m.lock(th, 0, mi), "it stops in the wake call")
-	assert.Equal(t, mxPassing, th.mx)
-	assert.Equal(t, fxWakeChain, th.sys.op)
-	assert.False(t, th.chain, "it passes the wake once")
+	th.state, th.core, th.sy.mx, th.sy.chain = stRunning, 0, mxWaiting, true
+	assert.False(t, m.sy.lock(th, 0, mi), "it stops in the wake call")
+	assert.Equal(t, mxPassing, th.sy.mx)
+	assert.Equal(t, fxWakeChain, th.sy.sys.op)
+	assert.False(t, th.sy.chain, "it passes the wake once")
 }
 
 func TestLinesAndSocketsOutOfRangeAreErrors(t *testing.T) {

@@ -234,7 +234,7 @@ func (m *Machine) running() (acct [NumCats]int64) {
 		if el <= 0 {
 			continue
 		}
-		if t.sys.op != fxNone && t.sys.stage == fsHold && slices.Contains(m.buckets[t.sys.bucket].queue, int32(id)) {
+		if t.sy.sys.op != fxNone && t.sy.sys.stage == fsHold && slices.Contains(m.sy.buckets[t.sy.sys.bucket].queue, int32(id)) {
 			acct[CatFutexSpin] += el // spinning for the bucket since t.start
 			continue
 		}
@@ -282,7 +282,7 @@ func (m *Machine) put(id int32, c int) {
 // schedule posts the end of t's current burst or slice, whichever is first.
 func (m *Machine) schedule(t *thread, id int32) {
 	left := t.rem
-	if t.sys.op != fxNone {
+	if t.sy.sys.op != fxNone {
 		// the kernel finishes a futex call before the quantum is looked at
 	} else if m.cfg.Scheduler == TS {
 		left = min(left, max(t.qleft, 0))
@@ -379,7 +379,7 @@ func (m *Machine) victim(t *thread) int {
 			continue // its thread is not on it yet, or it is idle (a sync wake's)
 		}
 		r := &m.threads[m.cores[c].cur]
-		if r.sys.op != fxNone {
+		if r.sy.sys.op != fxNone {
 			continue
 		}
 		var key int64
@@ -473,7 +473,7 @@ func (m *Machine) onWake(now int64, a int32, gen uint32) {
 
 // sliceEnd handles an expired TS quantum or CFS slice.
 func (m *Machine) sliceEnd(t *thread, id int32) {
-	if t.sys.op != fxNone {
+	if t.sy.sys.op != fxNone {
 		// inside a futex call (maybe holding a bucket spinlock): the kernel does
 		// not preempt it; the slice ends when it returns to user mode
 		if m.cfg.Scheduler == CFS {

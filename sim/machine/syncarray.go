@@ -86,7 +86,7 @@ const (
 type arrayPhase uint8
 
 const (
-	apLock   arrayPhase = iota // taking the array's mutex (t.amx is its lock stage)
+	apLock   arrayPhase = iota // taking the array's mutex (t.sy.amx is its lock stage)
 	apHold                     // holding it: the cell work is running
 	apUnlock                   // releasing it
 )
@@ -100,30 +100,31 @@ type arrayCell struct {
 
 // inArray reports whether mu's waits go through the wait array: an InnoDB
 // (spinning) mutex on a machine with one.
-func (m *Machine) inArray(mu *Mutex) bool { return m.arrMu >= 0 && mu.Spin }
+func (r *syncRoom) inArray(mu *Mutex) bool { return r.arrMu >= 0 && mu.Spin }
 
 // arrayStep runs one critical section of kind s on the wait array's mutex for
 // t: lock it (a pthread mutex: futex wait when taken), do the cell's work,
 // unlock it (waking one waiter). It reports whether the section is done;
 // false means t stops and arrayStep is called again, with the same s, when it
 // runs.
-func (m *Machine) arrayStep(t *thread, id int32, s arrayStep) bool {
+func (r *syncRoom) arrayStep(t *thread, id int32, s arrayStep) bool {
+	m := r.m
 	for {
-		switch t.aph {
+		switch t.sy.aph {
 		case apLock:
-			if !m.lockStage(t, id, m.arrMu, &t.amx) {
+			if !r.lockStage(t, id, r.arrMu, &t.sy.amx) {
 				return false
 			}
-			t.aph = apHold
-			m.runBurst(t, id, m.jit(syncArrayWork)+m.cellWork(t, id, s), CatUser)
+			t.sy.aph = apHold
+			m.runBurst(t, id, m.jit(syncArrayWork)+r.cellWork(t, id, s), CatUser)
 			return false
 		case apHold:
-			t.aph = apUnlock
+			t.sy.aph = apUnlock
 		case apUnlock:
-			if !m.unlockStage(t, id, m.arrMu, &t.amx) {
+			if !r.unlockStage(t, id, r.arrMu, &t.sy.amx) {
 				return false
 			}
-			t.aph = apLock
+			t.sy.aph = apLock
 			return true
 		}
 	}
@@ -133,19 +134,20 @@ func (m *Machine) arrayStep(t *thread, id int32, s arrayStep) bool {
 // it costs beyond syncArrayWork: a reservation reads every cell in use before
 // the first free one (sync_array_reserve_cell's loop from cell 0), each a
 // line last written on its waiter's core.
-func (m *Machine) cellWork(t *thread, id int32, s arrayStep) int64 {
+func (r *syncRoom) cellWork(t *thread, id int32, s arrayStep) int64 {
+	m := r.m
 	switch s {
 	case asReserve:
 		var d int64
-		for _, c := range m.cells {
+		for _, c := range r.cells {
 			d += m.transfer(c.core, t.core)
 		}
-		m.cells = append(m.cells, arrayCell{thread: id, core: t.core})
+		r.cells = append(r.cells, arrayCell{thread: id, core: t.core})
 		return d
 	case asFree:
-		for i, c := range m.cells {
+		for i, c := range r.cells {
 			if c.thread == id {
-				m.cells = append(m.cells[:i], m.cells[i+1:]...)
+				r.cells = append(r.cells[:i], r.cells[i+1:]...)
 				break
 			}
 		}

@@ -24,7 +24,7 @@ func arrayRun(t *testing.T, s SyncArray) (*Machine, []Mutex) {
 		require.NoError(t, m.AddThread([]Op{cpu(3 * us), lock(a), cpu(20 * us), unlock(a), lock(b), cpu(us), unlock(b), done(1)}, prio.Normal))
 	}
 	m.Run(0, 20*time.Millisecond)
-	return m, []Mutex{m.mutexes[a], m.mutexes[b]}
+	return m, []Mutex{m.sy.mutexes[a], m.sy.mutexes[b]}
 }
 
 func TestSyncArrayMutexIsTakenAsOftenAsTheSourceTakesIt(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSyncArrayMutexIsTakenAsOftenAsTheSourceTakesIt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, mus := arrayRun(t, tt.array)
-			arr := m.mutexes[m.arrMu]
+			arr := m.sy.mutexes[m.sy.arrMu]
 			require.Equal(t, "sync_array", arr.Name)
 			var want, cells, waits uint64
 			for _, mu := range mus {
@@ -50,19 +50,19 @@ func TestSyncArrayMutexIsTakenAsOftenAsTheSourceTakesIt(t *testing.T) {
 			}
 			require.NotZero(t, waits, "16 threads on 4 cores sleep on kernel_mutex")
 			assert.Less(t, waits, cells, "some retries after the reservation win")
-			want -= uint64(len(m.cells)) // reserved cells not freed yet
+			want -= uint64(len(m.sy.cells)) // reserved cells not freed yet
 			// a section in progress at the end may have taken the mutex before
 			// its counter moved, or a cell's release may be under way
 			inside := uint64(0)
 			for i := range m.threads {
-				if th := &m.threads[i]; th.aph != apLock || th.amx != mxIdle {
+				if th := &m.threads[i]; th.sy.aph != apLock || th.sy.amx != mxIdle {
 					inside++
 				}
 			}
 			assert.InDelta(t, float64(want), float64(arr.Acquisitions), float64(inside)+1,
 				"acquisitions of the array's mutex: 2 per cell, 1 per wait, %d per signal", tt.perSignal)
 			assert.NotZero(t, arr.Waits, "a contended run sleeps on the array's own mutex")
-			assert.Len(t, m.cells, int(countCellHolders(m)), "every reserved cell belongs to a thread still in its wait")
+			assert.Len(t, m.sy.cells, int(countCellHolders(m)), "every reserved cell belongs to a thread still in its wait")
 		})
 	}
 }
@@ -72,11 +72,11 @@ func TestSyncArrayMutexIsTakenAsOftenAsTheSourceTakesIt(t *testing.T) {
 func countCellHolders(m *Machine) uint64 {
 	var n uint64
 	for i := range m.threads {
-		switch th := &m.threads[i]; th.mx {
+		switch th := &m.threads[i]; th.sy.mx {
 		case mxCellWaiting, mxWaiting, mxPassing, mxFreeing, mxFreeingWon:
 			n++
 		case mxReserving:
-			if th.aph != apLock {
+			if th.sy.aph != apLock {
 				n++ // holding the array's mutex: the cell is filled
 			}
 		}
@@ -97,8 +97,8 @@ func TestSyncArrayKeepsCountersBalanced(t *testing.T) {
 
 func TestNoSyncArrayAddsNoMutex(t *testing.T) {
 	m, mus := arrayRun(t, SyncArrayNone)
-	assert.Len(t, m.mutexes, 2)
-	assert.Equal(t, int32(-1), m.arrMu)
+	assert.Len(t, m.sy.mutexes, 2)
+	assert.Equal(t, int32(-1), m.sy.arrMu)
 	for _, mu := range mus {
 		assert.Zero(t, mu.Cells+mu.CellWaits, "no array, no cell")
 	}
@@ -126,10 +126,10 @@ func TestSyncArraySleepersAlwaysHaveTheWaitersFlag(t *testing.T) {
 		bad := 0
 		for now := int64(0); now < int64(5*time.Millisecond); now += int64(10 * time.Microsecond) {
 			m.e.Run(now)
-			mu := &m.mutexes[a]
+			mu := &m.sy.mutexes[a]
 			signalling := false
 			for i := range m.threads {
-				if th := &m.threads[i]; th.mx == mxWaking && th.sys.op == fxWakeMutex {
+				if th := &m.threads[i]; th.sy.mx == mxWaking && th.sy.sys.op == fxWakeMutex {
 					signalling = true
 				}
 			}
@@ -138,6 +138,6 @@ func TestSyncArraySleepersAlwaysHaveTheWaitersFlag(t *testing.T) {
 			}
 		}
 		assert.Zero(t, bad, "wakeAll %v: instants with a sleeper, no waiters flag and no signal under way", wakeAll)
-		assert.NotZero(t, m.mutexes[a].Waits, "wakeAll %v: threads slept", wakeAll)
+		assert.NotZero(t, m.sy.mutexes[a].Waits, "wakeAll %v: threads slept", wakeAll)
 	}
 }

@@ -22,8 +22,8 @@ const (
 )
 
 // thread is what the machine keeps for one simulated thread: the scheduler's
-// state, the interpreter's position in its program, and the mutex or futex
-// call in progress. A driver that runs a thread through several steps of its
+// state, the interpreter's position in its program, and its state in the
+// synchronisation room (syncThread: the mutex or futex call in progress). A driver that runs a thread through several steps of its
 // own (the gate's enter and exit, an AIO handler's cycle, a prefetch) keeps
 // that state in its own type, indexed by thread id.
 type thread struct {
@@ -48,18 +48,7 @@ type thread struct {
 	// ServerFootprint and ClientFootprint; 0 for every other thread).
 	foot int64
 
-	mx  mutexStage // the mutex lock or unlock in progress
-	sys futexCall  // the futex system call in progress (not preemptible)
-	// chain: woken from a mutex's broadcast chain, this thread wakes the next
-	// of it before it retries (Config.BroadcastChain).
-	chain bool
-	// amx and aph are the lock stage of the wait array's mutex and the phase
-	// of the critical section on it, while a wait or a signal of an InnoDB
-	// mutex goes through the array; sig is the mutex event's signal count
-	// when this thread reserved its cell (Config.SyncArray).
-	amx mutexStage
-	aph arrayPhase
-	sig uint64
+	sy syncThread // its mutex, futex and wait-array state (sync.go)
 
 	hint   prio.Hint
 	cpupri int   // TS CPU priority 0..59
