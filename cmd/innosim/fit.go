@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/internal/report"
-	"github.com/innosim/innosim/sim"
+	"github.com/innosim/innosim/internal/usl"
 )
 
 func fitCommand() command {
@@ -25,7 +25,7 @@ func fitCommand() command {
 	}
 }
 
-func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nCol := fs.Int("n", 1, "column (1-based) holding the concurrency")
@@ -71,7 +71,7 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				series[i].n, series[i].x = nc, xc
 			}
 		}
-		return fitSeries(stdout, files[0], series)
+		return fitSeries(ctx, stdout, files[0], series)
 	}
 	if !explicit && len(recs) > 0 {
 		if hn, hx, ok := namedColumns(recs[0]); ok {
@@ -82,7 +82,7 @@ func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	u, err := sim.FitUSL(n, x)
+	u, err := usl.Fit(ctx, n, x)
 	if err != nil {
 		return fmt.Errorf("%s: %w", files[0], err)
 	}
@@ -111,9 +111,9 @@ func param(v float64) string {
 // concurrencies lo..hi.
 func peakOutside(p, lo, hi float64) string {
 	if p < lo {
-		return fmt.Sprintf("below %.3g threads (half the smallest measured)", lo/sim.PeakReach)
+		return fmt.Sprintf("below %.3g threads (half the smallest measured)", lo/usl.PeakReach)
 	}
-	return fmt.Sprintf("beyond %.3g threads (%d× the largest measured); the data show no retrograde region", hi*sim.PeakReach, sim.PeakReach)
+	return fmt.Sprintf("beyond %.3g threads (%d× the largest measured); the data show no retrograde region", hi*usl.PeakReach, usl.PeakReach)
 }
 
 // maxFitInput bounds what fit reads, 16 MiB: a CSV of measurements is a few
@@ -200,7 +200,7 @@ func runSeries(recs [][]string) (out []series, ok bool, err error) {
 // fitSeries fits each series and prints one line per series fitted. A series
 // that cannot be fitted is an error naming it and the reason (after the table
 // of the others).
-func fitSeries(w io.Writer, name string, all []series) error {
+func fitSeries(ctx context.Context, w io.Writer, name string, all []series) error {
 	t := report.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
 	var failed []string
 	for _, s := range all {
@@ -212,7 +212,7 @@ func fitSeries(w io.Writer, name string, all []series) error {
 		if label == "" {
 			label = "all"
 		}
-		u, err := sim.FitUSL(n, x)
+		u, err := usl.Fit(ctx, n, x)
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("series %s: %v", label, err))
 			continue
@@ -222,9 +222,9 @@ func fitSeries(w io.Writer, name string, all []series) error {
 		if p, ok := u.PeakNear(lo, hi); ok {
 			peakN, peakX = fmt.Sprintf("%.1f", p), fmt.Sprintf("%.6g", u.Throughput(p))
 		} else if p < lo {
-			peakN = fmt.Sprintf("< %.3g", lo/sim.PeakReach)
+			peakN = fmt.Sprintf("< %.3g", lo/usl.PeakReach)
 		} else {
-			peakN = fmt.Sprintf("> %.3g", hi*sim.PeakReach)
+			peakN = fmt.Sprintf("> %.3g", hi*usl.PeakReach)
 		}
 		t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)),
 			param(u.Sigma), param(u.Kappa), fmt.Sprintf("%.6g", u.Lambda), peakN, peakX})

@@ -82,7 +82,7 @@ func TestFitRefusesDataThatCannotDetermineTheModel(t *testing.T) {
 		rows []string
 		want string
 	}{
-		{"three identical points", []string{"8,100", "8,100", "8,100"}, "≥ 4 distinct concurrencies (one more than its 3 parameters), got 1"},
+		{"three identical points", []string{"8,100", "8,100", "8,100"}, "≥ 4 distinct concurrencies (one more than the model's 3 parameters), got 1"},
 		{"two distinct N", []string{"1,100", "1,101", "4,300", "4,310"}, "got 2"},
 		{"three distinct N", []string{"1,100", "2,190", "4,340"}, "got 3"},
 		{"NaN in N", []string{"1,100", "NaN,190", "4,340", "8,500"}, `row 2: "NaN", "190": want finite numbers`},
@@ -106,7 +106,7 @@ func TestFitReportsAPeakOnlyNearTheMeasuredRange(t *testing.T) {
 	assert.Contains(t, out, "peak N  not located: beyond 16 threads (2× the largest measured)")
 	assert.Contains(t, out, "peak X  -")
 
-	code, out, stderr = runCmd("fit", "../../sim/testdata/usl_codahale.csv")
+	code, out, stderr = runCmd("fit", "../../internal/usl/testdata/codahale.csv")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "peak N  35.6 threads")
 }
@@ -121,7 +121,7 @@ func TestFitOfASweepWithTooFewThreadCountsFails(t *testing.T) {
 	assert.Contains(t, out, "usl peak")
 	code, out, stderr = runCmd("fit", csvPath)
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, stderr, "cannot fit 1 of 1 series:\n  series cpus=4: sim: USL fit needs throughput at ≥ 4 distinct concurrencies")
+	assert.Contains(t, stderr, "cannot fit 1 of 1 series:\n  series cpus=4: want throughput at ≥ 4 distinct concurrencies")
 }
 
 // run's usl peak column says "-" where three thread counts would have given an

@@ -91,7 +91,7 @@ func TestRunVariesAIOMode(t *testing.T) {
 }
 
 func TestFitCodahale(t *testing.T) {
-	code, out, stderr := runCmd("fit", "../../sim/testdata/usl_codahale.csv")
+	code, out, stderr := runCmd("fit", "../../internal/usl/testdata/codahale.csv")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "sigma   0.0267")
 	assert.Contains(t, out, "kappa   0.00076")

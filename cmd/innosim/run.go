@@ -17,6 +17,7 @@ import (
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/usl"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
@@ -323,7 +324,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		peak := "-" // too few thread counts, or a peak the data do not locate
 		row := rowJSON{Value: r.val, CPUs: r.cpus, Settings: settings[i/len(f.cpus)]}
-		if u, err := sim.FitUSL(ns, xs); err == nil {
+		if u, err := usl.Fit(ctx, ns, xs); err == nil {
 			if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
 				peak = fmt.Sprintf("%.1f", p)
 				row.USLPeakThreads = &p
