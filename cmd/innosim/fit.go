@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/usl"
 )
@@ -26,35 +26,28 @@ func fitCommand() command {
 }
 
 func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("fit", stderr, "innosim fit [flags] FILE.csv [flags]",
+		"Fits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #",
+		"and a header row whose cells are not numbers are skipped; a header naming concurrency",
+		"(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by",
+		"innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.")
 	nCol := fs.Int("n", 1, "column (1-based) holding the concurrency")
 	xCol := fs.Int("x", 2, "column (1-based) holding the throughput")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv [flags]")
-		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
-		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped; a header naming concurrency")
-		fmt.Fprintln(stderr, "(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by")
-		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	files, done, err := parseInterspersed(fs, args)
-	if done {
+	files, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
 	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one FILE.csv, got %d arguments", errUsage, len(files))
+		return cmdflag.Usagef("want one FILE.csv, got %d arguments", len(files))
 	}
 	if *nCol < 1 || *xCol < 1 {
-		return fmt.Errorf("%w: -n %d -x %d: columns count from 1", errUsage, *nCol, *xCol)
+		return cmdflag.Usagef("-n %d -x %d: columns count from 1", *nCol, *xCol)
 	}
 	if *nCol == *xCol {
-		return fmt.Errorf("%w: -n and -x are both column %d: want two columns", errUsage, *nCol)
+		return cmdflag.Usagef("-n and -x are both column %d: want two columns", *nCol)
 	}
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
+	explicit := fs.Given("n") || fs.Given("x")
 	recs, err := readCSVFile(files[0])
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
 )
 
@@ -20,7 +21,7 @@ func outputs(pairs ...string) ([]*outfile.File, error) {
 			}
 			if other, ok := seen[abs]; ok {
 				discardAll(outs)
-				return nil, fmt.Errorf("%w: %s and %s both name %s: want a file each", errUsage, other, pairs[i], pairs[i+1])
+				return nil, cmdflag.Usagef("%s and %s both name %s: want a file each", other, pairs[i], pairs[i+1])
 			}
 			seen[abs] = pairs[i]
 		}

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
 )
@@ -42,24 +42,18 @@ func reproduceCommand() command {
 }
 
 func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
+		"Runs each study's sweep in simulation and prints the simulated table beside the",
+		"published one, then one verdict line per study; exits 1 if any study fails.",
+		"Each study runs on the machine of its publication, with its own cost profiles",
+		"(study C compares two kernels); a calibrated profile is for run --costs.",
+		"Flags may come before or after the study; -- ends the flags.")
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	charts := fs.String("charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
 	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
 	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim reproduce [flags] [a|b|c|d|all]")
-		fmt.Fprintln(stderr, "\nRuns each study's sweep in simulation and prints the simulated table beside the")
-		fmt.Fprintln(stderr, "published one, then one verdict line per study; exits 1 if any study fails.")
-		fmt.Fprintln(stderr, "Each study runs on the machine of its publication, with its own cost profiles")
-		fmt.Fprintln(stderr, "(study C compares two kernels); a calibrated profile is for run --costs.")
-		fmt.Fprintln(stderr, "Flags may come before or after the study; -- ends the flags.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	which, done, err := parseInterspersed(fs, args)
-	if done {
+	which, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
 	var studies []study.Study
@@ -69,17 +63,17 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case len(which) == 1:
 		s, err := study.Lookup(which[0])
 		if err != nil {
-			return fmt.Errorf("%w: study %q, want a, b, c, d or all", errUsage, which[0])
+			return cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
 		}
 		studies = []study.Study{s}
 	default:
-		return fmt.Errorf("%w: want one study, got %q", errUsage, strings.Join(which, " "))
+		return cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
 	}
 	if *costs != "" {
 		// A study's verdict holds its published machine's costs against its
 		// published figures: study C's two kernels would become one, and A, B
 		// and D would be checked on a machine their data were not measured on.
-		return fmt.Errorf("%w: -costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", errUsage, *costs)
+		return cmdflag.Usagef("-costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", *costs)
 	}
 	opts := study.Options{Seed: *seed}
 	made, err := chartsDir(*charts)

@@ -475,14 +475,7 @@ func TestRunSortsThreadAndCoreCounts(t *testing.T) {
 // Every list flag of counts (run's -threads and -cpus, live's -threads and
 // -rotation) is sorted ascending; a value given twice is still named by its
 // positions as given.
-func TestIntListIsSorted(t *testing.T) {
-	var got []int
-	l := intList{&got, 100}
-	require.NoError(t, l.Set("64,1,8,2"))
-	assert.Equal(t, []int{1, 2, 8, 64}, got)
-	assert.Equal(t, "1,2,8,64", l.String())
-	assert.EqualError(t, l.Set("8,1,8"), "8 given twice (positions 1 and 3): want each value once")
-
+func TestCountListsAreSorted(t *testing.T) {
 	var stderr strings.Builder
 	c, _, _, _, err := parseLiveFlags([]string{"--threads", "16,1,4"}, &stderr)
 	require.NoError(t, err, stderr.String())

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/stretchr/testify/require"
 )
 
@@ -198,6 +199,9 @@ BenchmarkX-2	10	9 ns/op
 	require.Equal(t, 5, f.Results())
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
 func TestRun(t *testing.T) {
 	td := func(name string) string { return filepath.Join("testdata", name) }
 	tests := []struct {
@@ -212,16 +216,19 @@ func TestRun(t *testing.T) {
 		// -fail asked for a verdict; across environments there is none, and
 		// exit 0 would read as a pass
 		{"-fail across environments is no pass", []string{"-fail", td("kernel_old.txt"), td("kernel_new.txt")}, ErrNotJudged, "environments differ"},
-		{"one file", []string{td("same_old.txt")}, ErrUsage, ""},
+		{"one file", []string{td("same_old.txt")}, errUsage, ""},
 		{"missing file", []string{td("same_old.txt"), td("nope.txt")}, os.ErrNotExist, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := Run(tt.args, &out, &errOut)
-			if tt.wantErr == nil {
+			switch tt.wantErr {
+			case nil:
 				require.NoError(t, err)
-			} else {
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "%v", err)
+			default:
 				require.ErrorIs(t, err, tt.wantErr)
 			}
 			require.Contains(t, out.String(), tt.wantOut)

@@ -2,7 +2,6 @@ package benchcmp
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,13 +9,6 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 )
-
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// for a wrong count of files the usage has been written to stderr, and the
-// rest of the error's message says what is wrong. Run returns flag.ErrHelp
-// for -h.
-var ErrUsage = errors.New("benchcmp: usage")
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
 // that a CI step fails.
@@ -29,28 +21,22 @@ var ErrNotJudged = errors.New("benchcmp: environments differ, no verdict")
 
 // Run is the `innosim compare [-fail] OLD.txt NEW.txt` command: it parses both
 // files, compares them and writes the report to stdout. args excludes the command
-// name. It returns Parse's and Compare's errors (naming file and line), ErrUsage,
-// and with -fail ErrRegression when the verdict is Regression, or ErrNotJudged
+// name. It returns Parse's and Compare's errors (naming file and line), a
+// *cmdflag.UsageError for a command line it cannot run (a bad flag: nothing
+// is printed; a wrong count of files: the usage is printed), flag.ErrHelp
+// for -h (the usage is printed), and with -fail ErrRegression when the verdict is Regression, or ErrNotJudged
 // when the environments differ (a comparison across them is never a
 // regression, and with -fail not a pass either).
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("compare", stderr, "innosim compare [-fail] OLD.txt NEW.txt",
+		"Compares two go test -bench outputs; refuses a verdict when their environments differ.")
 	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression, or when the environments differ and there is no verdict")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim compare [-fail] OLD.txt NEW.txt")
-		fmt.Fprintln(stderr, "Compares two go test -bench outputs; refuses a verdict when their environments differ.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err // -h: the usage is printed, and that is all
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
-		return fmt.Errorf("%w: want two files, got %d", ErrUsage, fs.NArg())
+		return cmdflag.Usagef("want two files, got %d", fs.NArg())
 	}
 	var files [2]*File
 	for i, name := range fs.Args() {

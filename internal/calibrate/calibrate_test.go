@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -119,6 +120,9 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -127,18 +131,23 @@ func TestRun(t *testing.T) {
 		wantText string
 	}{
 		{"table", []string{"-repeats", "3", "-rounds", "50"}, nil, "context switch"},
-		{"bad repeats", []string{"-repeats", "-1"}, ErrInvalidConfig, ""},
-		{"stray argument", []string{"now"}, ErrUsage, ""},
-		{"unknown flag", []string{"-frobnicate"}, ErrUsage, ""},
-		{"count 0", []string{"-check", "-count", "0"}, ErrUsage, ""},
-		{"count 21", []string{"-check", "-count", "21"}, ErrUsage, ""},
+		{"bad repeats", []string{"-repeats", "-1"}, errUsage, ""},
+		{"stray argument", []string{"now"}, errUsage, ""},
+		{"unknown flag", []string{"-frobnicate"}, errUsage, ""},
+		{"count 0", []string{"-check", "-count", "0"}, errUsage, ""},
+		{"count 21", []string{"-check", "-count", "21"}, errUsage, ""},
 		{"help", []string{"-h"}, flag.ErrHelp, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := Run(context.Background(), tt.args, &out, &errOut)
-			if tt.wantErr != nil {
+			switch tt.wantErr {
+			case nil:
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "got %v", err)
+				return
+			default:
 				require.True(t, errors.Is(err, tt.wantErr), "got %v", err)
 				return
 			}

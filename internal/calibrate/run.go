@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,12 +15,6 @@ import (
 	"github.com/innosim/innosim/internal/outfile"
 )
 
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// for a value out of its range or a stray argument the usage has been written
-// to stderr. For -h it wraps flag.ErrHelp, and the usage has been written.
-var ErrUsage = errors.New("calibrate: usage")
-
 // Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
 // [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
 // to stdout as a table, or with -json as one JSON object whose fields are Costs'
@@ -29,32 +22,29 @@ var ErrUsage = errors.New("calibrate: usage")
 // (WriteProfile) that `innosim run --costs FILE` and `innosim validate --costs
 // FILE` load; a path that cannot be written is refused before the measurement. With -check it then runs Check and prints its report; a check
 // outside the bounds returns ErrCheckFailed. args excludes the command name.
-// Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed; a
-// flag outside its range gives ErrUsage wrapping ErrInvalidConfig, naming the
-// flag and the range, before anything is measured, and so does -benchtime or
-// -count without -check, or an -out that names a directory.
+// Errors are Measure's, Check's, the file's, ErrCheckFailed, and for a
+// command line it cannot run a *cmdflag.UsageError: a bad flag (nothing is
+// printed), or, with the usage printed, a flag outside its range (naming the
+// flag and the range), -benchtime or -count without -check, an -out that
+// names a directory, or a stray argument, all before anything is measured.
+// For -h it prints the usage and returns flag.ErrHelp.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]",
+		"Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := new(time.Duration)
-	cmdflag.DurationVar(fs, benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
+	fs.DurationVar(benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
-		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err) // -h (the usage is printed) or a bad flag (nothing is)
+	if err := fs.Parse(args); err != nil {
+		return err // -h (the usage is printed) or a bad flag (nothing is)
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+		return cmdflag.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	// Every range is checked here, by flag name, before the measurement:
 	// Options and CheckOptions read 0 as their defaults, which the flags'
@@ -72,24 +62,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} {
 		if r.bad {
 			fs.Usage()
-			return fmt.Errorf("%w: -%s %v, want %s: %w", ErrUsage, r.name, r.val, r.want, ErrInvalidConfig)
+			return cmdflag.Usagef("-%s %v, want %s", r.name, r.val, r.want)
 		}
 	}
-	if !*check {
-		var stray error
-		fs.Visit(func(f *flag.Flag) {
-			if stray == nil && (f.Name == "benchtime" || f.Name == "count") {
-				stray = fmt.Errorf("%w: -%s needs -check: it sets the check's benchmark runs", ErrUsage, f.Name)
-			}
-		})
-		if stray != nil {
-			fs.Usage()
-			return stray
-		}
+	if stray := fs.GivenOf("benchtime", "count"); !*check && len(stray) > 0 {
+		fs.Usage()
+		return cmdflag.Usagef("%s needs -check: it sets the check's benchmark runs", stray[0])
 	}
 	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
 		fs.Usage()
-		return fmt.Errorf("%w: -out %s is a directory, want a file", ErrUsage, *out)
+		return cmdflag.Usagef("-out %s is a directory, want a file", *out)
 	}
 	// -out's temporary file, made before the measurement so that a bad path fails at once
 	profile, err := outfile.New("-out", *out)

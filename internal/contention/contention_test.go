@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -268,6 +269,9 @@ func TestRunReportsAProfileFile(t *testing.T) {
 	require.NotContains(t, out.String(), "runtime.futexsleep", "-top 1 lists one frame")
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
 func TestRunErrors(t *testing.T) {
 	garbage := filepath.Join(t.TempDir(), "garbage.pprof")
 	require.NoError(t, os.WriteFile(garbage, []byte("not a profile"), 0o600))
@@ -277,10 +281,10 @@ func TestRunErrors(t *testing.T) {
 		wantIs  error
 		wantMsg string
 	}{
-		{"no file", nil, ErrUsage, "want one profile file"},
-		{"two files", []string{"a", "b"}, ErrUsage, "want one profile file"},
+		{"no file", nil, errUsage, "want one profile file"},
+		{"two files", []string{"a", "b"}, errUsage, "want one profile file"},
 		// the message names the flag that is wrong, not both requirements
-		{"negative -top", []string{"-top", "-1", "f.pprof"}, ErrUsage, "-top = -1, want ≥ 0"},
+		{"negative -top", []string{"-top", "-1", "f.pprof"}, errUsage, "-top = -1, want ≥ 0"},
 		{"missing file", []string{"/nonexistent/cpu.pprof"}, os.ErrNotExist, "/nonexistent/cpu.pprof"},
 		{"not a profile", []string{garbage}, nil, "garbage.pprof"},
 	}
@@ -288,7 +292,11 @@ func TestRunErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Run(tt.args, &bytes.Buffer{}, &bytes.Buffer{})
 			require.Error(t, err)
-			if tt.wantIs != nil {
+			switch tt.wantIs {
+			case nil:
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "%v", err)
+			default:
 				require.True(t, errors.Is(err, tt.wantIs), "%v", err)
 			}
 			require.Contains(t, err.Error(), tt.wantMsg)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,39 +14,27 @@ import (
 	"github.com/innosim/innosim/internal/cmdflag"
 )
 
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// otherwise the usage has been written to stderr, and the rest of the
-// error's message says what is wrong. Run returns flag.ErrHelp for -h.
-var ErrUsage = errors.New("contention: usage")
-
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
 // profile (gzip-compressed protobuf, as go test -cpuprofile and runtime/pprof
 // write it), and prints the futex-share and the top contention frames with their
 // cumulative and flat shares to stdout. args excludes the command name. Errors name
-// the file.
+// the file; a command line it cannot run is a *cmdflag.UsageError (a bad
+// flag: nothing is printed; otherwise the usage is printed), and -h prints
+// the usage and returns flag.ErrHelp.
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("profile", stderr, "innosim profile [-top N] FILE.pprof",
+		"Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim profile [-top N] FILE.pprof")
-		fmt.Fprintln(stderr, "Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err // -h: the usage is printed, and that is all
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
 	switch {
 	case *top < 0:
 		fs.Usage()
-		return fmt.Errorf("%w: -top = %d, want ≥ 0 (0 lists every frame)", ErrUsage, *top)
+		return cmdflag.Usagef("-top = %d, want ≥ 0 (0 lists every frame)", *top)
 	case fs.NArg() != 1:
 		fs.Usage()
-		return fmt.Errorf("%w: want one profile file, got %d arguments", ErrUsage, fs.NArg())
+		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
 	f, err := os.Open(name)
