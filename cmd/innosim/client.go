@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +42,13 @@ func (c *clientFlag) Set(v string) error {
 	}
 	durations := map[string]*time.Duration{"cpu": &cfg.Event, "send": &cfg.Send, "recv": &cfg.Recv, "server-cpu": &cfg.ServerCPU}
 	sizes := map[string]*int64{"server-footprint": &cfg.ServerFootprint, "client-footprint": &cfg.ClientFootprint}
-	if slices.ContainsFunc(strings.Split(v, ","), func(kv string) bool { return strings.TrimSpace(kv) == "on" }) {
-		return fmt.Errorf("%q: on stands alone (a client of every key 0): want on, or key=value pairs", v)
+	for _, kv := range strings.Split(v, ",") {
+		switch {
+		case strings.TrimSpace(kv) == "on":
+			return fmt.Errorf("%q: on stands alone (a client of every key 0): want on, or key=value pairs", v)
+		case !strings.Contains(kv, "="):
+			return fmt.Errorf("%q: want on, or key=value (%s)", kv, strings.Join(clientKeys, ", "))
+		}
 	}
 	pairs, err := cmdflag.Pairs(v, clientKeys)
 	if err != nil {

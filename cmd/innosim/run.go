@@ -467,14 +467,14 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 		return sim.Cell{}, cmdflag.Usagef("%s: want cfs or ts", named("sched", f.sched))
 	}
 	if f.costs != "" {
-		if c.Machine.Costs, err = sim.LoadProfile(f.costs); err != nil {
+		if c.Machine.Costs, _, err = loadProfile(f.costs); err != nil {
 			return sim.Cell{}, fmt.Errorf("-costs: %w", err)
 		}
 	} else if c.Machine.Costs, err = sim.Profile(f.profile); err != nil {
 		if _, statErr := os.Stat(f.profile); statErr != nil {
 			return sim.Cell{}, cmdflag.Usagef("%s: want old-kernel, new-kernel or a profile file", named("profile", f.profile))
 		}
-		if c.Machine.Costs, err = sim.LoadProfile(f.profile); err != nil {
+		if c.Machine.Costs, _, err = loadProfile(f.profile); err != nil {
 			return sim.Cell{}, fmt.Errorf("-profile: %w", err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
 	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
@@ -117,7 +118,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var profile *sim.CostProfile
 	if *costs != "" {
-		p, defaulted, err := sim.LoadProfileDefaulted(*costs)
+		p, defaulted, err := loadProfile(*costs)
 		if err != nil {
 			return fmt.Errorf("-costs: %w", err)
 		}
@@ -127,7 +128,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var users []validate.UserTable
 	live := false
 	for _, path := range tables {
-		f, err := os.Open(path)
+		f, err := infile.Open(path)
 		if err != nil {
 			return fmt.Errorf("-table: %w", err)
 		}
@@ -192,7 +193,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // probe in path (validate.UserTable.WithRotation), replacing the tables in
 // users, and prints the footprints on stderr.
 func applyRotation(path string, users []validate.UserTable, stderr io.Writer) error {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return err
 	}

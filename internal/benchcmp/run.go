@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
 )
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
@@ -66,11 +66,17 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// parseFile parses the benchmark output at name: a regular file (a named
+// pipe or a device, /dev/zero, is refused before it is read; infile.Open) of
+// at most maxFileSize bytes, refused by its size before it is read.
 func parseFile(name string) (*File, error) {
-	f, err := os.Open(name)
+	f, err := infile.Open(name)
 	if err != nil {
 		return nil, err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
+	if f.Size() > maxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes: %w", name, maxFileSize, ErrMalformed)
+	}
 	return Parse(f, name)
 }

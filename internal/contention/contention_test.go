@@ -315,6 +315,24 @@ func TestParseBoundedRefusesHugeInput(t *testing.T) {
 
 	_, err = parseBounded(bytes.NewReader(bomb.Bytes()), "bomb.pprof", 1<<20, 64<<10)
 	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "bomb.pprof: 1048576 bytes once decompressed, more than 65536")
+
+	// The trailer's size refuses it before a byte is decompressed: profile
+	// on a 2 GB bomb decompressed 256 MiB, 7 s and 620 MB, before refusing
+	// it. Its deflate stream damaged, the bomb is refused all the same.
+	broken := bytes.Clone(bomb.Bytes())
+	for i := 10; i < len(broken)-8; i++ {
+		broken[i] = 0xff
+	}
+	_, err = parseBounded(bytes.NewReader(broken), "bomb.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+
+	// Past 4 GiB the trailer's size wraps: the decompressed bytes are
+	// counted as they come.
+	wrapped := bytes.Clone(bomb.Bytes())
+	copy(wrapped[len(wrapped)-4:], []byte{0, 0, 0, 0})
+	_, err = parseBounded(bytes.NewReader(wrapped), "bomb.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
 	require.Contains(t, err.Error(), "bomb.pprof: more than 65536 bytes once decompressed")
 
 	_, err = parseBounded(zeroReader{}, "/dev/zero", 64<<10, 1<<20)

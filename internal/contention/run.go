@@ -3,15 +3,16 @@ package contention
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
 )
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
@@ -37,11 +38,14 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
-	f, err := os.Open(name)
+	f, err := infile.Open(name) // a regular file: a named pipe would block, /dev/zero never end
 	if err != nil {
 		return err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
+	if f.Size() > maxProfileFile {
+		return fmt.Errorf("%s: file larger than %d bytes: %w", name, maxProfileFile, ErrTooLarge)
+	}
 	p, err := parseBounded(f, name, maxProfileFile, maxProfileBytes)
 	if err != nil {
 		return err
@@ -50,11 +54,10 @@ func Run(args []string, stdout, stderr io.Writer) error {
 }
 
 // Bounds of what Run reads. A CPU profile of a long benchmark is a few MiB
-// compressed and some tens uncompressed; beyond these a file is not a profile
-// (profile /dev/zero used 3.2 GB; a 14 MB gzip bomb, 6.9 GB).
+// compressed and some tens uncompressed; beyond these a file is not a profile.
 const (
 	maxProfileFile  = 64 << 20  // bytes read from the file
-	maxProfileBytes = 256 << 20 // bytes after gzip decompression
+	maxProfileBytes = 128 << 20 // bytes after gzip decompression
 )
 
 // ErrTooLarge is returned by Run for a profile file, or its decompressed
@@ -72,15 +75,26 @@ func parseBounded(r io.Reader, name string, maxFile, maxData int) (*profile.Prof
 		return nil, fmt.Errorf("%s: file larger than %d bytes: %w", name, maxFile, ErrTooLarge)
 	}
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		// The gzip trailer's ISIZE is the last member's size modulo 2^32
+		// (RFC 1952), so the whole is at least that: a larger one is
+		// refused before a byte is decompressed, and it sizes the buffer.
+		size := 0
+		if len(data) >= 18 {
+			size = int(binary.LittleEndian.Uint32(data[len(data)-4:]))
+		}
+		if size > maxData {
+			return nil, fmt.Errorf("%s: %d bytes once decompressed, more than %d: %w", name, size, maxData, ErrTooLarge)
+		}
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		data, err = io.ReadAll(io.LimitReader(zr, int64(maxData)+1))
-		if err != nil {
+		var buf bytes.Buffer
+		buf.Grow(size + 1)
+		if _, err := buf.ReadFrom(io.LimitReader(zr, int64(maxData)+1)); err != nil {
 			return nil, fmt.Errorf("%s: decompress: %w", name, err)
 		}
-		if len(data) > maxData {
+		if data = buf.Bytes(); len(data) > maxData {
 			return nil, fmt.Errorf("%s: more than %d bytes once decompressed: %w", name, maxData, ErrTooLarge)
 		}
 	}
