@@ -118,7 +118,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if done {
 		return err
 	}
-	outs, err := outputs("-csv", csvPath)
+	outs, err := outputs(stdout, "-csv", csvPath)
 	if err != nil {
 		return err
 	}

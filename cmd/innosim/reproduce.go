@@ -51,7 +51,7 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	charts := fs.String("charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
 	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
-	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file")
+	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file; - writes them to stdout instead of the text")
 	which, err := fs.ParseInterspersed(args)
 	if err != nil {
 		return err
@@ -93,12 +93,16 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		pairs = append(pairs, "-charts", path)
 	}
-	outs, err := outputs(pairs...)
+	outs, err := outputs(stdout, pairs...)
 	if err != nil {
 		return err
 	}
 	defer discardAll(outs)
 	jsonOut, chartOuts := outs[0], outs[1:]
+	text := stdout // the tables and verdicts, unless the JSON goes to stdout instead
+	if jsonOut.IsStdout() {
+		text = io.Discard
+	}
 	var js []studyJSON
 	var verdicts []string
 	failed := false
@@ -111,25 +115,25 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return fmt.Errorf("study %s: %w", s.ID, err)
 		}
-		fmt.Fprintf(stdout, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
-		fmt.Fprintf(stdout, "mechanism: %s\n\n", s.Mechanism)
+		fmt.Fprintf(text, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
+		fmt.Fprintf(text, "mechanism: %s\n\n", s.Mechanism)
 		for _, t := range rep.Tables {
-			if err := t.WriteText(stdout); err != nil {
+			if err := t.WriteText(text); err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(text)
 		}
 		for _, n := range rep.Notes {
-			fmt.Fprintf(stdout, "note: %s\n", n)
+			fmt.Fprintf(text, "note: %s\n", n)
 		}
 		for _, c := range rep.Checks {
 			mark := "ok  "
 			if !c.Pass {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(stdout, "check %s %s (%s)\n", mark, c.Name, c.Detail)
+			fmt.Fprintf(text, "check %s %s (%s)\n", mark, c.Name, c.Detail)
 		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(text)
 		if err := chartOuts[i].Write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
 			return err
 		}
@@ -143,9 +147,9 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		failed = failed || !rep.Pass()
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(stdout, v)
+		fmt.Fprintln(text, v)
 	}
-	if err := jsonOut.Write(func(f *os.File) error { return report.WriteJSON(f, js) }); err != nil {
+	if err := jsonOut.WriteStream(func(w io.Writer) error { return report.WriteJSON(w, js) }); err != nil {
 		return err
 	}
 	if failed {

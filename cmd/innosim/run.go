@@ -16,6 +16,7 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/usl"
 	"github.com/innosim/innosim/internal/validate"
@@ -79,7 +80,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&f.warmup, "warmup", "each cell's warm-up: a fixed virtual `duration` of 1ms..1m, or steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails; it can stop on a ramp slower than its windows) (default: steady with -client, 20ms without)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
-	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
+	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file; - writes them to stdout instead of the tables")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +91,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	if err := fs.Exclusive("costs", "profile"); err != nil {
 		return err
+	}
+	if f.showSettings && f.json == outfile.Stdout {
+		return cmdflag.Usagef("-show-settings with -json -: the settings would go to stdout with the JSON, whose rows hold them already: want one")
 	}
 	if f.workload == "" {
 		return cmdflag.Usagef("-workload is required (one of %s)", strings.Join(sim.WorkloadNames(), ", "))
@@ -215,12 +219,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return cmdflag.Usagef("cell %d of %d (%d threads, %d cpus): %w%s", i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err, steadyHint(err))
 		}
 	}
-	outs, err := outputs("-csv", f.csv, "-json", f.json, "-plot", f.plot)
+	outs, err := outputs(stdout, "-csv", f.csv, "-json", f.json, "-plot", f.plot)
 	if err != nil {
 		return err
 	}
 	defer discardAll(outs)
 	csvOut, jsonOut, plotOut := outs[0], outs[1], outs[2]
+	text := stdout // the tables, unless the JSON goes to stdout instead
+	if jsonOut.IsStdout() {
+		text = io.Discard
+	}
 	update, finish := progress(stderr, "cells")
 	var each func(int)
 	if update != nil {
@@ -286,7 +294,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		chart = append(chart, report.Series{Name: name, X: ns, Y: xs})
 	}
-	if err := t.WriteText(stdout); err != nil {
+	if err := t.WriteText(text); err != nil {
 		return err
 	}
 	if f.device.cfg != nil || anyIO(res) {
@@ -300,7 +308,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			return []any{rows[i].cpus}
 		})
-		if err := it.WriteText(stdout); err != nil {
+		if err := it.WriteText(text); err != nil {
 			return err
 		}
 	}
@@ -309,7 +317,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := csvOut.Fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.Fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.FillStream(func(w io.Writer) error { return report.WriteJSON(w, js) }); err != nil {
 		return err
 	}
 	if err := plotOut.Fill(func(out *os.File) error {

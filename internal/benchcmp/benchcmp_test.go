@@ -2,6 +2,7 @@ package benchcmp
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -407,4 +409,30 @@ func TestParseRefusesAnEndlessInputAfterTheBound(t *testing.T) {
 	require.ErrorIs(t, err, ErrMalformed)
 	require.ErrorContains(t, err, "/dev/zero: larger than 65536 bytes")
 	require.Equal(t, int64(64<<10+1), e.read, "read exactly the bound and one byte")
+}
+
+// -json writes the comparison as every command writes JSON: -json FILE
+// beside the text, -json - on stdout instead of it. compare had no JSON.
+func TestRunWritesJSON(t *testing.T) {
+	td := func(name string) string { return filepath.Join("testdata", name) }
+	var out, errOut bytes.Buffer
+	require.NoError(t, Run([]string{"-json", "-", td("same_old.txt"), td("same_slow.txt")}, &out, &errOut))
+	var js reportJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	assert.Equal(t, Regression, js.Verdict)
+	require.NotEmpty(t, js.Changes)
+	assert.Equal(t, "sec/op", js.Changes[0].Unit)
+	require.NotNil(t, js.Changes[0].Ratio)
+	assert.Greater(t, *js.Changes[0].Ratio, 1.0)
+
+	path := filepath.Join(t.TempDir(), "cmp.json")
+	out.Reset()
+	require.NoError(t, Run([]string{"-json", path, td("kernel_old.txt"), td("kernel_new.txt")}, &out, &errOut))
+	assert.Contains(t, out.String(), "verdict: none, environments differ (kernel)", "the text as without -json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &js))
+	assert.Equal(t, NotJudged, js.Verdict)
+	require.Len(t, js.EnvDiffs, 1)
+	assert.Equal(t, "kernel", js.EnvDiffs[0].Key)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
 )
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
@@ -19,8 +20,10 @@ var ErrRegression = errors.New("benchcmp: significant regression")
 // verdict fails rather than pass a comparison nobody judged.
 var ErrNotJudged = errors.New("benchcmp: environments differ, no verdict")
 
-// Run is the `innosim compare [-fail] OLD.txt NEW.txt` command: it parses both
-// files, compares them and writes the report to stdout. args excludes the command
+// Run is the `innosim compare [-fail] [-json FILE] OLD.txt NEW.txt` command:
+// it parses both files, compares them and writes the report to stdout, and
+// with -json as JSON (Report.WriteJSON) to FILE, or to stdout instead of the
+// text when FILE is "-". args excludes the command
 // name. It returns Parse's and Compare's errors (naming file and line), a
 // *cmdflag.UsageError for a command line it cannot run (a bad flag: nothing
 // is printed; a wrong count of files: the usage is printed), flag.ErrHelp
@@ -28,9 +31,10 @@ var ErrNotJudged = errors.New("benchcmp: environments differ, no verdict")
 // when the environments differ (a comparison across them is never a
 // regression, and with -fail not a pass either).
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := cmdflag.New("compare", stderr, "innosim compare [-fail] OLD.txt NEW.txt",
+	fs := cmdflag.New("compare", stderr, "innosim compare [-fail] [-json FILE] OLD.txt NEW.txt",
 		"Compares two go test -bench outputs; refuses a verdict when their environments differ.")
 	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression, or when the environments differ and there is no verdict")
+	jsonPath := fs.String("json", "", "also write the comparison to this JSON file; - writes it to stdout instead of the text")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,6 +42,11 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return cmdflag.Usagef("want two files, got %d", fs.NArg())
 	}
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Discard()
 	var files [2]*File
 	for i, name := range fs.Args() {
 		f, err := parseFile(name)
@@ -50,7 +59,12 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.WriteTo(stdout); err != nil {
+	if !jsonOut.IsStdout() {
+		if _, err := r.WriteTo(stdout); err != nil {
+			return err
+		}
+	}
+	if err := jsonOut.WriteStream(r.WriteJSON); err != nil {
 		return err
 	}
 	switch {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -157,13 +159,26 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// -json takes a file, as every command's -json does, and - for stdout
+// instead of the table: it was a boolean, the one command whose JSON could
+// not go to a file.
 func TestRunJSON(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, Run(context.Background(), []string{"-json", "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
-	var c Costs
-	require.NoError(t, json.Unmarshal(out.Bytes(), &c))
-	require.Positive(t, c.Syscall.Median)
-	require.Equal(t, 3, c.ContextSwitch.Repeats)
+	require.NoError(t, Run(context.Background(), []string{"-json", "-", "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
+	var js runJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	require.Positive(t, js.Costs.Syscall.Median)
+	require.Equal(t, 3, js.Costs.ContextSwitch.Repeats)
+	require.Nil(t, js.Check)
+
+	path := filepath.Join(t.TempDir(), "costs.json")
+	out.Reset()
+	require.NoError(t, Run(context.Background(), []string{"-json", path, "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
+	require.Contains(t, out.String(), "context switch", "the table as without -json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &js))
+	require.Equal(t, 3, js.Costs.Syscall.Repeats)
 }
 
 func TestPreemptShare(t *testing.T) {

@@ -3,6 +3,7 @@ package contention
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -271,6 +272,35 @@ func TestRunReportsAProfileFile(t *testing.T) {
 
 // errUsage in a test's table stands for a *cmdflag.UsageError.
 var errUsage = errors.New("usage")
+
+// -json writes the report as every command writes JSON: -json FILE beside
+// the text, -json - on stdout instead of it. profile had no JSON.
+func TestRunWritesJSON(t *testing.T) {
+	p := synthetic([]stack{
+		{3, []string{"runtime.futex", "runtime.futexsleep", "main.f"}},
+		{1, []string{"main.work"}},
+	})
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, p.Write(f))
+	require.NoError(t, f.Close())
+
+	var out, errOut bytes.Buffer
+	require.NoError(t, Run([]string{"-json", "-", "-top", "1", path}, &out, &errOut))
+	var js reportJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	require.Equal(t, reportJSON{Profile: path, Samples: 4, Contended: 3, FutexSharePct: 75,
+		Frames: []frameJSON{{Function: "runtime.futex", CumPct: 75, FlatPct: 75}}}, js)
+
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
+	out.Reset()
+	require.NoError(t, Run([]string{"-json", jsonPath, path}, &out, &errOut))
+	require.Contains(t, out.String(), "futex-share: 75.0% of 4 samples", "the text as without -json")
+	b, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"futex_share_pct": 75`)
+}
 
 func TestRunErrors(t *testing.T) {
 	garbage := filepath.Join(t.TempDir(), "garbage.pprof")

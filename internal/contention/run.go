@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,19 +14,22 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
 )
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
 // profile (gzip-compressed protobuf, as go test -cpuprofile and runtime/pprof
 // write it), and prints the futex-share and the top contention frames with their
-// cumulative and flat shares to stdout. args excludes the command name. Errors name
+// cumulative and flat shares to stdout; with -json FILE also as JSON
+// (reportJSON) to FILE, or to stdout instead of the text when FILE is "-". args excludes the command name. Errors name
 // the file; a command line it cannot run is a *cmdflag.UsageError (a bad
 // flag: nothing is printed; otherwise the usage is printed), and -h prints
 // the usage and returns flag.ErrHelp.
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := cmdflag.New("profile", stderr, "innosim profile [-top N] FILE.pprof",
+	fs := cmdflag.New("profile", stderr, "innosim profile [-top N] [-json FILE] FILE.pprof",
 		"Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
+	jsonPath := fs.String("json", "", "also write the report to this JSON file; - writes it to stdout instead of the text")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,6 +42,11 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Discard()
 	f, err := infile.Open(name) // a regular file: a named pipe would block, /dev/zero never end
 	if err != nil {
 		return err // an *fs.PathError, naming the file
@@ -50,7 +59,52 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return Report(stdout, name, p, *top)
+	if !jsonOut.IsStdout() {
+		if err := Report(stdout, name, p, *top); err != nil {
+			return err
+		}
+	}
+	return jsonOut.WriteStream(func(w io.Writer) error { return writeJSON(w, name, p, *top) })
+}
+
+// reportJSON is what innosim profile -json writes: the profile's name, its
+// samples, those in futex or runtime-lock code and their percentage, and
+// the top such frames (FrameShare, percentages of all samples).
+type reportJSON struct {
+	Profile       string      `json:"profile"`
+	Samples       int64       `json:"samples"`
+	Contended     int64       `json:"contended"`
+	FutexSharePct float64     `json:"futex_share_pct"`
+	Frames        []frameJSON `json:"frames"`
+}
+
+// frameJSON is a FrameShare.
+type frameJSON struct {
+	Function string  `json:"function"`
+	CumPct   float64 `json:"cum_pct"`
+	FlatPct  float64 `json:"flat_pct"`
+}
+
+// writeJSON writes the report Report prints for p, as reportJSON.
+func writeJSON(w io.Writer, name string, p *profile.Profile, top int) error {
+	share, err := ShareOf(p, nil)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	frames, err := Top(p, nil, top)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	js := reportJSON{Profile: name, Samples: share.Samples, Contended: share.Contended, FutexSharePct: share.Percent(), Frames: []frameJSON{}}
+	for _, f := range frames {
+		js.Frames = append(js.Frames, frameJSON{Function: f.Function, CumPct: f.Cum, FlatPct: f.Flat})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(js); err != nil {
+		return fmt.Errorf("profile: write JSON: %w", err)
+	}
+	return nil
 }
 
 // Bounds of what Run reads. A CPU profile of a long benchmark is a few MiB
