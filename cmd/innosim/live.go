@@ -129,25 +129,59 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	points, err := live.Run(ctx, cfg)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
-		}
-		if errors.Is(err, live.ErrInvalidConfig) {
-			return cmdflag.Usagef("%v", err)
-		}
-		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
-			if werr := outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
-				return fmt.Errorf("%w (and %v)", err, werr)
-			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
-		}
-		return err
+		total := max(len(cfg.Values), 1) * len(cfg.Workloads) * len(cfg.Threads)
+		return keepMeasured(ctx, err, len(points), total, outs[0], stdout, liveTable(cfg, points),
+			func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 	}
 	t := liveTable(cfg, points)
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
 	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+}
+
+// keepMeasured returns what live reports of a sweep (or rotation probe)
+// that stopped early with err, an interruption (ctx done) or a failure,
+// after measuring n of its total points: the measured points are kept, the
+// table printed (marked incomplete) and the CSV written by writeCSV after a
+// "# incomplete: ..." line, which validate reads as a comment and names (an
+// interrupted sweep discarded every point measured). A refusal of the
+// configuration (live.ErrInvalidConfig) before any point is a usage error.
+func keepMeasured(ctx context.Context, err error, n, total int, out *outfile.File, stdout io.Writer, table report.Table, writeCSV func(io.Writer) error) error {
+	interrupted := ctx.Err() != nil
+	if errors.Is(err, live.ErrInvalidConfig) && !interrupted && n == 0 {
+		return cmdflag.Usagef("%v", err)
+	}
+	how := "failed"
+	if interrupted {
+		how = "interrupted"
+	}
+	note := fmt.Sprintf("incomplete: %s after %d of %d points", how, n, total)
+	if n == 0 {
+		if interrupted {
+			return fmt.Errorf("interrupted: server stopped, nothing measured, no output written: %w", err)
+		}
+		return err
+	}
+	table.Title += " (" + note + ")"
+	_ = table.WriteText(stdout) // stdout may be what went away (SIGPIPE)
+	where := ""
+	if out.Path() != "" {
+		werr := out.WriteStream(func(w io.Writer) error {
+			if _, err := fmt.Fprintf(w, "# %s\n", note); err != nil {
+				return err
+			}
+			return writeCSV(w)
+		})
+		if werr != nil {
+			return fmt.Errorf("%w (and %v)", err, werr)
+		}
+		where = fmt.Sprintf("; the %d measured are in %s, marked incomplete", n, out.Path())
+	}
+	if interrupted {
+		return fmt.Errorf("interrupted after %d of %d points, server stopped%s: %w", n, total, where, err)
+	}
+	return fmt.Errorf("%w\n(%s%s)", err, note, where)
 }
 
 // liveTable is live's printed table: a row per setting value × workload, a
@@ -161,14 +195,18 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 	for _, th := range cfg.Threads {
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
-	for i := 0; i+len(cfg.Threads) <= len(points); i += len(cfg.Threads) {
+	for i := 0; i < len(points); i += len(cfg.Threads) {
 		row := []any{}
 		if cfg.Setting != "" {
 			row = append(row, points[i].Value)
 		}
 		row = append(row, points[i].Workload, points[i].CPUs)
-		for _, p := range points[i : i+len(cfg.Threads)] {
-			row = append(row, p.Throughput)
+		for j := range cfg.Threads {
+			if i+j < len(points) {
+				row = append(row, points[i+j].Throughput)
+			} else {
+				row = append(row, "") // not measured: the sweep stopped first
+			}
 		}
 		t.AddRow(row...)
 	}
@@ -178,21 +216,29 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 // liveRotate runs live -rotation: the probe, its table, and its CSV.
 func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
+	t := rotationTable(cfg, rotation, points)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
-		}
-		if errors.Is(err, live.ErrInvalidConfig) {
-			return cmdflag.Usagef("%v", err)
-		}
-		if len(points) > 0 && out.Path() != "" { // a failure, not an interruption: keep what was measured
-			if werr := out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
-				return fmt.Errorf("%w (and %v)", err, werr)
+		total := 0
+		for _, w := range cfg.Workloads {
+			if live.Rotates(w) {
+				total += len(rotation)
+			} else {
+				total++ // connect: at one connection only
 			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.Path())
 		}
+		total *= max(len(cfg.Values), 1)
+		return keepMeasured(ctx, err, len(points), total, out, stdout, t,
+			func(w io.Writer) error { return live.WriteRotationCSV(w, cfg.Setting, points) })
+	}
+	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
+	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+}
+
+// rotationTable is live -rotation's printed table: a row per setting value
+// × workload, a column per count of connections.
+func rotationTable(cfg live.Config, rotation []int, points []live.RotationPoint) report.Table {
 	t := report.Table{Title: "live -rotation: the server's CPU per query (µs) by connections used in turn"}
 	if cfg.Setting != "" {
 		t.Header = append(t.Header, cfg.Setting)
@@ -221,8 +267,5 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfi
 		}
 		t.AddRow(row...)
 	}
-	if err := t.WriteText(stdout); err != nil {
-		return err
-	}
-	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return t
 }

@@ -146,6 +146,9 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 			}
 		}
+		if ut.Incomplete != "" {
+			fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
+		}
 		if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && *rotation == "" {
 			fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
 		}
