@@ -201,6 +201,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkPoolCPUs(protos, base, varyKey, varyVals, f); err != nil {
 		return err
 	}
+	if err := checkGateEntered(protos, base, varyKey, varyVals, f); err != nil {
+		return err
+	}
 	if f.device.cfg == nil {
 		for j, proto := range protos {
 			if commitFsyncs(proto) {
@@ -215,6 +218,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
+	}
+	if err := checkRows(cells, len(f.cpus)*len(f.threads), varyKey, varyVals); err != nil {
+		return err
+	}
+	for i := range cells {
 		if err := cells[i].Validate(); err != nil {
 			return cmdflag.Usagef("cell %d of %d (%d threads, %d cpus): %w%s", i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err, steadyHint(err))
 		}
@@ -656,6 +664,79 @@ func sameValue(base mycnf.Settings, key, a, b string) (string, bool) {
 	}
 	return fmt.Sprintf("are one value of %s (%s)", sa.Key, strings.TrimSpace(sa.Value+" "+sa.Unit)), true
 }
+
+// checkGateEntered refuses a gate (innodb_thread_concurrency > 0, set by a
+// -cnf line or -vary: a release's own default is left out by buildCell) for
+// a workload that never enters InnoDB's gate (connect, the mutex loads),
+// naming where the limit came from: the gate would admit nothing the
+// workload does. sim.Cell.Validate refuses such a cell too, but per cell, as
+// "cell 8 of 14 (1 threads, 4 cpus): sim: Gate ...", a refusal of the flags
+// read as a failure of one cell.
+func checkGateEntered(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags) error {
+	for j, p := range protos {
+		if p.Gate == nil || entersGate(p) {
+			continue
+		}
+		from := fmt.Sprintf("innodb_thread_concurrency = %d", p.Gate.Config.Limit)
+		if varyKey == "innodb_thread_concurrency" {
+			from = "-vary innodb_thread_concurrency=" + vals[j]
+		} else {
+			for _, st := range base.List() {
+				if st.Key == "innodb_thread_concurrency" && !st.IsDefault() {
+					from += " at " + st.From.String()
+				}
+			}
+		}
+		return cmdflag.Usagef("%s with workload %s, which never enters InnoDB's gate: want innodb_thread_concurrency = 0 for it (-cnf or -vary), or a workload that enters the gate",
+			from, f.workload)
+	}
+	return nil
+}
+
+// checkRows refuses, as a refusal of the flags, a row of the sweep (the
+// cells of one -vary value, per of them in cells, in order) whose every
+// cell sim.Cell.Validate refuses for one reason: it does not depend on the
+// cell's threads or cores, so it is the flags' combination, not a cell,
+// that cannot run. The message names the -vary value, not a cell, and is
+// the simulator's without its package prefix and sentinel text.
+func checkRows(cells []sim.Cell, per int, varyKey string, vals []string) error {
+	for j := 0; per > 0 && j*per < len(cells); j++ {
+		var first error
+		for _, c := range cells[j*per : min((j+1)*per, len(cells))] {
+			err := c.Validate()
+			if err == nil || first != nil && err.Error() != first.Error() {
+				first = nil
+				break
+			}
+			first = err
+		}
+		if first == nil {
+			continue
+		}
+		row := ""
+		if varyKey != "" {
+			row = fmt.Sprintf("-vary %s=%s: ", varyKey, vals[j])
+		}
+		return &cmdflag.UsageError{Err: plainError{row + simMessage(first) + steadyHint(first), first}}
+	}
+	return nil
+}
+
+// simMessage returns err's message without the simulator's "sim: " prefix
+// and its sentinel's text (": invalid config") at the end.
+func simMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "sim: ")
+	return strings.TrimSuffix(msg, ": "+sim.ErrInvalidConfig.Error())
+}
+
+// plainError is an error shown as msg that wraps err, for errors.Is.
+type plainError struct {
+	msg string
+	err error
+}
+
+func (e plainError) Error() string { return e.msg }
+func (e plainError) Unwrap() error { return e.err }
 
 // checkPoolCPUs refuses a -cpus above sim.MaxThreadPoolSize for a row of
 // pool-of-threads (protos holds one cell per -vary value of vals; base the
