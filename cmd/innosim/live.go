@@ -40,7 +40,9 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs := cmdflag.New("live", stderr, "innosim live [flags]",
 		"Starts a private mariadbd (a temporary datadir, a Unix socket, no network), prepares",
 		"sysbench's tables and runs every setting value × workload × threads point, then stops",
-		"the server and removes its directory, also on Ctrl-C. Needs Linux and",
+		"the server and removes its directory, also on Ctrl-C, which keeps the points measured",
+		"(the CSV marked incomplete); the server dies with innosim, and the next run removes",
+		"what a killed one left. Needs Linux and",
 		"  "+live.InstallHint)
 	def := live.DefaultConfig()
 	f := liveFlags{cfg: def, threads: def.Threads}

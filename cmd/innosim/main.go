@@ -15,7 +15,11 @@
 //
 // Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
 // module version and VCS revision it was built from. The same seed gives the same
-// output, byte for byte, whatever GOMAXPROCS.
+// output, byte for byte, whatever GOMAXPROCS. Every command that writes JSON
+// takes --json FILE, or --json - for stdout instead of its text. A command
+// line the command cannot run exits 2; Ctrl-C (or SIGTERM) stops a command,
+// which cleans up and exits 128 + the signal's number (130), and a second one
+// ends the process at once.
 package main
 
 import (

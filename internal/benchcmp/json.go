@@ -64,7 +64,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	js := reportJSON{Old: r.OldName, New: r.NewName, OldResults: r.OldResults, NewResults: r.NewResults,
 		Changes: []changeJSON{}, Verdict: r.Verdict}
 	for _, d := range r.EnvDiffs {
-		js.EnvDiffs = append(js.EnvDiffs, envDiffJSON{Key: d.Key, Old: d.Old, New: d.New})
+		js.EnvDiffs = append(js.EnvDiffs, envDiffJSON(d))
 	}
 	for _, c := range r.Changes {
 		cj := changeJSON{Benchmark: c.Key.String(), Unit: c.Unit, Old: finite(c.Old.Center), New: finite(c.New.Center),

@@ -71,6 +71,10 @@ type File struct {
 func Open(name string) (*File, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Op = "open" // what the caller asked for: "open x: no such file or directory"
+		}
 		return nil, err
 	}
 	if err := Regular(name, fi); err != nil {

@@ -85,8 +85,10 @@ func TestReadAllBoundsWhatItReads(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge)
 	assert.EqualError(t, err, "read "+path+": file too large: larger than 7 bytes")
 
-	_, err = ReadAll(filepath.Join(t.TempDir(), "missing"), 8)
+	missing := filepath.Join(t.TempDir(), "missing")
+	_, err = ReadAll(missing, 8)
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "%v", err)
+	assert.EqualError(t, err, "open "+missing+": no such file or directory", "as os.Open says it")
 }
 
 // A file whose size stat does not give (those of /proc) is bounded as it is
