@@ -1,6 +1,5 @@
 package machine
 
-
 // SetRemoteWake turns on the cost of a wake that must bring another, idle CPU
 // out of idle: Linux's try_to_wake_up (kernel/sched/core.c) picks the wakee's
 // CPU with select_task_rq (select_idle_sibling prefers an idle CPU of the
