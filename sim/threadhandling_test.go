@@ -54,7 +54,7 @@ func TestSeedForTellsPoolsApart(t *testing.T) {
 	assert.NotEqual(t, p.SeedFor(1), q.SeedFor(1))
 }
 
-// The live runs on a 2-core machine (docs/sim-model.md, issue 17) serve
+// The live runs on a 2-core machine (docs/live/README.md) serve
 // fewer point selects and connections at many threads with pool-of-threads
 // than with a thread per connection; the pool's handoff of a seat per request
 // (a park and a wake) is what costs here.

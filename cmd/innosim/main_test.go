@@ -67,7 +67,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"validate with costs but no live table", []string{"validate", "--costs", "testdata/some.profile", "b"}, 2, "no -table is one"},
 		{"validate with a rotation but no costs", []string{"validate", "--rotation", "r.csv", "b"}, 2, "-rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv"},
 		{"validate with an empty rotation path", []string{"validate", "--rotation", "", "b"}, 2, `-rotation "": want the path of a rotation probe's CSV`},
-		{"validate with a missing rotation file", []string{"validate", "--table", "../../docs/live/live.csv", "--costs", "../../docs/live/costs.profile", "--rotation", "/nonexistent.csv", "b"}, 1, "-rotation: open /nonexistent.csv"},
+		{"validate with a missing rotation file", []string{"validate", "--table", "../../docs/live/v1045-heavy-load.csv", "--costs", "../../docs/live/v1045.profile", "--rotation", "/nonexistent.csv", "b"}, 1, "-rotation: open /nonexistent.csv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,8 +46,8 @@ func TestRunRefusesOptionsThatWouldBeIgnored(t *testing.T) {
 		// the workload reads both keys, and the refusal said it did not
 		{"two spellings of one value", []string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=ON,1"},
 			`-vary innodb_use_native_aio: values "ON" and "1" build the same cell: they are one value of innodb_use_native_aio (ON): want each value once`},
-		{"two paths of one cost profile", []string{"--workload", "oltp_point_select", "--vary", "profile=../../docs/live/costs.profile,../../docs/live/../live/costs.profile"},
-			`-vary profile: values "../../docs/live/costs.profile" and "../../docs/live/../live/costs.profile" build the same cell: they name the same cost profile`},
+		{"two paths of one cost profile", []string{"--workload", "oltp_point_select", "--vary", "profile=../../docs/live/v1045.profile,../../docs/live/../live/v1045.profile"},
+			`-vary profile: values "../../docs/live/v1045.profile" and "../../docs/live/../live/v1045.profile" build the same cell: they name the same cost profile`},
 		// the I/O table printed 0/0/0, the throughput only changed by the seed
 		{"a device for a workload that never waits for one", []string{"--workload", "oltp_read_only", "--device", "units=1"},
 			"-device with workload oltp_read_only, which never waits for a device"},

@@ -575,7 +575,7 @@ func TestPartialCostProfileIsNamedInAWarning(t *testing.T) {
 		{[]string{"--costs", one}, "innosim run: warning: -costs " + one + " " + warning, "cost profile: " + one + " (-costs)\n"},
 		{[]string{"--profile", one}, "innosim run: warning: -profile " + one + " " + warning, "cost profile: " + one + " (-profile)\n"},
 		{[]string{"--vary", "profile=new-kernel," + one}, "innosim run: warning: -vary profile=" + one + " " + warning, "cost profile: varied by -vary profile\n"},
-		{[]string{"--costs", "../../docs/live/costs.profile"}, "", "cost profile: ../../docs/live/costs.profile (-costs)\n"},
+		{[]string{"--costs", "../../docs/live/v1045.profile"}, "", "cost profile: ../../docs/live/v1045.profile (-costs)\n"},
 		{nil, "", "cost profile: old-kernel (default)\n"},
 		{[]string{"--profile", "new-kernel"}, "", "cost profile: new-kernel (-profile)\n"},
 	} {

@@ -15,8 +15,7 @@ var ErrInvalidConfig = errors.New("invalid config")
 // DefaultRounds operations except for the sysmon tick (at most 200 sleeps) and
 // a ring of n threads (max(Rounds, 2n) passes, its n locked OS threads made
 // and ended anew each time). The ring of 1,024 threads bounds it: 16 × 1,024
-// thread creations and 16 × 2,048 passes, more than half of the whole in the
-// runs that docs/sim-model.md records.
+// thread creations and 16 × 2,048 passes.
 const (
 	DefaultRepeats = 15
 	DefaultRounds  = 1000

@@ -291,7 +291,7 @@ func bug111102() fieldCase {
 // seconds to hold 10 queries a thread, and its simulation costs more CPU time
 // the fewer the cores (more threads queue on each); on 16 and 32 cores too it
 // would make validate several minutes longer, so 4,096 threads run on 64
-// cores only (docs/sim-model.md has all three).
+// cores only (docs/decisions/collapse-steady-state.md has all three).
 func threadCollapse() fieldCase {
 	collapseCells := []collapseCell{{1024, 16}, {1024, 32}, {1024, 64}, {4096, 64}}
 	cell := func(cc collapseCell) (sim.Cell, error) {
