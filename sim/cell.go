@@ -41,10 +41,10 @@ type Cell struct {
 	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
 	// is at most math.MaxInt64 ns, the virtual clock's range.
 	Warmup, Measure time.Duration
-	// Steady, when not nil, goes on warming up after Warmup until the
-	// throughput is steady (see SteadyWarmup), and Run fails with an error
-	// wrapping ErrNotSteady if it is not by Steady.Max. Nil ends the warm-up
-	// at Warmup.
+	// Steady, when not nil, goes on warming up after Warmup until MSER-5
+	// finds the end of the cell's initial transient, and measures from there
+	// (see SteadyWarmup); a cell still in its transient at Steady.Max
+	// returns a Result with NotSteady set. Nil ends the warm-up at Warmup.
 	Steady *SteadyWarmup
 	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
 	// workloads that commit through the redo log (redolog.Config); nil means
@@ -127,14 +127,12 @@ func (c Cell) run(ctx context.Context) (Result, error) {
 	m := b.m
 	wu, ms := c.durations()
 	m.Engine().SetDone(ctx.Done())
+	var r Result
 	if c.Steady != nil {
-		_, w, err := b.warmUntilSteady(wu, *c.Steady)
-		if err != nil {
-			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
-		}
-		wu, ms = 0, max(ms, w) // the machine's clock is at the warm-up's end
+		r = b.runSteady(wu, ms, *c.Steady)
+	} else {
+		r = m.Run(wu, ms)
 	}
-	r := m.Run(wu, ms)
 	if m.Engine().Canceled() {
 		return Result{}, ctx.Err()
 	}

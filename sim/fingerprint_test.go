@@ -100,7 +100,8 @@ func fingerprintCells() []fingerprintCase {
 	add("oltp_read_only/pool-client", with(ro, func(c *Cell) { c.ThreadHandling, c.Client = PoolOfThreads, client }))
 	add("oltp_read_only/steady", with(ro, func(c *Cell) {
 		c.Threads = 8
-		c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 0.2, PerThread: 2, Max: 200 * time.Millisecond}
+		c.Measure = 5 * time.Millisecond
+		c.Steady = &SteadyWarmup{Max: 200 * time.Millisecond}
 	}))
 	rw := base("oltp_read_write", 32, 4)
 	rw.Device = dev(ServiceUniform)
@@ -200,13 +201,12 @@ func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
 		bu.rows, err = rowlock.Install(m, *rows)
 		require.NoError(t, err)
 	}
-	wu, ms := c.Warmup, c.Measure
+	var r Result
 	if c.Steady != nil {
-		_, w, err := bu.warmUntilSteady(wu, *c.Steady)
-		require.NoError(t, err)
-		wu, ms = 0, max(ms, w)
+		r = bu.runSteady(c.Warmup, c.Measure, *c.Steady)
+	} else {
+		r = m.Run(c.Warmup, c.Measure)
 	}
-	r := m.Run(wu, ms)
 	var b strings.Builder
 	fmt.Fprintf(&b, "result %+v\n", r)
 	for _, mu := range m.Mutexes() {

@@ -62,7 +62,8 @@ func (c Cell) Validate() error {
 		}
 	}
 	if c.Steady != nil {
-		return checkSteadyRoom(c.Machine, c.threads(w), wu, *c.Steady)
+		threads, clients := c.threads(w)
+		return checkSteadyRoom(c.Machine, threads, clients, wu, ms, *c.Steady)
 	}
 	return nil
 }
@@ -207,11 +208,12 @@ func (e *countingEnv) LogMutex() int32 {
 	return e.log - 1
 }
 
-// threads is how many threads a valid cell's machine has when it starts:
-// the AIO array's handlers, a page cleaner, the pool's first two workers a
-// group, and a thread a connection (two, its client's too, with a Client
-// and no pool).
-func (c Cell) threads(w Workload) int {
+// threads is how many threads a valid cell's machine has when it starts on
+// the server's cores and on the client's (MachineConfig.ClientCPUs): the
+// AIO array's handlers, a page cleaner, the pool's first two workers a
+// group, and a thread a connection, and with a Client a client thread a
+// connection, on the client's cores when the machine has them.
+func (c Cell) threads(w Workload) (server, clients int) {
 	n := 0
 	if c.AIO != nil {
 		n += c.AIO.Segments()
@@ -227,11 +229,16 @@ func (c Cell) threads(w Workload) int {
 		}
 		n += 2 * size
 	}
-	per := 1
-	if c.Client != nil && !pooled {
-		per = 2
+	if !pooled {
+		n += c.Threads
 	}
-	return n + per*c.Threads
+	if c.Client == nil {
+		return n, 0
+	}
+	if c.Machine.ClientCPUs > 0 {
+		return n, c.Threads
+	}
+	return n + c.Threads, 0
 }
 
 // Both Envs a workload's Setup is given.

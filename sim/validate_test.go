@@ -35,12 +35,12 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 			c.Machine.Costs = OldKernel()
 			c.Machine.Costs.Syscall = 2 * time.Second
 		}},
-		{"Steady.Tolerance", "Steady.Tolerance = 2, want in (0, 1)", func(c *Cell) {
-			c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 2, PerThread: 1, Max: time.Second}
+		{"Steady.Max", "Steady.Max = 100ms, want at least Warmup (20ms) + 2 × Measure (100ms)", func(c *Cell) {
+			c.Steady = &SteadyWarmup{Max: 100 * time.Millisecond}
 		}},
-		{"Steady.Max", "leaves no room for two windows", func(c *Cell) {
+		{"Steady.Max", "leaves no room for a series of 2 × Measure", func(c *Cell) {
 			c.Threads = 10000
-			c.Steady = &SteadyWarmup{Window: 10 * time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: time.Second}
+			c.Steady = &SteadyWarmup{Max: time.Second}
 		}},
 		{"Device.Units", "device Units = 0, want 1..1024", func(c *Cell) {
 			c.Device = &DeviceConfig{Read: time.Millisecond, Write: time.Millisecond, Fsync: time.Millisecond}
@@ -107,6 +107,7 @@ func TestValidateCountsTheThreadsBuildAdds(t *testing.T) {
 		require.NoError(t, err)
 		b, err := c.build()
 		require.NoError(t, err)
-		assert.Equal(t, b.m.Threads(), c.threads(w), "%s %+v", c.Workload, c)
+		server, clients := c.threads(w)
+		assert.Equal(t, b.m.Threads(), server+clients, "%s %+v", c.Workload, c)
 	}
 }

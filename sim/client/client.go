@@ -332,7 +332,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 		if err := m.CheckProgram(server); err != nil {
 			return err
 		}
-		if err := m.AddThread(client, prio.Normal); err != nil {
+		if err := m.AddThreadOn(s.clientCores(), client, prio.Normal); err != nil {
 			return err
 		}
 		k := s.poller.Connect(server, c.ServerFootprint)
@@ -346,7 +346,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	if err := m.AddThread(server, h); err != nil {
 		return err
 	}
-	if err := m.AddThread(client, prio.Normal); err != nil {
+	if err := m.AddThreadOn(s.clientCores(), client, prio.Normal); err != nil {
 		return err // not reached: what AddThread checks passed for the server
 	}
 	s.end(sid).peer = sid + 1 // each end grows the slice the other may be in: one at a time
@@ -354,6 +354,16 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	m.SetFootprint(sid, c.ServerFootprint)
 	m.SetFootprint(sid+1, c.ClientFootprint)
 	return nil
+}
+
+// clientCores is the set of cores the client threads run on: the client's
+// own (machine.Config.ClientCPUs) when the machine has them, else the
+// server's.
+func (s *Sockets) clientCores() machine.CoreSet {
+	if s.m.Config().ClientCPUs > 0 {
+		return machine.ClientCores
+	}
+	return machine.ServerCores
 }
 
 // scaleServer returns a copy of server whose CPU bursts are scaled so that

@@ -375,6 +375,9 @@ func (r *syncRoom) contended(mu *Mutex, to int32) int64 {
 // Config.Sockets equal runs (0 and 1 both mean one socket).
 func (m *Machine) socket(c int32) int {
 	s := max(m.cfg.Sockets, 1)
+	if int(c) >= m.cfg.CPUs {
+		return s // the client's cores (Config.ClientCPUs): a socket of their own here
+	}
 	return int(c) * s / m.cfg.CPUs
 }
 

@@ -491,8 +491,7 @@ func (p *Pool) serve(id int32, w *poolWorker, c int32) {
 		return
 	}
 	conn := &p.conns[c]
-	others := float64(int64(m.Threads())*m.Costs().SwitchFootprint + m.Footprints() - conn.foot)
-	refill := m.Costs().RefillOf(conn.foot, others)
+	refill := m.Refill(conn.foot)
 	if refill < 1 {
 		p.run(id, w, c)
 		return
