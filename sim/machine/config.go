@@ -72,7 +72,7 @@ func (c Config) validate() (Config, error) {
 	if c.Scheduler > EEVDF {
 		return c, Invalid("Scheduler", "sim: Scheduler = %d, want cfs, ts or eevdf: %w", c.Scheduler, ErrInvalidConfig)
 	}
-	if err := c.Fair.validate(); err != nil {
+	if err := c.Fair.validate(c.Scheduler); err != nil {
 		return c, err
 	}
 	if c.SpinLoops < 0 || c.SpinLoops > 10000 {

@@ -55,3 +55,7 @@ func (m *Machine) setOf(c int) *coreSet {
 	}
 	return &m.sets[ServerCores]
 }
+
+// busy returns how many of set q's cores run a thread or have one on its
+// way to them.
+func (q *coreSet) busy() int { return q.cpus() - q.idle }

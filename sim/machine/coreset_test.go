@@ -99,7 +99,9 @@ func TestEEVDFWakeDoesNotPreemptInsideTheSlice(t *testing.T) {
 	f := DefaultFair()
 	f.BaseSlice = 0
 	_, err := New(Config{CPUs: 1, Scheduler: EEVDF, Fair: f})
-	assert.ErrorContains(t, err, "Fair.BaseSlice = 0s, want 1µs..1s")
+	assert.ErrorContains(t, err, "Fair.BaseSlice = 0s, want 1µs..1s under eevdf")
+	_, err = New(Config{CPUs: 1, Scheduler: CFS, Fair: f})
+	assert.NoError(t, err, "CFS reads no base slice")
 	sch, err := ParseScheduler("eevdf")
 	require.NoError(t, err)
 	assert.Equal(t, EEVDF, sch)
@@ -117,4 +119,38 @@ func TestEEVDFSliceEndsTheBurst(t *testing.T) {
 	require.NoError(t, m.AddThread([]Op{sleep(time.Millisecond), cpu(10 * us), done(1)}, prio.Normal))
 	m.e.Run(int64(100 * time.Millisecond))
 	assert.Greater(t, m.ThreadUnits(1), uint64(20), "the short thread runs every few slices")
+}
+
+// LAST_BUDDY: a thread a wake preempted while its core's run queue was long
+// gets the core back as soon as the thread that preempted it blocks, ahead
+// of the leftmost runnable thread, when it is within a wakeup granularity
+// of it.
+func TestLastBuddyGetsTheCoreBack(t *testing.T) {
+	m, err := New(Config{CPUs: 1, Scheduler: CFS, Seed: 1})
+	require.NoError(t, err)
+	for range 10 {
+		require.NoError(t, m.AddThread([]Op{cpu(time.Second)}, prio.Normal))
+	}
+	require.NoError(t, m.AddThread([]Op{cpu(time.Second)}, prio.Normal))
+	m.e.Run(int64(500 * time.Millisecond))
+	q := &m.sets[ServerCores]
+	cur := m.cores[0].cur
+	require.GreaterOrEqual(t, cur, int32(0))
+	woken := int32(10)
+	if cur == woken {
+		woken = 9
+	}
+	// the woken thread: a long sleeper, behind every other by the credit
+	wt := &m.threads[woken]
+	m.block(wt)
+	require.Len(t, q.runq, 9)
+	wt.vr = 0 // it slept since the start
+	m.wake(woken)
+	require.Equal(t, woken, m.cores[0].cur, "the sleeper preempts")
+	require.Equal(t, cur, m.cores[0].last, "eleven runnable threads on one core: the preempted one is its last buddy")
+	left := q.runq[0]
+	require.NotEqual(t, cur, left, "the preempted thread is not the leftmost")
+	m.block(wt)
+	assert.Equal(t, cur, m.cores[0].cur, "the buddy, not the leftmost %d, gets the core", left)
+	assert.Equal(t, int32(-1), m.cores[0].last, "and is no buddy any more")
 }

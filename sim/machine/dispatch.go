@@ -112,7 +112,10 @@ func (m *Machine) schedule(t *thread, id int32) {
 }
 
 // dispatch gives core c to the best runnable thread of its set, or idles
-// it.
+// it. Under CFS the core's last buddy, a thread a wake preempted there, goes
+// first unless it is more than a wakeup granularity behind the leftmost
+// (pick_next_entity: wakeup_preempt_entity(last, left) < 1); whoever is
+// picked is no buddy any more (clear_buddies).
 func (m *Machine) dispatch(c int) {
 	q := m.setOf(c)
 	i := m.bestRunnable(q)
@@ -120,6 +123,12 @@ func (m *Machine) dispatch(c int) {
 		m.cores[c].cur = -1
 		q.idle++
 		return
+	}
+	if b := m.cores[c].last; b >= 0 && m.cfg.Scheduler == CFS {
+		bt := &m.threads[b]
+		if left := &m.threads[q.runq[i]]; bt.vr-left.vr <= m.wakeupGran(left) {
+			i = int(bt.qi)
+		}
 	}
 	id := m.takeRunnable(q, i)
 	m.put(id, c)
@@ -239,8 +248,30 @@ func (m *Machine) victim(t *thread) int {
 }
 
 // wakePreempt takes core c's thread off the core for a thread a wake made
-// runnable (check_preempt_wakeup → resched_curr).
-func (m *Machine) wakePreempt(c int) { m.preempt(c) }
+// runnable (check_preempt_wakeup → resched_curr). Under CFS, when the core
+// had NrLatency runnable threads or more (sched_nr_latency: the set's
+// runnable and running threads, and the woken one, over its cores), the
+// preempted thread becomes the core's last buddy (LAST_BUDDY, on by
+// default from 2.6.30 to 6.5).
+func (m *Machine) wakePreempt(c int) {
+	id := m.cores[c].cur
+	m.preempt(c)
+	if m.cfg.Scheduler != CFS {
+		return
+	}
+	q := m.setOf(c)
+	if len(q.runq)+q.busy()+1 < m.fair.NrLatency*q.cpus() {
+		return
+	}
+	if old := m.cores[c].last; old >= 0 {
+		m.threads[old].buddyOf = -1
+	}
+	t := &m.threads[id]
+	if t.buddyOf >= 0 {
+		m.cores[t.buddyOf].last = -1
+	}
+	m.cores[c].last, t.buddyOf = id, int32(c)
+}
 
 // preempt takes core c's thread off the core; it goes to the front of the queue
 // under TS (setfrontdq: it keeps its quantum), to its vruntime's place under

@@ -110,22 +110,29 @@ func DefaultFair() Fair {
 		NrLatency: 8, SleeperCredit: 12 * time.Millisecond, BaseSlice: 3 * time.Millisecond}
 }
 
-// validate reports a tunable out of range: each 1µs..1s, NrLatency
-// 1..1000; the zero value is DefaultFair's.
-func (f Fair) validate() error {
-	if f == (Fair{}) {
+// validate reports a tunable of scheduler s out of range: CFS's Latency,
+// MinGranularity, WakeupGranularity and SleeperCredit, EEVDF's BaseSlice,
+// each 1µs..1s, and CFS's NrLatency 1..1000; the zero value is
+// DefaultFair's, and TS reads none.
+func (f Fair) validate(s Scheduler) error {
+	if f == (Fair{}) || s == TS {
 		return nil
 	}
-	for _, d := range []struct {
+	type tunable struct {
 		name string
 		v    time.Duration
-	}{{"Latency", f.Latency}, {"MinGranularity", f.MinGranularity}, {"WakeupGranularity", f.WakeupGranularity},
-		{"SleeperCredit", f.SleeperCredit}, {"BaseSlice", f.BaseSlice}} {
+	}
+	ds := []tunable{{"BaseSlice", f.BaseSlice}}
+	if s == CFS {
+		ds = []tunable{{"Latency", f.Latency}, {"MinGranularity", f.MinGranularity}, {"WakeupGranularity", f.WakeupGranularity},
+			{"SleeperCredit", f.SleeperCredit}}
+	}
+	for _, d := range ds {
 		if d.v < time.Microsecond || d.v > time.Second {
-			return Invalid("Fair."+d.name, "sim: Fair.%s = %v, want 1µs..1s (or a zero Fair: DefaultFair): %w", d.name, d.v, ErrInvalidConfig)
+			return Invalid("Fair."+d.name, "sim: Fair.%s = %v, want 1µs..1s under %v (or a zero Fair: DefaultFair): %w", d.name, d.v, s, ErrInvalidConfig)
 		}
 	}
-	if f.NrLatency < 1 || f.NrLatency > 1000 {
+	if s == CFS && (f.NrLatency < 1 || f.NrLatency > 1000) {
 		return Invalid("Fair.NrLatency", "sim: Fair.NrLatency = %d, want 1..1000: %w", f.NrLatency, ErrInvalidConfig)
 	}
 	return nil
