@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/aiosim"
 	"github.com/innosim/innosim/sim/bufpool"
@@ -56,20 +59,28 @@ type Cell struct {
 	// Gate is refused.
 	ThreadHandling ThreadHandling
 	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
-	// default) or 1..MaxThreadPoolSize with PoolOfThreads, and must be 0 with
-	// OneThreadPerConnection (Run refuses a size it would ignore).
-	ThreadPoolSize int
-	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
-	// (package threadpool): 0 (DefaultThreadPoolStallLimit, 500 ms) or
-	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
-	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
-	// many workers, create_worker adds none to a group that has its two
-	// (which may exceed it): 0 (MaxThreadPoolMaxThreads, MariaDB's default)
-	// or 1..MaxThreadPoolMaxThreads. Both are read only by the
-	// pool's workers, with PoolOfThreads and a Client; Run refuses a value
-	// it would ignore.
-	ThreadPoolStallLimit time.Duration
-	ThreadPoolMaxThreads int
+	// default) or 1..MaxThreadPoolSize (128 for MariaDB 5.5 to 10.1).
+	// ThreadPoolOversubscribe is thread_pool_oversubscribe: 0
+	// (PoolOversubscribe) or 1..1000. ThreadPoolStallLimit is
+	// thread_pool_stall_limit, check_stall's period (package threadpool): 0
+	// (DefaultThreadPoolStallLimit, 500 ms) or whole milliseconds in
+	// 1ms..MaxThreadPoolStallLimit. ThreadPoolMaxThreads is
+	// thread_pool_max_threads: once the pool has that many workers,
+	// create_worker adds none to a group that has its two (which may exceed
+	// it): 0 (the release's default: 500 for MariaDB 5.5 to 10.1,
+	// MaxThreadPoolMaxThreads after) or 1..MaxThreadPoolMaxThreads. All four
+	// are read only with PoolOfThreads; Run refuses a value it would ignore.
+	ThreadPoolSize          int
+	ThreadPoolOversubscribe int
+	ThreadPoolStallLimit    time.Duration
+	ThreadPoolMaxThreads    int
+	// Server is the server release the cell models, where the release
+	// changes what the simulator runs: the source of its thread pool
+	// (MariaDB 5.5 to 10.1 threadpool_unix.cc, later and the zero value
+	// threadpool_generic.cc) and which waits it tells the pool, and the
+	// statements' server-layer mutexes (workload.Env.Server). The zero value
+	// (mysql of no version) runs the workloads' own programs.
+	Server mycnf.Server
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
 	// the siblings it does not find there (OpPrefetchSiblings), and the
@@ -227,26 +238,22 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	prog := w.Setup(b)
-	switch {
-	case c.ThreadHandling == PoolOfThreads && c.Client != nil:
-		// the clients' requests reach the pool through sockets: its
-		// groups' workers and listeners serve them (package threadpool)
-		if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
+	if c.ThreadHandling == PoolOfThreads {
+		// the requests reach the pool through sockets, from a client on the
+		// machine or across the network: its groups' workers and listeners
+		// serve them (package threadpool)
+		if b.tpool, err = threadpool.Install(m, c.poolConfig()); err != nil {
 			return nil, err
 		}
 		b.socks = b.tpool.Sockets()
-	case c.ThreadHandling == PoolOfThreads:
-		if b.gate, err = gate.InstallGroups(m, c.ThreadPoolSize, 1); err != nil {
-			return nil, err
-		}
-		prog = gate.PoolProgram(prog)
 	}
 	start := prio.Normal
 	if c.Machine.Priorities {
 		start = prio.Wait
 	}
 	m.SetRemoteWake(c.RemoteWake)
-	if c.Client != nil {
+	rtts, noRead := client.RoundTrips(prog)
+	if c.Client != nil || b.tpool != nil {
 		prog = client.ServerProgram(prog)
 		if b.socks == nil {
 			b.socks = client.Install(m, nil)
@@ -254,9 +261,12 @@ func (c Cell) build() (*built, error) {
 	}
 	for range c.Threads {
 		var err error
-		if c.Client != nil {
+		switch {
+		case c.Client != nil:
 			err = b.socks.Add(prog, start, *c.Client)
-		} else {
+		case b.tpool != nil:
+			err = b.socks.AddRemote(prog, rtts, noRead)
+		default:
 			err = m.AddThread(prog, start)
 		}
 		if err != nil {
@@ -264,6 +274,35 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	return b, nil
+}
+
+// poolConfig returns the thread pool's settings of a PoolOfThreads cell,
+// its source by the cell's release.
+func (c Cell) poolConfig() threadpool.Config {
+	return threadpool.Config{Release: poolRelease(c.Server), Size: c.ThreadPoolSize, Oversubscribe: c.ThreadPoolOversubscribe,
+		StallLimit: c.ThreadPoolStallLimit, MaxThreads: c.ThreadPoolMaxThreads}
+}
+
+// poolRelease is the source of srv's thread pool: threadpool_unix.cc for
+// MariaDB 5.5 to 10.1, threadpool_generic.cc for any other.
+func poolRelease(srv mycnf.Server) threadpool.Release {
+	if major, minor, ok := serverSeries(srv); ok && srv.Product == mycnf.MariaDB &&
+		(major == 5 && minor >= 5 || major == 10 && minor <= 1) {
+		return threadpool.Unix55
+	}
+	return threadpool.Generic
+}
+
+// serverSeries returns srv's release series, major.minor, and whether it
+// names one.
+func serverSeries(srv mycnf.Server) (major, minor int, ok bool) {
+	parts := strings.Split(srv.Version, ".")
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return major, minor, err1 == nil && err2 == nil
 }
 
 // cellTablespace is the pages a cell's AIO reads are drawn from: study D's
@@ -361,6 +400,12 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.ThreadPoolStallLimit != 0 || k.ThreadPoolMaxThreads != 0 {
 		fmt.Fprintf(h, "|pool limits %v %d", k.ThreadPoolStallLimit, k.ThreadPoolMaxThreads)
+	}
+	if k.ThreadPoolOversubscribe != 0 {
+		fmt.Fprintf(h, "|oversubscribe %d", k.ThreadPoolOversubscribe)
+	}
+	if k.Server != (mycnf.Server{}) {
+		fmt.Fprintf(h, "|server %v", k.Server)
 	}
 	if k.Client != nil {
 		fmt.Fprintf(h, "|client %+v", *k.Client)

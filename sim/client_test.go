@@ -89,12 +89,8 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 			}
 			b, err := c.build()
 			require.NoError(t, err)
-			m := b.m
-			m.Run(10*time.Millisecond, 50*time.Millisecond)
-			if client {
-				return float64(b.tpool.ConnUnits(0)), float64(b.tpool.ConnUnits(1)), float64(b.tpool.ConnUnits(2))
-			}
-			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(1)), float64(m.ThreadUnits(2))
+			b.m.Run(10*time.Millisecond, 50*time.Millisecond)
+			return float64(b.tpool.ConnUnits(0)), float64(b.tpool.ConnUnits(1)), float64(b.tpool.ConnUnits(2))
 		}
 		u0, u1, u2 := units(2)
 		assert.Less(t, u0, 0.8*u1, "client %v: group 0's first %v, group 1's only %v", client, u0, u1)

@@ -145,28 +145,24 @@ func (c Cell) validateUses(w Workload) error {
 
 // validateThreadHandling checks the thread pool's settings.
 func (c Cell) validateThreadHandling() error {
-	if (c.ThreadPoolStallLimit != 0 || c.ThreadPoolMaxThreads != 0) && (c.ThreadHandling != PoolOfThreads || c.Client == nil) {
-		field := "ThreadPoolStallLimit"
-		if c.ThreadPoolStallLimit == 0 {
-			field = "ThreadPoolMaxThreads"
-		}
-		return machine.Invalid(field, "sim: ThreadPoolStallLimit = %v, ThreadPoolMaxThreads = %d without the pool's workers, want 0 (read only with pool-of-threads and a Client): %w",
-			c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads, ErrInvalidConfig)
-	}
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
-		if c.ThreadPoolSize != 0 {
-			return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d with one-thread-per-connection, want 0 (thread_pool_size is read only with pool-of-threads): %w",
-				c.ThreadPoolSize, ErrInvalidConfig)
+		for _, f := range []struct {
+			name string
+			v    any
+			set  bool
+		}{{"ThreadPoolSize", c.ThreadPoolSize, c.ThreadPoolSize != 0}, {"ThreadPoolOversubscribe", c.ThreadPoolOversubscribe, c.ThreadPoolOversubscribe != 0},
+			{"ThreadPoolStallLimit", c.ThreadPoolStallLimit, c.ThreadPoolStallLimit != 0}, {"ThreadPoolMaxThreads", c.ThreadPoolMaxThreads, c.ThreadPoolMaxThreads != 0}} {
+			if f.set {
+				return machine.Invalid(f.name, "sim: %s = %v with one-thread-per-connection, want 0 (thread_pool_* is read only with pool-of-threads): %w",
+					f.name, f.v, ErrInvalidConfig)
+			}
 		}
 	case PoolOfThreads:
 		if c.Gate != nil {
 			return machine.Invalid("ThreadHandling", "sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
 		}
-		if c.Client != nil {
-			return threadpool.Validate(c.ThreadPoolSize, c.Machine.CPUs, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads)
-		}
-		return gate.ValidateGroups(c.ThreadPoolSize, c.Machine.CPUs)
+		return threadpool.Validate(c.poolConfig(), c.Machine.CPUs)
 	default:
 		return machine.Invalid("ThreadHandling", "sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
 	}
@@ -221,7 +217,7 @@ func (c Cell) threads(w Workload) (server, clients int) {
 			n++
 		}
 	}
-	pooled := c.ThreadHandling == PoolOfThreads && c.Client != nil
+	pooled := c.ThreadHandling == PoolOfThreads
 	if pooled {
 		size := c.ThreadPoolSize
 		if size == 0 {

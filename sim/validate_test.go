@@ -58,13 +58,16 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 		{"Client.ServerFootprint", "which has no caches to refill them", func(c *Cell) { c.Client = &ClientConfig{ServerFootprint: 1 << 20} }},
 		{"Client.ServerCPU", "ClientConfig.ServerCPU = 1µs per unit, want more than", func(c *Cell) { c.Client = &ClientConfig{ServerCPU: time.Microsecond} }},
 		{"ThreadPoolSize", "ThreadPoolSize = 3 with one-thread-per-connection", func(c *Cell) { c.ThreadPoolSize = 3 }},
-		{"ThreadPoolSize", "ThreadPoolSize = 1001, want 0 (the CPUs) or 1..1000", func(c *Cell) {
-			c.ThreadHandling, c.ThreadPoolSize = PoolOfThreads, 1001
+		{"ThreadPoolSize", "ThreadPoolSize = 100001, want 0 (the CPUs) or 1..100000", func(c *Cell) {
+			c.ThreadHandling, c.ThreadPoolSize = PoolOfThreads, 100001
+		}},
+		{"ThreadPoolOversubscribe", "ThreadPoolOversubscribe = 1001", func(c *Cell) {
+			c.ThreadHandling, c.ThreadPoolOversubscribe = PoolOfThreads, 1001
 		}},
 		{"ThreadPoolStallLimit", "ThreadPoolStallLimit = 1.5ms", func(c *Cell) {
 			c.ThreadHandling, c.Client, c.ThreadPoolStallLimit = PoolOfThreads, &ClientConfig{}, 1500*time.Microsecond
 		}},
-		{"ThreadPoolMaxThreads", "read only with pool-of-threads and a Client", func(c *Cell) { c.ThreadPoolMaxThreads = 8 }},
+		{"ThreadPoolMaxThreads", "read only with pool-of-threads", func(c *Cell) { c.ThreadPoolMaxThreads = 8 }},
 		{"ThreadHandling", "ThreadHandling = 7", func(c *Cell) { c.ThreadHandling = 7 }},
 	} {
 		t.Run(tt.field, func(t *testing.T) {

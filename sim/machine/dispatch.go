@@ -137,12 +137,13 @@ func (m *Machine) dispatch(c int) {
 // makeRunnable places a thread that just became runnable: on an idle core of
 // its set, by preempting a worse running thread (woken threads only), or on
 // its set's run queue. A wake onto an idle core by a running thread goes
-// through remoteWakeTo when SetRemoteWake is on; a sync wake (wakeSync) from
-// a thread of the same set takes no idle core.
+// through remoteWakeTo when SetRemoteWake is on; a sync wake (wakeSync) by
+// a running thread of the same set takes no idle core (one from an event,
+// a packet from the network, has no waker to stay beside).
 func (m *Machine) makeRunnable(id int32, wake bool) {
 	t := &m.threads[id]
 	q := &m.sets[t.set]
-	if m.syncWake && wake && (m.waker < 0 || m.threads[m.waker].set == t.set) {
+	if m.syncWake && wake && m.waker >= 0 && m.threads[m.waker].set == t.set {
 		m.idleSkipped(id)
 		return
 	}

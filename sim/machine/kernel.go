@@ -124,13 +124,50 @@ func (m *Machine) CountIO(k IOKind, n uint64) { m.ioCount[k] += n }
 // IOCount returns the I/Os of kind k counted since the start (CountIO).
 func (m *Machine) IOCount(k IOKind) uint64 { return m.ioCount[k] }
 
+// WaitKind is what a thread waits for inside the server when a mechanism
+// tells the session host (thd_wait_begin's thd_wait_type, sql/scheduler.h):
+// the host decides, by the release it models, which kinds it acts on.
+type WaitKind uint8
+
+const (
+	// WaitRowLock is a row lock's wait (THD_WAIT_ROW_LOCK: lock_wait in
+	// MariaDB 10.6 on, srv_suspend_mysql_thread in 5.5).
+	WaitRowLock WaitKind = iota
+	// WaitUserLock is innodb_thread_concurrency's queue (THD_WAIT_USER_LOCK:
+	// srv_conc_enter_innodb in 5.5).
+	WaitUserLock
+	// WaitDiskIO is a synchronous page read (THD_WAIT_DISKIO:
+	// buf_read_page_low).
+	WaitDiskIO
+	// WaitGroupCommit is a commit waiting for another's redo log write and
+	// flush (THD_WAIT_GROUP_COMMIT: group_commit_lock::acquire, 10.5 on; 5.5
+	// waits on log_sys->no_flush_event without telling the scheduler).
+	WaitGroupCommit
+	numWaitKinds
+)
+
+// String names the wait as thd_wait_type does.
+func (k WaitKind) String() string {
+	switch k {
+	case WaitRowLock:
+		return "row lock"
+	case WaitUserLock:
+		return "user lock"
+	case WaitDiskIO:
+		return "disk io"
+	case WaitGroupCommit:
+		return "group commit"
+	}
+	return fmt.Sprintf("wait(%d)", uint8(k))
+}
+
 // WaitBegin is thd_wait_begin for thread id, which has just blocked in a
-// wait inside the server that MariaDB's thread pool is told of (a row lock,
-// a page read, another commit's log flush): the session host may give the
-// thread's group another worker meanwhile.
-func (m *Machine) WaitBegin(id int32) {
+// wait of kind k inside the server (a row lock, a page read, another
+// commit's log flush): the session host may give the thread's group another
+// worker meanwhile.
+func (m *Machine) WaitBegin(id int32, k WaitKind) {
 	if m.host != nil {
-		m.host.WaitBegin(id)
+		m.host.WaitBegin(id, k)
 	}
 }
 
@@ -167,8 +204,9 @@ type SessionHost interface {
 	SessionThread(k int32) int32
 	// Done counts n units (OpDone) that thread id completed.
 	Done(id int32, n uint64)
-	// WaitBegin and WaitEnd bracket a wait of thread id (Machine.WaitBegin).
-	WaitBegin(id int32)
+	// WaitBegin and WaitEnd bracket a wait of kind k of thread id
+	// (Machine.WaitBegin).
+	WaitBegin(id int32, k WaitKind)
 	WaitEnd(id int32)
 }
 

@@ -247,7 +247,7 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 			lt.stage = lgAsleep
 			if lt.gen == l.gen { // not set since the wait was decided
 				m.Block(id)
-				m.WaitBegin(id) // group_commit_lock::acquire's THD_WAIT_GROUP_COMMIT
+				m.WaitBegin(id, machine.WaitGroupCommit)
 				return false
 			}
 		case lgAsleep:
