@@ -17,6 +17,11 @@ import (
 // ErrClosed is returned by Submit after Close has begun.
 var ErrClosed = errors.New("aio: array closed")
 
+// ErrInFlight is returned by Submit for a Request already accepted whose
+// Done has not been called yet: the Array holds it, and accepting it twice
+// would run its one Done twice.
+var ErrInFlight = errors.New("aio: request already in flight")
+
 // ErrCloseFromDone is returned by Close called from a Request's Done: Close
 // waits for every handler thread to exit, and a Done runs on one of them, so
 // the call would wait for itself. Nothing is closed; call Close from another
@@ -48,10 +53,13 @@ type Array struct {
 	backend Backend
 	start   time.Time
 
-	segMu  []segLock       // by global segment
-	closed [numArrays]bool // written under every segment lock of the array
-	full   [numArrays]fullWait
-	reqs   []*Request // by global slot; under its segment's lock
+	segMu   []segLock       // by global segment
+	closed  [numArrays]bool // written under every segment lock of the array
+	closing atomic.Bool     // Close has begun
+	full    [numArrays]fullWait
+	over    [numArrays]overflow
+	reqs    []*Request // by global slot; under its segment's lock
+	gen     []uint32   // by global slot: reservations so far; under its segment's lock
 
 	events  []event
 	futexes []*futex.Event // HandlerFutex only, for FutexSyscalls
@@ -60,6 +68,10 @@ type Array struct {
 	files    []map[File]fileRef // by global segment: ids of Files with a request in its slots; under its lock
 	nextFile atomic.Uint64      // last id given (the segments share it)
 	canceled atomic.Uint64
+	inDone   atomic.Int32 // handlers running a caller's Done now
+
+	ioprioRefused atomic.Uint64
+	calls         sync.Pool // *call: the synchronous calls' requests
 
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
@@ -80,13 +92,17 @@ func New(cfg Config) (*Array, error) {
 		return nil, fmt.Errorf("aio: Handlers = futex, want goroutine on %s (raw futexes are Linux only; %w): %w",
 			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
 	}
+	if cfg.IOPriority && !ioprioSupported {
+		return nil, fmt.Errorf("aio: IOPriority = true on %s (I/O priorities are Linux only; %w): %w",
+			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
+	}
 	if v := reflect.ValueOf(cfg.Backend); cfg.Backend != nil && v.Kind() == reflect.Pointer && v.IsNil() {
 		// A nil *Latency (NewLatency's result with its error ignored) would
 		// crash a handler thread on its first request.
 		return nil, fmt.Errorf("aio: Backend = nil %T, want a non-nil backend or a nil interface (FileBackend): %w",
 			cfg.Backend, ErrInvalidConfig)
 	}
-	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now()}
+	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now(), calls: sync.Pool{New: newCall}}
 	if a.backend == nil {
 		a.backend = FileBackend{}
 	}
@@ -94,6 +110,7 @@ func New(cfg Config) (*Array, error) {
 		a.full[id].notFull = make(chan struct{})
 	}
 	a.reqs = make([]*Request, core.Slots())
+	a.gen = make([]uint32, core.Slots())
 	n := core.Segments()
 	a.segMu = make([]segLock, n)
 	a.files = make([]map[File]fileRef, n)
@@ -135,15 +152,22 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 // accepted, and then r.Done is called exactly once. Otherwise it returns an
 // error and Done is never called:
 //
-//   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf,
-//     a File whose type is not comparable,
-//     a negative Offset, an Offset + len(Buf) past the int64 range, or an
-//     unknown Op, Kind or Hint (checked first, whatever ctx and the Array's
-//     state);
-//   - ErrClosed: Close has begun, before r was accepted (not counted);
+//   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf
+//     (a read or write) or a Buf (a sync), a File whose type is not
+//     comparable, a negative Offset (a sync: not 0), an Offset + len(Buf)
+//     past the int64 range, or an unknown Op, Kind or Hint (checked first,
+//     whatever ctx and the Array's state);
+//   - ErrClosed: Close has begun, before r was accepted (not counted),
+//     whatever ctx;
+//   - ErrInFlight: r was accepted before and its Done has not been called;
 //   - an error wrapping ctx's error: ctx had ended on entry, or ended while
 //     Submit waited for a free slot (counted as submitted and canceled, so
 //     Stats shows the requests that callers gave up on).
+//
+// ctx covers only the wait for a slot. r.Context, if set, covers the
+// request itself until its I/O is issued (see Request.Context): one that has
+// already ended refuses r as ctx would, and one that ends while Submit waits
+// for a slot ends the wait.
 //
 // Under WakeDeferred an accepted request wakes nothing (native AIO: is not
 // submitted to the kernel) until Flush. When the array is full Submit wakes
@@ -151,34 +175,62 @@ func (a *Array) now() time.Duration { return time.Since(a.start) }
 // with requests waiting, which under WakeDeferred stands for the pending Flush
 // (native AIO submits those segments' requests to the kernel instead) — and
 // blocks until a slot frees, ctx ends or the Array closes. Submit does not
-// allocate.
+// allocate, except that an r.Context that can end (Done() != nil) costs one
+// context.AfterFunc per accepted request.
 //
 // Submit may be called from a Done (to chain a request), but there it never
-// waits: a full array gives an error wrapping ErrArrayFull at once (counted as
-// an array-full wait, not as submitted), because the slot it would wait for
-// may be one that only the handler running that Done can free.
+// waits: on a full array it accepts r into the array's overflow queue, and
+// the first handler that frees a slot of the array takes it from there into
+// that slot, as a waiting submitter would take the slot, with r.Context
+// checked then (an ended one completes r with its error). It waits for no slot
+// because the slot it would wait for may be one that only the handler
+// running that Done can free. The same holds under simulated and native AIO.
 func (a *Array) Submit(ctx context.Context, r *Request) error {
-	switch {
-	case r == nil:
-		return fmt.Errorf("aio: nil request: %w", ErrInvalidRequest)
-	case r.Done == nil:
-		return fmt.Errorf("aio: request without Done: %w", ErrInvalidRequest)
-	case len(r.Buf) == 0:
-		return fmt.Errorf("aio: request with an empty Buf: %w", ErrInvalidRequest)
-	case r.File != nil && !reflect.TypeOf(r.File).Comparable():
-		// The merge test compares Files with ==, which panics on these.
-		return fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
-			r.File, ErrInvalidRequest)
-	}
-	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
+	_, _, err := a.submit(ctx, r)
+	return err
+}
+
+// submit is Submit. It also returns the slot r was accepted in and the
+// slot's generation then, for a synchronous call's cancel; slot is -1 for a
+// request taken into the overflow queue.
+func (a *Array) submit(ctx context.Context, r *Request) (slot int, gen uint32, err error) {
+	sr, err := checkRequest(r)
 	// An invalid request is refused as such whatever the context or the
 	// Array's state, and counts nothing.
-	if err := checkSlotRequest(sr); err != nil {
-		return err
+	if err != nil {
+		return -1, 0, err
 	}
+	if a.closing.Load() {
+		return -1, 0, ErrClosed
+	}
+	if !atomic.CompareAndSwapUint32(&r.busy, 0, 1) {
+		return -1, 0, fmt.Errorf("aio: %s of %d bytes at offset %d submitted again before its Done: %w",
+			r.Op, len(r.Buf), r.Offset, ErrInFlight)
+	}
+	slot, gen, err = a.accept(ctx, r, sr)
+	if err != nil {
+		r.ctx = nil
+		atomic.StoreUint32(&r.busy, 0)
+	}
+	return slot, gen, err
+}
+
+// accept is submit for a checked r that this call owns (busy).
+func (a *Array) accept(ctx context.Context, r *Request, sr SlotRequest) (slot int, gen uint32, err error) {
 	if err := ctx.Err(); err != nil {
 		a.canceled.Add(1)
-		return fmt.Errorf("aio: submit: %w", err)
+		return -1, 0, fmt.Errorf("aio: submit: %w", err)
+	}
+	r.ctx = nil
+	var ended <-chan struct{} // r.Context's, which also ends a wait for a slot
+	if c := r.Context; c != nil {
+		if err := c.Err(); err != nil {
+			a.canceled.Add(1)
+			return -1, 0, fmt.Errorf("aio: submit: the request's Context: %w", err)
+		}
+		if ended = c.Done(); ended != nil {
+			r.ctx = c
+		}
 	}
 	start := a.core.route(sr)
 	id := a.core.ArrayOfSegment(start)
@@ -194,10 +246,13 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 			mu := &a.segMu[seg].Mutex
 			mu.Lock()
 			done, err := a.reserveIn(&res, seg, id, r, sr)
+			if done && err == nil {
+				slot, gen = res.Slot, a.gen[res.Slot]
+			}
 			mu.Unlock()
 			if done {
 				a.wake(res.Wake)
-				return err
+				return slot, gen, err
 			}
 		}
 		// Every segment looked full. Look again holding all of them, so that
@@ -209,17 +264,22 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		for k := range arr.n {
 			seg := arr.wrap(start + k)
 			if done, err := a.reserveIn(&res, seg, id, r, sr); done {
+				if err == nil {
+					slot, gen = res.Slot, a.gen[res.Slot]
+				}
 				a.unlockArray(id)
 				a.wake(res.Wake)
-				return err
+				return slot, gen, err
 			}
 		}
 		full := a.core.ArrayFull(id)
 		if fromDone {
+			// Registered under every lock of the array, as a waiter is: a
+			// handler that frees a slot after this sees it (see overflow).
+			a.over[id].push(r)
 			a.unlockArray(id)
 			a.wake(full.Wake)
-			return fmt.Errorf("aio: the %s array is full, and Submit called from a Done does not wait for a slot "+
-				"(the handler running that Done may be the one to free it): %w", id, ErrArrayFull)
+			return -1, 0, nil
 		}
 		notFull := a.full[id].wait()
 		a.unlockArray(id)
@@ -228,7 +288,11 @@ func (a *Array) Submit(ctx context.Context, r *Request) error {
 		case <-notFull:
 		case <-ctx.Done():
 			a.canceled.Add(1)
-			return fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, ctx.Err())
+			return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, ctx.Err())
+		case <-ended:
+			a.canceled.Add(1)
+			return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: the request's Context: %w",
+				id, r.ctx.Err())
 		}
 	}
 }
@@ -246,15 +310,31 @@ func (a *Array) reserveIn(res *Reservation, seg int, id ArrayID, r *Request, sr 
 		a.dropFile(seg, r.File)
 		return false, nil
 	}
-	a.reqs[res.Slot] = r
+	a.place(r, res.Slot)
 	return true, nil
 }
 
-// calledFromDone reports whether the caller is a Done that one of a's
-// handlers is running. While no handler is delivering completions it costs a
-// load per segment; otherwise one goroutineID, which is why Submit asks only
-// before it would wait.
+// place puts the accepted request r in the slot g just reserved for it, under
+// g's segment lock: the slot's generation moves on, and a Context that can
+// end gets a watch that cancels r while it still waits there (a synchronous
+// call watches its own).
+func (a *Array) place(r *Request, g int) {
+	a.reqs[g] = r
+	a.gen[g]++
+	if r.ctx != nil && !r.internal {
+		gen := a.gen[g]
+		r.stop = context.AfterFunc(r.ctx, func() { a.cancel(r, g, gen) })
+	}
+}
+
+// calledFromDone reports whether the caller is a caller's Done that one of
+// a's handlers is running. While no handler runs one it costs a load;
+// otherwise one goroutineID, which is why Submit asks only before it would
+// wait.
 func (a *Array) calledFromDone() bool {
+	if a.inDone.Load() == 0 {
+		return false
+	}
 	var g uint64
 	for i := range a.segMu {
 		d := a.segMu[i].deliverer.Load()
@@ -289,9 +369,8 @@ func (a *Array) unlockArray(id ArrayID) {
 
 // segLock is one segment's mutex, alone on its cache line so that handlers of
 // neighbouring segments do not slow each other down. The line also holds
-// deliverer: the goroutine id of the segment's handler while it runs Done
-// callbacks, else 0 (see calledFromDone). The handler writes it right after
-// releasing the mutex, when the line is in its cache.
+// deliverer: the goroutine id of the segment's handler while it runs a
+// caller's Done, else 0 (see calledFromDone and deliver).
 type segLock struct {
 	sync.Mutex
 	deliverer atomic.Uint64
@@ -429,13 +508,23 @@ func (a *Array) Stats() Stats {
 	for id := range numArrays {
 		a.lockArray(id)
 		st = st.Add(a.core.ArrayStats(id))
+		pending, canceled := a.over[id].counts()
 		a.unlockArray(id)
+		st.Submitted += pending + canceled
+		st.InFlight += pending
+		st.Canceled += canceled
 	}
 	for _, ev := range a.futexes {
 		st.FutexSyscalls += ev.Syscalls()
 	}
+	for i := range a.work {
+		st.Syscalls += a.work[i].calls.Load()
+	}
+	st.Syscalls += st.FutexSyscalls
+	st.IOPrioRefused = a.ioprioRefused.Load()
 	if a.native != nil {
 		st.RingSyscalls = a.native.ringSyscalls()
+		st.Syscalls = st.RingSyscalls + a.native.syncCallCount()
 	}
 	return st
 }
@@ -455,6 +544,7 @@ func (a *Array) Close() error {
 		return ErrCloseFromDone
 	}
 	a.closeOnce.Do(func() {
+		a.closing.Store(true)
 		for id := range numArrays {
 			a.lockArray(id)
 			a.closed[id] = true

@@ -110,14 +110,54 @@ type Config struct {
 	//     (under WakeDeferred, at Flush), so it must stay open until then.
 	//     No descriptor is duplicated or closed: the process's POSIX record
 	//     locks (fcntl F_SETLK) on the file are kept.
+	//   - A File is put in its segment's ring's table of registered files
+	//     the first time one of its requests reaches that ring, through its
+	//     SyscallConn while Go keeps the File open, and stays there for the
+	//     File's later requests (one table per ring, SlotsPerSegment entries;
+	//     New fails with EMFILE where that is above RLIMIT_NOFILE): a request
+	//     on a File reads or writes that file, or fails, even if the File is
+	//     closed meanwhile and another file opened at its descriptor number.
+	//     A request on a closed *os.File fails with os.ErrClosed. The table
+	//     holds the kernel's own reference to the file, so a File the program
+	//     closes keeps its file open in the kernel (and an unlinked file's
+	//     space held) until the ring sweeps it out: when another File is put
+	//     in the table, every 65,536 requests of the ring, or at Close. A
+	//     File with only an Fd method is looked up by the number Fd gives
+	//     when the request goes to the kernel, so it must stay open until
+	//     then. No descriptor is duplicated or closed: the process's POSIX
+	//     record locks (fcntl F_SETLK) on the file are kept.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
-	//     (under WakeDeferred there can be several); the kernel is given no
-	//     priority.
+	//     (under WakeDeferred or Plug there can be several); with IOPriority
+	//     the batch's hint also goes to the kernel as the SQE's ioprio.
 	//   - In Stats, Wakeups counts the handlers' returns from waiting in
 	//     io_uring_enter (wasted: with no completion), Signals the segments
 	//     a submission or Flush went to, RingSyscalls every io_uring_enter and
 	//     io_uring_register.
 	IO IOMode
+	// Plug holds a native request in its slot while its segment's ring is
+	// busy, as the block layer's plug holds bios: a request that finds the
+	// segment's handler running, or I/O of the segment in the kernel, waits
+	// for the handler's next io_uring_enter, which submits every request
+	// waiting then, picked and merged (consecutive requests of a file into
+	// one READV or WRITEV, syncs of a file into one), and waits for the next
+	// completion in the same system call; the handler makes it as soon as
+	// the I/O in the kernel completes, or at once if it is running. Only a
+	// request that finds the ring idle enters the kernel from Submit. A
+	// request therefore costs about one system call or less under load, and
+	// may wait up to one completion of its segment before it reaches the
+	// kernel. Requires IO = IONative and Wake = WakeTargeted (WakeDeferred
+	// already holds requests, until Flush). Default false: each request goes
+	// to the kernel from Submit, as InnoDB's io_submit per request.
+	Plug bool
+	// IOPriority carries each batch's Hint (its first request's) to its I/O
+	// as a Linux I/O priority, Hint.IOPrio: native AIO puts it in the SQE's
+	// ioprio; simulated AIO sets it on the handler thread with ioprio_set
+	// before the Backend call, when it changes (the handler is then locked
+	// to its OS thread for its life, and the thread ends with it). See
+	// prio.IOPrio for what each I/O scheduler does with it. A Backend that
+	// hands its I/O to another thread does not carry it. Linux only:
+	// elsewhere New refuses it. Default false.
+	IOPriority bool
 }
 
 // DefaultConfig returns MySQL 5.5–5.7's simulated-AIO configuration (see Config).
@@ -134,6 +174,38 @@ func DefaultConfig() Config {
 		Wake:            WakeAll,
 		Handlers:        HandlerGoroutine,
 	}
+}
+
+// EmbedConfig returns a configuration for a Go program that embeds the Array
+// as its I/O layer, beside InnoDB's DefaultConfig:
+//
+//   - WakeTargeted: a request wakes only its own segment's handler;
+//   - no insert-buffer or log segment (KindIbuf and KindLog requests go to
+//     the read and write arrays);
+//   - IOPriority on Linux: a request's Hint reaches the I/O scheduler;
+//   - native AIO where this process can use io_uring (NativeAvailable
+//     returns nil): IO = IONative with Plug, one read and one write segment
+//     (a ring each, any number of requests in the kernel at once);
+//   - else simulated AIO on FileBackend with 16 read and 4 write segments,
+//     since a simulated handler has one I/O in progress at a time: 16 reads
+//     at once.
+//
+// The result's IO says which it chose; NativeAvailable says why not native.
+// Other fields are DefaultConfig's. Probing io_uring costs one ring set up
+// and closed.
+func EmbedConfig() Config {
+	cfg := DefaultConfig()
+	cfg.IbufSegment, cfg.LogSegment = false, false
+	cfg.Wake = WakeTargeted
+	cfg.IOPriority = ioprioSupported
+	if NativeAvailable() == nil {
+		cfg.IO, cfg.Plug = IONative, true
+		cfg.ReadSegments, cfg.WriteSegments = 1, 1
+		return cfg
+	}
+	cfg.Backend = FileBackend{}
+	cfg.ReadSegments, cfg.WriteSegments = 16, 4
+	return cfg
 }
 
 // Segments returns the number of global segments, and so of handler threads:
@@ -185,6 +257,9 @@ func (c Config) Validate() error {
 	case c.IO == IONative && c.Backend != nil:
 		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
 			"nil (native AIO does its I/O through io_uring, not a Backend)")
+	case c.Plug && (c.IO != IONative || c.Wake != WakeTargeted):
+		return invalid("Plug", fmt.Sprintf("true with IO = %s and Wake = %s", c.IO, c.Wake),
+			"false, or IO = native with Wake = targeted (plugging holds requests for the ring's next io_uring_enter)")
 	}
 	// A Latency built as a literal (&Latency{Service: d}, as the package doc
 	// shows) skips NewLatency's check; a negative Service would serve at once.
