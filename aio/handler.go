@@ -27,7 +27,7 @@ type handlerScratch struct {
 	doneNs   []int
 	ended    []endedRequest // out of the overflow queue with their context ended
 	bufs     [][]byte       // the requests' buffers, for a VectorBackend
-	buf      []byte   // combined buffer of a merged batch, page aligned
+	buf      []byte         // combined buffer of a merged batch, page aligned
 	// g is the handler's goroutine id (0 until its first delivery), published
 	// in *deliverer while it runs a caller's Done, so that Close and Submit can
 	// tell a call from a Done.

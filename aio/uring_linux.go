@@ -44,17 +44,17 @@ const (
 
 	uringSQEFixedFile = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an entry of the registered table
 
-	uringOpNop         = 0  // IORING_OP_NOP
-	uringOpReadv       = 1  // IORING_OP_READV
-	uringOpWritev      = 2  // IORING_OP_WRITEV
-	uringOpFsync       = 3  // IORING_OP_FSYNC
-	uringOpReadFixed   = 4  // IORING_OP_READ_FIXED: into a registered buffer
-	uringOpWriteFixed  = 5  // IORING_OP_WRITE_FIXED: from a registered buffer
+	uringOpNop           = 0  // IORING_OP_NOP
+	uringOpReadv         = 1  // IORING_OP_READV
+	uringOpWritev        = 2  // IORING_OP_WRITEV
+	uringOpFsync         = 3  // IORING_OP_FSYNC
+	uringOpReadFixed     = 4  // IORING_OP_READ_FIXED: into a registered buffer
+	uringOpWriteFixed    = 5  // IORING_OP_WRITE_FIXED: from a registered buffer
 	uringOpTimeout       = 11 // IORING_OP_TIMEOUT (5.4): complete with -ETIME after the timespec at addr
 	uringOpTimeoutRemove = 12 // IORING_OP_TIMEOUT_REMOVE (5.5): cancel the timeout whose user_data is addr
 	uringOpAsyncCancel   = 14 // IORING_OP_ASYNC_CANCEL (5.5): cancel the SQE whose user_data is addr
-	uringOpRead        = 22 // IORING_OP_READ
-	uringOpWrite       = 23 // IORING_OP_WRITE
+	uringOpRead          = 22 // IORING_OP_READ
+	uringOpWrite         = 23 // IORING_OP_WRITE
 
 	uringFsyncDatasync = 1 << 0 // IORING_FSYNC_DATASYNC, in the SQE's fsync_flags (rw_flags)
 
