@@ -106,9 +106,6 @@ func New(cfg Config) (*Array, error) {
 	if a.backend == nil {
 		a.backend = FileBackend{}
 	}
-	for id := range numArrays {
-		a.full[id].notFull = make(chan struct{})
-	}
 	a.reqs = make([]*Request, core.Slots())
 	a.gen = make([]uint32, core.Slots())
 	n := core.Segments()
@@ -235,65 +232,90 @@ func (a *Array) accept(ctx context.Context, r *Request, sr SlotRequest) (slot in
 	start := a.core.route(sr)
 	id := a.core.ArrayOfSegment(start)
 	arr := &a.core.arrays[id]
+	full := &a.full[id]
 	var (
 		res               Reservation
 		fromDone, checked bool
+		woken             bool // a freed slot's wake came to this submitter
 	)
 	for {
-		// The scan of Reserve, one segment lock at a time.
-		for k := range arr.n {
-			seg := arr.wrap(start + k)
-			mu := &a.segMu[seg].Mutex
-			mu.Lock()
-			done, err := a.reserveIn(&res, seg, id, r, sr)
-			if done && err == nil {
-				slot, gen = res.Slot, a.gen[res.Slot]
-			}
-			mu.Unlock()
-			if done {
-				a.wake(res.Wake)
-				return slot, gen, err
+		// The scan of Reserve, one segment lock at a time, unless others
+		// wait for a slot: a free slot is theirs first (see fullWait).
+		if !woken && !full.queued() {
+			for k := range arr.n {
+				seg := arr.wrap(start + k)
+				mu := &a.segMu[seg].Mutex
+				mu.Lock()
+				done, err := a.reserveIn(&res, seg, id, r, sr)
+				if done && err == nil {
+					slot, gen = res.Slot, a.gen[res.Slot]
+				}
+				mu.Unlock()
+				if done {
+					a.wake(res.Wake)
+					return slot, gen, err
+				}
 			}
 		}
-		// Every segment looked full. Look again holding all of them, so that
-		// no Complete can slip between the last look and the wait.
+		// Every segment looked full, or others wait. Look again holding all
+		// of them, so that no Complete can slip between the last look and
+		// the wait.
 		if !checked { // once per Submit, and never on the path that finds a slot
 			fromDone, checked = a.calledFromDone(), true
 		}
 		a.lockArray(id)
-		for k := range arr.n {
-			seg := arr.wrap(start + k)
-			if done, err := a.reserveIn(&res, seg, id, r, sr); done {
-				if err == nil {
-					slot, gen = res.Slot, a.gen[res.Slot]
+		if a.closed[id] {
+			if woken {
+				full.consume()
+			}
+			a.unlockArray(id)
+			return -1, 0, ErrClosed
+		}
+		if woken || !full.queued() {
+			for k := range arr.n {
+				seg := arr.wrap(start + k)
+				if done, err := a.reserveIn(&res, seg, id, r, sr); done {
+					if err == nil {
+						slot, gen = res.Slot, a.gen[res.Slot]
+					}
+					if woken && full.consume() && !a.core.Full(id) {
+						full.signal(1) // a slot is still free: the next waiter's
+					}
+					a.unlockArray(id)
+					a.wake(res.Wake)
+					return slot, gen, err
 				}
-				a.unlockArray(id)
-				a.wake(res.Wake)
-				return slot, gen, err
 			}
 		}
-		full := a.core.ArrayFull(id)
+		if woken {
+			full.consume()
+		}
+		wake := a.core.ArrayFull(id)
 		if fromDone {
 			// Registered under every lock of the array, as a waiter is: a
 			// handler that frees a slot after this sees it (see overflow).
 			a.over[id].push(r)
 			a.unlockArray(id)
-			a.wake(full.Wake)
+			a.wake(wake.Wake)
 			return -1, 0, nil
 		}
-		notFull := a.full[id].wait()
+		w := full.enqueue(woken) // a waiter that lost its slot keeps its place
 		a.unlockArray(id)
-		a.wake(full.Wake)
+		a.wake(wake.Wake)
+		var cause error
 		select {
-		case <-notFull:
+		case <-w.ch:
+			full.release(w)
+			woken = true
+			continue
 		case <-ctx.Done():
-			a.canceled.Add(1)
-			return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, ctx.Err())
+			cause = ctx.Err()
 		case <-ended:
-			a.canceled.Add(1)
-			return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: the request's Context: %w",
-				id, r.ctx.Err())
+			cause = fmt.Errorf("the request's Context: %w", r.ctx.Err())
 		}
+		full.leave(w)
+		a.canceled.Add(1)
+		return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, cause)
 	}
 }
 
@@ -375,42 +397,6 @@ type segLock struct {
 	sync.Mutex
 	deliverer atomic.Uint64
 	_         [64 - 16]byte
-}
-
-// fullWait is how submitters that found an array full wait for a slot, as
-// InnoDB's array->not_full event. A submitter registers (waiters++) and takes
-// the channel while it holds every segment lock of the array; a handler that
-// completes a batch while anyone is registered closes the channel, waking them
-// all to scan again. Registering under every lock is what makes the wake
-// certain: a Complete that frees a slot after the submitter's last look takes a
-// segment lock after the submitter released it, and so sees waiters > 0.
-type fullWait struct {
-	waiters atomic.Int32
-	mu      sync.Mutex
-	notFull chan struct{} // under mu
-}
-
-// wait registers a waiter and returns the channel to wait on.
-func (f *fullWait) wait() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.waiters.Add(1)
-	return f.notFull
-}
-
-// signal wakes every registered waiter; a cheap atomic load when there is none.
-func (f *fullWait) signal() {
-	if f.waiters.Load() == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.waiters.Load() == 0 {
-		return
-	}
-	f.waiters.Store(0)
-	close(f.notFull)
-	f.notFull = make(chan struct{})
 }
 
 // Flush ends a read-ahead batch: it wakes the handlers of the segments that
@@ -549,7 +535,7 @@ func (a *Array) Close() error {
 			a.lockArray(id)
 			a.closed[id] = true
 			a.unlockArray(id)
-			a.full[id].signal() // waiters retry, see closed, and leave
+			a.full[id].signalAll() // waiters retry, see closed, and leave
 		}
 		for _, ev := range a.events {
 			ev.Set()

@@ -38,7 +38,7 @@ func (a *Array) cancel(r *Request, g int, gen uint32) {
 	a.dropFile(seg, r.File)
 	id := a.core.ArrayOfSegment(seg)
 	mu.Unlock()
-	a.full[id].signal() // a slot is free, as after a Complete
+	a.full[id].signal(1) // a slot is free, as after a Complete
 	a.finish(r, 0, canceledError(r, false))
 }
 

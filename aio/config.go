@@ -184,8 +184,9 @@ func DefaultConfig() Config {
 //     the read and write arrays);
 //   - IOPriority on Linux: a request's Hint reaches the I/O scheduler;
 //   - native AIO where this process can use io_uring (NativeAvailable
-//     returns nil): IO = IONative with Plug, one read and one write segment
-//     (a ring each, any number of requests in the kernel at once);
+//     returns nil): IO = IONative with Plug, two read segments and one write
+//     segment (a ring each, any number of requests in the kernel at once;
+//     two read rings so that two threads can copy cached pages at once);
 //   - else simulated AIO on FileBackend with 16 read and 4 write segments,
 //     since a simulated handler has one I/O in progress at a time: 16 reads
 //     at once.
@@ -200,7 +201,7 @@ func EmbedConfig() Config {
 	cfg.IOPriority = ioprioSupported
 	if NativeAvailable() == nil {
 		cfg.IO, cfg.Plug = IONative, true
-		cfg.ReadSegments, cfg.WriteSegments = 1, 1
+		cfg.ReadSegments, cfg.WriteSegments = 2, 1
 		return cfg
 	}
 	cfg.Backend = FileBackend{}

@@ -163,9 +163,9 @@ func (a *Array) handle(seg int) {
 
 		mu.Lock()
 		c.Complete(failed)
-		// os_event_set(array->not_full): every submitter waiting for a slot
-		// retries. Registered waiters are seen here (see fullWait).
-		a.full[id].signal()
+		// os_event_set(array->not_full), one waiter per slot freed (see
+		// fullWait). Registered waiters are seen here.
+		a.full[id].signal(len(reqs))
 	}
 }
 

@@ -586,7 +586,7 @@ func (a *Array) nativeHandle(seg int) {
 		if p, _ := a.drain(seg, id, &sg.ended); p > 0 {
 			placed = true
 		}
-		a.full[id].signal() // os_event_set(array->not_full), as the simulated handler
+		a.full[id].signal(len(slots)) // os_event_set(array->not_full), as the simulated handler
 		mu.Unlock()
 		woken = false
 		if len(reqs) > 0 && g == 0 {
