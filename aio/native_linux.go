@@ -831,36 +831,27 @@ func (fb *fixedBuffers) find(b []byte) (int, bool) {
 	return int(fb.index[i]), true
 }
 
-// registerBuffers registers bufs (checked: see RegisterBuffers) with every
-// ring of the native Array.
-func (a *Array) registerBuffers(bufs [][]byte) error {
+// registerBuffers registers bufs (checked: see RegisterBuffers; order lists
+// them by address) with every ring of the native Array.
+func (a *Array) registerBuffers(bufs [][]byte, order []int) error {
 	n := a.native
 	if n == nil {
 		return nil
 	}
+	if !n.bufsClaimed.CompareAndSwap(false, true) {
+		return fmt.Errorf("aio: RegisterBuffers called twice: %w", ErrInvalidConfig)
+	}
 	iov := make([]unix.Iovec, len(bufs))
-	fb := &fixedBuffers{keep: bufs}
 	for i, b := range bufs {
 		iov[i].Base = unsafe.SliceData(b)
 		iov[i].SetLen(len(b))
 	}
-	order := make([]int, len(bufs))
-	for i := range order {
-		order[i] = i
-	}
-	addr := func(i int) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(bufs[i]))) }
-	sort.Slice(order, func(x, y int) bool { return addr(order[x]) < addr(order[y]) })
-	for k, i := range order {
-		start := addr(i)
-		if k > 0 && start < fb.end[k-1] {
-			return fmt.Errorf("aio: RegisterBuffers: buffers %d and %d overlap: %w", order[k-1], i, ErrInvalidConfig)
-		}
+	fb := &fixedBuffers{keep: bufs}
+	for _, i := range order {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(bufs[i])))
 		fb.start = append(fb.start, start)
 		fb.end = append(fb.end, start+uintptr(len(bufs[i])))
 		fb.index = append(fb.index, uint16(i))
-	}
-	if !n.bufsClaimed.CompareAndSwap(false, true) {
-		return fmt.Errorf("aio: RegisterBuffers called twice: %w", ErrInvalidConfig)
 	}
 	// Every ring first, then published: a request may name a buffer only
 	// once its ring has it.
