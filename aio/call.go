@@ -35,7 +35,9 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 //
 // Errors are Submit's (ErrInvalidRequest for an empty p or a negative off,
 // ErrClosed, ...), the I/O's (an *os.PathError from the file), or
-// ErrCallFromDone. ReadAt is safe for concurrent use; a call costs one
+// ErrCallFromDone. Under WakeDeferred the read is a batch of its own: ReadAt
+// wakes its segment (native AIO: submits it) at once, as a Flush of that
+// segment alone. ReadAt is safe for concurrent use; a call costs one
 // Request from a pool and no allocation of its own.
 func (a *Array) ReadAt(ctx context.Context, f File, p []byte, off int64) (n int, err error) {
 	n, err = a.call(ctx, Read, f, p, off)
@@ -101,6 +103,11 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 	r.Op, r.Kind, r.File, r.Offset, r.Buf, r.Context = op, KindNormal, f, off, p, ctx
 	r.Hint, _ = prio.FromContext(ctx)
 	slot, gen, err := a.submit(ctx, r)
+	if err == nil && a.cfg.Wake == WakeDeferred && slot >= 0 {
+		// The call is a batch of one, and it waits: its Flush is now, for
+		// its own segment alone.
+		a.wake(a.core.flushSegment(a.core.SegmentOfSlot(slot)))
+	}
 	if err == nil {
 		if d := ctx.Done(); d != nil {
 			select {

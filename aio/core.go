@@ -289,6 +289,20 @@ func (c *Core) Flush(a ArrayID) SegmentSet {
 	return set
 }
 
+// flushSegment is Flush of global segment seg alone: it returns the set
+// holding seg if seg received a request since its array's last Flush, and
+// forgets it; else the empty set. Counted as a wake signal. Atomic words
+// only, as Flush.
+func (c *Core) flushSegment(seg int) SegmentSet {
+	var set SegmentSet
+	bit := uint64(1) << (uint(seg) & 63)
+	if c.deferred[seg>>6].And(^bit)&bit != 0 {
+		set.Add(seg)
+		c.arrays[c.segArray[seg]].flushSignals.Add(1)
+	}
+	return set
+}
+
 // FlushAll is Flush of every array, for a driver that serialises all calls.
 func (c *Core) FlushAll() SegmentSet {
 	var set SegmentSet

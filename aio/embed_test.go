@@ -165,3 +165,36 @@ func TestSegmentSetHoldsEveryGlobalSegment(t *testing.T) {
 	require.Equal(t, last, s.Next(last))
 	require.Equal(t, -1, s.Next(last+1))
 }
+
+// Under WakeDeferred nothing is issued before a Flush; a synchronous call,
+// which waits, is its own batch and flushes its own segment, where it
+// waited for a Flush that nobody would call. Requests submitted to other
+// segments still wait for theirs.
+func TestSynchronousCallsUnderWakeDeferredFlushTheirSegment(t *testing.T) {
+	for _, d := range drivers(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			a := newDriverArray(t, d, func(c *aio.Config) { c.Wake, c.ReadSegments = aio.WakeDeferred, 2 })
+			other := make(chan error, 1)
+			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Offset: 64 * page, Buf: make([]byte, 8),
+				Done: func(_ *aio.Request, err error) { other <- err }})) // the second read segment
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.ReadAt(context.Background(), d.File, make([]byte, 8), 0) // the first
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(hangLimit):
+				t.Fatal("ReadAt under WakeDeferred waited for a Flush")
+			}
+			select {
+			case err := <-other:
+				t.Fatalf("the other segment's request was issued without its Flush: %v", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+			a.Flush()
+			require.NoError(t, <-other)
+		})
+	}
+}
