@@ -132,20 +132,19 @@ func prioLegRun(f *os.File, op aio.Op, h prio.Hint, depth int) ([]time.Duration,
 	ctx, cancel := context.WithTimeout(context.Background(), prioLeg)
 	defer cancel()
 	var (
-		writes atomic.Int64
-		wmu    sync.Mutex
-		werr   error
-		out    sync.WaitGroup
+		bgOps atomic.Int64
+		wmu   sync.Mutex
+		werr  error
+		out   sync.WaitGroup
 	)
 	rng := rand.New(rand.NewPCG(uint64(h+8), 0xb9))
-	var write func(r *aio.Request, err error)
-	write = func(r *aio.Request, err error) {
+	next := func(r *aio.Request, err error) { // each Done submits the next
 		if err != nil {
 			wmu.Lock()
 			werr = errors.Join(werr, err)
 			wmu.Unlock()
 		}
-		writes.Add(1)
+		bgOps.Add(1)
 		if ctx.Err() != nil {
 			out.Done()
 			return
@@ -164,7 +163,7 @@ func prioLegRun(f *os.File, op aio.Op, h prio.Hint, depth int) ([]time.Duration,
 		}
 		out.Add(1)
 		wmu.Lock()
-		r := &aio.Request{Op: op, Kind: aio.KindIbuf, Hint: h, File: f, Offset: randomPage(rng), Buf: buf, Done: write}
+		r := &aio.Request{Op: op, Kind: aio.KindIbuf, Hint: h, File: f, Offset: randomPage(rng), Buf: buf, Done: next}
 		wmu.Unlock()
 		if err := a.Submit(context.Background(), r); err != nil {
 			out.Done()
@@ -199,7 +198,7 @@ func prioLegRun(f *os.File, op aio.Op, h prio.Hint, depth int) ([]time.Duration,
 	d := time.Since(start)
 	out.Wait()
 	cerr := a.Close()
-	return lat, int64(len(lat)), writes.Load(), d, errors.Join(rerr, werr, cerr)
+	return lat, int64(len(lat)), bgOps.Load(), d, errors.Join(rerr, werr, cerr)
 }
 
 // ioScheduler returns the I/O scheduler of the block device that holds dir,

@@ -58,7 +58,8 @@ func alignedBuffer(n int, align int) []byte {
 // pread needs no registration.
 //
 // Errors wrap ErrInvalidConfig for no buffer, more than 16384, an empty one
-// or one over 1 GiB (the kernel's bounds), overlapping ones, or a second
+// or one over 1 GiB (the kernel's bounds: IORING_MAX_REG_BUFFERS, and its
+// per-buffer limit in io_uring/rsrc.c), overlapping ones, or a second
 // call on a native Array; a kernel refusal is its errno (ENOMEM: an
 // unprivileged process over RLIMIT_MEMLOCK).
 func (a *Array) RegisterBuffers(bufs [][]byte) error {

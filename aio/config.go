@@ -99,17 +99,6 @@ type Config struct {
 	//     without a descriptor with ErrInvalidRequest, one on a closed
 	//     *os.File with os.ErrClosed and one on a file without offsets (a
 	//     pipe, a socket) with ESPIPE, as pread, all through Done.
-	//   - A batch's File is put in its segment's ring's table of registered
-	//     files (one entry per slot; New fails with EMFILE where
-	//     SlotsPerSegment is above RLIMIT_NOFILE) through the File's
-	//     SyscallConn, while Go keeps the File open, and taken out when the
-	//     batch completes: a request on a File reads or writes that file, or
-	//     fails, even if the File is closed meanwhile and another file opened
-	//     at its descriptor number. A File with only an Fd method is put
-	//     there from the number Fd gives when the request goes to the kernel
-	//     (under WakeDeferred, at Flush), so it must stay open until then.
-	//     No descriptor is duplicated or closed: the process's POSIX record
-	//     locks (fcntl F_SETLK) on the file are kept.
 	//   - A File is put in its segment's ring's table of registered files
 	//     the first time one of its requests reaches that ring, through its
 	//     SyscallConn while Go keeps the File open, and stays there for the
@@ -119,9 +108,11 @@ type Config struct {
 	//     closed meanwhile and another file opened at its descriptor number.
 	//     A request on a closed *os.File fails with os.ErrClosed. The table
 	//     holds the kernel's own reference to the file, so a File the program
-	//     closes keeps its file open in the kernel (and an unlinked file's
-	//     space held) until the ring sweeps it out: when another File is put
-	//     in the table, every 65,536 requests of the ring, or at Close. A
+	//     closes keeps its file open in the kernel (its flock, an unlinked
+	//     file's space) until the table lets go of it: the handler empties
+	//     the whole table (one io_uring_register) once its ring has been idle
+	//     for 10 ms, and the entries of closed Files are emptied when the
+	//     table is full, every 65,536 requests of the ring, and at Close. A
 	//     File with only an Fd method is looked up by the number Fd gives
 	//     when the request goes to the kernel, so it must stay open until
 	//     then. No descriptor is duplicated or closed: the process's POSIX

@@ -481,6 +481,7 @@ func (a *Array) nativeHandle(seg int) {
 	closing, woken, ran, placed := false, false, false, false
 	for {
 		k := r.reap(sg.cqes)
+		sg.pushed.Load() // orders the batches' bookkeeping before this read of it (see native)
 		if k == 0 {
 			if ran {
 				// Let the goroutines the Dones readied run and submit first:

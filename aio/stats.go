@@ -50,9 +50,10 @@ type Stats struct {
 	// RingSyscalls counts the system calls made on the rings (IONative
 	// only): io_uring_enter, to submit and to wait for completions, and
 	// io_uring_register: once per ring at New for its file table, once per
-	// ring for RegisterBuffers, and once per ring and File the first time
-	// the File's requests reach that ring (and again only when a File is
-	// closed and swept out, or evicted from a full table).
+	// ring for RegisterBuffers, once per ring and File the first time the
+	// File's requests reach that ring (again after the table was emptied,
+	// the ring idle for 10 ms, or the File's entry given to another), and
+	// once per emptying.
 	RingSyscalls uint64
 	// Syscalls counts every system call the Array made to do its requests
 	// and to wake its handlers: native AIO, RingSyscalls plus the

@@ -58,11 +58,6 @@ const (
 
 	uringFsyncDatasync = 1 << 0 // IORING_FSYNC_DATASYNC, in the SQE's fsync_flags (rw_flags)
 
-	// uringMaxBuffers and uringMaxBufferLen bound IORING_REGISTER_BUFFERS:
-	// at most 16384 buffers (IORING_MAX_REG_BUFFERS) of at most 1 GiB each.
-	uringMaxBuffers   = 1 << 14
-	uringMaxBufferLen = 1 << 30
-
 	// uringMaxLen is the most bytes one SQE asks for: the kernel transfers
 	// at most MAX_RW_COUNT (just under 2 GiB) per call anyway, and the driver
 	// finishes a short transfer synchronously.

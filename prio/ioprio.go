@@ -124,8 +124,8 @@ var hintIOPrio = [...]IOPrio{
 	0,                         // Normal
 	IOPrio(IOClassBE)<<13 | 3, // Query
 	IOPrio(IOClassBE)<<13 | 2, // Connect
-	IOPrio(IOClassBE)<<13 | 0, // High
-	IOPrio(IOClassBE)<<13 | 0, // Interrupt
+	IOPrio(IOClassBE) << 13,   // High: level 0
+	IOPrio(IOClassBE) << 13,   // Interrupt: level 0
 }
 
 // IOPrio returns the I/O priority a request or a thread at hint h is given:
