@@ -29,9 +29,10 @@ const (
 
 // BenchmarkAIONativeVsFio is native AIO against fio's io_uring engine on the
 // same load: random 16 KiB reads (aioPage) of the 256 MiB file opened
-// O_DIRECT, aioNativeDepth (32) in flight. engine=aio is aioNativeDepth
-// goroutines each calling Array.ReadAt in a loop on aio.EmbedConfig's
-// native Array (one read ring, Plug); engine=fio is fio with
+// O_DIRECT, aioNativeDepth (32) in flight. aio is aioNativeDepth goroutines
+// each calling Array.ReadAt in a loop on aio.EmbedConfig's native Array
+// (Plug) with rings= read segments (EmbedConfig's one, and two); fio is fio
+// with
 // --ioengine=io_uring --direct=1 --rw=randread --bs=16k --iodepth=32 and its
 // defaults otherwise (no registered files or buffers, no SQ polling). The
 // two alternate, fioLegs legs of fioLeg each, in one benchmark iteration,
@@ -63,10 +64,19 @@ func BenchmarkAIONativeVsFio(b *testing.B) {
 		b.Skipf("O_DIRECT: %v", err)
 	}
 	defer f.Close()
-	cfg := aio.EmbedConfig()
-	if cfg.IO != aio.IONative {
+	if aio.EmbedConfig().IO != aio.IONative {
 		b.Skip("EmbedConfig chose simulated AIO")
 	}
+	for _, rings := range []int{1, 2} {
+		b.Run(fmt.Sprintf("rings=%d", rings), func(b *testing.B) { benchVsFio(b, fio, path, f, rings) })
+	}
+}
+
+// benchVsFio is BenchmarkAIONativeVsFio with EmbedConfig's Array of rings
+// read segments.
+func benchVsFio(b *testing.B, fio, path string, f *os.File, rings int) {
+	cfg := aio.EmbedConfig()
+	cfg.ReadSegments = rings
 	a, err := aio.New(cfg)
 	if err != nil {
 		b.Fatal(err)

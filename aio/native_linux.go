@@ -67,13 +67,16 @@ import (
 // by the time it consumes the SQE, IORING_FEAT_SUBMIT_STABLE, but which enter
 // does that is not known).
 //
-// Plugging (Config.Plug). A submission that finds the handler awake, or SQEs
-// of the segment in the kernel (inKernel > 0), pushes nothing: its request
-// waits in its slot, and the handler issues every waiting request, picked
-// and merged, before it next waits, in the io_uring_enter that waits. The
-// handler is certain to come: it is awake and issues before it sleeps (under
-// the lock it clears awake in), or an SQE in the kernel will complete and
-// wake it. Only a submission to an idle ring enters the kernel itself.
+// Plugging (Config.Plug). A submission that finds the handler awake (from
+// the moment it reaps a completion until it waits again) pushes nothing: its
+// request waits in its slot, and the handler issues every waiting request,
+// picked and merged, before it next waits, in the io_uring_enter that waits
+// (it issues under the lock it clears awake in, so none is left behind). A
+// submission that finds the handler waiting enters the kernel itself:
+// holding it for the handler's next wake would hold it for the next
+// completion, which with a device that completes in bursts (virtio: tens at
+// once) is a whole gap between bursts, and the ring's depth would sag by
+// every request resubmitted in it.
 //
 // Files. The kernel looks an SQE's descriptor up when it consumes the SQE,
 // in whichever later io_uring_enter that is, and one left to the handler
@@ -241,8 +244,12 @@ func (a *Array) issue(seg int) {
 	sg := &a.native.segs[seg]
 	mu := &a.segMu[seg].Mutex
 	mu.Lock()
-	if sg.gone || (a.native.plug && (sg.awake || sg.inKernel > 0)) {
+	if sg.gone {
 		mu.Unlock()
+		return
+	}
+	if a.native.plug && sg.awake {
+		mu.Unlock() // the running handler issues it before it waits
 		return
 	}
 	a.enterPushed(seg, a.issueLocked(seg))
@@ -516,6 +523,9 @@ func (a *Array) nativeHandle(seg int) {
 			continue
 		}
 		reaped += uint64(k)
+		mu.Lock()
+		sg.awake = true // running: submissions are left to it until it waits again
+		mu.Unlock()
 		// Results first, without the lock: a failed or short batch may need
 		// a synchronous rest, and a test's fault hook may block.
 		reqs, slots, errs, ns := sg.reqs[:0], sg.slots[:0], sg.errs, sg.ns
@@ -549,7 +559,6 @@ func (a *Array) nativeHandle(seg int) {
 		if woken && !closing && k > timers {
 			a.core.woken(seg, true) // a wake while closing is not counted, as HandlerCycle.Next; nor the idle timer's
 		}
-		sg.awake = true // until it waits again, submissions are left to it
 		// What was left to it during the last round: submitted after this
 		// round's Done calls, so that a stream of completions that never
 		// lets the CQ empty does not hold it back.
