@@ -116,6 +116,16 @@
 // whose ring completed. Many requests per segment are in the kernel at once,
 // where a simulated handler does one synchronous I/O at a time.
 //
+// A File is registered in a ring's file table the first time its requests
+// reach it and named by its entry from then on (no descriptor in an SQE);
+// buffers given to RegisterBuffers are used as fixed buffers; with
+// Config.Plug a request that finds its segment's handler running waits in
+// its slot and is submitted, merged with its neighbours, in the handler's
+// next io_uring_enter, the one that also waits for the next completion, so
+// that under load a request costs a fraction of a system call
+// (Stats.Syscalls); with Config.IOPriority the batch's hint is the SQE's
+// ioprio (prio.IOPrio).
+//
 // # Differences from InnoDB, and why
 //
 //   - Ages are exact durations, not whole seconds of time(NULL); "the same age"
