@@ -31,7 +31,7 @@ const (
 // same load: random 16 KiB reads (aioPage) of the 256 MiB file opened
 // O_DIRECT, aioNativeDepth (32) in flight. aio is aioNativeDepth goroutines
 // each calling Array.ReadAt in a loop on aio.EmbedConfig's native Array
-// (Plug) with rings= read segments (EmbedConfig's one, and two); fio is fio
+// (WithPlug) with rings= read segments (EmbedConfig's one, and two); fio is fio
 // with
 // --ioengine=io_uring --direct=1 --rw=randread --bs=16k --iodepth=32 and its
 // defaults otherwise (no registered files or buffers, no SQ polling). The
@@ -64,7 +64,7 @@ func BenchmarkAIONativeVsFio(b *testing.B) {
 		b.Skipf("O_DIRECT: %v", err)
 	}
 	defer f.Close()
-	if aio.EmbedConfig().IO != aio.IONative {
+	if cfg, _ := aio.EmbedConfig(); cfg.IO != aio.IONative {
 		b.Skip("EmbedConfig chose simulated AIO")
 	}
 	for _, rings := range []int{1, 2} {
@@ -75,9 +75,9 @@ func BenchmarkAIONativeVsFio(b *testing.B) {
 // benchVsFio is BenchmarkAIONativeVsFio with EmbedConfig's Array of rings
 // read segments.
 func benchVsFio(b *testing.B, fio, path string, f *os.File, rings int) {
-	cfg := aio.EmbedConfig()
+	cfg, opts := aio.EmbedConfig()
 	cfg.ReadSegments = rings
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // BenchmarkAIOPriority is background I/O against foreground reads on one
-// device, with every request's hint carried to the I/O (Config.IOPriority):
+// device, with every request's hint carried to the I/O (aio.WithIOPriority):
 // prioFgReaders goroutines each read a random 16 KiB page with ReadAt (hint
 // Normal: no I/O priority of their own), while a background stream keeps
 // 4 × the device's tags (nr_tags) 16 KiB requests in flight (each Done
@@ -121,11 +121,10 @@ const (
 // starts cold), and returns the foreground reads' latencies, the reads and
 // background requests done and the time.
 func prioLegRun(f *os.File, op aio.Op, h prio.Hint, depth int) ([]time.Duration, int64, int64, time.Duration, error) {
-	cfg := aio.EmbedConfig()
-	cfg.IOPriority = true
+	cfg, _ := aio.EmbedConfig()
 	cfg.ReadSegments, cfg.WriteSegments, cfg.SlotsPerSegment = 2, 1, depth
 	cfg.IbufSegment = true // the background stream's own segment and ring
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, aio.WithPlug(), aio.WithIOPriority())
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}

@@ -262,7 +262,7 @@ func benchAIOFilePlain(b *testing.B, f *os.File) {
 //     read per read segment is in flight), and io=pread: the same goroutines
 //     each calling pread themselves, the plain Go loop to beat, whose rate is
 //     what the device allows at this depth. io=native-plugged is native AIO
-//     with Config.Plug.
+//     with aio.WithPlug.
 //   - pattern=studyD: aiowake's clients (examples/aiowake): each inserts a
 //     leaf page's worth of rows, then splits it: it writes the full leaf and
 //     prefetches one or two sibling pages, waiting for that I/O only at its
@@ -317,8 +317,8 @@ func benchAIONativeRandom(b *testing.B) {
 		b.Run(fmt.Sprintf("io=native-plugged/segments=%d", segs), func(b *testing.B) {
 			cfg := aio.DefaultConfig()
 			cfg.ReadSegments, cfg.WriteSegments = segs, segs
-			cfg.IO, cfg.Wake, cfg.Plug = aio.IONative, aio.WakeTargeted, true
-			benchRandomArray(b, f, cfg)
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+			benchRandomArray(b, f, cfg, aio.WithPlug())
 		})
 		for _, mode := range []aio.HandlerMode{aio.HandlerGoroutine, aio.HandlerFutex} {
 			if mode == aio.HandlerFutex && !futex.Supported() {
@@ -384,8 +384,8 @@ func reportReads(b *testing.B, start time.Time) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
 }
 
-func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config) {
-	a, err := aio.New(cfg)
+func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config, opts ...aio.Option) {
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -81,12 +81,12 @@ func BenchmarkPageStore(b *testing.B) {
 }
 
 func benchPageStore(b *testing.B, f *os.File) {
-	cfg := aio.EmbedConfig()
+	cfg, opts := aio.EmbedConfig()
 	cfg.SlotsPerSegment = psDepth / cfg.ReadSegments
 	if cfg.IO == aio.IOSimulated {
 		cfg.ReadSegments, cfg.SlotsPerSegment = psDepth, 1 // psDepth handlers, one read each
 	}
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

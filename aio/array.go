@@ -50,6 +50,7 @@ var ErrUnsupported = errors.New("unsupported on this platform")
 type Array struct {
 	core    *Core
 	cfg     Config
+	opts    options
 	backend Backend
 	start   time.Time
 
@@ -80,10 +81,11 @@ type Array struct {
 }
 
 // New validates cfg, builds its Core and starts one handler thread per global
-// segment (cfg.Segments() of them). Errors wrap ErrInvalidConfig: a field out of
-// range, or HandlerFutex on a platform without raw futexes. A nil cfg.Backend
+// segment (cfg.Segments() of them), with the driver's options opts (Option).
+// Errors wrap ErrInvalidConfig: a field out of range, HandlerFutex on a
+// platform without raw futexes, or an option cfg cannot honour. A nil cfg.Backend
 // means FileBackend{}. The caller must Close the Array.
-func New(cfg Config) (*Array, error) {
+func New(cfg Config, opts ...Option) (*Array, error) {
 	core, err := NewCore(cfg)
 	if err != nil {
 		return nil, err
@@ -92,9 +94,15 @@ func New(cfg Config) (*Array, error) {
 		return nil, fmt.Errorf("aio: Handlers = futex, want goroutine on %s (raw futexes are Linux only; %w): %w",
 			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
 	}
-	if cfg.IOPriority && !ioprioSupported {
-		return nil, fmt.Errorf("aio: IOPriority = true on %s (I/O priorities are Linux only; %w): %w",
-			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("aio: a nil Option: %w", ErrInvalidConfig)
+		}
+		opt(&o)
+	}
+	if err := o.check(cfg); err != nil {
+		return nil, err
 	}
 	if v := reflect.ValueOf(cfg.Backend); cfg.Backend != nil && v.Kind() == reflect.Pointer && v.IsNil() {
 		// A nil *Latency (NewLatency's result with its error ignored) would
@@ -102,7 +110,7 @@ func New(cfg Config) (*Array, error) {
 		return nil, fmt.Errorf("aio: Backend = nil %T, want a non-nil backend or a nil interface (FileBackend): %w",
 			cfg.Backend, ErrInvalidConfig)
 	}
-	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now(), calls: sync.Pool{New: newCall}}
+	a := &Array{core: core, cfg: cfg, opts: o, backend: cfg.Backend, start: time.Now(), calls: sync.Pool{New: newCall}}
 	if a.backend == nil {
 		a.backend = FileBackend{}
 	}

@@ -68,7 +68,7 @@ func TestCancelingQueuedRequestsCompletesEachOnceUnissued(t *testing.T) {
 }
 
 // The same with the requests queued behind a handler busy with another
-// request's I/O (WakeTargeted; native AIO with Plug, its handler held in the
+// request's I/O (WakeTargeted; native AIO with WithPlug, its handler held in the
 // fault hook, so that the queued requests wait in their slots): canceled,
 // they complete once each, and when the handler is released it serves only
 // the request it held.
@@ -79,8 +79,7 @@ func TestCancelingRequestsQueuedBehindABusyHandler(t *testing.T) {
 			a := newDriverArray(t, d, func(c *aio.Config) {
 				c.Wake, c.Backend = aio.WakeTargeted, rec
 				c.ReadSegments, c.SlotsPerSegment = 1, 2*queued
-				c.Plug = d.native
-			})
+			}, plugIfNative(d)...)
 			held := make(chan error, 1)
 			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Offset: 1 << 20, Buf: make([]byte, 8),
 				Done: func(_ *aio.Request, err error) { held <- err }}))
@@ -144,6 +143,14 @@ func runQueuedCancel(t *testing.T, a *aio.Array, d driver, after func()) {
 	}
 }
 
+// plugIfNative is WithPlug for the native driver, nothing for the others.
+func plugIfNative(d driver) []aio.Option {
+	if d.native {
+		return []aio.Option{aio.WithPlug()}
+	}
+	return nil
+}
+
 // waitGroup waits for wg, failing t after hangLimit.
 func waitGroup(t *testing.T, wg *sync.WaitGroup, what string) {
 	t.Helper()
@@ -205,8 +212,7 @@ func TestReadAtCanceledWhileQueuedReturnsErrCanceled(t *testing.T) {
 			rec := &recorder{open: make(chan struct{}), in: make(chan struct{}, 1)}
 			a := newDriverArray(t, d, func(c *aio.Config) {
 				c.Wake, c.Backend, c.ReadSegments = aio.WakeTargeted, rec, 1
-				c.Plug = d.native
-			})
+			}, plugIfNative(d)...)
 			held := make(chan error, 1)
 			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: d.File, Buf: make([]byte, 8),
 				Done: func(_ *aio.Request, err error) { held <- err }}))

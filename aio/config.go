@@ -118,37 +118,14 @@ type Config struct {
 	//     then. No descriptor is duplicated or closed: the process's POSIX
 	//     record locks (fcntl F_SETLK) on the file are kept.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
-	//     (under WakeDeferred or Plug there can be several); with IOPriority
-	//     the batch's hint also goes to the kernel as the SQE's ioprio.
+	//     (under WakeDeferred or WithPlug there can be several); with
+	//     WithIOPriority the batch's hint also goes to the kernel as the
+	//     SQE's ioprio.
 	//   - In Stats, Wakeups counts the handlers' returns from waiting in
 	//     io_uring_enter (wasted: with no completion), Signals the segments
 	//     a submission or Flush went to, RingSyscalls every io_uring_enter and
 	//     io_uring_register.
 	IO IOMode
-	// Plug holds a native request in its slot while its segment's handler
-	// is running (from the moment it reaps a completion until it waits
-	// again), as the block layer's plug holds bios: the handler submits
-	// every request waiting then, picked and merged (consecutive requests
-	// of a file into one READV or WRITEV, syncs of a file into one), in the
-	// io_uring_enter that waits for its next completion, before it waits.
-	// A request that finds the handler waiting enters the kernel from
-	// Submit, as without Plug; so a request is never held longer than the
-	// handler's round, and under load most requests ride on the handler's
-	// enters: about 0.1 system calls a request or less. Requires IO =
-	// IONative and Wake = WakeTargeted (WakeDeferred already holds requests,
-	// until Flush). Default false: each request is pushed to the ring from
-	// Submit, as InnoDB's io_submit per request (its submission may still
-	// ride on a running handler's enter).
-	Plug bool
-	// IOPriority carries each batch's Hint (its first request's) to its I/O
-	// as a Linux I/O priority, Hint.IOPrio: native AIO puts it in the SQE's
-	// ioprio; simulated AIO sets it on the handler thread with ioprio_set
-	// before the Backend call, when it changes (the handler is then locked
-	// to its OS thread for its life, and the thread ends with it). See
-	// prio.IOPrio for what each I/O scheduler does with it. A Backend that
-	// hands its I/O to another thread does not carry it. Linux only:
-	// elsewhere New refuses it. Default false.
-	IOPriority bool
 }
 
 // DefaultConfig returns MySQL 5.5–5.7's simulated-AIO configuration (see Config).
@@ -168,36 +145,44 @@ func DefaultConfig() Config {
 }
 
 // EmbedConfig returns a configuration for a Go program that embeds the Array
-// as its I/O layer, beside InnoDB's DefaultConfig:
+// as its I/O layer, beside InnoDB's DefaultConfig, and the options of New
+// that go with it:
 //
 //   - WakeTargeted: a request wakes only its own segment's handler;
 //   - no insert-buffer or log segment (KindIbuf and KindLog requests go to
 //     the read and write arrays);
-//   - IOPriority on Linux: a request's Hint reaches the I/O scheduler;
+//   - WithIOPriority on Linux: a request's Hint reaches the I/O scheduler;
 //   - native AIO where this process can use io_uring (NativeAvailable
-//     returns nil): IO = IONative with Plug, one read and one write segment
-//     (a ring each, any number of requests in the kernel at once: one ring
-//     gathers the most requests per io_uring_enter);
+//     returns nil): IO = IONative with WithPlug, one read and one write
+//     segment (a ring each, any number of requests in the kernel at once:
+//     one ring gathers the most requests per io_uring_enter);
 //   - else simulated AIO on FileBackend with 16 read and 4 write segments,
 //     since a simulated handler has one I/O in progress at a time: 16 reads
 //     at once.
 //
-// The result's IO says which it chose; NativeAvailable says why not native.
-// Other fields are DefaultConfig's. Probing io_uring costs one ring set up
-// and closed.
-func EmbedConfig() Config {
+// The Config's IO says which it chose; NativeAvailable says why not native.
+// Other fields are DefaultConfig's. Use it as
+//
+//	cfg, opts := aio.EmbedConfig()
+//	a, err := aio.New(cfg, opts...)
+//
+// Probing io_uring costs one ring set up and closed.
+func EmbedConfig() (Config, []Option) {
 	cfg := DefaultConfig()
 	cfg.IbufSegment, cfg.LogSegment = false, false
 	cfg.Wake = WakeTargeted
-	cfg.IOPriority = ioprioSupported
+	var opts []Option
+	if ioprioSupported {
+		opts = append(opts, WithIOPriority())
+	}
 	if NativeAvailable() == nil {
-		cfg.IO, cfg.Plug = IONative, true
+		cfg.IO = IONative
 		cfg.ReadSegments, cfg.WriteSegments = 1, 1
-		return cfg
+		return cfg, append(opts, WithPlug())
 	}
 	cfg.Backend = FileBackend{}
 	cfg.ReadSegments, cfg.WriteSegments = 16, 4
-	return cfg
+	return cfg, opts
 }
 
 // Segments returns the number of global segments, and so of handler threads:
@@ -249,9 +234,6 @@ func (c Config) Validate() error {
 	case c.IO == IONative && c.Backend != nil:
 		return invalid("Backend", fmt.Sprintf("%T with IO = native", c.Backend),
 			"nil (native AIO does its I/O through io_uring, not a Backend)")
-	case c.Plug && (c.IO != IONative || c.Wake != WakeTargeted):
-		return invalid("Plug", fmt.Sprintf("true with IO = %s and Wake = %s", c.IO, c.Wake),
-			"false, or IO = native with Wake = targeted (plugging holds requests for the ring's next io_uring_enter)")
 	}
 	// A Latency built as a literal (&Latency{Service: d}, as the package doc
 	// shows) skips NewLatency's check; a negative Service would serve at once.

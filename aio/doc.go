@@ -11,7 +11,8 @@
 // until their request is done and take a context, as os.File's methods with
 // a ctx in front:
 //
-//	a, err := aio.New(aio.EmbedConfig())
+//	cfg, opts := aio.EmbedConfig()
+//	a, err := aio.New(cfg, opts...)
 //	...
 //	n, err := a.ReadAt(ctx, f, page, off)   // as f.ReadAt(page, off)
 //	n, err = a.WriteAt(ctx, f, page, off)
@@ -119,11 +120,11 @@
 // A File is registered in a ring's file table the first time its requests
 // reach it and named by its entry from then on (no descriptor in an SQE);
 // buffers given to RegisterBuffers are used as fixed buffers; with
-// Config.Plug a request that finds its segment's handler running waits in
+// WithPlug a request that finds its segment's handler running waits in
 // its slot and is submitted, merged with its neighbours, in the handler's
 // next io_uring_enter, the one that also waits for the next completion, so
 // that under load a request costs a fraction of a system call
-// (Stats.Syscalls); with Config.IOPriority the batch's hint is the SQE's
+// (Stats.Syscalls); with WithIOPriority the batch's hint is the SQE's
 // ioprio (prio.IOPrio).
 //
 // # Differences from InnoDB, and why
@@ -165,7 +166,7 @@
 //     waiting for itself.
 //   - Requests can be canceled until issued (see Cancellation), syncs are
 //     requests (see Syncs), and a request can carry its priority to the I/O
-//     scheduler (Config.IOPriority).
+//     scheduler (WithIOPriority).
 //
 // # Handler threads, events and segment locks
 //

@@ -3,6 +3,7 @@ package aio_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,13 +120,12 @@ func TestSimulatedSyscallsCountBackendCalls(t *testing.T) {
 // EmbedConfig is valid, builds an Array, and chose native AIO exactly where
 // NativeAvailable says io_uring works.
 func TestEmbedConfig(t *testing.T) {
-	cfg := aio.EmbedConfig()
+	cfg, opts := aio.EmbedConfig()
 	require.NoError(t, cfg.Validate())
 	require.Equal(t, aio.WakeTargeted, cfg.Wake)
 	require.False(t, cfg.IbufSegment || cfg.LogSegment)
 	require.Equal(t, aio.NativeAvailable() == nil, cfg.IO == aio.IONative)
-	require.Equal(t, cfg.IO == aio.IONative, cfg.Plug)
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, opts...)
 	require.NoError(t, err)
 	f := sparseFile(t)
 	buf := alignedBuffer(t, page, page)
@@ -136,18 +136,34 @@ func TestEmbedConfig(t *testing.T) {
 	require.NoError(t, a.Close())
 }
 
-// Plug is for native AIO with targeted wake, and said so nowhere else.
-func TestPlugIsRefusedWhereItMeansNothing(t *testing.T) {
+// WithPlug is for native AIO with targeted wake, and New says so where it
+// means nothing; a nil Option is refused, not a crash.
+func TestOptionsAreRefusedWhereTheyMeanNothing(t *testing.T) {
 	for _, c := range []struct {
 		io   aio.IOMode
 		wake aio.WakePolicy
 	}{{aio.IOSimulated, aio.WakeTargeted}, {aio.IONative, aio.WakeDeferred}} {
 		cfg := aio.DefaultConfig()
-		cfg.IO, cfg.Wake, cfg.Plug = c.io, c.wake, true
-		err := cfg.Validate()
+		cfg.IO, cfg.Wake = c.io, c.wake
+		_, err := aio.New(cfg, aio.WithPlug())
 		require.ErrorIs(t, err, aio.ErrInvalidConfig)
-		require.ErrorContains(t, err, "Plug")
+		require.ErrorContains(t, err, "WithPlug")
 	}
+	_, err := aio.New(aio.DefaultConfig(), nil)
+	require.ErrorIs(t, err, aio.ErrInvalidConfig)
+}
+
+// The options stay out of Config, which is InnoDB's and which the simulator
+// hashes into its cells' seeds: adding fields to it changed every simulated
+// figure. Config's fields are these and no others.
+func TestConfigHasInnoDBsFieldsOnly(t *testing.T) {
+	var names []string
+	typ := reflect.TypeOf(aio.Config{})
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Name)
+	}
+	require.Equal(t, []string{"ReadSegments", "WriteSegments", "IbufSegment", "LogSegment", "SlotsPerSegment",
+		"PageSize", "MergeLimit", "OldAge", "Wake", "Handlers", "Backend", "IO"}, names)
 }
 
 // The documented range of SegmentSet is the global segments, 0..129 (2 +

@@ -27,7 +27,8 @@ func ExampleArray_WriteAt() {
 	}
 	defer f.Close()
 
-	a, err := aio.New(aio.EmbedConfig()) // native AIO where io_uring works
+	cfg, opts := aio.EmbedConfig() // native AIO where io_uring works
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +50,7 @@ func ExampleArray_WriteAt() {
 }
 
 // ReadAt as os.File.ReadAt: io.EOF when the file ends first. The context's
-// prio hint orders the read among those waiting (and with IOPriority goes
+// prio hint orders the read among those waiting (and with WithIOPriority goes
 // to the I/O scheduler); a context that has ended refuses the read, and one
 // that ends while it waits returns ErrCanceled, the read never done.
 func ExampleArray_ReadAt() {
@@ -68,8 +69,8 @@ func ExampleArray_ReadAt() {
 	}
 	defer f.Close()
 
-	cfg := aio.EmbedConfig()
-	a, err := aio.New(cfg)
+	cfg, opts := aio.EmbedConfig()
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		panic(err)
 	}

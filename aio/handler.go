@@ -34,7 +34,7 @@ type handlerScratch struct {
 	g         uint64
 	deliverer *atomic.Uint64
 	// calls counts the Backend calls (Stats.Syscalls) and the ioprio_set
-	// calls; ioprio is the I/O priority the handler's thread has (IOPriority).
+	// calls; ioprio is the I/O priority the handler's thread has (WithIOPriority).
 	calls  atomic.Uint64
 	ioprio prio.IOPrio
 }
@@ -115,7 +115,7 @@ func (a *Array) handle(seg int) {
 	if o, ok := a.backend.(cycleObserver); ok {
 		c.Observe = o.ObserveCycle
 	}
-	if a.cfg.IOPriority {
+	if a.opts.ioprio {
 		// For good: the thread's I/O priority is set per batch and must not
 		// reach another goroutine, so the thread ends with the handler.
 		runtime.LockOSThread()
@@ -177,7 +177,7 @@ func (a *Array) handle(seg int) {
 // aligned requests (see alignedRun). A sync is one call for the batch. It
 // returns the number of failed requests.
 func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
-	if a.cfg.IOPriority {
+	if a.opts.ioprio {
 		a.setIOPrio(h, b)
 	}
 	if b.Op.isSync() {

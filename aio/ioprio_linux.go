@@ -2,6 +2,6 @@
 
 package aio
 
-// ioprioSupported says whether Config.IOPriority can be honoured: Linux has
+// ioprioSupported says whether WithIOPriority can be honoured: Linux has
 // ioprio_set(2) and the SQE ioprio field.
 const ioprioSupported = true

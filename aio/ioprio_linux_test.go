@@ -33,7 +33,7 @@ func (b *ioprioProbe) serve(n int) (int, error) {
 func (b *ioprioProbe) ReadAt(_ aio.File, p []byte, _ int64) (int, error)  { return b.serve(len(p)) }
 func (b *ioprioProbe) WriteAt(_ aio.File, p []byte, _ int64) (int, error) { return b.serve(len(p)) }
 
-// With IOPriority a simulated handler does each batch's I/O at the batch's
+// With WithIOPriority a simulated handler does each batch's I/O at the batch's
 // hint's I/O priority (ioprio_set on its thread when it changes); without
 // it the thread keeps none. Hints used to stop at the submitter.
 func TestSimulatedHandlerCarriesTheHintToItsThread(t *testing.T) {
@@ -42,10 +42,14 @@ func TestSimulatedHandlerCarriesTheHintToItsThread(t *testing.T) {
 		for _, on := range []bool{true, false} {
 			t.Run(mode.String()+map[bool]string{true: "/on", false: "/off"}[on], func(t *testing.T) {
 				probe := &ioprioProbe{}
+				var opts []aio.Option
+				if on {
+					opts = append(opts, aio.WithIOPriority())
+				}
 				a := newArray(t, func(c *aio.Config) {
-					c.Handlers, c.Wake, c.Backend, c.IOPriority = mode, aio.WakeTargeted, probe, on
+					c.Handlers, c.Wake, c.Backend = mode, aio.WakeTargeted, probe
 					c.ReadSegments = 1
-				})
+				}, opts...)
 				for _, h := range hints {
 					done := make(chan error, 1)
 					require.NoError(t, a.Submit(context.Background(), &aio.Request{Hint: h, Buf: make([]byte, 8),

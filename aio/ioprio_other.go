@@ -2,5 +2,5 @@
 
 package aio
 
-// ioprioSupported says whether Config.IOPriority can be honoured: Linux only.
+// ioprioSupported says whether WithIOPriority can be honoured: Linux only.
 const ioprioSupported = false

@@ -36,7 +36,11 @@ func TestNativeCancelsAnIssuedRequestInTheKernel(t *testing.T) {
 	for _, plug := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unplugged", true: "plugged"}[plug], func(t *testing.T) {
 			ev := eventFile(t)
-			a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake, c.Plug = aio.WakeTargeted, plug })
+			var opts []aio.Option
+			if plug {
+				opts = append(opts, aio.WithPlug())
+			}
+			a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted }, opts...)
 			ctx, cancel := context.WithCancel(context.Background())
 			got := make(chan error, 1)
 			require.NoError(t, a.Submit(context.Background(), &aio.Request{File: ev, Buf: make([]byte, 8), Context: ctx,
@@ -70,7 +74,7 @@ func TestNativeCancelsAnIssuedRequestInTheKernel(t *testing.T) {
 func TestNativeReadAtCanceledInTheKernel(t *testing.T) {
 	requireNative(t)
 	ev := eventFile(t)
-	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake, c.Plug = aio.WakeTargeted, true })
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted }, aio.WithPlug())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	n, err := a.ReadAt(ctx, ev, make([]byte, 8), 0)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Plug: a flusher's consecutive page writes that arrive while the ring is
+// WithPlug: a flusher's consecutive page writes that arrive while the ring is
 // busy wait in their slots and reach the kernel merged, as one WRITEV,
 // where each used to be pushed on its own (merges = 0 in every native run).
 // The first write's completion is held (fault hook), so the other 63 find
@@ -27,8 +27,8 @@ func TestNativePlugMergesConsecutiveWrites(t *testing.T) {
 	defer f.Close()
 	rec := &recorder{open: make(chan struct{}), in: make(chan struct{}, 1)}
 	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) {
-		c.Wake, c.Plug, c.Backend, c.WriteSegments = aio.WakeTargeted, true, rec, 1
-	})
+		c.Wake, c.Backend, c.WriteSegments = aio.WakeTargeted, rec, 1
+	}, aio.WithPlug())
 	want := make([]byte, pages*page)
 	for i := range want {
 		want[i] = byte(i * 13)
@@ -72,7 +72,7 @@ func TestNativeFixedBuffers(t *testing.T) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake, c.Plug = aio.WakeTargeted, true })
+	a := newDriverArray(t, driver{native: true}, func(c *aio.Config) { c.Wake = aio.WakeTargeted }, aio.WithPlug())
 	pool := alignedBuffer(t, 4*page, page)
 	other := alignedBuffer(t, page, page)
 	require.NoError(t, a.RegisterBuffers([][]byte{pool, other}))

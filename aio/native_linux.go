@@ -67,7 +67,7 @@ import (
 // by the time it consumes the SQE, IORING_FEAT_SUBMIT_STABLE, but which enter
 // does that is not known).
 //
-// Plugging (Config.Plug). A submission that finds the handler awake (from
+// Plugging (WithPlug). A submission that finds the handler awake (from
 // the moment it reaps a completion until it waits again) pushes nothing: its
 // request waits in its slot, and the handler issues every waiting request,
 // picked and merged, before it next waits, in the io_uring_enter that waits
@@ -170,7 +170,7 @@ func (a *Array) startNative() error {
 	nseg := a.core.Segments()
 	per := a.cfg.SlotsPerSegment
 	n := &native{segs: make([]nativeSeg, nseg), slots: make([]nativeSlot, a.core.Slots()),
-		plug: a.cfg.Plug, ioprio: a.cfg.IOPriority}
+		plug: a.opts.plug, ioprio: a.opts.ioprio}
 	for s := range n.segs {
 		// One SQ entry per slot, one per slot for a cancel of its batch, and
 		// one for the close mark: a segment never has more SQEs pushed and
@@ -238,7 +238,7 @@ func (a *Array) closeNative() {
 
 // issue pushes segment seg's waiting requests to its ring, merged into
 // batches, and submits them; once the array is closed it also pushes the
-// close mark. Under Plug it leaves them to the handler when the ring is busy.
+// close mark. Under WithPlug it leaves them to the handler while it runs.
 // See native for the protocol.
 func (a *Array) issue(seg int) {
 	sg := &a.native.segs[seg]

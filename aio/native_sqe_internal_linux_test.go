@@ -14,15 +14,14 @@ import (
 
 // nativeArray is a native Array for the white-box tests, skipped where
 // io_uring is refused.
-func nativeArray(t *testing.T, change func(*Config)) *Array {
+func nativeArray(t *testing.T, opts ...Option) *Array {
 	t.Helper()
 	if err := NativeAvailable(); err != nil {
 		t.Skipf("native AIO unavailable: %v", err)
 	}
 	cfg := DefaultConfig()
 	cfg.IO, cfg.Wake = IONative, WakeDeferred
-	change(&cfg)
-	a, err := New(cfg)
+	a, err := New(cfg, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, a.Close()) })
 	return a
@@ -39,7 +38,7 @@ func lastSQE(a *Array, seg int) uringSQE {
 	return e
 }
 
-// With IOPriority a native request's hint goes to the kernel in its SQE's
+// With WithIOPriority a native request's hint goes to the kernel in its SQE's
 // ioprio (Hint.IOPrio); without it, or for a sync, the field is 0.
 func TestNativeSQECarriesTheHintsIOPrio(t *testing.T) {
 	f, err := os.OpenFile(filepath.Join(t.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o600)
@@ -47,7 +46,11 @@ func TestNativeSQECarriesTheHintsIOPrio(t *testing.T) {
 	defer f.Close()
 	require.NoError(t, f.Truncate(1<<20))
 	for _, on := range []bool{true, false} {
-		a := nativeArray(t, func(c *Config) { c.IOPriority = on })
+		var opts []Option
+		if on {
+			opts = append(opts, WithIOPriority())
+		}
+		a := nativeArray(t, opts...)
 		for _, c := range []struct {
 			op   Op
 			hint prio.Hint
@@ -65,7 +68,7 @@ func TestNativeSQECarriesTheHintsIOPrio(t *testing.T) {
 			if on && !c.op.isSync() {
 				want = uint16(c.hint.IOPrio())
 			}
-			require.Equal(t, want, e.ioprio, "IOPriority %v, %s at %s", on, c.op, c.hint)
+			require.Equal(t, want, e.ioprio, "WithIOPriority %v, %s at %s", on, c.op, c.hint)
 		}
 	}
 }
@@ -77,7 +80,7 @@ func TestNativeSQEUsesTheRegisteredBuffer(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.Truncate(1<<20))
-	a := nativeArray(t, func(*Config) {})
+	a := nativeArray(t)
 	first, second, outside := make([]byte, 8192), make([]byte, 8192), make([]byte, 4096)
 	require.NoError(t, a.RegisterBuffers([][]byte{first, second}))
 	for _, c := range []struct {

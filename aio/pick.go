@@ -21,7 +21,7 @@ type Batch struct {
 	Offset int64
 	Length int64
 	// Hint is the first request's hint: the batch's priority, which the
-	// driver may carry to the I/O (Config.IOPriority).
+	// driver may carry to the I/O (WithIOPriority).
 	Hint prio.Hint
 	// Slots are the global slot numbers in file order, at most MergeLimit. The
 	// slice is the core's: valid until Complete(Segment, ...) and not to be

@@ -18,7 +18,7 @@ type Request struct {
 	Op Op
 	// Kind routes the request to the ibuf, log, read or write array (see Kind).
 	Kind Kind
-	// Hint is the request's priority (see Core.Pick, and Config.IOPriority
+	// Hint is the request's priority (see Core.Pick, and WithIOPriority
 	// for the I/O's). Zero is prio.Normal.
 	Hint prio.Hint
 	// File is the file to read, write or sync, passed to the Backend.

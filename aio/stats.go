@@ -61,12 +61,12 @@ type Stats struct {
 	// back short; simulated AIO, one per Backend call (a FileBackend call is
 	// one pread, pwrite, preadv, pwritev, fsync or fdatasync; retries after
 	// a partial transfer are not counted), plus FutexSyscalls, plus the
-	// ioprio_set calls of IOPriority. Channel wakes of goroutine handlers
+	// ioprio_set calls of WithIOPriority. Channel wakes of goroutine handlers
 	// are the Go runtime's and not counted. Syscalls over Submitted is the
 	// cost of a request in system calls (SyscallsPerRequest).
 	Syscalls uint64
 	// IOPrioRefused counts the ioprio_set calls the kernel refused
-	// (IOPriority, simulated AIO); the batch's I/O went on at the thread's
+	// (WithIOPriority, simulated AIO); the batch's I/O went on at the thread's
 	// priority.
 	IOPrioRefused uint64
 }
