@@ -73,6 +73,12 @@ type Array struct {
 	ioprioRefused atomic.Uint64
 	calls         sync.Pool // *call: the synchronous calls' requests
 
+	// ReadAt's page-cache attempts (cached_linux.go).
+	cacheFiles  sync.Map // *os.File → *cacheFile
+	cacheCount  atomic.Int32
+	cacheHits   atomic.Uint64 // preadv2 calls that read all
+	cacheMisses atomic.Uint64 // preadv2 calls that did not
+
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
 
@@ -290,6 +296,10 @@ func (a *Array) Stats() Stats {
 		st.RingSyscalls = a.native.ringSyscalls()
 		st.Syscalls = st.RingSyscalls + a.native.syncCallCount()
 	}
+	hits := a.cacheHits.Load() // ReadAt's page-cache reads (cached_linux.go)
+	st.Submitted += hits
+	st.Completed += hits
+	st.Syscalls += hits + a.cacheMisses.Load()
 	return st
 }
 

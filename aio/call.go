@@ -35,7 +35,17 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 //
 // Errors are Submit's (ErrInvalidRequest for an empty p or a negative off,
 // ErrClosed, ...), the I/O's (an *os.PathError from the file), or
-// ErrCallFromDone. Under WakeDeferred the read is a batch of its own: ReadAt
+// ErrCallFromDone.
+//
+// On Linux a read of an *os.File not opened with O_DIRECT first tries the
+// page cache on the caller's thread (preadv2 with RWF_NOWAIT, which never
+// waits for a device): a read the cache holds whole is done there, with no
+// handoff to a handler, as os.File.ReadAt would do it, and counted as a
+// request submitted and completed (Stats; its preadv2 in Syscalls, the
+// attempts that fall short too). A read it cannot finish goes through the
+// array. Such a read never waits, so its ctx and hint change nothing.
+//
+// Under WakeDeferred the read is a batch of its own: ReadAt
 // wakes its segment (native AIO: submits it) at once, as a Flush of that
 // segment alone. ReadAt is safe for concurrent use; a call costs one
 // Request from a pool and no allocation of its own.
@@ -80,10 +90,18 @@ type call struct {
 	r    Request
 	done chan struct{}
 	err  error
+	// The page-cache attempt's scratch (cachedRead): pread is preadNowait
+	// bound once, so that an attempt allocates nothing.
+	iov   [1][]byte
+	off   int64
+	n     int
+	cerr  error
+	pread func(fd uintptr)
 }
 
 func newCall() any {
 	c := &call{done: make(chan struct{}, 1)}
+	c.pread = c.preadNowait
 	c.r.internal = true
 	c.r.Done = func(_ *Request, err error) {
 		c.err = err
@@ -99,6 +117,10 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 		return 0, ErrCallFromDone
 	}
 	c := a.calls.Get().(*call)
+	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil && a.cachedRead(c, f, p, off) {
+		a.calls.Put(c)
+		return len(p), nil
+	}
 	r := &c.r
 	r.Op, r.Kind, r.File, r.Offset, r.Buf, r.Context = op, KindNormal, f, off, p, ctx
 	r.Hint, _ = prio.FromContext(ctx)

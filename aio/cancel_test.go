@@ -224,8 +224,12 @@ func TestReadAtCanceledWhileQueuedReturnsErrCanceled(t *testing.T) {
 				err error
 			}
 			got := make(chan result, 1)
+			var file aio.File // the recorder's reads ignore it; native reads need one
+			if d.native {
+				file = uncachedFile(t, 4*page) // else ReadAt reads it on this goroutine, never queued
+			}
 			go func() {
-				n, err := a.ReadAt(ctx, d.File, make([]byte, 8), page)
+				n, err := a.ReadAt(ctx, file, make([]byte, 8), page)
 				got <- result{n, err}
 			}()
 			require.Eventually(t, func() bool { return a.Stats().InFlight == 2 }, hangLimit, time.Millisecond)

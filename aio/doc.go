@@ -20,7 +20,10 @@
 //
 // The context covers a request until its I/O is issued; a read or write
 // whose context ends while it waits returns an error wrapping ErrCanceled
-// and ctx.Err() and never happens (see ReadAt). The request's priority is
+// and ctx.Err() and never happens (see ReadAt). On Linux a read the page
+// cache holds whole is done on the caller's thread (preadv2 with
+// RWF_NOWAIT), as os.File.ReadAt would do it; only a read that must wait
+// for the device is handed to a handler. The request's priority is
 // prio.FromContext(ctx). Submit, with a Done callback, is the asynchronous
 // form (Request.Context gives it the same cancellation).
 //

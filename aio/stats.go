@@ -9,7 +9,9 @@ package aio
 // At every instant Submitted = Completed + Failed + Canceled + InFlight.
 type Stats struct {
 	// Submitted counts requests accepted (into a slot, or into the overflow
-	// queue from a Done), plus those canceled while waiting for a slot.
+	// queue from a Done), plus those canceled while waiting for a slot, plus
+	// ReadAt's reads served from the page cache on the caller's thread
+	// (counted completed at once; see ReadAt).
 	Submitted uint64
 	// Completed counts requests whose I/O succeeded.
 	Completed uint64
@@ -61,7 +63,8 @@ type Stats struct {
 	// back short; simulated AIO, one per Backend call (a FileBackend call is
 	// one pread, pwrite, preadv, pwritev, fsync or fdatasync; retries after
 	// a partial transfer are not counted), plus FutexSyscalls, plus the
-	// ioprio_set calls of WithIOPriority. Channel wakes of goroutine handlers
+	// ioprio_set calls of WithIOPriority; and under either, ReadAt's
+	// preadv2 attempts at the page cache. Channel wakes of goroutine handlers
 	// are the Go runtime's and not counted. Syscalls over Submitted is the
 	// cost of a request in system calls (SyscallsPerRequest).
 	Syscalls uint64
