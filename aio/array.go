@@ -76,8 +76,9 @@ type Array struct {
 	// ReadAt's page-cache attempts (cached_linux.go).
 	cacheFiles  sync.Map // *os.File → *cacheFile
 	cacheCount  atomic.Int32
-	cacheHits   atomic.Uint64 // preadv2 calls that read all
-	cacheMisses atomic.Uint64 // preadv2 calls that did not
+	cacheHits   [cacheStripes]stripedCount // preadv2 calls that read all
+	cacheMisses atomic.Uint64              // preadv2 calls that did not
+	callCount   atomic.Uint32              // calls made for the pool, for their stripes
 
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
@@ -115,7 +116,8 @@ func New(cfg Config, opts ...Option) (*Array, error) {
 		return nil, fmt.Errorf("aio: Backend = nil %T, want a non-nil backend or a nil interface (FileBackend): %w",
 			cfg.Backend, ErrInvalidConfig)
 	}
-	a := &Array{core: core, cfg: cfg, opts: o, backend: cfg.Backend, start: time.Now(), calls: sync.Pool{New: newCall}}
+	a := &Array{core: core, cfg: cfg, opts: o, backend: cfg.Backend, start: time.Now()}
+	a.calls.New = func() any { return newCall(&a.callCount) }
 	if a.backend == nil {
 		a.backend = FileBackend{}
 	}
@@ -296,7 +298,10 @@ func (a *Array) Stats() Stats {
 		st.RingSyscalls = a.native.ringSyscalls()
 		st.Syscalls = st.RingSyscalls + a.native.syncCallCount()
 	}
-	hits := a.cacheHits.Load() // ReadAt's page-cache reads (cached_linux.go)
+	var hits uint64 // ReadAt's page-cache reads (cached_linux.go)
+	for i := range a.cacheHits {
+		hits += a.cacheHits[i].n.Load()
+	}
 	st.Submitted += hits
 	st.Completed += hits
 	st.Syscalls += hits + a.cacheMisses.Load()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/innosim/innosim/prio"
 )
@@ -97,10 +98,18 @@ type call struct {
 	n     int
 	cerr  error
 	pread func(fd uintptr)
+	// lastFile and lastCF are the File this call last read from and what
+	// cachedRead knows of it, to skip the Array's map for the next read of
+	// the same File; stripe is the call's counter of page-cache reads.
+	lastFile File
+	lastCF   *cacheFile
+	stripe   uint8
 }
 
-func newCall() any {
-	c := &call{done: make(chan struct{}, 1)}
+// newCall returns a call for the Array's pool; calls takes the stripes
+// round.
+func newCall(calls *atomic.Uint32) *call {
+	c := &call{done: make(chan struct{}, 1), stripe: uint8(calls.Add(1) % cacheStripes)}
 	c.pread = c.preadNowait
 	c.r.internal = true
 	c.r.Done = func(_ *Request, err error) {
@@ -149,4 +158,14 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 	c.err, r.File, r.Buf, r.Context, r.n = nil, nil, nil, nil, 0
 	a.calls.Put(c)
 	return n, err
+}
+
+// cacheStripes is how many counters ReadAt's page-cache reads are spread
+// over (Array.cacheHits).
+const cacheStripes = 16
+
+// stripedCount is one of those counters, alone on its cache line.
+type stripedCount struct {
+	n atomic.Uint64
+	_ [56]byte
 }
