@@ -74,8 +74,7 @@ type Array struct {
 	calls         sync.Pool // *call: the synchronous calls' requests
 
 	// ReadAt's page-cache attempts (cached_linux.go).
-	cacheFiles  sync.Map // *os.File → *cacheFile
-	cacheCount  atomic.Int32
+	cache       arrayCache
 	cacheHits   [cacheStripes]stripedCount // preadv2 calls that read all
 	cacheMisses atomic.Uint64              // preadv2 calls that did not
 	callCount   atomic.Uint32              // calls made for the pool, for their stripes

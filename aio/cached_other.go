@@ -4,9 +4,15 @@ package aio
 
 // cachedRead reads from the page cache on the caller's thread on Linux
 // only (preadv2 with RWF_NOWAIT); elsewhere every read is a request.
-func (a *Array) cachedRead(*call, File, []byte, int64) bool { return false }
+func (a *Array) cachedRead(*call, File, []byte, int64) bool {
+	_ = a.cache // the attempt's state, which only Linux keeps
+	return false
+}
 
-func (c *call) preadNowait(uintptr) {}
+// arrayCache and callCache hold the attempt's state on Linux; nothing here.
+type (
+	arrayCache struct{}
+	callCache  struct{}
+)
 
-// cacheFile is what cachedRead knows of a File: nothing, here.
-type cacheFile struct{}
+func (*callCache) init() {}

@@ -88,29 +88,18 @@ func (a *Array) Datasync(ctx context.Context, f File) error {
 // call is one synchronous request: a Request and the channel its Done
 // signals, reused through Array.calls.
 type call struct {
-	r    Request
-	done chan struct{}
-	err  error
-	// The page-cache attempt's scratch (cachedRead): pread is preadNowait
-	// bound once, so that an attempt allocates nothing.
-	iov   [1][]byte
-	off   int64
-	n     int
-	cerr  error
-	pread func(fd uintptr)
-	// lastFile and lastCF are the File this call last read from and what
-	// cachedRead knows of it, to skip the Array's map for the next read of
-	// the same File; stripe is the call's counter of page-cache reads.
-	lastFile File
-	lastCF   *cacheFile
-	stripe   uint8
+	r      Request
+	done   chan struct{}
+	err    error
+	cache  callCache // the page-cache attempt's scratch (cachedRead)
+	stripe uint8     // the call's counter of page-cache reads (Array.cacheHits)
 }
 
 // newCall returns a call for the Array's pool; calls takes the stripes
 // round.
 func newCall(calls *atomic.Uint32) *call {
 	c := &call{done: make(chan struct{}, 1), stripe: uint8(calls.Add(1) % cacheStripes)}
-	c.pread = c.preadNowait
+	c.cache.init()
 	c.r.internal = true
 	c.r.Done = func(_ *Request, err error) {
 		c.err = err
