@@ -37,7 +37,8 @@ type probe func(rounds int) (float64, error)
 // Measure calibrates this machine. It runs the probes one after another, each
 // taking one warm-up and opts.Repeats measurements of opts.Rounds operations;
 // the twelve rings dominate a full run's time (each measurement of a ring of
-// 1,024 creates and ends its 1,024 threads). A probe
+// 1,024 creates and ends its 1,024 threads), and opts.MaxRing leaves out the
+// larger ones. A probe
 // that cannot run here (the pinned futex probes off Linux, or the remote wake
 // on one CPU) leaves its figure zero. It returns an error wrapping
 // ErrInvalidConfig for bad options, ctx.Err() when ctx ends between
@@ -69,6 +70,9 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}
 	for si, size := range RingWorkingSets {
 		for i, n := range RingThreads {
+			if n > opts.MaxRing {
+				continue
+			}
 			probes = append(probes, struct {
 				name  string
 				run   probe

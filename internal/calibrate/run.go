@@ -22,8 +22,8 @@ import (
 // to stderr. For -h it wraps flag.ErrHelp, and the usage has been written.
 var ErrUsage = errors.New("calibrate: usage")
 
-// Run is the `innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE]
-// [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
+// Run is the `innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json]
+// [-out FILE] [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
 // to stdout as a table, or with -json as one JSON object whose fields are Costs'
 // with durations in nanoseconds. With -out it also writes the cost profile file
 // (WriteProfile) that `innosim run --costs FILE` and `innosim validate --costs
@@ -38,6 +38,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
+	maxRing := fs.Int("max-ring", RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many threads (2..1024; the rings of 1,024 threads take most of the time)")
 	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
@@ -45,7 +46,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmdflag.DurationVar(fs, benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
+		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
 		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 		fs.PrintDefaults()
 	}
@@ -67,6 +68,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}{
 		{*repeats < 1 || *repeats > 1000, "repeats", *repeats, "1..1000"},
 		{*rounds < 1 || *rounds > 1_000_000, "rounds", *rounds, "1..1000000"},
+		{*maxRing < RingThreads[0] || *maxRing > RingThreads[len(RingThreads)-1], "max-ring", *maxRing, "2..1024"},
 		{*benchtime < 1 || *benchtime > time.Minute, "benchtime", *benchtime, "1ns..1m0s"},
 		{*count < 1 || *count > 20, "count", *count, "1..20"},
 	} {
@@ -97,7 +99,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	defer profile.Discard() // not renamed: the command failed
-	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
+	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds, MaxRing: *maxRing})
 	if err != nil {
 		return err
 	}

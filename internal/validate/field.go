@@ -59,6 +59,7 @@ func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = base + uint64(i)
 	}
+	Shorten(ctx, cells)
 	res, err := sim.RunCells(ctx, cells, nil)
 	if err != nil {
 		return Table{}, err
@@ -70,6 +71,12 @@ func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
 		}
 		for i := range more {
 			more[i].Machine.Seed = base + uint64(len(cells)+i)
+			if IsQuick(ctx) {
+				// its window is drawn from the quick first stage's, so
+				// only its warm-up is shortened, and no steady warm-up
+				// can hold so short a window
+				more[i].Warmup, more[i].Steady = quick(more[i].Warmup, sim.DefaultWarmup), nil
+			}
 		}
 		r2, err := sim.RunCells(ctx, more, nil)
 		if err != nil {
