@@ -136,11 +136,15 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer discardAll(outs)
-	cfg.Log = stderr
+	prog := newProgress(stderr, "live")
+	defer prog.Close()
+	cfg.Log = prog // its lines and the progress lines, one at a time
+	cfg.Progress = prog.Phase("points", "points")
 	if len(rotation) > 0 {
-		return liveRotate(ctx, cfg, rotation, outs[0], stdout)
+		return liveRotate(ctx, cfg, rotation, outs[0], stdout, prog.Close)
 	}
 	points, err := live.Run(ctx, cfg)
+	prog.Close()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
@@ -188,9 +192,11 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 	return t
 }
 
-// liveRotate runs live -rotation: the probe, its table, and its CSV.
-func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer) error {
+// liveRotate runs live -rotation: the probe, its table, and its CSV. It
+// calls probed once the probe ends (the progress ends there).
+func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer, probed func()) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
+	probed()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)

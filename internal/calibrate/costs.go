@@ -83,7 +83,10 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}
 	c.CacheL2, c.CacheLLC = readCaches(sysCacheDir)
 probes:
-	for _, p := range probes {
+	for k, p := range probes {
+		if opts.Progress != nil && k > 0 {
+			opts.Progress(k, len(probes))
+		}
 		vs := make([]float64, 0, opts.Repeats)
 		for i := -1; i < opts.Repeats; i++ { // i = -1 is the warm-up
 			if err := ctx.Err(); err != nil {
@@ -105,6 +108,9 @@ probes:
 		} else {
 			*p.dst = summarize(vs)
 		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(probes), len(probes))
 	}
 	return c, nil
 }

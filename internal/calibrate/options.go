@@ -38,6 +38,9 @@ type Options struct {
 	// otherwise 2..1024. The rings of 1,024 threads take most of a
 	// calibration's time.
 	MaxRing int
+	// Progress, if not nil, is told after each probe the probes done and
+	// their total.
+	Progress func(done, total int)
 }
 
 // withDefaults validates o and fills in the defaults.

@@ -14,6 +14,7 @@ import (
 	"github.com/innosim/innosim/internal/benchenv"
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
+	"github.com/innosim/innosim/internal/progress"
 )
 
 // ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
@@ -99,7 +100,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	defer profile.Discard() // not renamed: the command failed
-	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds, MaxRing: *maxRing})
+	// A bar on a terminal; otherwise a line as each stage starts and every
+	// few seconds (a calibration and its check take minutes).
+	prog := progress.New(stderr, "innosim calibrate")
+	defer prog.Close()
+	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds, MaxRing: *maxRing, Progress: prog.Phase("measuring", "probes")})
+	prog.End()
 	if err != nil {
 		return err
 	}
@@ -116,16 +122,21 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := profile.Write(func(f *os.File) error { return c.WriteProfile(f, "calibrated", benchenv.Current()) }); err != nil {
 			return fmt.Errorf("calibrate: %w", err)
 		}
-		fmt.Fprintf(stderr, "cost profile written to %s\n", *out)
+		fmt.Fprintf(prog, "cost profile written to %s\n", *out)
 	}
 	if !*check {
 		return nil
 	}
+	update := prog.Phase("check", "benchmark runs")
 	co := CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
-		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }}
+		Progress: func(name string, done, total int) {
+			fmt.Fprintf(prog, "running %s\n", name)
+			update(done, total)
+		}}
 	lo, hi := co.Estimate()
-	fmt.Fprintf(stderr, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
+	fmt.Fprintf(prog, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
 	rep, err := Check(ctx, co)
+	prog.Close()
 	if err != nil {
 		return err
 	}
