@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/concurrency"
+	"golang.org/x/sync/semaphore"
 )
 
 // burstIters is the length of the CPU burst a thread spends inside the gate: 450
@@ -69,20 +70,36 @@ func (g *counterGate) Enter(context.Context, *concurrency.Thread) error { g.insi
 func (g *counterGate) ForceExit(*concurrency.Thread)                    { g.inside.Add(-1) }
 func (g *counterGate) Stats() concurrency.Stats                         { return concurrency.Stats{} }
 
+// newAdmissionGate returns the gate a benchmark's policy name stands for.
+// Every name is what a user gets: the concurrency.Policy of that name
+// (ParsePolicy) with DefaultConfig, or one of these, named for the config
+// that differs:
+//
+//	handoff-barging  NewHandoff(DefaultConfig(limit)): bounded barging,
+//	                 Starvation DefaultStarvation (what PolicyHandoff gives)
+//	handoff-strict   the same with Starvation 0: strict handoff
+//	counter, chan    the two gates of this file
+//
+// "handoff" alone is refused: it would be read as the default and measured
+// as one of the two modes, or the other.
 func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 	switch policy {
 	case "counter":
 		return &counterGate{}, nil
 	case "chan":
 		return &chanGate{seats: make(chan struct{}, limit)}, nil
-	case "handoff": // strict handoff, whatever DefaultConfig's Starvation
+	case "handoff-strict":
 		cfg := concurrency.DefaultConfig(limit)
 		cfg.Starvation = 0
 		return concurrency.NewHandoff(cfg)
 	case "handoff-barging":
 		cfg := concurrency.DefaultConfig(limit)
-		cfg.Starvation = bargingStarvation
+		if cfg.Starvation != bargingStarvation {
+			return nil, fmt.Errorf("handoff-barging: DefaultConfig's Starvation is %v, the benchmarks' %v", cfg.Starvation, bargingStarvation)
+		}
 		return concurrency.NewHandoff(cfg)
+	case "handoff":
+		return nil, fmt.Errorf("policy %q: name the mode, handoff-barging (the default) or handoff-strict", policy)
 	}
 	p, err := concurrency.ParsePolicy(policy)
 	if err != nil {
@@ -91,18 +108,25 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 	return concurrency.New(p, concurrency.DefaultConfig(limit))
 }
 
-// BenchmarkAdmission measures one round through each admission policy: enter, a
-// CPU burst of about 1 µs, exit. The exit is ForceExit — each round is one
+// admissionPolicies are BenchmarkAdmission's policies, in the order of its
+// table: the floors, the InnoDB gates, the Go baselines, Handoff's two modes.
+var admissionPolicies = []string{"unlimited", "counter", "queue", "atomic", "semaphore", "chan", "handoff-strict", "handoff-barging"}
+
+// BenchmarkAdmission measures one round through each admission policy (see
+// newAdmissionGate for the names): enter, a CPU burst of about 1 µs, exit. The exit is ForceExit — each round is one
 // statement, whose end gives the seat back whatever its tickets (as
 // innobase_srv_conc_force_exit_innodb at the end of a statement) — so every round
 // passes the gate. Policies use InnoDB's defaults (DefaultConfig: sleep delay
 // 10 ms, adaptive max 150 ms). b.N rounds are split across the goroutines;
 // waits/op is the share of rounds that had to wait (sleep or queue), and
 // p99-wait-µs the 99th percentile of those waits for the policies that time them
-// (queue, atomic, handoff): sleeping policies buy throughput under saturation
+// (queue, atomic, handoff-*): sleeping policies buy throughput under saturation
 // with waits of a whole sleep delay, Handoff's FIFO keeps them short.
+// handoff-barging (the default) saves the park and wake per enter that
+// handoff-strict pays once the gate is full, and pays for it in p99-wait-µs.
 //
-// Compare within one run, as ratios: handoff against semaphore and chan, queue
+// Compare within one run, as ratios (benchstat -col /policy): the two
+// Handoff modes against semaphore and chan, queue
 // against unlimited at limit 8 (≥ GOMAXPROCS on the 2-core machine: study B),
 // and any gate against counter (one shared atomic word, the floor). cpu-ns/op
 // is the process's CPU time per round: on a shared machine, where ns/op moves
@@ -117,7 +141,7 @@ func newAdmissionGate(policy string, limit int) (admissionGate, error) {
 // -benchtime given as a duration lets b.N, and with it the contention, differ
 // between the policies compared.
 func BenchmarkAdmission(b *testing.B) {
-	for _, policy := range []string{"unlimited", "counter", "queue", "atomic", "semaphore", "chan", "handoff"} {
+	for _, policy := range admissionPolicies {
 		for _, limit := range []int{2, 8} {
 			for _, goroutines := range []int{1, 16} {
 				name := fmt.Sprintf("policy=%s/limit=%d/goroutines=%d", policy, limit, goroutines)
@@ -133,31 +157,65 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
+	runRounds(b, goroutines, func() func(x uint64) (uint64, error) {
+		t := &concurrency.Thread{}
+		return func(x uint64) (uint64, error) {
+			if err := g.Enter(ctx, t); err != nil {
+				return x, err
+			}
+			x = burst(x)
+			g.ForceExit(t)
+			return x, nil
+		}
+	})
+	s := g.Stats()
+	b.ReportMetric(float64(s.Waits)/float64(b.N), "waits/op")
+	if s.WaitTime.Count() > 0 {
+		// The other side of the throughput: how long the slowest waits took
+		// (p99: upper edge of its histogram bucket, at most 25% above; max:
+		// exact; chan and semaphore keep none).
+		b.ReportMetric(float64(s.P99Wait.Microseconds()), "p99-wait-µs")
+		b.ReportMetric(float64(s.MaxWait.Microseconds()), "max-wait-µs")
+	}
+	if s.BargeWakes > 0 {
+		// Barging's wasted wakes: a woken waiter that finds its seat retaken.
+		b.ReportMetric(float64(s.BargeWakes)/float64(b.N), "barge-wakes/op")
+		b.ReportMetric(float64(s.BargeLosses)/float64(b.N), "barge-losses/op")
+	}
+}
+
+// runRounds runs b.N rounds split across goroutines, each goroutine calling
+// the round that newRound made for it (so that it can own a Thread), and
+// reports besides ns/op the futex share and cpu-ns/op. The goroutines are
+// started and parked before the clock starts.
+func runRounds(b *testing.B, goroutines int, newRound func() func(x uint64) (uint64, error)) {
 	var sink atomic.Uint64
-	var start, done sync.WaitGroup
+	var start, ready, done sync.WaitGroup
 	start.Add(1)
 	for w := 0; w < goroutines; w++ {
 		n := b.N / goroutines
 		if w < b.N%goroutines {
 			n++
 		}
+		ready.Add(1)
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			t := &concurrency.Thread{}
+			round := newRound()
 			x := uint64(w + 1)
+			ready.Done()
 			start.Wait()
 			for i := 0; i < n; i++ {
-				if err := g.Enter(ctx, t); err != nil {
+				var err error
+				if x, err = round(x); err != nil {
 					b.Error(err)
 					return
 				}
-				x = burst(x)
-				g.ForceExit(t)
 			}
 			sink.Add(x)
 		}()
 	}
+	ready.Wait()
 	b.ReportAllocs()
 	b.ResetTimer()
 	var cpu0, cpu1 time.Duration
@@ -176,48 +234,91 @@ func benchAdmission(b *testing.B, policy string, limit, goroutines int) {
 		// Ps sat idle because every goroutine was parked (a convoy).
 		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
-	s := g.Stats()
-	b.ReportMetric(float64(s.Waits)/float64(b.N), "waits/op")
-	if s.WaitTime.Count() > 0 {
-		// The other side of the throughput: how long the slowest waits took
-		// (p99: upper edge of its histogram bucket, at most 25% above; max:
-		// exact; chan and semaphore keep none).
-		b.ReportMetric(float64(s.P99Wait.Microseconds()), "p99-wait-µs")
-		b.ReportMetric(float64(s.MaxWait.Microseconds()), "max-wait-µs")
-	}
-	if s.BargeWakes > 0 {
-		// Barging's wasted wakes: a woken waiter that finds its seat retaken.
-		b.ReportMetric(float64(s.BargeWakes)/float64(b.N), "barge-wakes/op")
-		b.ReportMetric(float64(s.BargeLosses)/float64(b.N), "barge-losses/op")
-	}
 }
 
-// bargingStarvation is the Starvation time of BenchmarkAdmissionBarging's gate:
-// DefaultConfig's, sync.Mutex's starvation threshold (starvationThresholdNs in
-// Go's sync/mutex.go).
-const bargingStarvation = concurrency.DefaultStarvation
+// semaphoreSize is BenchmarkSemaphore's semaphore size: two rounds may run
+// at once, as at BenchmarkAdmission's limit 2.
+const semaphoreSize = 2
 
-// BenchmarkAdmissionBarging is BenchmarkAdmission's load through Handoff with
-// bounded barging (Config.Starvation = 1 ms, DefaultConfig's), where
-// BenchmarkAdmission's policy=handoff is strict handoff (Starvation 0). Run it
-// with BenchmarkAdmission (-bench BenchmarkAdmission matches both) to compare
-// within one run: barging saves the park and wake per enter that strict
-// handoff pays once the gate is full, and pays for it in p99-wait-µs.
-func BenchmarkAdmissionBarging(b *testing.B) {
-	for _, limit := range []int{2, 8} {
-		for _, goroutines := range []int{1, 16} {
-			name := fmt.Sprintf("policy=handoff-barging/limit=%d/goroutines=%d", limit, goroutines)
-			b.Run(name, func(b *testing.B) { benchAdmission(b, "handoff-barging", limit, goroutines) })
+// BenchmarkSemaphore measures concurrency.Weighted against the type it
+// stands in for, golang.org/x/sync/semaphore.Weighted: one round is
+// Acquire(ctx, 1), BenchmarkAdmission's burst of about 1 µs, Release(1), on a
+// semaphore of size 2, b.N rounds split across 1, 2, 8 or 64 goroutines.
+// policy=xsync is semaphore.NewWeighted(2), policy=weighted
+// concurrency.NewWeighted(2). Compare the two within one run
+// (benchstat -col /policy), with the run length fixed as for
+// BenchmarkAdmission (-benchtime 300000x): with more goroutines than Ps,
+// contention depends on it. At 1 and 2 goroutines nobody waits (the fast
+// path: one CAS to acquire, one to release, against x/sync's mutex); at 8
+// and 64 rounds queue, and Weighted hands the weight over under its mutex
+// as x/sync does.
+func BenchmarkSemaphore(b *testing.B) {
+	for _, policy := range []string{"xsync", "weighted"} {
+		for _, goroutines := range []int{1, 2, 8, 64} {
+			b.Run(fmt.Sprintf("policy=%s/goroutines=%d", policy, goroutines), func(b *testing.B) {
+				var sem interface {
+					Acquire(context.Context, int64) error
+					Release(int64)
+				}
+				if policy == "xsync" {
+					sem = semaphore.NewWeighted(semaphoreSize)
+				} else {
+					sem = concurrency.NewWeighted(semaphoreSize)
+				}
+				ctx := context.Background()
+				runRounds(b, goroutines, func() func(x uint64) (uint64, error) {
+					return func(x uint64) (uint64, error) {
+						if err := sem.Acquire(ctx, 1); err != nil {
+							return x, err
+						}
+						x = burst(x)
+						sem.Release(1)
+						return x, nil
+					}
+				})
+			})
 		}
 	}
 }
+
+// BenchmarkSemaphoreOverhead is BenchmarkSemaphore's uncontended case (one
+// goroutine) without the burst: Acquire(ctx, 1) and Release(1) and nothing
+// else, where the fast path's cost is not diluted by the 1 µs of work.
+func BenchmarkSemaphoreOverhead(b *testing.B) {
+	for _, policy := range []string{"xsync", "weighted"} {
+		b.Run("policy="+policy+"/goroutines=1", func(b *testing.B) {
+			var sem interface {
+				Acquire(context.Context, int64) error
+				Release(int64)
+			}
+			if policy == "xsync" {
+				sem = semaphore.NewWeighted(semaphoreSize)
+			} else {
+				sem = concurrency.NewWeighted(semaphoreSize)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := sem.Acquire(ctx, 1); err != nil {
+					b.Fatal(err)
+				}
+				sem.Release(1)
+			}
+		})
+	}
+}
+
+// bargingStarvation is the Starvation time of policy handoff-barging:
+// DefaultConfig's, sync.Mutex's starvation threshold (starvationThresholdNs in
+// Go's sync/mutex.go).
+const bargingStarvation = concurrency.DefaultStarvation
 
 // BenchmarkAdmissionOverhead is BenchmarkAdmission's uncontended case (limit 8,
 // one goroutine) without the burst: the cost of one enter plus one exit and
 // nothing else, where the ratios between policies are not diluted by the 1 µs of
 // work.
 func BenchmarkAdmissionOverhead(b *testing.B) {
-	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff", "handoff-barging"} {
+	for _, policy := range []string{"unlimited", "queue", "atomic", "semaphore", "chan", "handoff-strict", "handoff-barging"} {
 		b.Run("policy="+policy+"/limit=8/goroutines=1", func(b *testing.B) {
 			g, err := newAdmissionGate(policy, 8)
 			if err != nil {
@@ -271,7 +372,7 @@ var rampSteps = []int{2, 4, 8, 16, 32, 64, 32, 16, 8, 4, 2}
 // a burst of outside load moves one count's step, not the median.
 func BenchmarkAdmissionRamp(b *testing.B) {
 	for _, limit := range []int{1, 8} {
-		for _, policy := range []string{"handoff", "handoff-barging", "semaphore", "mutex"} {
+		for _, policy := range []string{"handoff-strict", "handoff-barging", "semaphore", "mutex"} {
 			b.Run(fmt.Sprintf("limit=%d/policy=%s", limit, policy), func(b *testing.B) {
 				benchRamp(b, policy, limit)
 			})

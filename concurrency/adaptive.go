@@ -66,6 +66,22 @@ func (a *Adaptive) Enter(ctx context.Context, t *Thread) error {
 	return nil
 }
 
+// TryEnter admits t without waiting, as Handoff's TryEnter, and starts
+// timing its round inside if it does.
+func (a *Adaptive) TryEnter(t *Thread) bool {
+	t.mustBeOf(a, "TryEnter")
+	if checkThreads {
+		t.mustClaim("TryEnter")
+		defer t.unclaim()
+	}
+	if !a.h.core.tryAdmit(t) {
+		return false
+	}
+	t.admittedBy(a)
+	t.entered = a.h.clock.now()
+	return true
+}
+
 // Exit ends t's round inside, records its time, and exits as Handoff does.
 // It does nothing, and records nothing, if t holds no seat.
 func (a *Adaptive) Exit(t *Thread) {

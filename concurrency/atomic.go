@@ -72,6 +72,23 @@ func (g *Atomic) enterSeat(ctx context.Context, t *Thread) error {
 	}
 }
 
+// TryEnter admits t without waiting: a ticket, or a seat taken by increment
+// (undone if it overbooked), as Enter's first attempt. It reports false,
+// changing nothing, where Enter would sleep. It panics as Exit does for a
+// Thread of another gate.
+func (g *Atomic) TryEnter(t *Thread) bool {
+	t.mustBeOf(g, "TryEnter")
+	if checkThreads {
+		t.mustClaim("TryEnter")
+		defer t.unclaim()
+	}
+	if t.phase != outside || !g.core.tryEnter(t) {
+		return false
+	}
+	t.admittedBy(g)
+	return true
+}
+
 // Exit gives t's seat back once its tickets are spent; it wakes nobody.
 func (g *Atomic) Exit(t *Thread) {
 	t.mustBeOf(g, "Exit")

@@ -98,9 +98,8 @@ type Config struct {
 
 // DefaultConfig returns InnoDB's defaults (MySQL 5.6–8.0) with the given limit:
 // tickets 5000, sleep delay 10 ms, adaptive max sleep delay 150 ms, FIFO order;
-// and Handoff's bounded barging with Starvation DefaultStarvation (1 ms), the
-// mode that met every admission bound in one benchmark run (see the package
-// doc). Set Starvation to 0 for strict handoff.
+// and Handoff's bounded barging with Starvation DefaultStarvation (1 ms) (see
+// the package doc). Set Starvation to 0 for strict handoff.
 func DefaultConfig(limit int) Config {
 	return Config{
 		Limit:                 limit,

@@ -3,6 +3,23 @@
 // once, what a thread does when it finds no seat, and who gets a seat when one
 // comes free.
 //
+// # Which API
+//
+// To bound concurrent work the way golang.org/x/sync/semaphore does, use
+// Weighted: NewWeighted, Acquire, TryAcquire, Release, with x/sync's contract
+// (a done context fails Acquire, waiters served in order, weights), on
+// Handoff's lock-free fast path. Release always gives the weight back.
+//
+// The gates (Queue, Atomic, Semaphore, Handoff, Adaptive, Unlimited, all
+// satisfying Gate) are InnoDB's protocol, and it is not acquire/release:
+// Enter takes a seat and tickets with it, and Exit keeps the seat while the
+// thread has tickets. With DefaultConfig's 5000 tickets, two goroutines that
+// each Enter and Exit on a Thread of their own at limit 2 keep both seats,
+// and a third waits forever. The
+// release of a gate is ForceExit, and Statement runs a function between Enter
+// and ForceExit; TryEnter is TryAcquire. Use a gate to model or run InnoDB's
+// admission (tickets, sleeps, priorities, lock waits), not as a semaphore.
+//
 // # The model
 //
 // A thread enters before it works in the engine and exits after. While fewer
@@ -60,7 +77,9 @@
 //	Atomic     MySQL 5.6–8.0: atomic counters, overbook-then-undo, and a sleep
 //	           loop whose delay adapts (innodb_adaptive_max_sleep_delay); exit
 //	           wakes nobody, so a free seat waits for a sleeper to wake up.
-//	Semaphore  golang.org/x/sync/semaphore, what a Go programmer would pick.
+//	Semaphore  golang.org/x/sync/semaphore's Weighted counting the seats, what a
+//	           Go programmer would pick: a seat is taken with x/sync's
+//	           semantics (a done context fails), under the Gate protocol.
 //	Handoff    ours: a lock-free CAS while a seat is free and nobody waits,
 //	           parked waiters (no polling sleep), each exit handing its seat to
 //	           exactly one waiter (or, with Config.Starvation, bounded barging),
@@ -108,39 +127,22 @@
 // many seats, so the limit is exceeded only by lock holders and only by the
 // allowance.
 //
-// The trade-off in figures, from one invocation of the benchmarks in
-// bench_admission_test.go (2 December 2026, 03:03–03:08 UTC, -benchtime
-// 300000x -count 6) on a 2-core machine shared with other work (load average
-// 21–28), the benchmark binary given the cores' priority (examples/gate's
-// README has the command, two more runs, the ramp and the reasons); ratios of
-// medians of that run, not limits:
-//
-//	                                  strict handoff   bounded barging (1 ms)
-//	uncontended enter+exit            0.62 × semaphore the same fast path
-//	limit 2, 16 goroutines            0.74 × semaphore 0.38 × semaphore, 0.62 × chan
-//	limit 2, p99 wait                 56–64 µs         56 µs–1.02 ms
-//	limit 8, 16 goroutines            1.41 × Unlimited 1.01 × Unlimited (CPU 1.11 ×)
-//	limit 8, p99 wait                 40 µs            10–112 µs
-//	ramp 2…64…2, down/up (limit 1, 8) 0.99–1.10, 0.97–1.01  0.99–1.02, 0.99–1.00
-//	ramp, highest step p99 wait       256 µs           1.28 ms
-//	enters that waited (limit 2 / 8)  89–95% / 0–33%   under 0.07% / under 0.003%
-//
-// In that run bounded barging met every bound of the admission issue (p99
-// wait at most 2 × Starvation, at most 1.1 × Unlimited at limit 8, at most
-// 0.6 × semaphore and 1.0 × chan at limit 2, the ramp's way down within 10% of
-// its way up), so it is the default: DefaultConfig sets Starvation to
-// DefaultStarvation. (A later run met all but the uncontended bound, which
-// both modes missed alike, 0.94 and 1.01 × a semaphore that ran 16 ns there
-// against 28 ns before: a few ns that move between builds of the binary.) It
-// gives up order below the bound, and a few waits reach
-// the bound where strict handoff's stay under 100 µs; Starvation 0 selects
-// strict handoff. The lock-holder allowance is looked at only on the slow
-// path, by a lock holder that finds the gate full.
+// Strict handoff keeps waits short and ordered; bounded barging saves the
+// park and wake per enter that strict handoff pays once the gate is full, and
+// lets a few waits reach the bound. DefaultConfig selects bounded barging;
+// Starvation 0 selects strict handoff. BenchmarkAdmission
+// (policy=handoff-strict and policy=handoff-barging) measures both against
+// the x/sync semaphore, a buffered channel and Unlimited; the measurements that made
+// bounded barging the default are in the decision record
+// docs/decisions/handoff-default-bounded-barging.md. The lock-holder
+// allowance is looked at only on the slow path, by a lock holder that finds
+// the gate full.
 //
 // Stats tells an operator why work waited: waits by
 // class (WaitsHigh), Kickups, StarvationHandoffs, LockHolderBypasses, the
 // wakes barging spent and lost (BargeWakes, BargeLosses), and the wait
-// distribution (WaitTime, P50Wait, P99Wait, MaxWait).
+// distribution (WaitTime, P50Wait, P99Wait, MaxWait); Stats.String prints
+// them on one line.
 //
 // # Cores and drivers
 //
@@ -160,8 +162,10 @@
 // Every Enter that returns nil is matched by the seat's release; a canceled wait
 // returns the context's error and holds no seat; a seat handed to a waiter whose
 // context ended at the same moment is passed on, never dropped (the shape of a
-// bug once fixed in x/sync/semaphore). Queue and Handoff never have more threads
-// inside than the limit, except those let in by ForceEnter and, for Handoff, up
-// to LockHolderAllowance threads holding locks. The counters balance (see
-// Stats).
+// bug once fixed in x/sync/semaphore). Queue, Semaphore and Handoff never
+// have more threads inside than the limit, except those let in by ForceEnter
+// and, for Handoff, up to LockHolderAllowance threads holding locks. A seat
+// taken by ForceEnter stays beyond the limit until it is given back, also
+// through an Exit that keeps it on its ticket and the ticket enters after. The
+// counters balance (see Stats).
 package concurrency

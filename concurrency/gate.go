@@ -16,8 +16,15 @@ type Gate interface {
 	// Enter admits t, waiting if the policy makes it wait. It returns nil once t
 	// may run inside, or ctx.Err() if ctx ends while t waits; t then holds no
 	// seat. ctx is consulted only when t has to wait: a thread admitted at once
-	// is admitted even with a done context.
+	// is admitted even with a done context — except by Semaphore, which takes a
+	// seat as x/sync's Acquire does and fails a done context first.
 	Enter(ctx context.Context, t *Thread) error
+	// TryEnter admits t if Enter would admit it without waiting (a ticket,
+	// a free seat the policy lets t take now) and reports whether it did; on
+	// false nothing changed and t holds no seat. It is x/sync's TryAcquire
+	// for a gate. It never blocks, and panics, as Exit does, for a Thread of
+	// another gate (ErrThreadOfOtherGate).
+	TryEnter(t *Thread) bool
 	// Exit marks the end of t's work inside: t keeps its seat while it has
 	// tickets, else gives it back (handing it to a waiter, for Queue and
 	// Handoff). It does nothing if t holds no seat. It is InnoDB's per-row

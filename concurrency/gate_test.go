@@ -423,3 +423,50 @@ func TestSetLimitOutOfRangeIsInvalidConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitOutsideComesBackOverAFullGate: a thread that gave its seat back
+// for a lock wait takes one back afterwards regardless of the limit
+// (ForceEnter, as srv_conc_force_enter_innodb), even when the lock holder
+// filled the gate meanwhile; its seat then counts, so a newcomer waits until
+// both have left, and enters once they have. The Semaphore gate used to
+// leave the thread outside (an x/sync Weighted cannot be overbooked).
+func TestWaitOutsideComesBackOverAFullGate(t *testing.T) {
+	makers := append(gateMakers[:len(gateMakers):len(gateMakers)], struct {
+		name       string
+		make       func(Config) (Gate, error)
+		observable bool
+		handsOff   bool
+	}{"adaptive", func(c Config) (Gate, error) {
+		return NewAdaptive(c, AIMDConfig{Initial: c.Limit, Max: c.Limit})
+	}, true, true})
+	for _, m := range makers {
+		t.Run(m.name, func(t *testing.T) {
+			g, err := m.make(testConfig(1))
+			require.NoError(t, err)
+			ctx := context.Background()
+			waiter, holder, newcomer := &Thread{}, &Thread{HoldsLocks: true}, &Thread{}
+			require.NoError(t, g.Enter(ctx, waiter))
+			require.NoError(t, WaitOutside(g, waiter, func() error {
+				return g.Enter(ctx, holder) // takes the freed seat and keeps it
+			}))
+			assert.True(t, waiter.Inside(), "back inside after the wait, over the full gate")
+			assert.Equal(t, uint32(1), waiter.Tickets())
+			if m.observable {
+				assert.Equal(t, int64(2), g.Stats().Inside)
+			}
+
+			g.ForceExit(holder)
+			short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+			defer cancel()
+			assert.ErrorIs(t, g.Enter(short, newcomer), context.DeadlineExceeded, "the forced seat counts against the limit")
+			g.ForceExit(waiter)
+			require.NoError(t, g.Enter(ctx, newcomer), "both left: a seat is free")
+			g.ForceExit(newcomer)
+			if m.observable {
+				s := g.Stats()
+				assert.Zero(t, s.Inside)
+				checkBalance(t, s)
+			}
+		})
+	}
+}

@@ -104,6 +104,25 @@ func (g *Handoff) enterSlow(ctx context.Context, t *Thread) error {
 	return nil
 }
 
+// TryEnter admits t without waiting, as Enter admits it at once: a ticket,
+// a free seat that no queued waiter is owed (in strict handoff, none while
+// anyone is queued), or a lock holder's allowance. It reports false, changing
+// nothing, where Enter would park t. It reads no clock; it takes the mutex
+// only when the lock-free attempt declines. It panics as Exit does for a
+// Thread of another gate.
+func (g *Handoff) TryEnter(t *Thread) bool {
+	t.mustBeOf(g, "TryEnter")
+	if checkThreads {
+		t.mustClaim("TryEnter")
+		defer t.unclaim()
+	}
+	if !g.core.tryAdmit(t) {
+		return false
+	}
+	t.admittedBy(g)
+	return true
+}
+
 // Exit gives t's seat back once its tickets are spent, handing it to exactly one
 // waiter if any is queued. With Config.Starvation > 0 an exit that wakes a
 // waiter, or serves a starving one, then yields the P (runtime.Gosched): the

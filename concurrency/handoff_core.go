@@ -248,21 +248,9 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) (Decision, bool) {
 	}
 	for {
 		s := c.state.Load()
-		// Strict handoff queues t behind the waiters; but when none is queued
-		// and the woken ones (barging) leave a seat unclaimed, queueing would
-		// leave that seat free while t sleeps.
-		admit := insideOf(s) < lim && (waitersOf(s) == 0 || c.starvation > 0 || (c.listed() == 0 && c.seatUnclaimed(s)))
-		bypass := !admit && t.HoldsLocks && insideOf(s) < lim+c.allowance
-		if admit || bypass {
-			if c.state.CompareAndSwap(s, s+1+oneEnter) {
-				c.carry(s + 1 + oneEnter)
-				t.inside = true
-				t.tickets = c.tickets
-				if bypass {
-					c.stats.lockBypasses.Add(1)
-				}
-				return Decision{Verdict: Admitted}, true
-			}
+		if want, took := c.seatLocked(t, s, lim); took {
+			return Decision{Verdict: Admitted}, true
+		} else if want {
 			continue
 		}
 		if c.state.CompareAndSwap(s, s+oneWaiter) {
@@ -279,6 +267,57 @@ func (c *HandoffCore) enterSlow(t *Thread, now time.Duration) (Decision, bool) {
 	}
 	c.rearm()
 	return Decision{Verdict: Queued}, true
+}
+
+// seatLocked is enterSlow's admission of t at state word s (c.mu held): it
+// reports whether the rules let t in now (want) and whether its CAS took the
+// seat (took); want without took means the word changed, and the caller
+// looks again.
+func (c *HandoffCore) seatLocked(t *Thread, s, lim uint64) (want, took bool) {
+	// Strict handoff queues t behind the waiters; but when none is queued
+	// and the woken ones (barging) leave a seat unclaimed, queueing would
+	// leave that seat free while t sleeps.
+	admit := insideOf(s) < lim && (waitersOf(s) == 0 || c.starvation > 0 || (c.listed() == 0 && c.seatUnclaimed(s)))
+	bypass := !admit && t.HoldsLocks && insideOf(s) < lim+c.allowance
+	if !admit && !bypass {
+		return false, false
+	}
+	if !c.state.CompareAndSwap(s, s+1+oneEnter) {
+		return true, false
+	}
+	c.carry(s + 1 + oneEnter)
+	t.inside = true
+	t.tickets = c.tickets
+	if bypass {
+		c.stats.lockBypasses.Add(1)
+	}
+	return true, true
+}
+
+// tryAdmit is Enter without the wait (the driver's TryEnter): tryEnter, and
+// if that declines, the admission rules of enterSlow under c.mu (the
+// admission that wraps the count, a lock holder's allowance, a seat that
+// woken waiters leave unclaimed). It reports false, changing nothing, where
+// Enter would queue t, and for a t that is waiting already.
+func (c *HandoffCore) tryAdmit(t *Thread) bool {
+	if c.tryEnter(t) {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.list != nil || t.phase != outside {
+		return false
+	}
+	lim := uint64(c.limit.Load())
+	for {
+		want, took := c.seatLocked(t, c.state.Load(), lim)
+		if took {
+			return true
+		}
+		if !want {
+			return false
+		}
+	}
 }
 
 // Exit returns t's seat unless it has tickets left. With waiters queued (and the

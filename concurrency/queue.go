@@ -94,6 +94,28 @@ func (g *Queue) enterSeat(ctx context.Context, t *Thread) error {
 	}
 }
 
+// TryEnter admits t without waiting: a ticket without the mutex, else under
+// the mutex a free seat, as Enter's first attempt. It reports false, changing
+// nothing, where Enter would sleep or queue. It panics as Exit does for a
+// Thread of another gate.
+func (g *Queue) TryEnter(t *Thread) bool {
+	t.mustBeOf(g, "TryEnter")
+	if checkThreads {
+		t.mustClaim("TryEnter")
+		defer t.unclaim()
+	}
+	if useTicket(t, &g.core.stats) {
+		return true
+	}
+	g.mu.Lock()
+	ok := t.phase == outside && g.core.tryEnter(t)
+	g.mu.Unlock()
+	if ok {
+		t.admittedBy(g)
+	}
+	return ok
+}
+
 // wait parks t until an exit hands it a seat or ctx ends.
 func (g *Queue) wait(ctx context.Context, t *Thread, ch chan struct{}) error {
 	select {

@@ -7,21 +7,30 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// Semaphore is the baseline a Go programmer would reach for: a
-// golang.org/x/sync/semaphore.Weighted of the limit, each seat a weight of 1.
-// Tickets and force enter/exit keep the Gate meaning (they live in the Thread);
-// ForceEnter takes a seat only if one is free, since a Weighted cannot go over
-// its size — a real difference from InnoDB. The limit is fixed.
+// Semaphore is a Gate whose seats are counted by the baseline a Go programmer
+// would reach for: a golang.org/x/sync/semaphore.Weighted of the limit, each
+// seat a weight of 1. Taking a seat has x/sync's semantics: Enter fails with
+// ctx.Err() on a context already done even when a seat is free, as Acquire
+// does, and TryEnter is TryAcquire. The rest is the Gate protocol, which is
+// not acquire/release: tickets live in the Thread, so Exit keeps the seat
+// while t has tickets (end a statement with ForceExit or Statement); for a
+// plain semaphore use Weighted. ForceEnter takes a seat regardless of the
+// limit, as in every gate: when the Weighted is full the seat is counted
+// beyond it, and the next seat given back, whoever gives it, pays that debt
+// instead of releasing weight, so the count comes back under the limit as
+// Handoff's does. The limit is fixed.
 //
 // So that the baseline costs what x/sync costs, Semaphore counts only waits, on
 // its slow path (Waits, WaitsAdmitted, Canceled, Waiting; Waits balances as in
 // Stats): an enter first tries TryAcquire, which takes the same mutex an
-// uncontended Acquire would, and counts a wait only when that fails. Enters,
+// uncontended Acquire would, and counts a wait only when that fails; an Enter
+// refused for a done context counts as a wait canceled at once. Enters,
 // Exits and Inside stay zero.
 type Semaphore struct {
 	sem     *semaphore.Weighted // nil for limit 0
 	limit   int
 	tickets uint32
+	over    atomic.Int64 // seats taken by ForceEnter beyond a full sem, not yet given back
 	waiting atomic.Int64
 	stats   counters
 }
@@ -43,7 +52,8 @@ func NewSemaphore(cfg Config) (*Semaphore, error) {
 }
 
 // Enter spends a ticket, or takes a seat with TryAcquire(1), else waits in
-// Acquire(ctx, 1).
+// Acquire(ctx, 1). A ctx already done fails the enter before a seat is taken,
+// as x/sync's Acquire; a ticket enter takes no seat and does not look at ctx.
 func (g *Semaphore) Enter(ctx context.Context, t *Thread) error {
 	if t.ofOtherGate(g) {
 		return errOtherGate("Enter")
@@ -66,6 +76,15 @@ func (g *Semaphore) enter(ctx context.Context, t *Thread) error {
 	}
 	if g.sem == nil || t.inside {
 		return nil
+	}
+	if done := ctx.Done(); done != nil {
+		select {
+		case <-done:
+			g.stats.waits.Add(1)
+			g.stats.canceled.Add(1)
+			return ctx.Err()
+		default:
+		}
 	}
 	if !g.sem.TryAcquire(1) {
 		g.waiting.Add(1)
@@ -106,29 +125,70 @@ func (g *Semaphore) ForceExit(t *Thread) {
 	g.forceExit(t)
 }
 
+// forceExit gives t's seat back: it pays a seat counted beyond the limit if
+// there is one (the Weighted stays full, as the count is still at or above
+// the limit), else releases a weight of 1.
 func (g *Semaphore) forceExit(t *Thread) {
 	if !t.inside {
 		return
 	}
 	t.inside = false
 	t.tickets = 0
-	g.sem.Release(1)
+	for {
+		o := g.over.Load()
+		if o == 0 {
+			g.sem.Release(1)
+			return
+		}
+		if g.over.CompareAndSwap(o, o-1) {
+			return
+		}
+	}
 }
 
-// ForceEnter takes a seat if one is free (TryAcquire), with one ticket; a
-// Weighted cannot be overbooked, so with no free seat t runs without one.
+// ForceEnter gives t a seat regardless of the limit, with one ticket: a free
+// one if TryAcquire finds it, else one counted beyond the full Weighted (see
+// Semaphore). It does nothing with limit 0 or if t is inside.
 func (g *Semaphore) ForceEnter(t *Thread) {
 	t.mustBeOf(g, "ForceEnter")
 	if checkThreads {
 		t.mustClaim("ForceEnter")
 		defer t.unclaim()
 	}
-	if g.sem == nil || t.inside || !g.sem.TryAcquire(1) {
+	if g.sem == nil || t.inside {
 		return
+	}
+	if !g.sem.TryAcquire(1) {
+		g.over.Add(1)
 	}
 	t.inside = true
 	t.tickets = 1
 	t.gate = g
+}
+
+// TryEnter admits t without waiting, as x/sync's TryAcquire: a ticket, or a
+// free seat while nobody waits. It reports false, changing nothing, when t
+// would have to wait. It panics as Exit does for a Thread of another gate.
+func (g *Semaphore) TryEnter(t *Thread) bool {
+	t.mustBeOf(g, "TryEnter")
+	if checkThreads {
+		t.mustClaim("TryEnter")
+		defer t.unclaim()
+	}
+	if t.tickets > 0 {
+		t.tickets--
+		return true
+	}
+	if g.sem == nil || t.inside {
+		return true
+	}
+	if !g.sem.TryAcquire(1) {
+		return false
+	}
+	t.inside = true
+	t.tickets = g.tickets
+	t.gate = g
+	return true
 }
 
 // SetLimit returns an error wrapping ErrInvalidConfig for an n outside

@@ -13,6 +13,9 @@ var _ Gate = Unlimited{}
 // Enter admits t at once. It never fails.
 func (Unlimited) Enter(context.Context, *Thread) error { return nil }
 
+// TryEnter admits t at once: it always reports true.
+func (Unlimited) TryEnter(*Thread) bool { return true }
+
 // Exit does nothing.
 func (Unlimited) Exit(*Thread) {}
 

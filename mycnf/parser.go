@@ -52,14 +52,7 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 	}
 	rc, err := open()
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			pe.Path = quoteUnsafe(pe.Path) // the name may come from an !include line
-			if pe.Path == at.String() {
-				err = pathError{pe} // the position names the file already
-			}
-		}
-		return nil, &Error{at, err}
+		return nil, &Error{at, atPath(at, err)}
 	}
 	defer rc.Close()
 	limit := p.lim.MaxFileSize
@@ -68,7 +61,7 @@ func (p *parser) read(name string, open func() (io.ReadCloser, error)) ([]byte, 
 	}
 	data, err := io.ReadAll(io.LimitReader(rc, limit))
 	if err != nil {
-		return nil, &Error{at, err}
+		return nil, &Error{at, atPath(at, err)}
 	}
 	if int64(len(data)) > p.lim.MaxFileSize {
 		return nil, &Error{at, fmt.Errorf("file longer than %d bytes (Reader.MaxFileSize): %w", p.lim.MaxFileSize, ErrLimit)}
@@ -206,6 +199,20 @@ func (p *parser) indexInChain(name string) int {
 		}
 	}
 	return -1
+}
+
+// atPath returns err, an error of opening or reading the file at, with the
+// path of an *fs.PathError in it quoted where unsafe to print and, when it
+// is at's own, left out (pathError).
+func atPath(at Pos, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = quoteUnsafe(pe.Path) // the name may come from an !include line
+		if pe.Path == at.String() {
+			return pathError{pe} // the position names the file already
+		}
+	}
+	return err
 }
 
 // pathError is an *fs.PathError shown without its path, for an Error whose

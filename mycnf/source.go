@@ -1,8 +1,6 @@
 package mycnf
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,7 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+
+	"github.com/innosim/innosim/internal/infile"
 )
 
 // source is where included files come from: an fs.FS or the operating system.
@@ -65,30 +64,11 @@ func checkOpened(name string, f fs.File) (io.ReadCloser, error) {
 // errNotRegular is the error for an option file that is a directory, a named
 // pipe, a device or a socket: reading a pipe or a terminal can block forever
 // and a device can be endless, so only regular files are read.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = infile.ErrNotRegular
 
 // regular returns nil when fi is a regular file, else an *fs.PathError
 // wrapping errNotRegular that names the file and its type.
-func regular(name string, fi fs.FileInfo) error {
-	m := fi.Mode()
-	if m.IsRegular() {
-		return nil
-	}
-	kind := "special file"
-	switch {
-	case m.IsDir():
-		kind = "directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "named pipe"
-	case m&fs.ModeSocket != 0:
-		kind = "socket"
-	case m&fs.ModeCharDevice != 0:
-		kind = "character device"
-	case m&fs.ModeDevice != 0:
-		kind = "device"
-	}
-	return &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w (a %s)", errNotRegular, kind)}
-}
+func regular(name string, fi fs.FileInfo) error { return infile.Regular(name, fi) }
 
 func (s fsSource) resolve(from, arg string) (string, error) {
 	var p string
@@ -125,21 +105,17 @@ func (s fsSource) id(name string) string { return path.Clean(name) }
 // osSource resolves includes on the operating system's file system.
 type osSource struct{}
 
-// open opens name only if it is a regular file. It checks before opening,
-// because opening a named pipe for reading blocks until a writer comes, and
-// opens with O_NONBLOCK and checks again, so that a pipe swapped in between
-// cannot block either.
+// open opens name only if it is a regular file (infile.Open): it checks
+// before opening, because opening a named pipe for reading blocks until a
+// writer comes, opens without blocking and checks again, so that a pipe
+// swapped in between cannot block either; and a read of a file with no data
+// to give (/proc/kmsg, which stat calls regular) fails instead of waiting.
 func (osSource) open(name string) (io.ReadCloser, error) {
-	if fi, err := os.Stat(name); err != nil {
-		return nil, err
-	} else if err := regular(name, fi); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := infile.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return checkOpened(name, f)
+	return f, nil
 }
 
 func (osSource) resolve(from, arg string) (string, error) {

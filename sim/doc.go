@@ -111,8 +111,7 @@
 //
 // Cell is one run (workload, threads, machine, gate, AIO); CellFromSettings
 // builds one from a my.cnf (package mycnf); RunCells sweeps cells in parallel.
-// Workloads returns the built-in sysbench-like programs. FitUSL fits the
-// Universal Scalability Law.
+// Workloads returns the built-in sysbench-like programs.
 //
 // Invalid configuration is an error wrapping ErrInvalidConfig that names the
 // field and its allowed range. The model's sources, calibration and history

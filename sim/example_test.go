@@ -8,20 +8,6 @@ import (
 	"github.com/innosim/innosim/sim"
 )
 
-// The codahale/usl dataset's first points and a fit of the Universal
-// Scalability Law.
-func ExampleFitUSL() {
-	n := []float64{1, 2, 4, 8, 16, 32}
-	x := []float64{955.16, 1878.91, 3548.68, 6531.08, 9897.24, 12074.39}
-	u, err := sim.FitUSL(n, x)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("λ ≈ %.0f, peak near N = %.0f\n", u.Lambda, u.Peak())
-	// Output: λ ≈ 982, peak near N = 34
-}
-
 // Predict what a kernel with dearer system calls does to connect throughput on
 // 4 cores with 64 clients.
 func ExampleCell_Run() {

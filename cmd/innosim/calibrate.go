@@ -12,7 +12,7 @@ func calibrateCommand() command {
 		name:    "calibrate",
 		summary: "measure this machine's costs, write a cost profile (--out), hold the simulator against BenchmarkAIOWake (--check)",
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-			return exitCode(calibrate.Run(ctx, args, stdout, stderr), calibrate.ErrUsage, calibrate.ErrCheckFailed)
+			return verdict(calibrate.Run(ctx, args, stdout, stderr), calibrate.ErrCheckFailed)
 		},
 	}
 }

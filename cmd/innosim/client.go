@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -41,19 +42,20 @@ func (c *clientFlag) Set(v string) error {
 	}
 	durations := map[string]*time.Duration{"cpu": &cfg.Event, "send": &cfg.Send, "recv": &cfg.Recv, "server-cpu": &cfg.ServerCPU}
 	sizes := map[string]*int64{"server-footprint": &cfg.ServerFootprint, "client-footprint": &cfg.ClientFootprint}
-	seen := map[string]bool{}
 	for _, kv := range strings.Split(v, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if strings.TrimSpace(kv) == "on" {
+		switch {
+		case strings.TrimSpace(kv) == "on":
 			return fmt.Errorf("%q: on stands alone (a client of every key 0): want on, or key=value pairs", v)
-		}
-		if !ok {
+		case !strings.Contains(kv, "="):
 			return fmt.Errorf("%q: want on, or key=value (%s)", kv, strings.Join(clientKeys, ", "))
 		}
-		if seen[k] {
-			return fmt.Errorf("key %q given twice: want each key once (the last would replace the first)", k)
-		}
-		seen[k] = true
+	}
+	pairs, err := cmdflag.Pairs(v, clientKeys)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		k, val := p.Key, p.Value
 		if d, ok := durations[k]; ok {
 			dur, err := time.ParseDuration(val)
 			if err != nil || dur < 0 || dur > time.Second {
@@ -68,9 +70,7 @@ func (c *clientFlag) Set(v string) error {
 				return fmt.Errorf("%s = %q: want bytes, KiB, MiB or GiB in 0..1GiB (84KiB)", k, val)
 			}
 			*b = n
-			continue
 		}
-		return fmt.Errorf("key %q: want one of %s", k, strings.Join(clientKeys, ", "))
 	}
 	c.cfg = &cfg
 	return nil

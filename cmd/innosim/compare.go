@@ -12,7 +12,7 @@ func compareCommand() command {
 		name:    "compare",
 		summary: "compare two go test -bench outputs (change, confidence interval, p-value); no verdict across environments",
 		run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-			return exitCode(benchcmp.Run(args, stdout, stderr), benchcmp.ErrUsage, benchcmp.ErrRegression)
+			return verdict(benchcmp.Run(args, stdout, stderr), benchcmp.ErrRegression)
 		},
 	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/innosim/innosim/internal/infile"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -38,14 +40,14 @@ func costFiles(f runFlags, varyKey string, varyVals []string) []costFile {
 // purpose. A file that cannot be read is left to the caller to refuse.
 func warnDefaultedCosts(stderr io.Writer, command string, files []costFile) {
 	for _, cf := range files {
-		if _, defaulted, err := sim.LoadProfileDefaulted(cf.path); err == nil {
+		if _, defaulted, err := loadProfile(cf.path); err == nil {
 			warnDefaulted(stderr, command, cf, defaulted)
 		}
 	}
 }
 
 // warnDefaulted prints the warning of warnDefaultedCosts for cf, whose
-// costs in defaulted (sim.LoadProfileDefaulted) keep old-kernel's values;
+// costs in defaulted (loadProfile) keep old-kernel's values;
 // nothing when there are none.
 func warnDefaulted(stderr io.Writer, command string, cf costFile, defaulted []string) {
 	if len(defaulted) == 0 {
@@ -68,4 +70,37 @@ func costsInUse(f runFlags, varyKey string) string {
 		return "old-kernel (default)"
 	}
 	return f.profile + " (-profile)"
+}
+
+// maxProfileFile bounds a cost-profile file, as sim.ParseProfile does: a
+// profile is a few hundred bytes.
+const maxProfileFile = 1 << 20
+
+// loadProfile reads the cost profile at path as sim.LoadProfileDefaulted
+// does, the file read through infile: a named pipe, a device or a file with
+// no data to give is refused instead of waiting. It returns the keys of the
+// costs the file does not give (sim.ProfileKeys' order), which keep
+// old-kernel's values.
+func loadProfile(path string) (sim.CostProfile, []string, error) {
+	data, err := infile.ReadAll(path, maxProfileFile)
+	if err != nil {
+		return sim.CostProfile{}, nil, err
+	}
+	p, err := sim.ParseProfile(bytes.NewReader(data), path)
+	if err != nil {
+		return sim.CostProfile{}, nil, err
+	}
+	given := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, _, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			given[strings.TrimSpace(k)] = true
+		}
+	}
+	var defaulted []string
+	for _, k := range sim.ProfileKeys() {
+		if !given[k] {
+			defaulted = append(defaulted, k)
+		}
+	}
+	return p, defaulted, nil
 }

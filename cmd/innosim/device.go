@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/sim"
 )
@@ -33,17 +33,14 @@ func (d *deviceFlag) String() string {
 // Set parses key=value pairs; errors name the key and its allowed values.
 func (d *deviceFlag) Set(v string) error {
 	c := sim.DeviceConfig{Read: 5 * time.Millisecond, Write: 5 * time.Millisecond, Fsync: 5 * time.Millisecond}
+	pairs, err := cmdflag.Pairs(v, []string{"units", "read", "write", "fsync", "dist"})
+	if err != nil {
+		return err
+	}
 	seen := map[string]bool{}
-	for _, kv := range strings.Split(v, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return fmt.Errorf("%q: want key=value (units, read, write, fsync, dist)", kv)
-		}
-		if seen[k] {
-			return fmt.Errorf("key %q given twice: want each key once (the last would replace the first)", k)
-		}
+	for _, p := range pairs {
+		k, val := p.Key, p.Value
 		seen[k] = true
-		var err error
 		switch k {
 		case "units":
 			c.Units, err = strconv.Atoi(val)
@@ -67,8 +64,6 @@ func (d *deviceFlag) Set(v string) error {
 			default:
 				return fmt.Errorf("dist = %q: want uniform, fixed or exponential", val)
 			}
-		default:
-			return fmt.Errorf("key %q: want units, read, write, fsync or dist", k)
 		}
 	}
 	if c.Units == 0 {

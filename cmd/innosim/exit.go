@@ -1,39 +1,59 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
 )
 
-// exitCode maps the error of a command that lives in another package onto this
-// command line's: its usage error (usage) to errUsage, keeping a
-// *cmdflag.FlagError in the chain, -h to success, and its "ran, verdict bad"
-// error (failed, nil if it has none) to errFailed. Anything else is returned
-// as it is.
-func exitCode(err, usage, failed error) error {
+// errFailed marks a run that worked but whose verdict is FAIL (a study, a
+// regression, a calibration check): exit status 1, nothing more to print.
+var errFailed = errors.New("verdict FAIL")
+
+// exitStatus prints the error a command named name returned, on stderr
+// after "innosim NAME: ", and returns the command line's exit status: 0 for
+// none and for -h (flag.ErrHelp; the usage is printed); 2 for a command line
+// the command cannot run (a *cmdflag.UsageError), with a pointer to the help
+// after a bad flag; 1 for a verdict FAIL (errFailed, nothing printed) and any
+// other error; and, whatever the error, 128 + the signal's number when a
+// signal stopped the command (ctx's cause is signalled): 130 for Ctrl-C, as
+// a shell reports a process the signal killed, so that a script can tell an
+// interrupted run from a failed one.
+func exitStatus(ctx context.Context, name string, err error, stderr io.Writer) int {
+	status := 1
+	var ue *cmdflag.UsageError
 	switch {
 	case err == nil:
-		return nil
-	case errors.Is(err, flag.ErrHelp) || strings.HasSuffix(err.Error(), flag.ErrHelp.Error()):
-		// benchcmp and contention wrap the flag error with %v, so it is matched
-		// by its text
-		return nil
-	case errors.Is(err, usage):
-		// The package's usage sentinel ("benchcmp: usage") says nothing the
-		// "innosim compare:" prefix does not; keep only what follows it.
-		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), usage.Error()), ": ")
-		if fe := (*cmdflag.FlagError)(nil); errors.As(err, &fe) && msg == fe.Error() {
-			return fmt.Errorf("%w: %w", errUsage, fe)
-		}
-		if msg == "" {
-			return errUsage
-		}
-		return fmt.Errorf("%w: %s", errUsage, msg)
-	case failed != nil && errors.Is(err, failed):
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		status = 2
+	}
+	if !errors.Is(err, errFailed) {
+		// a package's own prefix ("calibrate: ...") repeats the command's
+		fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
+	}
+	if ue != nil && ue.BadFlag {
+		fmt.Fprintf(stderr, "run 'innosim help %s' for the flags\n", name)
+	}
+	var sig signalled
+	if errors.As(context.Cause(ctx), &sig) {
+		return sig.status()
+	}
+	return status
+}
+
+// verdict returns errFailed for an error of a command that lives in
+// another package and says its run worked but its verdict is bad (failed,
+// as benchcmp.ErrRegression), and err otherwise.
+func verdict(err, failed error) error {
+	if errors.Is(err, failed) {
 		return errFailed
 	}
 	return err

@@ -1,20 +1,23 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/report"
-	"github.com/innosim/innosim/sim"
+	"github.com/innosim/innosim/internal/usl"
 )
 
 func fitCommand() command {
@@ -25,219 +28,246 @@ func fitCommand() command {
 	}
 }
 
-func fit(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cmdflag.New("fit", stderr, "innosim fit [flags] FILE.csv [flags]",
+		"Fits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #",
+		"and a header row whose cells are not numbers are skipped; a header naming concurrency",
+		"(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by",
+		"innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.",
+		"Rows at one concurrency combine into their mean before the fit, which reads only it and their count.")
 	nCol := fs.Int("n", 1, "column (1-based) holding the concurrency")
 	xCol := fs.Int("x", 2, "column (1-based) holding the throughput")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim fit [flags] FILE.csv [flags]")
-		fmt.Fprintln(stderr, "\nFits X(N) = λN / (1 + σ(N−1) + κN(N−1)) by least squares. Lines starting with #")
-		fmt.Fprintln(stderr, "and a header row whose cells are not numbers are skipped; a header naming concurrency")
-		fmt.Fprintln(stderr, "(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by")
-		fmt.Fprintln(stderr, "innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	files, done, err := parseInterspersed(fs, args)
-	if done {
+	jsonPath := fs.String("json", "", "also write the fit to this JSON file; - writes it to stdout instead of the text")
+	files, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
 	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one FILE.csv, got %d arguments", errUsage, len(files))
+		return cmdflag.Usagef("want one FILE.csv, got %d arguments", len(files))
 	}
 	if *nCol < 1 || *xCol < 1 {
-		return fmt.Errorf("%w: -n %d -x %d: columns count from 1", errUsage, *nCol, *xCol)
+		return cmdflag.Usagef("-n %d -x %d: columns count from 1", *nCol, *xCol)
 	}
 	if *nCol == *xCol {
-		return fmt.Errorf("%w: -n and -x are both column %d: want two columns", errUsage, *nCol)
+		return cmdflag.Usagef("-n and -x are both column %d: want two columns", *nCol)
 	}
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "n" || f.Name == "x" })
-	recs, err := readCSVFile(files[0])
+	name := files[0]
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
 	if err != nil {
 		return err
 	}
-	nc, xc := *nCol-1, *xCol-1
-	series, ok, err := runSeries(recs)
-	if err != nil {
-		return fmt.Errorf("%s: %w", files[0], err)
-	}
-	if ok {
-		// -n and -x choose the columns; the curves stay the run's series
-		if explicit {
-			for i := range series {
-				series[i].n, series[i].x = nc, xc
-			}
-		}
-		return fitSeries(stdout, files[0], series)
-	}
-	if !explicit && len(recs) > 0 {
-		if hn, hx, ok := namedColumns(recs[0]); ok {
-			nc, xc = hn, hx
-		}
-	}
-	n, x, err := readPoints(recs, files[0], nc, xc)
+	defer jsonOut.Discard()
+	f, err := infile.Open(name)
 	if err != nil {
 		return err
 	}
-	u, err := sim.FitUSL(n, x)
+	defer f.Close()
+	if f.Size() > maxFitInput {
+		return fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements", name, maxFitInput)
+	}
+	cols := columns{n: *nCol - 1, x: *xCol - 1, explicit: fs.Given("n") || fs.Given("x")}
+	all, run, err := readFitInput(f, name, cols)
 	if err != nil {
-		return fmt.Errorf("%s: %w", files[0], err)
+		return err
 	}
-	lo, hi := slices.Min(n), slices.Max(n)
-	peakN, peakX := "", "-"
-	if p, ok := u.PeakNear(lo, hi); ok {
-		peakN, peakX = fmt.Sprintf("%.1f threads", p), fmt.Sprintf("%.6g", u.Throughput(p))
-	} else {
-		peakN = fmt.Sprintf("not located: %s", peakOutside(p, lo, hi))
+	fits := fitAll(ctx, all)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted: %w", err)
 	}
-	fmt.Fprintf(stdout, "points  %d\nsigma   %s\nkappa   %s\nlambda  %.6g\npeak N  %s\npeak X  %s\n",
-		len(n), param(u.Sigma), param(u.Kappa), u.Lambda, peakN, peakX)
+	var failed []string // which curve cannot be fitted, and why
+	for _, f := range fits {
+		switch {
+		case f.Error != "" && run:
+			failed = append(failed, fmt.Sprintf("series %s: %s", cmp.Or(f.Series, "all"), f.Error))
+		case f.Error != "":
+			failed = append(failed, f.Error)
+		}
+	}
+	if !jsonOut.IsStdout() {
+		if err := writeFits(stdout, fits, run); err != nil {
+			return err
+		}
+	}
+	if err := jsonOut.WriteStream(func(w io.Writer) error { return report.WriteJSON(w, fitJSON{File: name, Series: fits}) }); err != nil {
+		return err
+	}
+	switch {
+	case len(failed) > 0 && run:
+		return fmt.Errorf("%s: cannot fit %d of %d series:\n  %s", name, len(failed), len(all), strings.Join(failed, "\n  "))
+	case len(failed) > 0:
+		return fmt.Errorf("%s: %s", name, failed[0])
+	}
 	return nil
-}
-
-// param formats σ or κ to 6 significant digits, with what the optimiser leaves
-// of a parameter the data do not need (below 1e-12, e.g. 5.02058e-18) as 0.
-func param(v float64) string {
-	if math.Abs(v) < 1e-12 {
-		return "0"
-	}
-	return fmt.Sprintf("%.6g", v)
-}
-
-// peakOutside says where a peak that PeakNear refused lies, for measured
-// concurrencies lo..hi.
-func peakOutside(p, lo, hi float64) string {
-	if p < lo {
-		return fmt.Sprintf("below %.3g threads (half the smallest measured)", lo/sim.PeakReach)
-	}
-	return fmt.Sprintf("beyond %.3g threads (%d× the largest measured); the data show no retrograde region", hi*sim.PeakReach, sim.PeakReach)
 }
 
 // maxFitInput bounds what fit reads, 16 MiB: a CSV of measurements is a few
-// KiB, and a sweep's run --csv well under a MiB; a wrong file (/dev/zero, a disk
-// image) fails fast instead of filling memory.
+// KiB, and a sweep's run --csv well under a MiB.
 const maxFitInput = 16 << 20
 
-// readCSVFile reads every record of the CSV at name, skipping # comment lines,
-// within maxFitInput bytes.
-func readCSVFile(name string) ([][]string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readCSV(f, name)
+// columns are the columns of the concurrency and the throughput (0-based),
+// and whether -n or -x chose them.
+type columns struct {
+	n, x     int
+	explicit bool
 }
 
-// readCSV reads every record of a CSV, skipping # comment lines, within
-// maxFitInput bytes.
-func readCSV(r io.Reader, name string) ([][]string, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxFitInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > maxFitInput {
-		return nil, fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements", name, maxFitInput)
-	}
+// series is one curve to fit: the settings of an innosim run --csv's rows
+// before its threads column (as "key=value ...", "" for the one curve of any
+// other CSV) and the points of its rows.
+type series struct {
+	label  string
+	points usl.Points
+}
+
+// readFitInput reads a CSV of measurements from r (within maxFitInput
+// bytes, skipping # comment lines and a leading byte-order mark) into the
+// curves to fit, one row at a time: each row's point joins its curve's
+// points (usl.Points), so memory grows with the curves and their distinct
+// concurrencies, not the rows. run reports a CSV written by innosim run
+// --csv (a header with threads and throughput columns, and a row at least):
+// one curve per combination of the varied settings before threads, the
+// columns by name unless -n or -x chose them, every row as many cells as the
+// header. Any other CSV is one curve, its columns chosen by -n and -x, or
+// else by a header naming concurrency (or threads, n) and throughput (or
+// x); a first row that does not parse is a header. Errors name the file
+// and the row (its line).
+func readFitInput(r io.Reader, name string, cols columns) (all []*series, run bool, err error) {
+	br := bufio.NewReader(&capped{r: r, left: maxFitInput, name: name})
 	// a spreadsheet's byte-order mark would make the first header cell
 	// "\ufeffthroughput", so the header's names would not choose the columns
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	cr := csv.NewReader(bytes.NewReader(data))
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\ufeff" {
+		_, _ = br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
+	cr.ReuseRecord = true
+	read := func() ([]string, int, error) {
+		rec, err := cr.Read()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, 0, nil
+		case errors.Is(err, errTooLarge):
+			return nil, 0, err
+		case err != nil:
+			return nil, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		return rec, line, nil
+	}
+	head, headLine, err := read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, false, err
 	}
-	return recs, nil
-}
-
-// series is one curve of an innosim run CSV: the settings before its threads
-// column (as "key=value ...") and the rows that share them.
-type series struct {
-	label string
-	rows  [][]string
-	n, x  int // columns of threads and throughput
-}
-
-// runSeries splits the CSV that innosim run --csv writes (a header with threads
-// and throughput columns, the varied settings before threads) into one series per
-// combination of settings. ok is false for any other CSV. A row whose cells
-// are not as many as the header's is an error: read as any other CSV, the
-// file's series would be fitted as one curve.
-func runSeries(recs [][]string) (out []series, ok bool, err error) {
-	if len(recs) < 2 {
-		return nil, false, nil
+	head = slices.Clone(head)
+	rec, line, err := read()
+	if err != nil {
+		return nil, false, err
 	}
-	nc, xc := slices.Index(recs[0], "threads"), slices.Index(recs[0], "throughput")
-	if nc < 0 || xc < 0 {
-		return nil, false, nil
-	}
-	index := map[string]int{}
-	for i, rec := range recs[1:] {
-		if len(rec) != len(recs[0]) {
-			return nil, false, fmt.Errorf("row %d has %d columns, the header %d: want a row per cell, as innosim run --csv writes", i+2, len(rec), len(recs[0]))
+	curve := map[string]*series{}
+	add := func(label string, rec []string, line, n, x int) error {
+		s, ok := curve[label]
+		if !ok {
+			s = &series{label: label}
+			curve[label] = s
+			all = append(all, s)
 		}
-		parts := make([]string, nc)
-		for i := range nc {
-			parts[i] = recs[0][i] + "=" + rec[i]
+		if rec == nil {
+			return nil
 		}
-		label := strings.Join(parts, " ")
-		i, seen := index[label]
-		if !seen {
-			i = len(out)
-			index[label] = i
-			out = append(out, series{label: label, n: nc, x: xc})
+		a, b, err := point(rec, n, x)
+		if err == nil {
+			err = s.points.Add(a, b)
 		}
-		out[i].rows = append(out[i].rows, rec)
-	}
-	return out, true, nil
-}
-
-// fitSeries fits each series and prints one line per series fitted. A series
-// that cannot be fitted is an error naming it and the reason (after the table
-// of the others).
-func fitSeries(w io.Writer, name string, all []series) error {
-	t := report.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
-	var failed []string
-	for _, s := range all {
-		n, x, err := readPoints(s.rows, name, s.n, s.x)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: row %d: %w", name, line, err)
 		}
-		label := s.label
-		if label == "" {
-			label = "all"
-		}
-		u, err := sim.FitUSL(n, x)
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("series %s: %v", label, err))
-			continue
-		}
-		lo, hi := slices.Min(n), slices.Max(n)
-		peakN, peakX := "", "-"
-		if p, ok := u.PeakNear(lo, hi); ok {
-			peakN, peakX = fmt.Sprintf("%.1f", p), fmt.Sprintf("%.6g", u.Throughput(p))
-		} else if p < lo {
-			peakN = fmt.Sprintf("< %.3g", lo/sim.PeakReach)
-		} else {
-			peakN = fmt.Sprintf("> %.3g", hi*sim.PeakReach)
-		}
-		t.Rows = append(t.Rows, []string{label, strconv.Itoa(len(n)),
-			param(u.Sigma), param(u.Kappa), fmt.Sprintf("%.6g", u.Lambda), peakN, peakX})
+		return nil
 	}
-	if len(t.Rows) > 0 {
-		if err := t.WriteText(w); err != nil {
-			return err
+	var handle func(rec []string, line int) error
+	nc, xc := slices.Index(head, "threads"), slices.Index(head, "throughput")
+	if run = nc >= 0 && xc >= 0 && rec != nil; run {
+		n, x := nc, xc
+		if cols.explicit { // -n and -x choose the columns; the curves stay the run's series
+			n, x = cols.n, cols.x
+		}
+		handle = func(rec []string, line int) error {
+			if len(rec) != len(head) {
+				return fmt.Errorf("%s: row %d has %d columns, the header %d: want a row per cell, as innosim run --csv writes", name, line, len(rec), len(head))
+			}
+			parts := make([]string, nc)
+			for i := range nc {
+				parts[i] = head[i] + "=" + rec[i]
+			}
+			return add(strings.Join(parts, " "), rec, line, n, x)
+		}
+	} else {
+		n, x := cols.n, cols.x
+		if hn, hx, ok := namedColumns(head); ok && !cols.explicit {
+			n, x = hn, hx
+		}
+		handle = func(rec []string, line int) error { return add("", rec, line, n, x) }
+		first := head
+		if _, _, err := point(head, n, x); errors.Is(err, errNotNumbers) {
+			first = nil // a header
+		}
+		if err := add("", first, headLine, n, x); err != nil {
+			return nil, false, err
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%s: cannot fit %d of %d series:\n  %s", name, len(failed), len(all), strings.Join(failed, "\n  "))
+	for rec != nil {
+		if err := handle(rec, line); err != nil {
+			return nil, false, err
+		}
+		if rec, line, err = read(); err != nil {
+			return nil, false, err
+		}
 	}
-	return nil
+	return all, run, nil
+}
+
+// errNotNumbers is point's error for cells that do not parse as numbers.
+var errNotNumbers = errors.New("are not numbers")
+
+// point reads the concurrency and the throughput from columns nc and xc of
+// rec: finite numbers.
+func point(rec []string, nc, xc int) (n, x float64, err error) {
+	if nc >= len(rec) || xc >= len(rec) {
+		return 0, 0, fmt.Errorf("%d columns, want at least %d", len(rec), max(nc, xc)+1)
+	}
+	a, errA := strconv.ParseFloat(strings.TrimSpace(rec[nc]), 64)
+	b, errB := strconv.ParseFloat(strings.TrimSpace(rec[xc]), 64)
+	if errA != nil || errB != nil {
+		return 0, 0, fmt.Errorf("%q, %q %w", rec[nc], rec[xc], errNotNumbers)
+	}
+	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
+		return 0, 0, fmt.Errorf("%q, %q: want finite numbers", rec[nc], rec[xc])
+	}
+	return a, b, nil
+}
+
+// errTooLarge is capped's error once more than its bytes were read.
+var errTooLarge = errors.New("larger than the bound")
+
+// capped reads r and fails once more than left bytes were read: a file
+// whose size stat did not give, or that grew, is bounded as it is read.
+type capped struct {
+	r    io.Reader
+	left int64
+	name string
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, fmt.Errorf("%s: larger than %d bytes, not a CSV of measurements: %w", c.name, maxFitInput, errTooLarge)
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // namedColumns finds the concurrency column ("concurrency", "threads" or
@@ -256,25 +286,122 @@ func namedColumns(head []string) (nc, xc int, ok bool) {
 	return nc, xc, nc >= 0 && xc >= 0
 }
 
-// readPoints reads two numeric columns of CSV records; a first row that does not
-// parse is taken as a header.
-func readPoints(recs [][]string, name string, nc, xc int) (n, x []float64, err error) {
-	for i, rec := range recs {
-		if nc >= len(rec) || xc >= len(rec) {
-			return nil, nil, fmt.Errorf("%s: row %d has %d columns, want at least %d", name, i+1, len(rec), max(nc, xc)+1)
+// fitJSON is what fit --json writes: a fit per curve of the file.
+type fitJSON struct {
+	File   string       `json:"file"`
+	Series []seriesJSON `json:"series"`
+}
+
+// seriesJSON is one curve's fit: Series is its settings ("key=value ...",
+// empty for the one curve of a CSV not written by run), Points its
+// measurements; σ, κ, λ (in the throughput's unit) and the peak, in
+// threads and throughput, when the data locate it within usl.PeakReach of
+// the measured range; or Error, why the curve cannot be fitted.
+type seriesJSON struct {
+	Series         string   `json:"series,omitempty"`
+	Points         int      `json:"points"`
+	Sigma          float64  `json:"sigma"`
+	Kappa          float64  `json:"kappa"`
+	Lambda         float64  `json:"lambda"`
+	PeakThreads    *float64 `json:"peak_threads,omitempty"`
+	PeakThroughput *float64 `json:"peak_throughput,omitempty"`
+	Error          string   `json:"error,omitempty"`
+
+	lo, hi float64 // the measured concurrencies, for the text's peak
+	peak   float64 // the model's peak where the data do not locate it
+}
+
+// fitAll fits every curve, a curve that cannot be fitted with the reason
+// in its Error. A canceled ctx ends it early.
+func fitAll(ctx context.Context, all []*series) []seriesJSON {
+	var fits []seriesJSON
+	for _, s := range all {
+		m, err := s.points.Fit(ctx)
+		if ctx.Err() != nil {
+			return fits
 		}
-		a, errA := strconv.ParseFloat(strings.TrimSpace(rec[nc]), 64)
-		b, errB := strconv.ParseFloat(strings.TrimSpace(rec[xc]), 64)
-		if errA != nil || errB != nil {
-			if i == 0 {
-				continue // header
-			}
-			return nil, nil, fmt.Errorf("%s: row %d: %q, %q are not numbers", name, i+1, rec[nc], rec[xc])
+		js := seriesJSON{Series: s.label, Points: s.points.Len()}
+		if err != nil {
+			js.Error = err.Error()
+			fits = append(fits, js)
+			continue
 		}
-		if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
-			return nil, nil, fmt.Errorf("%s: row %d: %q, %q: want finite numbers", name, i+1, rec[nc], rec[xc])
+		js.Sigma, js.Kappa, js.Lambda = clean(m.Sigma), clean(m.Kappa), m.Lambda
+		js.lo, js.hi = s.points.Range()
+		if p, ok := m.PeakNear(js.lo, js.hi); ok {
+			x := m.Throughput(p)
+			js.PeakThreads, js.PeakThroughput = &p, &x
+		} else {
+			js.peak = p
 		}
-		n, x = append(n, a), append(x, b)
+		fits = append(fits, js)
 	}
-	return n, x, nil
+	return fits
+}
+
+// clean returns σ or κ with what the optimiser leaves of a parameter the
+// data do not need (below 1e-12, e.g. 5.02058e-18) as 0.
+func clean(v float64) float64 {
+	if math.Abs(v) < 1e-12 {
+		return 0
+	}
+	return v
+}
+
+// writeFits prints the fits: for the one curve of a CSV not written by run
+// (run false), a line per figure; else a table of a row per series fitted.
+func writeFits(w io.Writer, fits []seriesJSON, run bool) error {
+	if !run {
+		f := fits[0]
+		if f.Error != "" {
+			return nil
+		}
+		peakN, peakX := "", "-"
+		if f.PeakThreads != nil {
+			peakN, peakX = fmt.Sprintf("%.1f threads", *f.PeakThreads), fmt.Sprintf("%.6g", *f.PeakThroughput)
+		} else {
+			peakN = fmt.Sprintf("not located: %s", peakOutside(f.peak, f.lo, f.hi))
+		}
+		_, err := fmt.Fprintf(w, "points  %d\nsigma   %s\nkappa   %s\nlambda  %.6g\npeak N  %s\npeak X  %s\n",
+			f.Points, param(f.Sigma), param(f.Kappa), f.Lambda, peakN, peakX)
+		return err
+	}
+	t := report.Table{Header: []string{"series", "points", "sigma", "kappa", "lambda", "peak (threads)", "peak X"}}
+	for _, f := range fits {
+		if f.Error != "" {
+			continue
+		}
+		peakN, peakX := "", "-"
+		switch {
+		case f.PeakThreads != nil:
+			peakN, peakX = fmt.Sprintf("%.1f", *f.PeakThreads), fmt.Sprintf("%.6g", *f.PeakThroughput)
+		case f.peak < f.lo:
+			peakN = fmt.Sprintf("< %.3g", f.lo/usl.PeakReach)
+		default:
+			peakN = fmt.Sprintf("> %.3g", f.hi*usl.PeakReach)
+		}
+		t.Rows = append(t.Rows, []string{cmp.Or(f.Series, "all"), strconv.Itoa(f.Points),
+			param(f.Sigma), param(f.Kappa), fmt.Sprintf("%.6g", f.Lambda), peakN, peakX})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return t.WriteText(w)
+}
+
+// param formats σ or κ to 6 significant digits (0 as 0).
+func param(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.6g", v)
+}
+
+// peakOutside says where a peak that PeakNear refused lies, for measured
+// concurrencies lo..hi.
+func peakOutside(p, lo, hi float64) string {
+	if p < lo {
+		return fmt.Sprintf("below %.3g threads (half the smallest measured)", lo/usl.PeakReach)
+	}
+	return fmt.Sprintf("beyond %.3g threads (%d× the largest measured); the data show no retrograde region", hi*usl.PeakReach, usl.PeakReach)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -38,48 +37,38 @@ type liveFlags struct {
 // With -rotation it is the rotation probe's (live.Rotate) at those counts of
 // connections, whose Threads, Duration and Warmup are zero.
 func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath string, rotation []int, done bool, err error) {
-	fs := flag.NewFlagSet("live", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("live", stderr, "innosim live [flags]",
+		"Starts a private mariadbd (a temporary datadir, a Unix socket, no network), prepares",
+		"sysbench's tables and runs every setting value × workload × threads point, then stops",
+		"the server and removes its directory, also on Ctrl-C, which keeps the points measured",
+		"(the CSV marked incomplete); the server dies with innosim, and the next run removes",
+		"what a killed one left. Needs Linux and",
+		"  "+live.InstallHint)
 	def := live.DefaultConfig()
 	f := liveFlags{cfg: def, threads: def.Threads}
 	fs.StringVar(&f.workloads, "workload", "oltp_point_select", "workloads, comma-separated: "+strings.Join(live.Workloads, ", "))
-	fs.Var(&intList{&f.threads, live.MaxThreads}, "threads", fmt.Sprintf("client thread `counts` (sysbench --threads), comma-separated, each 1..%d (run and printed in ascending order)", live.MaxThreads))
+	fs.CountsVar(&f.threads, "threads", def.Threads, live.MaxThreads, fmt.Sprintf("client thread `counts` (sysbench --threads), comma-separated, each 1..%d (run and printed in ascending order)", live.MaxThreads))
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
-	cmdflag.DurationVar(fs, &f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, a `duration` of whole seconds, 1s..1h")
-	cmdflag.DurationVar(fs, &f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, a `duration` of whole seconds, 0..1h; 0 for none")
+	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, a `duration` of whole seconds, 1s..1h")
+	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, a `duration` of whole seconds, 0..1h; 0 for none")
 	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, fmt.Sprintf("measured runs per point, 1..%d; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)", live.MaxRepeats))
 	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables, 1..64")
 	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table), 1..10000000")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB, 8..65536")
 	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
-	fs.Var(&intList{&f.rotation, live.MaxThreads}, "rotation", fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
+	fs.CountsVar(&f.rotation, "rotation", nil, live.MaxThreads, fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
 	fs.StringVar(&f.sb, "sysbench", "", "sysbench program (default: from PATH)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim live [flags]")
-		fmt.Fprintln(stderr, "\nStarts a private mariadbd (a temporary datadir, a Unix socket, no network), prepares")
-		fmt.Fprintln(stderr, "sysbench's tables and runs every setting value × workload × threads point, then stops")
-		fmt.Fprintln(stderr, "the server and removes its directory, also on Ctrl-C. Needs Linux and")
-		fmt.Fprintln(stderr, "  "+live.InstallHint)
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	if done, err := parseFlags(fs, args); done {
+	if err := fs.Parse(args); err != nil {
 		return cfg, "", nil, true, err
 	}
 	if fs.NArg() != 0 {
-		return cfg, "", nil, true, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return cfg, "", nil, true, cmdflag.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if len(f.rotation) > 0 {
-		var clash []string
-		fs.Visit(func(fl *flag.Flag) {
-			if fl.Name == "threads" || fl.Name == "time" || fl.Name == "warmup" {
-				clash = append(clash, "-"+fl.Name)
-			}
-		})
-		if len(clash) > 0 {
-			return cfg, "", nil, true, fmt.Errorf("%w: -rotation runs its own events on one client thread: want no %s with it", errUsage, strings.Join(clash, ", "))
+		if clash := fs.GivenOf("threads", "time", "warmup"); len(clash) > 0 {
+			return cfg, "", nil, true, cmdflag.Usagef("-rotation runs its own events on one client thread: want no %s with it", strings.Join(clash, ", "))
 		}
 	}
 	c := f.cfg
@@ -87,26 +76,26 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	c.Threads = f.threads
 	c.Setting, c.Values = "", nil
 	if f.setting != "" {
-		k, v, ok := strings.Cut(f.setting, "=")
-		if !ok || k == "" || v == "" {
-			return cfg, "", nil, true, fmt.Errorf("%w: -setting %q: want key=v1,v2", errUsage, f.setting)
+		k, vals, err := cmdflag.KeyValues("-setting", f.setting)
+		if err != nil {
+			return cfg, "", nil, true, err
 		}
-		c.Setting, c.Values = strings.ReplaceAll(k, "-", "_"), strings.Split(v, ",")
+		c.Setting, c.Values = strings.ReplaceAll(k, "-", "_"), vals
 	}
 	if f.bufferPoolMiB < 8 || f.bufferPoolMiB > 64<<10 {
-		return cfg, "", nil, true, fmt.Errorf("%w: -buffer-pool %d: want 8..65536 (MiB)", errUsage, f.bufferPoolMiB)
+		return cfg, "", nil, true, cmdflag.Usagef("-buffer-pool %d: want 8..65536 (MiB)", f.bufferPoolMiB)
 	}
 	c.BufferPool = f.bufferPoolMiB << 20
 	c.Mariadbd, c.InstallDB, c.Sysbench = f.mariadbd, f.installDB, f.sb
 	if len(f.rotation) > 0 {
 		c.Threads, c.Duration, c.Warmup = nil, 0, 0
 		if err := c.ValidateRotation(f.rotation); err != nil {
-			return cfg, "", nil, true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+			return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
 		}
 		return c, f.csv, f.rotation, false, nil
 	}
 	if err := c.Validate(); err != nil {
-		return cfg, "", nil, true, fmt.Errorf("%w: %v", errUsage, liveFlagError(err))
+		return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
 	}
 	return c, f.csv, nil, false, nil
 }
@@ -131,7 +120,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if done {
 		return err
 	}
-	outs, err := outputs("-csv", csvPath)
+	outs, err := outputs(stdout, "-csv", csvPath)
 	if err != nil {
 		return err
 	}
@@ -146,25 +135,59 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	points, err := live.Run(ctx, cfg)
 	prog.Close()
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
-		}
-		if errors.Is(err, live.ErrInvalidConfig) {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if len(points) > 0 && csvPath != "" { // a failure, not an interruption: keep what was measured
-			if werr := outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) }); werr != nil {
-				return fmt.Errorf("%w (and %v)", err, werr)
-			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), csvPath)
-		}
-		return err
+		total := max(len(cfg.Values), 1) * len(cfg.Workloads) * len(cfg.Threads)
+		return keepMeasured(ctx, err, len(points), total, outs[0], stdout, liveTable(cfg, points),
+			func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 	}
 	t := liveTable(cfg, points)
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
 	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+}
+
+// keepMeasured returns what live reports of a sweep (or rotation probe)
+// that stopped early with err, an interruption (ctx done) or a failure,
+// after measuring n of its total points: the measured points are kept, the
+// table printed (marked incomplete) and the CSV written by writeCSV after a
+// "# incomplete: ..." line, which validate reads as a comment and names (an
+// interrupted sweep discarded every point measured). A refusal of the
+// configuration (live.ErrInvalidConfig) before any point is a usage error.
+func keepMeasured(ctx context.Context, err error, n, total int, out *outfile.File, stdout io.Writer, table report.Table, writeCSV func(io.Writer) error) error {
+	interrupted := ctx.Err() != nil
+	if errors.Is(err, live.ErrInvalidConfig) && !interrupted && n == 0 {
+		return cmdflag.Usagef("%v", err)
+	}
+	how := "failed"
+	if interrupted {
+		how = "interrupted"
+	}
+	note := fmt.Sprintf("incomplete: %s after %d of %d points", how, n, total)
+	if n == 0 {
+		if interrupted {
+			return fmt.Errorf("interrupted: server stopped, nothing measured, no output written: %w", err)
+		}
+		return err
+	}
+	table.Title += " (" + note + ")"
+	_ = table.WriteText(stdout) // stdout may be what went away (SIGPIPE)
+	where := ""
+	if out.Path() != "" {
+		werr := out.WriteStream(func(w io.Writer) error {
+			if _, err := fmt.Fprintf(w, "# %s\n", note); err != nil {
+				return err
+			}
+			return writeCSV(w)
+		})
+		if werr != nil {
+			return fmt.Errorf("%w (and %v)", err, werr)
+		}
+		where = fmt.Sprintf("; the %d measured are in %s, marked incomplete", n, out.Path())
+	}
+	if interrupted {
+		return fmt.Errorf("interrupted after %d of %d points, server stopped%s: %w", n, total, where, err)
+	}
+	return fmt.Errorf("%w\n(%s%s)", err, note, where)
 }
 
 // liveTable is live's printed table: a row per setting value × workload, a
@@ -178,14 +201,18 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 	for _, th := range cfg.Threads {
 		t.Header = append(t.Header, "t"+strconv.Itoa(th))
 	}
-	for i := 0; i+len(cfg.Threads) <= len(points); i += len(cfg.Threads) {
+	for i := 0; i < len(points); i += len(cfg.Threads) {
 		row := []any{}
 		if cfg.Setting != "" {
 			row = append(row, points[i].Value)
 		}
 		row = append(row, points[i].Workload, points[i].CPUs)
-		for _, p := range points[i : i+len(cfg.Threads)] {
-			row = append(row, p.Throughput)
+		for j := range cfg.Threads {
+			if i+j < len(points) {
+				row = append(row, points[i+j].Throughput)
+			} else {
+				row = append(row, "") // not measured: the sweep stopped first
+			}
 		}
 		t.AddRow(row...)
 	}
@@ -197,21 +224,29 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer, probed func()) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
 	probed()
+	t := rotationTable(cfg, rotation, points)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted: server stopped, no output written: %w", err)
-		}
-		if errors.Is(err, live.ErrInvalidConfig) {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		if len(points) > 0 && out.Path() != "" { // a failure, not an interruption: keep what was measured
-			if werr := out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) }); werr != nil {
-				return fmt.Errorf("%w (and %v)", err, werr)
+		total := 0
+		for _, w := range cfg.Workloads {
+			if live.Rotates(w) {
+				total += len(rotation)
+			} else {
+				total++ // connect: at one connection only
 			}
-			return fmt.Errorf("%w\n(the %d points measured before the failure are in %s)", err, len(points), out.Path())
 		}
+		total *= max(len(cfg.Values), 1)
+		return keepMeasured(ctx, err, len(points), total, out, stdout, t,
+			func(w io.Writer) error { return live.WriteRotationCSV(w, cfg.Setting, points) })
+	}
+	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
+	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+}
+
+// rotationTable is live -rotation's printed table: a row per setting value
+// × workload, a column per count of connections.
+func rotationTable(cfg live.Config, rotation []int, points []live.RotationPoint) report.Table {
 	t := report.Table{Title: "live -rotation: the server's CPU per query (µs) by connections used in turn"}
 	if cfg.Setting != "" {
 		t.Header = append(t.Header, cfg.Setting)
@@ -240,8 +275,5 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfi
 		}
 		t.AddRow(row...)
 	}
-	if err := t.WriteText(stdout); err != nil {
-		return err
-	}
-	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return t
 }

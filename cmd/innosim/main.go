@@ -15,13 +15,15 @@
 //
 // Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
 // module version and VCS revision it was built from. The same seed gives the same
-// output, byte for byte, whatever GOMAXPROCS.
+// output, byte for byte, whatever GOMAXPROCS. Every command that writes JSON
+// takes --json FILE, or --json - for stdout instead of its text. A command
+// line the command cannot run exits 2; Ctrl-C (or SIGTERM) stops a command,
+// which cleans up and exits 128 + the signal's number (130), and a second one
+// ends the process at once.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,8 +31,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-
-	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // command is one subcommand. A new subcommand is a new file with a function
@@ -55,116 +55,17 @@ func commands() []command {
 	}
 }
 
-// errFailed marks a run that worked but whose verdict is FAIL (a study, a
-// regression, a calibration check): exit status 1, nothing more to print.
-var errFailed = errors.New("verdict FAIL")
-
-// errUsage marks a command-line mistake (exit status 2); the message is in
-// the wrapping error. A bad flag (a *cmdflag.FlagError in the chain) is
-// printed with a pointer to the command's help, not with its usage.
-var errUsage = errors.New("usage")
-
-// parseFlags parses a subcommand's flags. done tells the command to stop: after
-// -h (err nil; the usage is printed) or on a bad flag (errUsage wrapping the
-// *cmdflag.FlagError that says what was wrong; nothing is printed).
-func parseFlags(fs *flag.FlagSet, args []string) (done bool, err error) {
-	if name, ok := repeatedFlag(fs, args); ok {
-		return true, fmt.Errorf("%w: -%s given twice: want it once (the last would replace the first)", errUsage, name)
-	}
-	switch err := cmdflag.Parse(fs, args); {
-	case err == nil:
-		return false, nil
-	case errors.Is(err, flag.ErrHelp):
-		return true, nil
-	default:
-		return true, fmt.Errorf("%w: %w", errUsage, err)
-	}
-}
-
-// parseInterspersed parses a subcommand's flags wherever they stand among
-// its positional arguments, so that "validate field -table x.csv" is
-// "validate -table x.csv field", and returns the positionals in their order.
-// It reads args as the flag package does (repeatedFlag's reading): a
-// non-flag argument ("x", "-") is a positional and the flags after it are
-// still parsed; "-x=v" and "-x v" are one flag whatever v is; "--" ends the
-// flags, and every argument after it is a positional, one that starts with
-// "-" too. An unknown flag takes no value here, so the argument after it is
-// a positional, and Parse reports the flag. done and err are parseFlags',
-// a flag given twice counted over all of args.
-func parseInterspersed(fs *flag.FlagSet, args []string) (positionals []string, done bool, err error) {
-	var flags []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			positionals = append(positionals, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			positionals = append(positionals, a)
-			continue
-		}
-		flags = append(flags, a)
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		fl := fs.Lookup(name)
-		if fl == nil || hasValue {
-			continue
-		}
-		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if i+1 < len(args) {
-			i++
-			flags = append(flags, args[i]) // its value
-		}
-	}
-	if done, err := parseFlags(fs, flags); done {
-		return nil, true, err
-	}
-	return positionals, false, nil
-}
-
-// repeatable is a flag value that may be given more than once (validate's
-// -table); every other flag given twice is refused by parseFlags, since the
-// flag package would keep only the last.
-type repeatable interface{ Repeatable() }
-
-// repeatedFlag returns the first flag of fs that args give twice, unless its
-// value is repeatable. It reads args as the flag package does: flags up to
-// "--" or the first argument that is not one; "-x=v", "-x v", and a boolean
-// "-x" that takes no value. An unknown flag ends the scan (Parse reports it).
-func repeatedFlag(fs *flag.FlagSet, args []string) (string, bool) {
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || len(a) < 2 || a[0] != '-' {
-			return "", false
-		}
-		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		name, _, hasValue := strings.Cut(name, "=")
-		fl := fs.Lookup(name)
-		if fl == nil {
-			return "", false
-		}
-		if _, ok := fl.Value.(repeatable); !ok && seen[name] {
-			return name, true
-		}
-		seen[name] = true
-		b, isBool := fl.Value.(interface{ IsBoolFlag() bool })
-		if !hasValue && !(isBool && b.IsBoolFlag()) {
-			i++ // the value
-		}
-	}
-	return "", false
-}
-
 func main() {
 	// SIGPIPE too: a reader of stdout or stderr that goes away (| head) would
 	// otherwise kill the process at its next write, before any cleanup (live's
 	// server and datadir). Received, it stops the command as Ctrl-C does, and
 	// the write returns EPIPE.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	ctx, stop := notifyContext(context.Background(), sigs, os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
 }
 
@@ -197,26 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != name {
 			continue
 		}
-		err := c.run(ctx, rest, stdout, stderr)
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, errFailed):
-			return 1
-		case errors.Is(err, errUsage):
-			if msg := err.Error(); msg != errUsage.Error() {
-				msg = strings.TrimPrefix(strings.TrimPrefix(msg, errUsage.Error()+": "), name+": ")
-				fmt.Fprintf(stderr, "innosim %s: %s\n", name, msg)
-			}
-			if fe := (*cmdflag.FlagError)(nil); errors.As(err, &fe) {
-				fmt.Fprintf(stderr, "run 'innosim help %s' for the flags\n", name)
-			}
-			return 2
-		default:
-			// a package's own prefix ("calibrate: ...") repeats the command's
-			fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
-			return 1
-		}
+		return exitStatus(ctx, name, c.run(ctx, rest, stdout, stderr), stderr)
 	}
 	fmt.Fprintf(stderr, "innosim: unknown command %q\n", name)
 	usage(stderr)

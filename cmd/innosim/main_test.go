@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,7 +100,7 @@ func TestRunVariesAIOMode(t *testing.T) {
 }
 
 func TestFitCodahale(t *testing.T) {
-	code, out, stderr := runCmd("fit", "../../sim/testdata/usl_codahale.csv")
+	code, out, stderr := runCmd("fit", "../../internal/usl/testdata/codahale.csv")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "sigma   0.0267")
 	assert.Contains(t, out, "kappa   0.00076")
@@ -337,45 +335,6 @@ func TestFlagErrorsComeFirstWithTheRange(t *testing.T) {
 			assert.Equal(t, "run 'innosim help "+tc.args[0]+"' for the flags", lines[1])
 		})
 	}
-}
-
-// parseInterspersed reads args as the flag package does, at every position.
-func TestParseInterspersedReadsFlagsAsTheFlagPackageDoes(t *testing.T) {
-	for _, c := range []struct {
-		name        string
-		args        []string
-		positionals []string
-		json        string
-		quiet       bool
-	}{
-		{"flags before and after", []string{"-json", "a.json", "d", "-quiet"}, []string{"d"}, "a.json", true},
-		{"a value that looks like a flag or a name", []string{"d", "-json", "-quiet"}, []string{"d"}, "-quiet", false},
-		{"a value after =", []string{"c", "--json=x", "d"}, []string{"c", "d"}, "x", false},
-		{"a boolean takes no value", []string{"-quiet", "c"}, []string{"c"}, "", true},
-		{"- is a positional", []string{"-", "-quiet"}, []string{"-"}, "", true},
-		{"-- ends the flags", []string{"c", "--", "-json", "x"}, []string{"c", "-json", "x"}, "", false},
-		{"-- as a value does not", []string{"-json", "--", "c", "-quiet"}, []string{"c"}, "--", true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			json, quiet := fs.String("json", "", ""), fs.Bool("quiet", false, "")
-			pos, done, err := parseInterspersed(fs, c.args)
-			require.NoError(t, err)
-			require.False(t, done)
-			assert.Equal(t, c.positionals, pos)
-			assert.Equal(t, c.json, *json)
-			assert.Equal(t, c.quiet, *quiet)
-		})
-	}
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.String("json", "", "")
-	_, done, err := parseInterspersed(fs, []string{"-json", "a", "c", "-json", "b"})
-	assert.True(t, done)
-	assert.ErrorContains(t, err, "-json given twice")
-	_, done, err = parseInterspersed(fs, []string{"c", "-nope", "d"})
-	assert.True(t, done)
-	assert.ErrorIs(t, err, errUsage, "an unknown flag after a name")
 }
 
 // The help gives every flag's range: -cpus's 1..1024 was nowhere.

@@ -12,7 +12,7 @@ func profileCommand() command {
 		name:    "profile",
 		summary: "print the futex-share and top contention frames of a CPU profile (FILE.pprof)",
 		run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-			return exitCode(contention.Run(args, stdout, stderr), contention.ErrUsage, nil)
+			return contention.Run(args, stdout, stderr)
 		},
 	}
 }

@@ -58,3 +58,42 @@ func TestREADMERunSamplesAreWhatRunPrints(t *testing.T) {
 		})
 	}
 }
+
+// Every file a README command writes in the repository's root (--csv,
+// --out, --json, --plot, -cpuprofile, "> file") is one .gitignore covers:
+// run ... --csv out.csv --plot out.svg left two files for git status to
+// show, and a careless git add -A to commit.
+func TestREADMEOutputsAreIgnored(t *testing.T) {
+	root := filepath.Join("..", "..")
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	ignore, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	require.NoError(t, err)
+	var patterns []string
+	for _, l := range strings.Split(string(ignore), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			patterns = append(patterns, l)
+		}
+	}
+	ignored := func(path string) bool {
+		for _, p := range patterns {
+			anchored := strings.HasPrefix(p, "/")
+			if ok, _ := filepath.Match(strings.TrimPrefix(p, "/"), path); ok && (anchored || !strings.Contains(path, "/")) {
+				return true
+			}
+		}
+		return false
+	}
+	var written []string
+	for _, m := range regexp.MustCompile("(?m)(?:--(?:csv|out|json|plot)|-cpuprofile|>) ([^\\s`;]+)").FindAllStringSubmatch(string(text), -1) {
+		path := m[1]
+		if path == "-" || path == "FILE" || strings.Contains(path, "/") || strings.ToUpper(path) == path {
+			continue // stdout, a placeholder, or another directory
+		}
+		written = append(written, path)
+	}
+	require.NotEmpty(t, written)
+	for _, path := range written {
+		assert.True(t, ignored(path), "%s, which a README command writes in the root, is not in .gitignore", path)
+	}
+}

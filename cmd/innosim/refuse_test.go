@@ -3,8 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -214,4 +218,49 @@ func TestRunRefusesACommitThatFsyncsWithoutADevice(t *testing.T) {
 	code, _, stderr := runCmd("run", "--measure", "1ms", "--threads", "1", "--cpus", "2",
 		"--workload", "oltp_read_write", "--vary", "innodb_flush_log_at_trx_commit=0,2")
 	assert.Equal(t, 0, code, "no row fsyncs at commit: %s", stderr)
+}
+
+// A gate for a workload that never enters it is the flags' mistake, named
+// by the flag or line that set it, before any cell: it was reported as
+// "cell 8 of 14 (1 threads, 4 cpus): sim: Gate ...: invalid config", a
+// failure of one cell with the wrappers' words.
+func TestRunRefusesAGateForAWorkloadThatNeverEntersIt(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thread_concurrency = 8\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "innodb_thread_concurrency=0,8"}, "innosim run: -vary innodb_thread_concurrency=8 with workload connect, which never enters InnoDB's gate: want innodb_thread_concurrency = 0"},
+		{[]string{"--cnf", cnf}, "innosim run: innodb_thread_concurrency = 8 at " + cnf + ":2 with workload connect, which never enters InnoDB's gate"},
+	} {
+		code, stdout, stderr := runCmd(append([]string{"run", "--workload", "connect", "--threads", "1,2", "--cpus", "4", "--measure", "1ms"}, tc.args...)...)
+		assert.Equal(t, 2, code, stderr)
+		assert.Empty(t, stdout)
+		assert.True(t, strings.HasPrefix(stderr, tc.want), stderr)
+		for _, noise := range []string{"cell ", "sim:", "invalid config"} {
+			assert.NotContains(t, stderr, noise)
+		}
+	}
+}
+
+// A row whose every cell the simulator refuses for one reason is refused
+// as the row's flags, without the simulator's prefix and sentinel text; a
+// row with some cells that can run is left to the cells.
+func TestCheckRowsNamesTheRowNotACell(t *testing.T) {
+	bad := sim.Cell{Workload: "connect", Threads: 1, Measure: -time.Millisecond, Machine: sim.MachineConfig{CPUs: 2, Costs: sim.OldKernel()}}
+	good := bad
+	good.Measure = time.Millisecond
+	err := checkRows([]sim.Cell{good, good, bad, bad}, 2, "sched", []string{"cfs", "ts"})
+	require.Error(t, err)
+	var ue *cmdflag.UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.True(t, strings.HasPrefix(err.Error(), "-vary sched=ts: "), err.Error())
+	assert.NotContains(t, err.Error(), "sim:")
+	assert.False(t, strings.HasSuffix(err.Error(), "invalid config"), err.Error())
+	assert.ErrorIs(t, err, sim.ErrInvalidConfig, "the cause is kept")
+
+	mixed := good
+	mixed.Threads = 100000
+	assert.NoError(t, checkRows([]sim.Cell{good, mixed}, 2, "", nil), "one cell can run: the cells say what is wrong")
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
 )
@@ -42,24 +42,18 @@ func reproduceCommand() command {
 }
 
 func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
+		"Runs each study's sweep in simulation and prints the simulated table beside the",
+		"published one, then one verdict line per study; exits 1 if any study fails.",
+		"Each study runs on the machine of its publication, with its own cost profiles",
+		"(study C compares two kernels); a calibrated profile is for run --costs.",
+		"Flags may come before or after the study; -- ends the flags.")
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	charts := fs.String("charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
 	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
-	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim reproduce [flags] [a|b|c|d|all]")
-		fmt.Fprintln(stderr, "\nRuns each study's sweep in simulation and prints the simulated table beside the")
-		fmt.Fprintln(stderr, "published one, then one verdict line per study; exits 1 if any study fails.")
-		fmt.Fprintln(stderr, "Each study runs on the machine of its publication, with its own cost profiles")
-		fmt.Fprintln(stderr, "(study C compares two kernels); a calibrated profile is for run --costs.")
-		fmt.Fprintln(stderr, "Flags may come before or after the study; -- ends the flags.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	which, done, err := parseInterspersed(fs, args)
-	if done {
+	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file; - writes them to stdout instead of the text")
+	which, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
 	var studies []study.Study
@@ -69,17 +63,17 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case len(which) == 1:
 		s, err := study.Lookup(which[0])
 		if err != nil {
-			return fmt.Errorf("%w: study %q, want a, b, c, d or all", errUsage, which[0])
+			return cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
 		}
 		studies = []study.Study{s}
 	default:
-		return fmt.Errorf("%w: want one study, got %q", errUsage, strings.Join(which, " "))
+		return cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
 	}
 	if *costs != "" {
 		// A study's verdict holds its published machine's costs against its
 		// published figures: study C's two kernels would become one, and A, B
 		// and D would be checked on a machine their data were not measured on.
-		return fmt.Errorf("%w: -costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", errUsage, *costs)
+		return cmdflag.Usagef("-costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", *costs)
 	}
 	opts := study.Options{Seed: *seed}
 	made, err := chartsDir(*charts)
@@ -99,12 +93,16 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		pairs = append(pairs, "-charts", path)
 	}
-	outs, err := outputs(pairs...)
+	outs, err := outputs(stdout, pairs...)
 	if err != nil {
 		return err
 	}
 	defer discardAll(outs)
 	jsonOut, chartOuts := outs[0], outs[1:]
+	text := stdout // the tables and verdicts, unless the JSON goes to stdout instead
+	if jsonOut.IsStdout() {
+		text = io.Discard
+	}
 	var js []studyJSON
 	var verdicts []string
 	failed := false
@@ -118,25 +116,25 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return fmt.Errorf("study %s: %w", s.ID, err)
 		}
-		fmt.Fprintf(stdout, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
-		fmt.Fprintf(stdout, "mechanism: %s\n\n", s.Mechanism)
+		fmt.Fprintf(text, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
+		fmt.Fprintf(text, "mechanism: %s\n\n", s.Mechanism)
 		for _, t := range rep.Tables {
-			if err := t.WriteText(stdout); err != nil {
+			if err := t.WriteText(text); err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(text)
 		}
 		for _, n := range rep.Notes {
-			fmt.Fprintf(stdout, "note: %s\n", n)
+			fmt.Fprintf(text, "note: %s\n", n)
 		}
 		for _, c := range rep.Checks {
 			mark := "ok  "
 			if !c.Pass {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(stdout, "check %s %s (%s)\n", mark, c.Name, c.Detail)
+			fmt.Fprintf(text, "check %s %s (%s)\n", mark, c.Name, c.Detail)
 		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(text)
 		if err := chartOuts[i].Write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
 			return err
 		}
@@ -150,9 +148,9 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		failed = failed || !rep.Pass()
 	}
 	for _, v := range verdicts {
-		fmt.Fprintln(stdout, v)
+		fmt.Fprintln(text, v)
 	}
-	if err := jsonOut.Write(func(f *os.File) error { return report.WriteJSON(f, js) }); err != nil {
+	if err := jsonOut.WriteStream(func(w io.Writer) error { return report.WriteJSON(w, js) }); err != nil {
 		return err
 	}
 	if failed {

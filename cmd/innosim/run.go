@@ -16,8 +16,10 @@ import (
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/progress"
 	"github.com/innosim/innosim/internal/report"
+	"github.com/innosim/innosim/internal/usl"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
@@ -29,50 +31,6 @@ func runCommand() command {
 		summary: "simulate a my.cnf with a workload over threads × cpus (× one varied setting)",
 		run:     runSweep,
 	}
-}
-
-// intList is a flag of a comma-separated list of counts in 1..max, which it
-// sets *vals to in ascending order: a list of thread or core counts is the
-// points of a sweep, whose table, CSV, JSON and chart all read them in order.
-type intList struct {
-	vals *[]int
-	max  int
-}
-
-// String returns the list, comma-separated ("1,2,4").
-func (l *intList) String() string {
-	if l.vals == nil { // the flag package's zero value, for its help
-		return ""
-	}
-	s := make([]string, len(*l.vals))
-	for i, v := range *l.vals {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
-}
-
-// Set parses a comma-separated list of integers in 1..max, replacing the
-// default, and sorts it ascending. Its errors name the value and the range.
-// A value given twice is refused, naming its positions as given: it would run
-// the same cells twice and print them as two columns (or rows) of one sweep.
-func (l *intList) Set(v string) error {
-	var out []int
-	for i, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		switch {
-		case err != nil:
-			return fmt.Errorf("%q is not a whole number: want counts in 1..%d, comma-separated", strings.TrimSpace(f), l.max)
-		case n < 1 || n > l.max:
-			return fmt.Errorf("%d is out of range: want 1..%d", n, l.max)
-		}
-		if j := slices.Index(out, n); j >= 0 {
-			return fmt.Errorf("%d given twice (positions %d and %d): want each value once", n, j+1, i+1)
-		}
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	*l.vals = out
-	return nil
 }
 
 // flagOfKey names the run flag that sets an option-file key under another
@@ -98,15 +56,16 @@ type runFlags struct {
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f := runFlags{threads: []int{1, 2, 4, 8, 16, 32, 64}, cpus: []int{4}}
+	fs := cmdflag.New("run", stderr, "innosim run --workload W [flags]",
+		"Simulates the server of a my.cnf under a sysbench-like workload for every",
+		"threads × cpus (× --vary value) cell and prints throughput by threads.")
+	var f runFlags
 	fs.StringVar(&f.cnf, "cnf", "", "MySQL option file to read (the groups of -server); MySQL's defaults if empty")
 	fs.StringVar(&f.server, "server", "mysql", "server whose option groups -cnf is read for: mysql or mariadb, optionally a release -X.Y (mysql-5.1, mariadb-10.5), which also sets its mutex wait array and defaults")
 	fs.BoolVar(&f.showSettings, "show-settings", false, "print the settings the run uses, and the line each came from, before the table")
 	fs.StringVar(&f.workload, "workload", "", "workload: "+strings.Join(sim.WorkloadNames(), ", ")+" (required)")
-	fs.Var(&intList{&f.threads, maxThreads}, "threads", fmt.Sprintf("client thread `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxThreads))
-	fs.Var(&intList{&f.cpus, maxCPUs}, "cpus", fmt.Sprintf("core `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxCPUs))
+	fs.CountsVar(&f.threads, "threads", []int{1, 2, 4, 8, 16, 32, 64}, maxThreads, fmt.Sprintf("client thread `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxThreads))
+	fs.CountsVar(&f.cpus, "cpus", []int{4}, maxCPUs, fmt.Sprintf("core `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxCPUs))
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
 	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
@@ -118,41 +77,37 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
-	cmdflag.DurationVar(fs, &f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
+	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
 	fs.Var(&f.warmup, "warmup", "each cell's warm-up: a fixed virtual `duration` of 1ms..1m, or steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails; it can stop on a ramp slower than its windows) (default: steady with -client, 20ms without)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
-	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim run --workload W [flags]")
-		fmt.Fprintln(stderr, "\nSimulates the server of a my.cnf under a sysbench-like workload for every")
-		fmt.Fprintln(stderr, "threads × cpus (× --vary value) cell and prints throughput by threads.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	if done, err := parseFlags(fs, args); done {
+	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file; - writes them to stdout instead of the tables")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return cmdflag.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-	if f.costs != "" && (f.profile != "old-kernel" || given["profile"]) {
-		return fmt.Errorf("%w: -costs and -profile both given: want one", errUsage)
+	if err := fs.Exclusive("costs", "profile"); err != nil {
+		return err
+	}
+	if f.showSettings && f.json == outfile.Stdout {
+		return cmdflag.Usagef("-show-settings with -json -: the settings would go to stdout with the JSON, whose rows hold them already: want one")
 	}
 	if f.workload == "" {
-		return fmt.Errorf("%w: -workload is required (one of %s)", errUsage, strings.Join(sim.WorkloadNames(), ", "))
+		return cmdflag.Usagef("-workload is required (one of %s)", strings.Join(sim.WorkloadNames(), ", "))
 	}
 	if _, err := sim.LookupWorkload(f.workload); err != nil {
-		return fmt.Errorf("%w: -workload %q: want one of %s", errUsage, f.workload, strings.Join(sim.WorkloadNames(), ", "))
+		return cmdflag.Usagef("-workload %q: want one of %s", f.workload, strings.Join(sim.WorkloadNames(), ", "))
 	}
 	if f.measure < time.Millisecond || f.measure > time.Minute {
-		return fmt.Errorf("%w: -measure %v: want 1ms..1m", errUsage, f.measure)
+		return cmdflag.Usagef("-measure %v: want 1ms..1m", f.measure)
 	}
 	if f.plot != "" {
 		if err := report.CheckChartPath(f.plot); err != nil {
-			return fmt.Errorf("%w: -plot: %w", errUsage, err)
+			return cmdflag.Usagef("-plot: %w", err)
 		}
 	}
 	base, err := readCnf(f.cnf, f.server, f.showSettings, stderr)
@@ -161,25 +116,23 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	varyKey, varyVals := "", []string{""}
 	if given["vary"] { // -vary "" too: it varies nothing, and -threads "" is refused
-		k, v, ok := strings.Cut(f.vary, "=")
-		if !ok || k == "" || v == "" {
-			return fmt.Errorf("%w: -vary %q: want key=v1,v2, or no -vary", errUsage, f.vary)
+		if f.vary == "" {
+			return cmdflag.Usagef("-vary \"\": want key=v1,v2, or no -vary")
 		}
-		varyKey, varyVals = k, strings.Split(v, ",")
+		// an empty value would run a bare key (innodb_use_native_aio=OFF, ran
+		// OFF and ON), a value twice the same row twice
+		k, vals, err := cmdflag.KeyValues("-vary", f.vary)
+		if err != nil {
+			return err
+		}
+		varyKey, varyVals = k, vals
 		if k == "threads" || k == "cpus" {
 			// the table's columns and rows: "-threads and -vary threads both
 			// given" sent the user to a -vary that was then refused
-			return fmt.Errorf("%w: -vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", errUsage, k, k, k, k, v)
-		}
-		if i := slices.IndexFunc(varyVals, func(v string) bool { return strings.TrimSpace(v) == "" }); i >= 0 {
-			// a bare key: innodb_use_native_aio=OFF, ran OFF and ON
-			return fmt.Errorf("%w: -vary %s: value %d of %d is empty: want key=v1,v2 with no empty value", errUsage, k, i+1, len(varyVals))
+			return cmdflag.Usagef("-vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", k, k, k, k, strings.Join(vals, ","))
 		}
 		if srv, err := mycnf.ParseServer(f.server); err == nil && removedBy(srv, k) {
-			return fmt.Errorf("%w: -vary %s: %s", errUsage, k, removedMessage(srv, k))
-		}
-		if i, j, dup := firstDuplicate(varyVals); dup {
-			return fmt.Errorf("%w: -vary %s: value %q given twice (positions %d and %d): want each value once", errUsage, k, varyVals[i], i+1, j+1)
+			return cmdflag.Usagef("-vary %s: %s", k, removedMessage(srv, k))
 		}
 		flagged := strings.ReplaceAll(k, "_", "-")
 		if alias, ok := flagOfKey[k]; ok {
@@ -190,7 +143,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if !given[flagged] {
 				flagName = "costs"
 			}
-			return fmt.Errorf("%w: -%s and -vary %s both given: want one (-vary sets %s in every row)", errUsage, flagName, k, k)
+			return cmdflag.Usagef("-%s and -vary %s both given: want one (-vary sets %s in every row)", flagName, k, k)
 		}
 	}
 	warnDefaultedCosts(stderr, "run", costFiles(f, varyKey, varyVals))
@@ -210,7 +163,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		s := base
 		if varyKey != "" {
 			if err := applyVary(&opts, &s, varyKey, v); err != nil {
-				return fmt.Errorf("%w: -vary %s=%s: %v", errUsage, varyKey, v, err)
+				return cmdflag.Usagef("-vary %s=%s: %v", varyKey, v, err)
 			}
 		}
 		proto, err := buildCell(opts, s, varyKey)
@@ -249,6 +202,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkPoolCPUs(protos, base, varyKey, varyVals, f); err != nil {
 		return err
 	}
+	if err := checkGateEntered(protos, base, varyKey, varyVals, f); err != nil {
+		return err
+	}
 	if f.device.cfg == nil {
 		for j, proto := range protos {
 			if commitFsyncs(proto) {
@@ -256,23 +212,32 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				if varyKey != "" {
 					row = fmt.Sprintf("-vary %s=%s: ", varyKey, varyVals[j])
 				}
-				return fmt.Errorf("%w: %sworkload %s with innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want -device (e.g. -device units=1,fsync=200us), or innodb_flush_log_at_trx_commit = 0 or 2 (-cnf or -vary)",
-					errUsage, row, f.workload)
+				return cmdflag.Usagef("%sworkload %s with innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want -device (e.g. -device units=1,fsync=200us), or innodb_flush_log_at_trx_commit = 0 or 2 (-cnf or -vary)",
+					row, f.workload)
 			}
 		}
 	}
 	for i := range cells {
 		cells[i].Machine.Seed = cells[i].SeedFor(f.seed)
+	}
+	if err := checkRows(cells, len(f.cpus)*len(f.threads), varyKey, varyVals); err != nil {
+		return err
+	}
+	for i := range cells {
 		if err := cells[i].Validate(); err != nil {
-			return fmt.Errorf("%w: cell %d of %d (%d threads, %d cpus): %w%s", errUsage, i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err, steadyHint(err))
+			return cmdflag.Usagef("cell %d of %d (%d threads, %d cpus): %w%s", i+1, len(cells), cells[i].Threads, cells[i].Machine.CPUs, err, steadyHint(err))
 		}
 	}
-	outs, err := outputs("-csv", f.csv, "-json", f.json, "-plot", f.plot)
+	outs, err := outputs(stdout, "-csv", f.csv, "-json", f.json, "-plot", f.plot)
 	if err != nil {
 		return err
 	}
 	defer discardAll(outs)
 	csvOut, jsonOut, plotOut := outs[0], outs[1], outs[2]
+	text := stdout // the tables, unless the JSON goes to stdout instead
+	if jsonOut.IsStdout() {
+		text = io.Discard
+	}
 	prog := progress.Bars(stderr, "innosim run") // a bar on a terminal; redirected, stderr holds run's own lines only
 	update := prog.Phase("cells", "cells")
 	res, err := sim.RunCells(ctx, cells, func(done int) { update(done, len(cells)) })
@@ -321,7 +286,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		peak := "-" // too few thread counts, or a peak the data do not locate
 		row := rowJSON{Value: r.val, CPUs: r.cpus, Settings: settings[i/len(f.cpus)]}
-		if u, err := sim.FitUSL(ns, xs); err == nil {
+		if u, err := usl.Fit(ctx, ns, xs); err == nil {
 			if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
 				peak = fmt.Sprintf("%.1f", p)
 				row.USLPeakThreads = &p
@@ -335,7 +300,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		chart = append(chart, report.Series{Name: name, X: ns, Y: xs})
 	}
-	if err := t.WriteText(stdout); err != nil {
+	if err := t.WriteText(text); err != nil {
 		return err
 	}
 	if f.device.cfg != nil || anyIO(res) {
@@ -349,7 +314,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			return []any{rows[i].cpus}
 		})
-		if err := it.WriteText(stdout); err != nil {
+		if err := it.WriteText(text); err != nil {
 			return err
 		}
 	}
@@ -358,7 +323,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := csvOut.Fill(func(out *os.File) error { return long.WriteCSV(out) }); err != nil {
 		return err
 	}
-	if err := jsonOut.Fill(func(out *os.File) error { return report.WriteJSON(out, js) }); err != nil {
+	if err := jsonOut.FillStream(func(w io.Writer) error { return report.WriteJSON(w, js) }); err != nil {
 		return err
 	}
 	if err := plotOut.Fill(func(out *os.File) error {
@@ -500,7 +465,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	case "native":
 		s.UseNativeAIO = true
 	default:
-		return sim.Cell{}, fmt.Errorf("%w: %s: want simulated or native", errUsage, named("aio", f.aio))
+		return sim.Cell{}, cmdflag.Usagef("%s: want simulated or native", named("aio", f.aio))
 	}
 	c, err := sim.CellFromSettings(s, f.workload)
 	if err != nil {
@@ -513,23 +478,23 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 		c.Gate = nil
 	}
 	if c.Machine.Scheduler, err = sim.ParseScheduler(f.sched); err != nil {
-		return sim.Cell{}, fmt.Errorf("%w: %s: want cfs or ts", errUsage, named("sched", f.sched))
+		return sim.Cell{}, cmdflag.Usagef("%s: want cfs or ts", named("sched", f.sched))
 	}
 	if f.costs != "" {
-		if c.Machine.Costs, err = sim.LoadProfile(f.costs); err != nil {
+		if c.Machine.Costs, _, err = loadProfile(f.costs); err != nil {
 			return sim.Cell{}, fmt.Errorf("-costs: %w", err)
 		}
 	} else if c.Machine.Costs, err = sim.Profile(f.profile); err != nil {
 		if _, statErr := os.Stat(f.profile); statErr != nil {
-			return sim.Cell{}, fmt.Errorf("%w: %s: want old-kernel, new-kernel or a profile file", errUsage, named("profile", f.profile))
+			return sim.Cell{}, cmdflag.Usagef("%s: want old-kernel, new-kernel or a profile file", named("profile", f.profile))
 		}
-		if c.Machine.Costs, err = sim.LoadProfile(f.profile); err != nil {
+		if c.Machine.Costs, _, err = loadProfile(f.profile); err != nil {
 			return sim.Cell{}, fmt.Errorf("-profile: %w", err)
 		}
 	}
 	g, err := concurrency.ParsePolicy(f.gate)
 	if err != nil || g != concurrency.PolicyQueue && g != concurrency.PolicyAtomic && g != concurrency.PolicyHandoff {
-		return sim.Cell{}, fmt.Errorf("%w: %s: want queue, atomic or handoff", errUsage, named("gate", f.gate))
+		return sim.Cell{}, cmdflag.Usagef("%s: want queue, atomic or handoff", named("gate", f.gate))
 	}
 	if c.Gate != nil {
 		c.Gate.Policy = g
@@ -540,7 +505,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 			key, val = "aio", f.aio
 		}
 		given := named(key, val)
-		return sim.Cell{}, fmt.Errorf("%w: %s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", errUsage, given, f.workload)
+		return sim.Cell{}, cmdflag.Usagef("%s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", given, f.workload)
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
@@ -555,7 +520,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	case "deferred":
 		wp = aio.WakeDeferred
 	default:
-		return sim.Cell{}, fmt.Errorf("%w: %s: want all, targeted or deferred", errUsage, named("wake", f.wake))
+		return sim.Cell{}, cmdflag.Usagef("%s: want all, targeted or deferred", named("wake", f.wake))
 	}
 	if c.AIO != nil {
 		c.AIO.Wake = wp
@@ -563,17 +528,17 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 			if wp == aio.WakeAll && c.AIO.IO == aio.IONative {
 				return sim.Cell{}, wakeAllNativeError(f, s, varied, err)
 			}
-			return sim.Cell{}, fmt.Errorf("%w: AIO of workload %s: %w", errUsage, f.workload, err)
+			return sim.Cell{}, cmdflag.Usagef("AIO of workload %s: %w", f.workload, err)
 		}
 	}
 	if f.threadHandling != "" {
 		if c.ThreadHandling, err = sim.ParseThreadHandling(f.threadHandling); err != nil {
-			return sim.Cell{}, fmt.Errorf("%w: -thread-handling %q: want one-thread-per-connection or pool-of-threads", errUsage, f.threadHandling)
+			return sim.Cell{}, cmdflag.Usagef("-thread-handling %q: want one-thread-per-connection or pool-of-threads", f.threadHandling)
 		}
 	}
 	srv, err := mycnf.ParseServer(f.server)
 	if err != nil {
-		return sim.Cell{}, fmt.Errorf("%w: -server: %w", errUsage, err)
+		return sim.Cell{}, cmdflag.Usagef("-server: %w", err)
 	}
 	if err := checkThreadHandling(srv, c.ThreadHandling); err != nil {
 		return sim.Cell{}, err
@@ -621,20 +586,7 @@ func wakeAllNativeError(f runFlags, s mycnf.Settings, varied string, err error) 
 			want = "-aio simulated (or innodb_use_native_aio = OFF in -cnf) to vary the wake policy of simulated AIO, or -vary wake=targeted,deferred"
 		}
 	}
-	return fmt.Errorf("%w: %s with native AIO (%s), which wakes no handler thread: want %s: %w", errUsage, wake, native, want, err)
-}
-
-// firstDuplicate returns the positions of the first value of vals that
-// appears twice, and whether there is one.
-func firstDuplicate(vals []string) (i, j int, ok bool) {
-	seen := make(map[string]int, len(vals))
-	for j, v := range vals {
-		if i, ok := seen[v]; ok {
-			return i, j, true
-		}
-		seen[v] = j
-	}
-	return 0, 0, false
+	return cmdflag.Usagef("%s with native AIO (%s), which wakes no handler thread: want %s: %w", wake, native, want, err)
 }
 
 // checkTakesEffect refuses a setting that changes no cell of the sweep, which
@@ -653,8 +605,8 @@ func checkTakesEffect(protos []sim.Cell, base mycnf.Settings, varyKey string, va
 		if varyKey == "gate" {
 			flagName = "-vary gate"
 		}
-		return fmt.Errorf("%w: %s with innodb_thread_concurrency = 0 in every row, which has no gate: want innodb_thread_concurrency > 0 (-cnf or -vary), or no %s",
-			errUsage, flagName, strings.Fields(flagName)[0])
+		return cmdflag.Usagef("%s with innodb_thread_concurrency = 0 in every row, which has no gate: want innodb_thread_concurrency > 0 (-cnf or -vary), or no %s",
+			flagName, strings.Fields(flagName)[0])
 	}
 	read := make([]sim.Cell, len(protos))
 	for i, p := range protos {
@@ -666,11 +618,11 @@ func checkTakesEffect(protos []sim.Cell, base mycnf.Settings, varyKey string, va
 				continue
 			}
 			if same, ok := sameValue(base, varyKey, vals[i], vals[j]); ok {
-				return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell: they %s: want each value once",
-					errUsage, varyKey, vals[i], vals[j], same)
+				return cmdflag.Usagef("-vary %s: values %q and %q build the same cell: they %s: want each value once",
+					varyKey, vals[i], vals[j], same)
 			}
-			return fmt.Errorf("%w: -vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
-				errUsage, varyKey, vals[i], vals[j], f.workload, varyKey)
+			return cmdflag.Usagef("-vary %s: values %q and %q build the same cell for workload %s (it does not read %s): want a setting that changes the run",
+				varyKey, vals[i], vals[j], f.workload, varyKey)
 		}
 	}
 	return nil
@@ -711,6 +663,79 @@ func sameValue(base mycnf.Settings, key, a, b string) (string, bool) {
 	return fmt.Sprintf("are one value of %s (%s)", sa.Key, strings.TrimSpace(sa.Value+" "+sa.Unit)), true
 }
 
+// checkGateEntered refuses a gate (innodb_thread_concurrency > 0, set by a
+// -cnf line or -vary: a release's own default is left out by buildCell) for
+// a workload that never enters InnoDB's gate (connect, the mutex loads),
+// naming where the limit came from: the gate would admit nothing the
+// workload does. sim.Cell.Validate refuses such a cell too, but per cell, as
+// "cell 8 of 14 (1 threads, 4 cpus): sim: Gate ...", a refusal of the flags
+// read as a failure of one cell.
+func checkGateEntered(protos []sim.Cell, base mycnf.Settings, varyKey string, vals []string, f runFlags) error {
+	for j, p := range protos {
+		if p.Gate == nil || entersGate(p) {
+			continue
+		}
+		from := fmt.Sprintf("innodb_thread_concurrency = %d", p.Gate.Config.Limit)
+		if varyKey == "innodb_thread_concurrency" {
+			from = "-vary innodb_thread_concurrency=" + vals[j]
+		} else {
+			for _, st := range base.List() {
+				if st.Key == "innodb_thread_concurrency" && !st.IsDefault() {
+					from += " at " + st.From.String()
+				}
+			}
+		}
+		return cmdflag.Usagef("%s with workload %s, which never enters InnoDB's gate: want innodb_thread_concurrency = 0 for it (-cnf or -vary), or a workload that enters the gate",
+			from, f.workload)
+	}
+	return nil
+}
+
+// checkRows refuses, as a refusal of the flags, a row of the sweep (the
+// cells of one -vary value, per of them in cells, in order) whose every
+// cell sim.Cell.Validate refuses for one reason: it does not depend on the
+// cell's threads or cores, so it is the flags' combination, not a cell,
+// that cannot run. The message names the -vary value, not a cell, and is
+// the simulator's without its package prefix and sentinel text.
+func checkRows(cells []sim.Cell, per int, varyKey string, vals []string) error {
+	for j := 0; per > 0 && j*per < len(cells); j++ {
+		var first error
+		for _, c := range cells[j*per : min((j+1)*per, len(cells))] {
+			err := c.Validate()
+			if err == nil || first != nil && err.Error() != first.Error() {
+				first = nil
+				break
+			}
+			first = err
+		}
+		if first == nil {
+			continue
+		}
+		row := ""
+		if varyKey != "" {
+			row = fmt.Sprintf("-vary %s=%s: ", varyKey, vals[j])
+		}
+		return &cmdflag.UsageError{Err: plainError{row + simMessage(first) + steadyHint(first), first}}
+	}
+	return nil
+}
+
+// simMessage returns err's message without the simulator's "sim: " prefix
+// and its sentinel's text (": invalid config") at the end.
+func simMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "sim: ")
+	return strings.TrimSuffix(msg, ": "+sim.ErrInvalidConfig.Error())
+}
+
+// plainError is an error shown as msg that wraps err, for errors.Is.
+type plainError struct {
+	msg string
+	err error
+}
+
+func (e plainError) Error() string { return e.msg }
+func (e plainError) Unwrap() error { return e.err }
+
 // checkPoolCPUs refuses a -cpus above sim.MaxThreadPoolSize for a row of
 // pool-of-threads (protos holds one cell per -vary value of vals; base the
 // settings before -vary): the pool has a group per CPU, thread_pool_size's
@@ -739,8 +764,8 @@ func checkPoolCPUs(protos []sim.Cell, base mycnf.Settings, varyKey string, vals 
 				}
 			}
 		}
-		return fmt.Errorf("%w: -cpus %d with pool-of-threads (%s): the pool has a group per CPU (thread_pool_size's default, which run does not change: a -cnf's thread_pool_size is not modelled), and the simulator's pool takes 1..%d groups (sim.MaxThreadPoolSize): want -cpus 1..%d with pool-of-threads",
-			errUsage, f.cpus[over], from, sim.MaxThreadPoolSize, sim.MaxThreadPoolSize)
+		return cmdflag.Usagef("-cpus %d with pool-of-threads (%s): the pool has a group per CPU (thread_pool_size's default, which run does not change: a -cnf's thread_pool_size is not modelled), and the simulator's pool takes 1..%d groups (sim.MaxThreadPoolSize): want -cpus 1..%d with pool-of-threads",
+			f.cpus[over], from, sim.MaxThreadPoolSize, sim.MaxThreadPoolSize)
 	}
 	return nil
 }
@@ -825,8 +850,8 @@ func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
 		rows = " in any row"
 	}
 	if use == (sim.DeviceUse{}) {
-		return fmt.Errorf("%w: -device with workload %s, which never waits for a device%s (no read, write or fsync, no AIO array, no commit that fsyncs: innodb_flush_log_at_trx_commit = 1): want a workload that does I/O, or no -device",
-			errUsage, f.workload, rows)
+		return cmdflag.Usagef("-device with workload %s, which never waits for a device%s (no read, write or fsync, no AIO array, no commit that fsyncs: innodb_flush_log_at_trx_commit = 1): want a workload that does I/O, or no -device",
+			f.workload, rows)
 	}
 	kinds := []struct {
 		key, verb string
@@ -841,8 +866,8 @@ func checkDeviceUse(protos []sim.Cell, f runFlags, varyKey string) error {
 	}
 	for _, k := range kinds {
 		if f.device.given[k.key] && !k.used {
-			return fmt.Errorf("%w: -device %s=%v with workload %s, which never %s%s (it only %s): want no %s key in -device",
-				errUsage, k.key, k.d, f.workload, k.verb, rows, strings.Join(does, " and "), k.key)
+			return cmdflag.Usagef("-device %s=%v with workload %s, which never %s%s (it only %s): want no %s key in -device",
+				k.key, k.d, f.workload, k.verb, rows, strings.Join(does, " and "), k.key)
 		}
 	}
 	return nil

@@ -184,9 +184,12 @@ func TestRunCanceledStopsAndLeavesNoOutput(t *testing.T) {
 	assert.Empty(t, entries, "no output or temporary file left")
 }
 
-// The same through the real binary and a real SIGINT or SIGTERM. Before,
-// SIGTERM (what timeout(1) and service managers send) killed the process at
-// once and left run's temporary output file behind.
+// The same through the real binary and a real SIGINT or SIGTERM, which it
+// exits with 128 + the signal's number (130, 143), as a shell reports a
+// process the signal killed, so that a script can tell it from a failure
+// (it exited 1). Before, SIGTERM (what timeout(1) and service managers
+// send) killed the process at once and left run's temporary output file
+// behind.
 func TestSignalStopsRun(t *testing.T) {
 	if os.Getenv("INNOSIM_MAIN") == "1" {
 		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
@@ -224,7 +227,10 @@ func TestSignalStopsRun(t *testing.T) {
 			case err := <-waited:
 				var exit *exec.ExitError
 				require.ErrorAs(t, err, &exit, stderr.String())
-				assert.Equal(t, 1, exit.ExitCode())
+				ws, ok := exit.Sys().(syscall.WaitStatus)
+				require.True(t, ok)
+				assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
+				assert.Equal(t, 128+int(sig), exit.ExitCode())
 				assert.Contains(t, stderr.String(), "interrupted")
 			case <-time.After(30 * time.Second):
 				_ = cmd.Process.Kill()
@@ -241,8 +247,8 @@ func TestSignalStopsRun(t *testing.T) {
 // A reader of stderr that goes away (innosim live ... 2>&1 | head) used to
 // kill the process with SIGPIPE at its next write, before any cleanup: live
 // left its mariadbd running and its datadir behind. A broken pipe now stops a
-// command as Ctrl-C does: run ends through its own error path (exit status
-// 1), not by the signal.
+// command as Ctrl-C does: run ends through its own error path, not by the
+// signal, and exits 141 (128 + SIGPIPE), as a shell reports it.
 func TestBrokenPipeStopsRunAsAnInterrupt(t *testing.T) {
 	if os.Getenv("INNOSIM_MAIN") == "1" {
 		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
@@ -273,7 +279,7 @@ func TestBrokenPipeStopsRunAsAnInterrupt(t *testing.T) {
 		ws, ok := exit.Sys().(syscall.WaitStatus)
 		require.True(t, ok)
 		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
-		assert.Equal(t, 1, exit.ExitCode())
+		assert.Equal(t, 128+int(syscall.SIGPIPE), exit.ExitCode())
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		<-waited
@@ -475,14 +481,7 @@ func TestRunSortsThreadAndCoreCounts(t *testing.T) {
 // Every list flag of counts (run's -threads and -cpus, live's -threads and
 // -rotation) is sorted ascending; a value given twice is still named by its
 // positions as given.
-func TestIntListIsSorted(t *testing.T) {
-	var got []int
-	l := intList{&got, 100}
-	require.NoError(t, l.Set("64,1,8,2"))
-	assert.Equal(t, []int{1, 2, 8, 64}, got)
-	assert.Equal(t, "1,2,8,64", l.String())
-	assert.EqualError(t, l.Set("8,1,8"), "8 given twice (positions 1 and 3): want each value once")
-
+func TestCountListsAreSorted(t *testing.T) {
 	var stderr strings.Builder
 	c, _, _, _, err := parseLiveFlags([]string{"--threads", "16,1,4"}, &stderr)
 	require.NoError(t, err, stderr.String())

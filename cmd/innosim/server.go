@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/aio"
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim"
 )
@@ -71,8 +72,8 @@ func syncArrayOf(srv mycnf.Server) (sim.SyncArray, error) {
 			known = append(known, fmt.Sprintf("%d.%d", r.major, r.minor))
 		}
 	}
-	return 0, fmt.Errorf("%w: -server %s: not a release innosim knows: want %s-X.Y with X.Y one of %s, or %s of no version",
-		errUsage, srv, srv.Product, strings.Join(known, ", "), srv.Product)
+	return 0, cmdflag.Usagef("-server %s: not a release innosim knows: want %s-X.Y with X.Y one of %s, or %s of no version",
+		srv, srv.Product, strings.Join(known, ", "), srv.Product)
 }
 
 // checkThreadHandling refuses thread_handling = pool-of-threads for MySQL:
@@ -83,8 +84,8 @@ func checkThreadHandling(srv mycnf.Server, th sim.ThreadHandling) error {
 	if srv.Product != mycnf.MySQL || th != sim.PoolOfThreads {
 		return nil
 	}
-	return fmt.Errorf("%w: thread_handling = pool-of-threads with -server %s: MySQL has no pool-of-threads (MariaDB and Percona Server have it): want -server mariadb, or one-thread-per-connection",
-		errUsage, srv)
+	return cmdflag.Usagef("thread_handling = pool-of-threads with -server %s: MySQL has no pool-of-threads (MariaDB and Percona Server have it): want -server mariadb, or one-thread-per-connection",
+		srv)
 }
 
 // checkNativeAIO refuses native AIO for a release before 5.5: Linux native
@@ -109,6 +110,6 @@ func checkNativeAIO(srv mycnf.Server, c sim.Cell, flagged bool) error {
 	if flagged {
 		what = "-aio native"
 	}
-	return fmt.Errorf("%w: %s with -server %s: native AIO came with MySQL 5.5 (InnoDB 1.1); before it InnoDB has simulated AIO only: want -aio simulated (or innodb_use_native_aio = OFF), or a -server of 5.5 or later",
-		errUsage, what, srv)
+	return cmdflag.Usagef("%s with -server %s: native AIO came with MySQL 5.5 (InnoDB 1.1); before it InnoDB has simulated AIO only: want -aio simulated (or innodb_use_native_aio = OFF), or a -server of 5.5 or later",
+		what, srv)
 }

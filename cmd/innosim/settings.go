@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/mycnf"
 )
 
@@ -21,7 +22,7 @@ import (
 func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, error) {
 	srv, err := mycnf.ParseServer(server)
 	if err != nil {
-		return mycnf.Settings{}, fmt.Errorf("%w: -server: %w", errUsage, err)
+		return mycnf.Settings{}, cmdflag.Usagef("-server: %w", err)
 	}
 	if path == "" {
 		return srv.Defaults(), nil
@@ -36,7 +37,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 	}
 	for _, st := range s.List() {
 		if !st.IsDefault() && removedBy(srv, st.Key) {
-			return mycnf.Settings{}, fmt.Errorf("%w: -cnf: %s: %s = %s: %s", errUsage, st.From, st.Key, st.Value, removedMessage(srv, st.Key))
+			return mycnf.Settings{}, cmdflag.Usagef("-cnf: %s: %s = %s: %s", st.From, st.Key, st.Value, removedMessage(srv, st.Key))
 		}
 	}
 	var others []string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
 	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
@@ -70,8 +71,16 @@ func (n *seedCount) Set(v string) error {
 var validateParts = []string{"a", "b", "c", "d", "field", "tables"}
 
 func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("validate", stderr, "innosim validate [flags] [a|b|c|d|field|tables ...]",
+		"Prints every published table the project holds (the four studies' and the field",
+		"cases from public bug reports) and every -table file beside the simulation, with per",
+		"table the cells on the published side of 1.0 (ratios), the mean |log(sim/pub)| and the",
+		"worst cell, and whether the table chose parameters (fitted) or not (predicted).",
+		"Exits 1 when a predicted table misses its bound. Naming groups limits the run to them",
+		"(and the -table files); none means all. Group a is study A's read-only table and its",
+		"machine, unchanged, on oltp_read_write; field is the public bug reports' cases;",
+		"tables is the -table files alone (validate tables -table F.csv runs F.csv only).",
+		"Flags may come before or after the groups; -- ends the flags.")
 	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
 	seeds := seedCount(1)
 	fs.Var(&seeds, "seeds", fmt.Sprintf("run every table at `count` seeds, -seed, -seed+1, ... (1..%d): each cell shows its min and max over them, and a predicted table holds only if it holds at every seed", maxSeeds))
@@ -79,51 +88,37 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
 	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim validate [flags] [a|b|c|d|field|tables ...]")
-		fmt.Fprintln(stderr, "\nPrints every published table the project holds (the four studies' and the field")
-		fmt.Fprintln(stderr, "cases from public bug reports) and every -table file beside the simulation, with per")
-		fmt.Fprintln(stderr, "table the cells on the published side of 1.0 (ratios), the mean |log(sim/pub)| and the")
-		fmt.Fprintln(stderr, "worst cell, and whether the table chose parameters (fitted) or not (predicted).")
-		fmt.Fprintln(stderr, "Exits 1 when a predicted table misses its bound. Naming groups limits the run to them")
-		fmt.Fprintln(stderr, "(and the -table files); none means all. Group a is study A's read-only table and its")
-		fmt.Fprintln(stderr, "machine, unchanged, on oltp_read_write; field is the public bug reports' cases;")
-		fmt.Fprintln(stderr, "tables is the -table files alone (validate tables -table F.csv runs F.csv only).")
-		fmt.Fprintln(stderr, "Flags may come before or after the groups; -- ends the flags.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	parts, done, err := parseInterspersed(fs, args)
-	if done {
+	parts, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
 	for i, p := range parts {
 		if !slices.Contains(validateParts, p) {
-			return fmt.Errorf("%w: %q, want %s", errUsage, p, strings.Join(validateParts, ", "))
+			return cmdflag.Usagef("%q, want %s", p, strings.Join(validateParts, ", "))
 		}
 		if slices.Contains(parts[:i], p) {
-			return fmt.Errorf("%w: group %q given twice: want each group once", errUsage, p)
+			return cmdflag.Usagef("group %q given twice: want each group once", p)
 		}
 	}
 	for i, path := range tables {
 		for _, earlier := range tables[:i] {
 			if sameFile(path, earlier) {
-				return fmt.Errorf("%w: -table %s given twice (as %s before): want each table once (it would be reported twice)", errUsage, path, earlier)
+				return cmdflag.Usagef("-table %s given twice (as %s before): want each table once (it would be reported twice)", path, earlier)
 			}
 		}
 	}
 	if slices.Contains(parts, "tables") && len(tables) == 0 {
-		return fmt.Errorf("%w: group tables is the -table files, and none is given: want at least one -table FILE.csv", errUsage)
+		return cmdflag.Usagef("group tables is the -table files, and none is given: want at least one -table FILE.csv")
 	}
 	if len(parts) == 0 {
 		parts = validateParts
 	}
 	if *seed > math.MaxUint64-uint64(seeds-1) {
-		return fmt.Errorf("%w: -seed %d with -seeds %d: the last seed would pass 2^64-1; want -seed at most %d", errUsage, *seed, seeds, uint64(math.MaxUint64-uint64(seeds-1)))
+		return cmdflag.Usagef("-seed %d with -seeds %d: the last seed would pass 2^64-1; want -seed at most %d", *seed, seeds, uint64(math.MaxUint64-uint64(seeds-1)))
 	}
 	var profile *sim.CostProfile
 	if *costs != "" {
-		p, defaulted, err := sim.LoadProfileDefaulted(*costs)
+		p, defaulted, err := loadProfile(*costs)
 		if err != nil {
 			return fmt.Errorf("-costs: %w", err)
 		}
@@ -133,7 +128,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var users []validate.UserTable
 	live := false
 	for _, path := range tables {
-		f, err := os.Open(path)
+		f, err := infile.Open(path)
 		if err != nil {
 			return fmt.Errorf("-table: %w", err)
 		}
@@ -151,27 +146,28 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				}
 			}
 		}
+		if ut.Incomplete != "" {
+			fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
+		}
 		if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && *rotation == "" {
 			fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
 		}
 		live = live || ut.Live
 		users = append(users, ut)
 	}
-	rotationGiven := false
-	fs.Visit(func(f *flag.Flag) { rotationGiven = rotationGiven || f.Name == "rotation" })
-	if rotationGiven && *rotation == "" {
-		return fmt.Errorf("%w: -rotation \"\": want the path of a rotation probe's CSV", errUsage)
+	if fs.Given("rotation") && *rotation == "" {
+		return cmdflag.Usagef("-rotation \"\": want the path of a rotation probe's CSV")
 	}
 	if *rotation != "" {
 		if profile == nil || !live {
-			return fmt.Errorf("%w: -rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv", errUsage)
+			return cmdflag.Usagef("-rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv")
 		}
 		if err := applyRotation(*rotation, users, stderr); err != nil {
 			return fmt.Errorf("-rotation: %w", err)
 		}
 	}
 	if profile != nil && !live {
-		return fmt.Errorf("%w: -costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs", errUsage)
+		return cmdflag.Usagef("-costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs")
 	}
 	var seedList []uint64
 	var runs [][]validate.Table
@@ -209,7 +205,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // probe in path (validate.UserTable.WithRotation), replacing the tables in
 // users, and prints the footprints on stderr.
 func applyRotation(path string, users []validate.UserTable, stderr io.Writer) error {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return err
 	}

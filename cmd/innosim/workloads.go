@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/sim"
 )
 
@@ -22,14 +22,10 @@ func workloadsCommand() command {
 // unit and its description (sim.Workload's Unit and Doc), wrapped at 100
 // columns.
 func listWorkloads(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim workloads [NAME ...]")
-		fmt.Fprintln(stderr, "\nLists the simulator's workloads (run --workload's values) with what each executes")
-		fmt.Fprintln(stderr, "per unit and the unit it counts; names limit the list to them.")
-	}
-	if done, err := parseFlags(fs, args); done {
+	fs := cmdflag.New("workloads", stderr, "innosim workloads [NAME ...]",
+		"Lists the simulator's workloads (run --workload's values) with what each executes",
+		"per unit and the unit it counts; names limit the list to them.")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	names := fs.Args()
@@ -38,7 +34,7 @@ func listWorkloads(_ context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	for _, n := range names {
 		if _, err := sim.LookupWorkload(n); err != nil {
-			return fmt.Errorf("%w: workload %q: want one of %s", errUsage, n, strings.Join(sim.WorkloadNames(), ", "))
+			return cmdflag.Usagef("workload %q: want one of %s", n, strings.Join(sim.WorkloadNames(), ", "))
 		}
 	}
 	for i, n := range names {

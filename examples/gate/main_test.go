@@ -26,20 +26,22 @@ func TestRunPrintsATablePerPolicy(t *testing.T) {
 }
 
 // TestRunMeasuresHandoffWithBarging: Handoff runs with DefaultConfig's bounded
-// barging (1 ms) unless -starvation says otherwise; -starvation 0 is strict.
+// barging (1 ms) unless -starvation says otherwise; -starvation 0 is strict,
+// and the table's name says which.
 func TestRunMeasuresHandoffWithBarging(t *testing.T) {
 	for _, c := range []struct {
-		flags []string
-		want  string
+		flags       []string
+		want, table string
 	}{
-		{nil, "Handoff starvation 1ms"},
-		{[]string{"-starvation", "5ms"}, "Handoff starvation 5ms"},
-		{[]string{"-starvation", "0"}, "Handoff starvation 0s"},
+		{nil, "Handoff starvation 1ms", "policy=handoff-barging\n"},
+		{[]string{"-starvation", "5ms"}, "Handoff starvation 5ms", "policy=handoff-barging\n"},
+		{[]string{"-starvation", "0"}, "Handoff starvation 0s", "policy=handoff-strict\n"},
 	} {
 		var out bytes.Buffer
 		args := append([]string{"-clients", "4", "-limits", "1", "-duration", "5ms", "-policies", "handoff"}, c.flags...)
 		require.NoError(t, run(args, &out))
 		assert.Contains(t, out.String(), c.want, c.flags)
+		assert.Contains(t, out.String(), c.table, "the table is named for the mode measured")
 	}
 }
 

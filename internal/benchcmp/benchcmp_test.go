@@ -2,6 +2,7 @@ package benchcmp
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -198,6 +201,9 @@ BenchmarkX-2	10	9 ns/op
 	require.Equal(t, 5, f.Results())
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
 func TestRun(t *testing.T) {
 	td := func(name string) string { return filepath.Join("testdata", name) }
 	tests := []struct {
@@ -212,16 +218,19 @@ func TestRun(t *testing.T) {
 		// -fail asked for a verdict; across environments there is none, and
 		// exit 0 would read as a pass
 		{"-fail across environments is no pass", []string{"-fail", td("kernel_old.txt"), td("kernel_new.txt")}, ErrNotJudged, "environments differ"},
-		{"one file", []string{td("same_old.txt")}, ErrUsage, ""},
+		{"one file", []string{td("same_old.txt")}, errUsage, ""},
 		{"missing file", []string{td("same_old.txt"), td("nope.txt")}, os.ErrNotExist, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := Run(tt.args, &out, &errOut)
-			if tt.wantErr == nil {
+			switch tt.wantErr {
+			case nil:
 				require.NoError(t, err)
-			} else {
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "%v", err)
+			default:
 				require.ErrorIs(t, err, tt.wantErr)
 			}
 			require.Contains(t, out.String(), tt.wantOut)
@@ -400,4 +409,30 @@ func TestParseRefusesAnEndlessInputAfterTheBound(t *testing.T) {
 	require.ErrorIs(t, err, ErrMalformed)
 	require.ErrorContains(t, err, "/dev/zero: larger than 65536 bytes")
 	require.Equal(t, int64(64<<10+1), e.read, "read exactly the bound and one byte")
+}
+
+// -json writes the comparison as every command writes JSON: -json FILE
+// beside the text, -json - on stdout instead of it. compare had no JSON.
+func TestRunWritesJSON(t *testing.T) {
+	td := func(name string) string { return filepath.Join("testdata", name) }
+	var out, errOut bytes.Buffer
+	require.NoError(t, Run([]string{"-json", "-", td("same_old.txt"), td("same_slow.txt")}, &out, &errOut))
+	var js reportJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	assert.Equal(t, Regression, js.Verdict)
+	require.NotEmpty(t, js.Changes)
+	assert.Equal(t, "sec/op", js.Changes[0].Unit)
+	require.NotNil(t, js.Changes[0].Ratio)
+	assert.Greater(t, *js.Changes[0].Ratio, 1.0)
+
+	path := filepath.Join(t.TempDir(), "cmp.json")
+	out.Reset()
+	require.NoError(t, Run([]string{"-json", path, td("kernel_old.txt"), td("kernel_new.txt")}, &out, &errOut))
+	assert.Contains(t, out.String(), "verdict: none, environments differ (kernel)", "the text as without -json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &js))
+	assert.Equal(t, NotJudged, js.Verdict)
+	require.Len(t, js.EnvDiffs, 1)
+	assert.Equal(t, "kernel", js.EnvDiffs[0].Key)
 }

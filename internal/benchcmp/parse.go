@@ -27,9 +27,10 @@ var (
 	ErrNothingInCommon = errors.New("no benchmark in both files")
 )
 
-// maxFileSize bounds what Parse reads, 256 MiB: far above any go test output, low
-// enough that a wrong file (a disk image) fails fast instead of filling memory.
-const maxFileSize = 256 << 20
+// maxFileSize bounds what Parse reads, 64 MiB: far above any go test output
+// (every root benchmark at -count 10 writes some KiB), low enough that a
+// wrong file (a disk image) fails fast instead of filling memory.
+const maxFileSize = 64 << 20
 
 // Key names one benchmark: the package (the "pkg" configuration key, "" if absent)
 // and the full name including sub-benchmarks and the -GOMAXPROCS suffix, without

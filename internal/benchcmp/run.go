@@ -2,21 +2,14 @@ package benchcmp
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
 )
-
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// for a wrong count of files the usage has been written to stderr, and the
-// rest of the error's message says what is wrong. Run returns flag.ErrHelp
-// for -h.
-var ErrUsage = errors.New("benchcmp: usage")
 
 // ErrRegression is returned by Run with -fail when the verdict is Regression, so
 // that a CI step fails.
@@ -27,31 +20,33 @@ var ErrRegression = errors.New("benchcmp: significant regression")
 // verdict fails rather than pass a comparison nobody judged.
 var ErrNotJudged = errors.New("benchcmp: environments differ, no verdict")
 
-// Run is the `innosim compare [-fail] OLD.txt NEW.txt` command: it parses both
-// files, compares them and writes the report to stdout. args excludes the command
-// name. It returns Parse's and Compare's errors (naming file and line), ErrUsage,
-// and with -fail ErrRegression when the verdict is Regression, or ErrNotJudged
+// Run is the `innosim compare [-fail] [-json FILE] OLD.txt NEW.txt` command:
+// it parses both files, compares them and writes the report to stdout, and
+// with -json as JSON (Report.WriteJSON) to FILE, or to stdout instead of the
+// text when FILE is "-". args excludes the command
+// name. It returns Parse's and Compare's errors (naming file and line), a
+// *cmdflag.UsageError for a command line it cannot run (a bad flag: nothing
+// is printed; a wrong count of files: the usage is printed), flag.ErrHelp
+// for -h (the usage is printed), and with -fail ErrRegression when the verdict is Regression, or ErrNotJudged
 // when the environments differ (a comparison across them is never a
 // regression, and with -fail not a pass either).
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("compare", stderr, "innosim compare [-fail] [-json FILE] OLD.txt NEW.txt",
+		"Compares two go test -bench outputs; refuses a verdict when their environments differ.")
 	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression, or when the environments differ and there is no verdict")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim compare [-fail] OLD.txt NEW.txt")
-		fmt.Fprintln(stderr, "Compares two go test -bench outputs; refuses a verdict when their environments differ.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err // -h: the usage is printed, and that is all
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	jsonPath := fs.String("json", "", "also write the comparison to this JSON file; - writes it to stdout instead of the text")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
-		return fmt.Errorf("%w: want two files, got %d", ErrUsage, fs.NArg())
+		return cmdflag.Usagef("want two files, got %d", fs.NArg())
 	}
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Discard()
 	var files [2]*File
 	for i, name := range fs.Args() {
 		f, err := parseFile(name)
@@ -64,7 +59,12 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.WriteTo(stdout); err != nil {
+	if !jsonOut.IsStdout() {
+		if _, err := r.WriteTo(stdout); err != nil {
+			return err
+		}
+	}
+	if err := jsonOut.WriteStream(r.WriteJSON); err != nil {
 		return err
 	}
 	switch {
@@ -80,11 +80,17 @@ func Run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// parseFile parses the benchmark output at name: a regular file (a named
+// pipe or a device, /dev/zero, is refused before it is read; infile.Open) of
+// at most maxFileSize bytes, refused by its size before it is read.
 func parseFile(name string) (*File, error) {
-	f, err := os.Open(name)
+	f, err := infile.Open(name)
 	if err != nil {
 		return nil, err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
+	if f.Size() > maxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes: %w", name, maxFileSize, ErrMalformed)
+	}
 	return Parse(f, name)
 }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -143,6 +145,9 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -151,18 +156,23 @@ func TestRun(t *testing.T) {
 		wantText string
 	}{
 		{"table", smallRun(), nil, "context switch"},
-		{"bad repeats", []string{"-repeats", "-1"}, ErrInvalidConfig, ""},
-		{"stray argument", []string{"now"}, ErrUsage, ""},
-		{"unknown flag", []string{"-frobnicate"}, ErrUsage, ""},
-		{"count 0", []string{"-check", "-count", "0"}, ErrUsage, ""},
-		{"count 21", []string{"-check", "-count", "21"}, ErrUsage, ""},
+		{"bad repeats", []string{"-repeats", "-1"}, errUsage, ""},
+		{"stray argument", []string{"now"}, errUsage, ""},
+		{"unknown flag", []string{"-frobnicate"}, errUsage, ""},
+		{"count 0", []string{"-check", "-count", "0"}, errUsage, ""},
+		{"count 21", []string{"-check", "-count", "21"}, errUsage, ""},
 		{"help", []string{"-h"}, flag.ErrHelp, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			err := Run(context.Background(), tt.args, &out, &errOut)
-			if tt.wantErr != nil {
+			switch tt.wantErr {
+			case nil:
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "got %v", err)
+				return
+			default:
 				require.True(t, errors.Is(err, tt.wantErr), "got %v", err)
 				return
 			}
@@ -172,13 +182,26 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// -json takes a file, as every command's -json does, and - for stdout
+// instead of the table: it was a boolean, the one command whose JSON could
+// not go to a file.
 func TestRunJSON(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, Run(context.Background(), smallRun("-json"), &out, &bytes.Buffer{}))
-	var c Costs
-	require.NoError(t, json.Unmarshal(out.Bytes(), &c))
-	require.Positive(t, c.Syscall.Median)
-	require.Equal(t, 3, c.ContextSwitch.Repeats)
+	require.NoError(t, Run(context.Background(), smallRun("-json", "-"), &out, &bytes.Buffer{}))
+	var js runJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	require.Positive(t, js.Costs.Syscall.Median)
+	require.Equal(t, 3, js.Costs.ContextSwitch.Repeats)
+	require.Nil(t, js.Check)
+
+	path := filepath.Join(t.TempDir(), "costs.json")
+	out.Reset()
+	require.NoError(t, Run(context.Background(), smallRun("-json", path), &out, &bytes.Buffer{}))
+	require.Contains(t, out.String(), "context switch", "the table as without -json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &js))
+	require.Equal(t, 3, js.Costs.Syscall.Repeats)
 }
 
 func TestPreemptShare(t *testing.T) {

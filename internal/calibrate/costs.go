@@ -28,6 +28,9 @@ type Costs struct {
 	// CacheL2 and CacheLLC are the bytes of CPU 0's L2 and last-level
 	// caches as Linux reports them (sysfs, see readCaches); 0 where unknown.
 	CacheL2, CacheLLC int64
+	// Load is how busy the machine was when the measurement ended: its
+	// load average covers the last minute of the probes.
+	Load Load
 }
 
 // probe runs rounds operations and returns the cost of one in nanoseconds (or,
@@ -112,6 +115,7 @@ probes:
 	if opts.Progress != nil {
 		opts.Progress(len(probes), len(probes))
 	}
+	c.Load = currentLoad()
 	return c, nil
 }
 

@@ -72,8 +72,9 @@ func (c Costs) Profile(name string) sim.CostProfile {
 }
 
 // WriteProfile writes c as a cost-profile file that sim.LoadProfile reads: a
-// comment header with the environment fingerprint env (nil for none) and each
-// measurement with its spread, then Profile(name)'s key = value lines. It returns
+// comment header with the environment fingerprint env (nil for none), each
+// measurement with its spread, the load average and the noisy figures
+// (Costs.Noisy), then Profile(name)'s key = value lines. It returns
 // the first write error.
 func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) error {
 	var err error
@@ -94,6 +95,16 @@ func (c Costs) WriteProfile(w io.Writer, name string, env benchenv.Fingerprint) 
 		if from, ok := derivedFrom[k]; ok {
 			measured[i] = k + " (" + from + ")"
 		}
+	}
+	if l := c.Load.String(); l != "" {
+		busy := ""
+		if c.Load.Busy() {
+			busy = ": busy, past twice the CPUs"
+		}
+		printf("# %s when measured%s\n", l, busy)
+	}
+	if noisy := c.Noisy(); len(noisy) > 0 {
+		printf("# noisy, spread past ±%.0f%% between measurements: %s\n", 100*NoisySpread, strings.Join(noisy, ", "))
 	}
 	printf("# measured here: %s\n", strings.Join(measured, ", "))
 	printf("# old-kernel defaults, not measured here: %s\n", strings.Join(defaults, ", "))

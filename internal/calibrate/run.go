@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,48 +14,45 @@ import (
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/progress"
+	"github.com/innosim/innosim/internal/report"
 )
 
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// for a value out of its range or a stray argument the usage has been written
-// to stderr. For -h it wraps flag.ErrHelp, and the usage has been written.
-var ErrUsage = errors.New("calibrate: usage")
-
-// Run is the `innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json]
-// [-out FILE] [-check [-benchtime D] [-count N]]` command: it measures this machine and writes the Costs
-// to stdout as a table, or with -json as one JSON object whose fields are Costs'
-// with durations in nanoseconds. With -out it also writes the cost profile file
-// (WriteProfile) that `innosim run --costs FILE` and `innosim validate --costs
-// FILE` load; a path that cannot be written is refused before the measurement. With -check it then runs Check and prints its report; a check
-// outside the bounds returns ErrCheckFailed. args excludes the command name.
-// Errors are Measure's, Check's, the file's, ErrUsage and ErrCheckFailed; a
-// flag outside its range gives ErrUsage wrapping ErrInvalidConfig, naming the
-// flag and the range, before anything is measured, and so does -benchtime or
-// -count without -check, or an -out that names a directory.
+// Run is the `innosim calibrate [-repeats N] [-rounds N] [-json FILE] [-out
+// FILE] [-check [-benchtime D] [-count N]]` command: it measures this machine
+// and writes the Costs to stdout as a table, and says on stderr when the
+// machine was busy (Costs.Load, Costs.Noisy). With -out it also writes the
+// cost profile file (WriteProfile) that `innosim run --costs FILE` and
+// `innosim validate --costs FILE` load; a path that cannot be written is
+// refused before the measurement. With -check it then runs Check and prints
+// its report; a check outside the bounds returns ErrCheckFailed. With -json
+// it writes one JSON object, {"costs": Costs' fields with durations in
+// nanoseconds, "noisy": Costs.Noisy, "check": the check's cases, ratios and
+// verdict}, to FILE, or to stdout instead of the text when FILE is "-".
+// args excludes the command name.
+// Errors are Measure's, Check's, the file's, ErrCheckFailed, and for a
+// command line it cannot run a *cmdflag.UsageError: a bad flag (nothing is
+// printed), or, with the usage printed, a flag outside its range (naming the
+// flag and the range), -benchtime or -count without -check, an -out that
+// names a directory, or a stray argument, all before anything is measured.
+// For -h it prints the usage and returns flag.ErrHelp.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json FILE] [-out FILE] [-check [-benchtime D] [-count N]]",
+		"Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
 	maxRing := fs.Int("max-ring", RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many threads (2..1024; the rings of 1,024 threads take most of the time)")
-	asJSON := fs.Bool("json", false, "write JSON (durations in nanoseconds) instead of a table")
+	jsonPath := fs.String("json", "", "also write the costs (durations in nanoseconds) and the check to this JSON file; - writes them to stdout instead of the text")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := new(time.Duration)
-	cmdflag.DurationVar(fs, benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
+	fs.DurationVar(benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
 	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json] [-out FILE] [-check [-benchtime D] [-count N]]")
-		fmt.Fprintln(stderr, "Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err) // -h (the usage is printed) or a bad flag (nothing is)
+	if err := fs.Parse(args); err != nil {
+		return err // -h (the usage is printed) or a bad flag (nothing is)
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+		return cmdflag.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	// Every range is checked here, by flag name, before the measurement:
 	// Options and CheckOptions read 0 as their defaults, which the flags'
@@ -75,24 +71,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} {
 		if r.bad {
 			fs.Usage()
-			return fmt.Errorf("%w: -%s %v, want %s: %w", ErrUsage, r.name, r.val, r.want, ErrInvalidConfig)
+			return cmdflag.Usagef("-%s %v, want %s", r.name, r.val, r.want)
 		}
 	}
-	if !*check {
-		var stray error
-		fs.Visit(func(f *flag.Flag) {
-			if stray == nil && (f.Name == "benchtime" || f.Name == "count") {
-				stray = fmt.Errorf("%w: -%s needs -check: it sets the check's benchmark runs", ErrUsage, f.Name)
-			}
-		})
-		if stray != nil {
-			fs.Usage()
-			return stray
-		}
+	if stray := fs.GivenOf("benchtime", "count"); !*check && len(stray) > 0 {
+		fs.Usage()
+		return cmdflag.Usagef("%s needs -check: it sets the check's benchmark runs", stray[0])
 	}
 	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
 		fs.Usage()
-		return fmt.Errorf("%w: -out %s is a directory, want a file", ErrUsage, *out)
+		return cmdflag.Usagef("-out %s is a directory, want a file", *out)
 	}
 	// -out's temporary file, made before the measurement so that a bad path fails at once
 	profile, err := outfile.New("-out", *out)
@@ -100,6 +88,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	defer profile.Discard() // not renamed: the command failed
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	defer jsonOut.Discard()
+	text := !jsonOut.IsStdout()
 	// A bar on a terminal; otherwise a line as each stage starts and every
 	// few seconds (a calibration and its check take minutes).
 	prog := progress.New(stderr, "innosim calibrate")
@@ -109,14 +103,24 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
-			return fmt.Errorf("calibrate: write JSON: %w", err)
+	if w := busyWarning(c, *out); w != "" {
+		fmt.Fprintln(prog, w)
+	}
+	if text {
+		if err := c.WriteTable(stdout); err != nil {
+			return err
 		}
-	} else if err := c.WriteTable(stdout); err != nil {
-		return err
+	}
+	js := runJSON{Costs: c, Noisy: c.Noisy()}
+	writeJSON := func() error {
+		return jsonOut.WriteStream(func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(js); err != nil {
+				return fmt.Errorf("calibrate: write JSON: %w", err)
+			}
+			return nil
+		})
 	}
 	if *out != "" {
 		if err := profile.Write(func(f *os.File) error { return c.WriteProfile(f, "calibrated", benchenv.Current()) }); err != nil {
@@ -125,7 +129,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(prog, "cost profile written to %s\n", *out)
 	}
 	if !*check {
-		return nil
+		return writeJSON()
 	}
 	update := prog.Phase("check", "benchmark runs")
 	co := CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
@@ -140,10 +144,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		fmt.Fprintln(stdout)
+	if text {
+		if _, err := rep.WriteTo(stdout); err != nil {
+			return err
+		}
 	}
-	if _, err := rep.WriteTo(stdout); err != nil {
+	js.Check = checkJSONOf(rep)
+	if err := writeJSON(); err != nil {
 		return err
 	}
 	if rep.Inconclusive() {
@@ -218,4 +225,75 @@ func (c Costs) rows() []row {
 		}
 	}
 	return rows
+}
+
+// runJSON is what calibrate -json writes: the costs, the noisy figures
+// (Costs.Noisy) and, with -check, the check.
+type runJSON struct {
+	Costs Costs      `json:"costs"`
+	Noisy []string   `json:"noisy,omitempty"`
+	Check *checkJSON `json:"check,omitempty"`
+}
+
+// checkJSON is a CheckReport with each figure's verdict, and the check's:
+// PASS, FAIL or INCONCLUSIVE.
+type checkJSON struct {
+	Cases   []caseJSON  `json:"cases"`
+	Ratios  []ratioJSON `json:"ratios"`
+	Verdict string      `json:"verdict"`
+}
+
+// caseJSON is a CheckCase: ns/op predicted and measured (the median, the
+// fastest and slowest run), wakeups and futex calls per op, the spread of
+// its runs, predicted/measured, and whether it passed or was too noisy to
+// tell.
+type caseJSON struct {
+	Name             string  `json:"name"`
+	PredictedNs      float64 `json:"predicted_ns"`
+	MeasuredNs       float64 `json:"measured_ns"`
+	MeasuredMinNs    float64 `json:"measured_min_ns"`
+	MeasuredMaxNs    float64 `json:"measured_max_ns"`
+	Runs             int     `json:"runs"`
+	Spread           float64 `json:"spread"`
+	Ratio            float64 `json:"ratio"`
+	PredictedWakeups float64 `json:"predicted_wakeups"`
+	MeasuredWakeups  float64 `json:"measured_wakeups"`
+	PredictedFutex   float64 `json:"predicted_futex"`
+	MeasuredFutex    float64 `json:"measured_futex"`
+	Pass             bool    `json:"pass"`
+	Inconclusive     bool    `json:"inconclusive"`
+}
+
+// ratioJSON is a CheckRatio, with its verdict.
+type ratioJSON struct {
+	Handlers     int     `json:"handlers"`
+	Predicted    float64 `json:"predicted"`
+	Measured     float64 `json:"measured"`
+	Spread       float64 `json:"spread"`
+	Ratio        float64 `json:"ratio"`
+	Pass         bool    `json:"pass"`
+	Inconclusive bool    `json:"inconclusive"`
+}
+
+// checkJSONOf returns r as checkJSON; a figure that is not finite (a ratio
+// of nothing measured) is 0.
+func checkJSONOf(r CheckReport) *checkJSON {
+	js := &checkJSON{Cases: []caseJSON{}, Ratios: []ratioJSON{}, Verdict: "PASS"}
+	switch {
+	case r.Inconclusive():
+		js.Verdict = "INCONCLUSIVE"
+	case !r.Pass():
+		js.Verdict = "FAIL"
+	}
+	for _, c := range r.Cases {
+		js.Cases = append(js.Cases, caseJSON{Name: c.Name(), PredictedNs: c.Predicted, MeasuredNs: c.Measured,
+			MeasuredMinNs: c.MeasuredMin, MeasuredMaxNs: c.MeasuredMax, Runs: c.Runs, Spread: c.Spread(),
+			Ratio: report.Finite(c.Ratio()), PredictedWakeups: c.PredictedWakeups, MeasuredWakeups: c.MeasuredWakeups,
+			PredictedFutex: c.PredictedFutex, MeasuredFutex: c.MeasuredFutex, Pass: c.Pass(), Inconclusive: c.Inconclusive()})
+	}
+	for _, q := range r.Ratios {
+		js.Ratios = append(js.Ratios, ratioJSON{Handlers: q.Handlers, Predicted: report.Finite(q.Predicted), Measured: report.Finite(q.Measured),
+			Spread: q.Spread, Ratio: report.Finite(q.Ratio()), Pass: q.Pass(), Inconclusive: q.Inconclusive()})
+	}
+	return js
 }

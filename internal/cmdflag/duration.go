@@ -2,7 +2,6 @@ package cmdflag
 
 import (
 	"errors"
-	"flag"
 	"strconv"
 	"time"
 )
@@ -10,12 +9,13 @@ import (
 // durationValue is a time.Duration flag (DurationVar).
 type durationValue time.Duration
 
-// DurationVar defines a time.Duration flag of fs, as fs.DurationVar does,
-// whose error for a value time.ParseDuration cannot read says what is
-// wanted: a number with a unit, not a bare number. Name the flag's type in
-// usage with back quotes (as "a `duration` of 1ms..1m") for the help to show
-// it: the flag package names only its own types.
-func DurationVar(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+// DurationVar defines a time.Duration flag, as flag.FlagSet.DurationVar
+// does, whose error for a value time.ParseDuration cannot read says what is
+// wanted: a number with a unit, not a bare number ("5" is not 5 ms; the
+// flag package says only "parse error"). Name the flag's type in usage with
+// back quotes (as "a `duration` of 1ms..1m") for the help to show it: the
+// flag package names only its own types.
+func (fs *FlagSet) DurationVar(p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
 	fs.Var((*durationValue)(p), name, usage)
 }

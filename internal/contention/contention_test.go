@@ -3,6 +3,7 @@ package contention
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -268,6 +270,38 @@ func TestRunReportsAProfileFile(t *testing.T) {
 	require.NotContains(t, out.String(), "runtime.futexsleep", "-top 1 lists one frame")
 }
 
+// errUsage in a test's table stands for a *cmdflag.UsageError.
+var errUsage = errors.New("usage")
+
+// -json writes the report as every command writes JSON: -json FILE beside
+// the text, -json - on stdout instead of it. profile had no JSON.
+func TestRunWritesJSON(t *testing.T) {
+	p := synthetic([]stack{
+		{3, []string{"runtime.futex", "runtime.futexsleep", "main.f"}},
+		{1, []string{"main.work"}},
+	})
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, p.Write(f))
+	require.NoError(t, f.Close())
+
+	var out, errOut bytes.Buffer
+	require.NoError(t, Run([]string{"-json", "-", "-top", "1", path}, &out, &errOut))
+	var js reportJSON
+	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
+	require.Equal(t, reportJSON{Profile: path, Samples: 4, Contended: 3, FutexSharePct: 75,
+		Frames: []frameJSON{{Function: "runtime.futex", CumPct: 75, FlatPct: 75}}}, js)
+
+	jsonPath := filepath.Join(t.TempDir(), "p.json")
+	out.Reset()
+	require.NoError(t, Run([]string{"-json", jsonPath, path}, &out, &errOut))
+	require.Contains(t, out.String(), "futex-share: 75.0% of 4 samples", "the text as without -json")
+	b, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"futex_share_pct": 75`)
+}
+
 func TestRunErrors(t *testing.T) {
 	garbage := filepath.Join(t.TempDir(), "garbage.pprof")
 	require.NoError(t, os.WriteFile(garbage, []byte("not a profile"), 0o600))
@@ -277,10 +311,10 @@ func TestRunErrors(t *testing.T) {
 		wantIs  error
 		wantMsg string
 	}{
-		{"no file", nil, ErrUsage, "want one profile file"},
-		{"two files", []string{"a", "b"}, ErrUsage, "want one profile file"},
+		{"no file", nil, errUsage, "want one profile file"},
+		{"two files", []string{"a", "b"}, errUsage, "want one profile file"},
 		// the message names the flag that is wrong, not both requirements
-		{"negative -top", []string{"-top", "-1", "f.pprof"}, ErrUsage, "-top = -1, want ≥ 0"},
+		{"negative -top", []string{"-top", "-1", "f.pprof"}, errUsage, "-top = -1, want ≥ 0"},
 		{"missing file", []string{"/nonexistent/cpu.pprof"}, os.ErrNotExist, "/nonexistent/cpu.pprof"},
 		{"not a profile", []string{garbage}, nil, "garbage.pprof"},
 	}
@@ -288,7 +322,11 @@ func TestRunErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Run(tt.args, &bytes.Buffer{}, &bytes.Buffer{})
 			require.Error(t, err)
-			if tt.wantIs != nil {
+			switch tt.wantIs {
+			case nil:
+			case errUsage:
+				require.True(t, cmdflag.IsUsage(err), "%v", err)
+			default:
 				require.True(t, errors.Is(err, tt.wantIs), "%v", err)
 			}
 			require.Contains(t, err.Error(), tt.wantMsg)
@@ -306,6 +344,24 @@ func TestParseBoundedRefusesHugeInput(t *testing.T) {
 	require.NoError(t, zw.Close())
 
 	_, err = parseBounded(bytes.NewReader(bomb.Bytes()), "bomb.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "bomb.pprof: 1048576 bytes once decompressed, more than 65536")
+
+	// The trailer's size refuses it before a byte is decompressed: profile
+	// on a 2 GB bomb decompressed 256 MiB, 7 s and 620 MB, before refusing
+	// it. Its deflate stream damaged, the bomb is refused all the same.
+	broken := bytes.Clone(bomb.Bytes())
+	for i := 10; i < len(broken)-8; i++ {
+		broken[i] = 0xff
+	}
+	_, err = parseBounded(bytes.NewReader(broken), "bomb.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+
+	// Past 4 GiB the trailer's size wraps: the decompressed bytes are
+	// counted as they come.
+	wrapped := bytes.Clone(bomb.Bytes())
+	copy(wrapped[len(wrapped)-4:], []byte{0, 0, 0, 0})
+	_, err = parseBounded(bytes.NewReader(wrapped), "bomb.pprof", 1<<20, 64<<10)
 	require.ErrorIs(t, err, ErrTooLarge)
 	require.Contains(t, err.Error(), "bomb.pprof: more than 65536 bytes once decompressed")
 

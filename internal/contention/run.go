@@ -3,71 +3,115 @@ package contention
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
 )
-
-// ErrUsage is returned by Run for bad arguments: for a bad flag wrapping the
-// *cmdflag.FlagError that says what is wrong, and nothing has been written;
-// otherwise the usage has been written to stderr, and the rest of the
-// error's message says what is wrong. Run returns flag.ErrHelp for -h.
-var ErrUsage = errors.New("contention: usage")
 
 // Run is the `innosim profile [-top N] FILE.pprof` command: it reads any CPU
 // profile (gzip-compressed protobuf, as go test -cpuprofile and runtime/pprof
 // write it), and prints the futex-share and the top contention frames with their
-// cumulative and flat shares to stdout. args excludes the command name. Errors name
-// the file.
+// cumulative and flat shares to stdout; with -json FILE also as JSON
+// (reportJSON) to FILE, or to stdout instead of the text when FILE is "-". args excludes the command name. Errors name
+// the file; a command line it cannot run is a *cmdflag.UsageError (a bad
+// flag: nothing is printed; otherwise the usage is printed), and -h prints
+// the usage and returns flag.ErrHelp.
 func Run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.New("profile", stderr, "innosim profile [-top N] [-json FILE] FILE.pprof",
+		"Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: innosim profile [-top N] FILE.pprof")
-		fmt.Fprintln(stderr, "Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
-		fs.PrintDefaults()
-	}
-	if err := cmdflag.Parse(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err // -h: the usage is printed, and that is all
-		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+	jsonPath := fs.String("json", "", "also write the report to this JSON file; - writes it to stdout instead of the text")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
 	switch {
 	case *top < 0:
 		fs.Usage()
-		return fmt.Errorf("%w: -top = %d, want ≥ 0 (0 lists every frame)", ErrUsage, *top)
+		return cmdflag.Usagef("-top = %d, want ≥ 0 (0 lists every frame)", *top)
 	case fs.NArg() != 1:
 		fs.Usage()
-		return fmt.Errorf("%w: want one profile file, got %d arguments", ErrUsage, fs.NArg())
+		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
-	f, err := os.Open(name)
+	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.Discard()
+	f, err := infile.Open(name) // a regular file: a named pipe would block, /dev/zero never end
 	if err != nil {
 		return err // an *fs.PathError, naming the file
 	}
 	defer f.Close()
+	if f.Size() > maxProfileFile {
+		return fmt.Errorf("%s: file larger than %d bytes: %w", name, maxProfileFile, ErrTooLarge)
+	}
 	p, err := parseBounded(f, name, maxProfileFile, maxProfileBytes)
 	if err != nil {
 		return err
 	}
-	return Report(stdout, name, p, *top)
+	if !jsonOut.IsStdout() {
+		if err := Report(stdout, name, p, *top); err != nil {
+			return err
+		}
+	}
+	return jsonOut.WriteStream(func(w io.Writer) error { return writeJSON(w, name, p, *top) })
+}
+
+// reportJSON is what innosim profile -json writes: the profile's name, its
+// samples, those in futex or runtime-lock code and their percentage, and
+// the top such frames (FrameShare, percentages of all samples).
+type reportJSON struct {
+	Profile       string      `json:"profile"`
+	Samples       int64       `json:"samples"`
+	Contended     int64       `json:"contended"`
+	FutexSharePct float64     `json:"futex_share_pct"`
+	Frames        []frameJSON `json:"frames"`
+}
+
+// frameJSON is a FrameShare.
+type frameJSON struct {
+	Function string  `json:"function"`
+	CumPct   float64 `json:"cum_pct"`
+	FlatPct  float64 `json:"flat_pct"`
+}
+
+// writeJSON writes the report Report prints for p, as reportJSON.
+func writeJSON(w io.Writer, name string, p *profile.Profile, top int) error {
+	share, err := ShareOf(p, nil)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	frames, err := Top(p, nil, top)
+	if err != nil {
+		return fmt.Errorf("profile: %s: %w", name, err)
+	}
+	js := reportJSON{Profile: name, Samples: share.Samples, Contended: share.Contended, FutexSharePct: share.Percent(), Frames: []frameJSON{}}
+	for _, f := range frames {
+		js.Frames = append(js.Frames, frameJSON{Function: f.Function, CumPct: f.Cum, FlatPct: f.Flat})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(js); err != nil {
+		return fmt.Errorf("profile: write JSON: %w", err)
+	}
+	return nil
 }
 
 // Bounds of what Run reads. A CPU profile of a long benchmark is a few MiB
-// compressed and some tens uncompressed; beyond these a file is not a profile
-// (profile /dev/zero used 3.2 GB; a 14 MB gzip bomb, 6.9 GB).
+// compressed and some tens uncompressed; beyond these a file is not a profile.
 const (
 	maxProfileFile  = 64 << 20  // bytes read from the file
-	maxProfileBytes = 256 << 20 // bytes after gzip decompression
+	maxProfileBytes = 128 << 20 // bytes after gzip decompression
 )
 
 // ErrTooLarge is returned by Run for a profile file, or its decompressed
@@ -85,15 +129,26 @@ func parseBounded(r io.Reader, name string, maxFile, maxData int) (*profile.Prof
 		return nil, fmt.Errorf("%s: file larger than %d bytes: %w", name, maxFile, ErrTooLarge)
 	}
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		// The gzip trailer's ISIZE is the last member's size modulo 2^32
+		// (RFC 1952), so the whole is at least that: a larger one is
+		// refused before a byte is decompressed, and it sizes the buffer.
+		size := 0
+		if len(data) >= 18 {
+			size = int(binary.LittleEndian.Uint32(data[len(data)-4:]))
+		}
+		if size > maxData {
+			return nil, fmt.Errorf("%s: %d bytes once decompressed, more than %d: %w", name, size, maxData, ErrTooLarge)
+		}
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		data, err = io.ReadAll(io.LimitReader(zr, int64(maxData)+1))
-		if err != nil {
+		var buf bytes.Buffer
+		buf.Grow(size + 1)
+		if _, err := buf.ReadFrom(io.LimitReader(zr, int64(maxData)+1)); err != nil {
 			return nil, fmt.Errorf("%s: decompress: %w", name, err)
 		}
-		if len(data) > maxData {
+		if data = buf.Bytes(); len(data) > maxData {
 			return nil, fmt.Errorf("%s: more than %d bytes once decompressed: %w", name, maxData, ErrTooLarge)
 		}
 	}

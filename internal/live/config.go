@@ -18,9 +18,9 @@ var ErrInvalidConfig = errors.New("invalid live configuration")
 // found; the error says how to install them.
 var ErrMissing = errors.New("program not installed")
 
-// InstallHint is the command that installs the two packages on Debian and
-// Ubuntu.
-const InstallHint = "apt-get install -y mariadb-server sysbench"
+// InstallHint says how to install the two packages on Debian and Ubuntu:
+// the commands, run as root.
+const InstallHint = "apt-get update && apt-get install -y mariadb-server sysbench (as root, or with sudo)"
 
 // Workloads are the workload names Run accepts: sysbench's two read-only OLTP
 // scripts and our connect script.

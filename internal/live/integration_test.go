@@ -18,7 +18,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if helper := os.Getenv(helperEnv); helper != "" {
+		runHelper(helper)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // tinySweep is a sweep small enough for a test: one table of 100 rows, one
 // second a point, no warm-up, in dir. The tests that run one start a private

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,15 +20,24 @@ import (
 const supported = true
 
 // ownGroup puts the command in a process group of its own, so that
-// killGroup reaches every process it starts.
+// killGroup reaches every process it starts, and ties its life to this
+// process's: the kernel sends it SIGKILL when the thread that started it
+// exits (prctl PR_SET_PDEATHSIG), which a SIGKILL of innosim does to every
+// thread. The caller starts and waits for the command on one locked OS
+// thread (startTied), so that the Go runtime cannot end that thread while
+// the command runs.
 func ownGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// killGroup sends sig to the process group led by pid. A group that has
-// already gone is not an error.
+// killGroup sends sig to the process group led by pid, or to pid alone
+// when it leads no group. A process that has already gone is not an error.
 func killGroup(pid int, sig syscall.Signal) error {
-	if err := syscall.Kill(-pid, sig); err != nil && err != syscall.ESRCH {
+	err := syscall.Kill(-pid, sig)
+	if err == syscall.ESRCH {
+		err = syscall.Kill(pid, sig)
+	}
+	if err != nil && err != syscall.ESRCH {
 		return fmt.Errorf("live: kill process group %d: %w", pid, err)
 	}
 	return nil
@@ -183,4 +193,56 @@ func runPinned(ctx context.Context, cpu int, env []string, name string, args ...
 	}()
 	r := <-done
 	return r.out, r.err
+}
+
+// processIdentity returns "PID START" for the process pid: its id and its
+// start time in clock ticks after boot (field 22 of /proc/PID/stat), which
+// tells it from a later process given the same id. The error wraps
+// os.ErrNotExist when there is no such process.
+func processIdentity(pid int) (string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", err
+	}
+	stat := string(b)
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return "", fmt.Errorf("live: /proc stat %q: no ')' after the command name", stat)
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3
+	if len(f) < 20 {
+		return "", fmt.Errorf("live: /proc stat: %d fields after the command name, want at least 20", len(f))
+	}
+	return strconv.Itoa(pid) + " " + f[19], nil
+}
+
+// processesOf returns the ids of the processes a sweep in the private
+// directory dir started: those with an argument that puts their data or
+// socket there (mariadbd's and mariadb-install-db's --datadir, mariadbd's
+// --socket, sysbench's --mysql-socket), this process excepted.
+func processesOf(dir string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for _, arg := range strings.Split(string(b), "\x00") {
+			_, path, ok := strings.Cut(arg, "=")
+			flag := strings.TrimSuffix(arg, "="+path)
+			if ok && (flag == "--datadir" || flag == "--socket" || flag == "--mysql-socket") && strings.HasPrefix(path, dir+string(filepath.Separator)) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
 }

@@ -25,6 +25,8 @@ func maxRSS(*os.ProcessState) int64              { return 0 }
 func processRSS(int) (int64, error)              { return 0, errUnsupported }
 func parseStatusRSS(string) (int64, error)       { return 0, errUnsupported }
 func pinTasks(int) (int, error)                  { return 0, errUnsupported }
+func processIdentity(int) (string, error)        { return "", errUnsupported }
+func processesOf(string) []int                   { return nil }
 
 func runPinned(context.Context, int, []string, string, ...string) ([]byte, error) {
 	return nil, errUnsupported

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"time"
@@ -97,14 +96,11 @@ func withServers(ctx context.Context, c Config, fn func(ctx context.Context, p p
 		return fmt.Errorf("live: Threads = %d needs %d open files (a socket per connection), but RLIMIT_NOFILE allows %d: want Threads in 1..%d, or raise ulimit -n: %w",
 			c.maxThreads(), need, nofile, max(int(nofile)-64, 0), ErrLimit)
 	}
-	dir, err := os.MkdirTemp(c.TempDir, "innosim-live-")
+	dir, err := privateDir(c)
 	if err != nil {
-		return fmt.Errorf("live: %w", err)
+		return err
 	}
 	defer os.RemoveAll(dir)
-	if n := len(filepath.Join(dir, "mysqld.sock")); n > 107 {
-		return fmt.Errorf("live: TempDir %q makes a socket path of %d bytes, want at most 107 (sun_path): %w", c.TempDir, n, ErrInvalidConfig)
-	}
 	c.logf("live: installing a datadir in %s", dir)
 	if err := installDatadir(ctx, p, dir); err != nil {
 		return err
@@ -148,7 +144,7 @@ func withServer(ctx context.Context, p programs, c Config, dir, v string, prepar
 	}
 	defer func() {
 		if ctx.Err() != nil {
-			srv.stop(cancelGrace)
+			srv.stop(0)
 		} else {
 			srv.stop(stopGrace)
 		}

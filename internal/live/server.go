@@ -146,15 +146,16 @@ func startServer(ctx context.Context, p programs, c Config, dir, setting, value 
 	}
 	s.cmd = exec.Command(p.mariadbd, args...)
 	ownGroup(s.cmd)
-	if err := s.cmd.Start(); err != nil {
+	waited := make(chan error, 1)
+	if err := startTied(s.cmd, waited); err != nil {
 		return nil, fmt.Errorf("live: start mariadbd: %w", err)
 	}
 	go func() {
-		s.waitErr = s.cmd.Wait()
+		s.waitErr = <-waited
 		close(s.exited)
 	}()
 	if err := s.waitReady(ctx, 2*time.Minute); err != nil {
-		s.stop(cancelGrace)
+		s.stop(0) // a server not yet ready has nothing to shut down cleanly
 		return nil, err
 	}
 	if err := s.checkLimits(maxConn); err != nil {
@@ -229,13 +230,11 @@ func (s *server) checkLimits(want int) error {
 	return nil
 }
 
-// How long stop waits for mariadbd's own shutdown before it kills it: a
-// clean shutdown at the end of a sweep; a short one when the user has
-// interrupted it, who is waiting, and whose datadir is about to be removed.
-const (
-	stopGrace   = 30 * time.Second
-	cancelGrace = 3 * time.Second
-)
+// stopGrace is how long stop waits for mariadbd's own shutdown at the end of
+// a sweep before it kills it. An interrupted sweep (or a server not yet
+// ready) gives it none: the user is waiting, and the datadir is about to be
+// removed, so that a clean shutdown saves nothing.
+const stopGrace = 30 * time.Second
 
 // connFactor is max_connections over the sweep's largest thread count.
 const connFactor = 3
@@ -244,24 +243,25 @@ const connFactor = 3
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
 // stop shuts the server down: SIGTERM to its group (mariadbd's normal
-// shutdown), then SIGKILL if it has not exited within grace. It returns when
-// the process has been reaped.
+// shutdown), then SIGKILL if it has not exited within grace; with no grace,
+// SIGKILL at once. It returns when the process has been reaped.
 func (s *server) stop(grace time.Duration) {
 	select {
 	case <-s.exited:
 		return
 	default:
 	}
-	_ = killGroup(s.pid(), syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-s.exited:
-	case <-t.C:
-		_ = killGroup(s.pid(), syscall.SIGKILL)
-		<-s.exited
+	if grace > 0 {
+		_ = killGroup(s.pid(), syscall.SIGTERM)
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-s.exited:
+		case <-t.C:
+		}
 	}
-	_ = killGroup(s.pid(), syscall.SIGKILL) // anything the server left in its group
+	_ = killGroup(s.pid(), syscall.SIGKILL) // the server if still there, and anything it left in its group
+	<-s.exited
 }
 
 // logTail returns the last lines of the server's error log.
@@ -297,7 +297,7 @@ func runGroupUsage(ctx context.Context, env []string, name string, args ...strin
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err := runTied(cmd)
 	var u usage
 	if ps := cmd.ProcessState; ps != nil {
 		u = usage{cpu: ps.UserTime() + ps.SystemTime(), maxRSS: maxRSS(ps)}

@@ -1,16 +1,23 @@
 // Package outfile writes the files innosim's commands produce (run's -csv,
 // -json and -plot, reproduce's -json and -charts, live's -csv, calibrate's
-// -out) so that a path that cannot be written is refused before the work
-// starts and an interrupted or failed command leaves no partial file.
+// -out, every command's -json) so that a path that cannot be written is
+// refused before the work starts and an interrupted or failed command leaves
+// no partial file. An output that may go to the command's standard output
+// instead (NewStdout: every -json) takes the path "-" for it.
 package outfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// Stdout is the path that names the command's standard output (NewStdout).
+const Stdout = "-"
 
 // File is one output file: created as a temporary file beside its
 // destination before the work starts (New), so that a directory that does
@@ -24,6 +31,9 @@ type File struct {
 	flag, path string
 	tmp        *os.File
 	filled     bool // tmp is written and closed (Fill), waiting for Commit
+
+	stdout io.Writer     // the command's standard output, for the path "-" (NewStdout)
+	held   *bytes.Buffer // what FillStream wrote for stdout, until Commit
 }
 
 // New creates the temporary file for path, or refuses path when it names
@@ -54,6 +64,45 @@ func New(flag, path string) (*File, error) {
 	return o, nil
 }
 
+// NewStdout is New for an output that may go to the command's standard
+// output, w, instead of a file: the path "-" names w. The output is then
+// written with WriteStream or FillStream and Commit (Write and Fill, which
+// hand fn an *os.File, return an error), and reaches w only at Commit, so
+// that a command that fails before it writes nothing there either.
+func NewStdout(flag, path string, w io.Writer) (*File, error) {
+	if path == Stdout {
+		return &File{flag: flag, path: path, stdout: w}, nil
+	}
+	return New(flag, path)
+}
+
+// IsStdout reports whether the output goes to the command's standard output
+// (NewStdout's "-").
+func (o *File) IsStdout() bool { return o.stdout != nil }
+
+// WriteStream writes the output with fn, given an io.Writer, and commits it:
+// Write for a file, or to standard output.
+func (o *File) WriteStream(fn func(w io.Writer) error) error {
+	if err := o.FillStream(fn); err != nil {
+		return err
+	}
+	return o.Commit()
+}
+
+// FillStream writes the output with fn, given an io.Writer: Fill for a file;
+// for standard output, into memory until Commit.
+func (o *File) FillStream(fn func(w io.Writer) error) error {
+	if o.stdout == nil {
+		return o.Fill(func(f *os.File) error { return fn(f) })
+	}
+	o.held = new(bytes.Buffer)
+	if err := fn(o.held); err != nil {
+		o.held = nil
+		return fmt.Errorf("%s: %w", o.flag, err)
+	}
+	return nil
+}
+
 // Path returns the destination, as given to New.
 func (o *File) Path() string { return o.path }
 
@@ -70,6 +119,9 @@ func (o *File) Write(fn func(f *os.File) error) error {
 // destination is not touched until Commit. On error the temporary file is
 // removed.
 func (o *File) Fill(fn func(f *os.File) error) error {
+	if o.stdout != nil {
+		return fmt.Errorf("%s: standard output is not a file: want a file path", o.flag)
+	}
 	if o.tmp == nil {
 		return nil
 	}
@@ -89,8 +141,17 @@ func (o *File) Fill(fn func(f *os.File) error) error {
 	return nil
 }
 
-// Commit renames a filled output over its destination.
+// Commit renames a filled output over its destination, or writes it to
+// standard output.
 func (o *File) Commit() error {
+	if o.stdout != nil {
+		if o.held == nil {
+			return nil
+		}
+		_, err := o.held.WriteTo(o.stdout)
+		o.held = nil
+		return err
+	}
 	if o.tmp == nil {
 		return nil
 	}
@@ -132,6 +193,7 @@ func (e *namedError) Unwrap() error { return e.err }
 // Discard removes the temporary file, if it is still there: the output is
 // not written. The caller defers it.
 func (o *File) Discard() {
+	o.held = nil
 	if o.tmp != nil {
 		if !o.filled {
 			_ = o.tmp.Close()

@@ -2,6 +2,7 @@ package outfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,4 +71,37 @@ func TestWriteReplacesTheDestination(t *testing.T) {
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+}
+
+// "-" is standard output for an output that may go there (every -json):
+// nothing reaches it before Commit, and nothing at all when the command
+// fails first.
+func TestStdoutIsWrittenAtCommit(t *testing.T) {
+	var stdout strings.Builder
+	o, err := NewStdout("-json", "-", &stdout)
+	require.NoError(t, err)
+	assert.True(t, o.IsStdout())
+	require.NoError(t, o.FillStream(func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err }))
+	assert.Empty(t, stdout.String(), "held until Commit")
+	require.NoError(t, o.Commit())
+	assert.Equal(t, "{}\n", stdout.String())
+
+	stdout.Reset()
+	o, err = NewStdout("-json", "-", &stdout)
+	require.NoError(t, err)
+	require.NoError(t, o.FillStream(func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err }))
+	o.Discard()
+	require.NoError(t, o.Commit())
+	assert.Empty(t, stdout.String(), "a discarded output is not written")
+	assert.ErrorContains(t, o.Write(func(*os.File) error { return nil }), "-json: standard output is not a file")
+
+	path := filepath.Join(t.TempDir(), "r.json")
+	o, err = NewStdout("-json", path, &stdout)
+	require.NoError(t, err)
+	assert.False(t, o.IsStdout())
+	require.NoError(t, o.WriteStream(func(w io.Writer) error { _, err := io.WriteString(w, "[]\n"); return err }))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "[]\n", string(b))
+	assert.Empty(t, stdout.String())
 }

@@ -130,7 +130,8 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 		fmt.Fprintf(w, "not modelled: %s\n", t.Missing)
 	}
 	if len(t.Rows) > 0 {
-		header := []string{"cell", "published", "simulated", "sim/pub"}
+		ref, short := t.reference()
+		header := []string{"cell", ref, "simulated", "sim/" + short}
 		if seeded {
 			header = append(header, "sim min", "sim max")
 		}
@@ -156,7 +157,8 @@ func writeSeeded(w io.Writer, seeds []uint64, ts []Table) error {
 	}
 	if t.Missing == "" {
 		s := t.Summary()
-		line := fmt.Sprintf("cells %d, mean |log(sim/pub)| %s", s.Cells, logText(s.MeanAbsLog))
+		_, short := t.reference()
+		line := fmt.Sprintf("cells %d, mean |log(sim/%s)| %s", s.Cells, short, logText(s.MeanAbsLog))
 		if lo, hi := meanAbsLogRange(ts); seeded && s.Cells > 0 {
 			line += fmt.Sprintf(" (over the seeds %s to %s)", logText(lo), logText(hi))
 		}

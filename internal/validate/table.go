@@ -93,6 +93,19 @@ type Table struct {
 	// Missing, when not empty, says why the simulator cannot produce the table
 	// yet (a mechanism not modelled); a predicted table that is Missing misses.
 	Missing string
+	// Reference names the figures the simulation is held to where they are
+	// not a publication's: "live" for a user's own live measurements
+	// (innosim live --csv). Empty is "published", abbreviated "pub".
+	Reference string
+}
+
+// reference returns the name of the table's reference figures and its
+// short form, as in "sim/pub": "published" and "pub" unless Reference says.
+func (t Table) reference() (name, short string) {
+	if t.Reference != "" {
+		return t.Reference, t.Reference
+	}
+	return "published", "pub"
 }
 
 // Summary is a table's error metrics over the rows with a published figure.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -22,9 +24,11 @@ import (
 // parameter and the published figure.
 //
 // The file is CSV (a leading UTF-8 byte-order mark is skipped). Lines starting
-// with # are comments, except three optional settings, their keys in any case:
-// "# name: TEXT", "# source: TEXT" and "# bound: F" (a factor > 1; default
-// 1.5); any other comment is ignored, so a misspelt key is a comment. The
+// with # are comments, except four optional settings, their keys in any case:
+// "# name: TEXT", "# source: TEXT", "# bound: F" (a factor > 1; default
+// 1.5) and "# incomplete: TEXT" (innosim live writes it atop the points of a
+// sweep that stopped early); any other comment is ignored, so a misspelt key
+// is a comment. The
 // header names the columns, in any order, each once:
 //
 //	cpus       cores of the machine, 1..1024
@@ -32,7 +36,13 @@ import (
 //	costs      a built-in cost profile (old-kernel, new-kernel)
 //	workload   a built-in workload (sim.WorkloadNames)
 //	threads    client threads, 1..10000: the swept parameter
-//	published  the published figure in the workload's unit, > 0
+//	published  the published figure in the workload's unit, MinFigure..MaxFigure
+//
+// A control character anywhere in the file (other than tab and the line
+// ends) is refused, naming its line, and so is a name or source that is not
+// UTF-8: the table's text reaches the terminal (a shared CSV could otherwise
+// clear the screen or set the window title through validate), as a cost
+// profile's name is refused.
 //
 // Every row's cell is checked when the file is read (sim.Cell.Validate): a
 // workload that needs a device (oltp_read_write commits through the redo log)
@@ -44,9 +54,12 @@ import (
 // then compares each curve's shape and its level separately.
 type UserTable struct {
 	Name, Source string
-	Bound        float64 // factor, > 1
-	Cells        []sim.Cell
-	Published    []float64
+	// Incomplete is the text of a "# incomplete:" line, empty for none: the
+	// sweep stopped before every point, so that curves may lack rows.
+	Incomplete string
+	Bound      float64 // factor, > 1
+	Cells      []sim.Cell
+	Published  []float64
 	// Live marks a table of innosim live; Curves then names each cell's curve
 	// (its workload and setting value) and Setting is the swept server
 	// variable ("" for none).
@@ -122,17 +135,22 @@ func ParseUserTable(r io.Reader, name string) (UserTable, error) {
 		}
 		val = strings.TrimSpace(val)
 		key = strings.ToLower(strings.TrimSpace(key))
-		if key == "name" || key == "source" || key == "bound" {
+		if key == "name" || key == "source" || key == "bound" || key == "incomplete" {
 			if first, dup := directive[key]; dup {
 				return ut, fmt.Errorf("validate: %s:%d: # %s: given twice (first on line %d), want it once: %w", name, i+1, key, first, sim.ErrInvalidConfig)
 			}
 			directive[key] = i + 1
+		}
+		if (key == "name" || key == "source") && !utf8.ValidString(val) {
+			return ut, fmt.Errorf("validate: %s:%d: # %s: %q is not UTF-8 text: %w", name, i+1, key, val, sim.ErrInvalidConfig)
 		}
 		switch key {
 		case "name":
 			ut.Name = val
 		case "source":
 			ut.Source = val
+		case "incomplete":
+			ut.Incomplete = "incomplete: " + val
 		case "bound":
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil || !(f > 1) || math.IsInf(f, 1) {
@@ -219,12 +237,30 @@ func (r userRow) get(c string) string { return strings.TrimSpace(r.rec[r.col[c]]
 
 // bad is the error for column c's value, naming what is wanted.
 func (r userRow) bad(c, want string) error {
-	return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", r.file, r.line, c, r.get(c), want, sim.ErrInvalidConfig)
+	return fmt.Errorf("validate: %s:%d: %s = %q, want %s: %w", r.file, r.line, printable(c), r.get(c), want, sim.ErrInvalidConfig)
 }
+
+// printable returns s as it is when it is UTF-8 text a terminal shows as
+// text, else quoted (strconv.Quote).
+func printable(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// Bounds of a user table's figures (published, or a live table's
+// throughput), in the workload's unit per second: a figure outside them is
+// a mistake of the file (a unit lost, an exponent), and its ratio to the
+// simulated one would print as a number of hundreds of digits.
+const (
+	MinFigure = 1e-3
+	MaxFigure = 1e9
+)
 
 // common reads the columns every user table has: cpus (1..1024), threads
 // (1..10000), workload (a built-in one) and figure, the measured or
-// published throughput (a finite number > 0).
+// published throughput (MinFigure..MaxFigure).
 func (r userRow) common(figure string) (cpus, threads int, workload string, x float64, err error) {
 	cpus, err = strconv.Atoi(r.get("cpus"))
 	if err != nil || cpus < 1 || cpus > 1024 {
@@ -235,8 +271,8 @@ func (r userRow) common(figure string) (cpus, threads int, workload string, x fl
 		return 0, 0, "", 0, r.bad("threads", "1..10000")
 	}
 	x, err = strconv.ParseFloat(r.get(figure), 64)
-	if err != nil || !(x > 0) || math.IsInf(x, 1) {
-		return 0, 0, "", 0, r.bad(figure, "a number > 0")
+	if err != nil || !(x >= MinFigure && x <= MaxFigure) {
+		return 0, 0, "", 0, r.bad(figure, "a number in 0.001..1e9 (the workload's unit per second)")
 	}
 	workload = r.get("workload")
 	if _, err := sim.LookupWorkload(workload); err != nil {
@@ -279,17 +315,18 @@ func readRows(file string, cr *csv.Reader, col map[string]int, row func(userRow)
 }
 
 // headerOrder returns the header's column names, col's keys, in the order of
-// their columns.
+// their columns, each printable.
 func headerOrder(col map[string]int) []string {
 	names := make([]string, len(col))
 	for h, i := range col {
-		names[i] = h
+		names[i] = printable(h)
 	}
 	return names
 }
 
-// readTable reads a table file of at most 1 MiB and drops a leading UTF-8
-// byte-order mark (a spreadsheet's).
+// readTable reads a table file of at most 1 MiB, drops a leading UTF-8
+// byte-order mark (a spreadsheet's) and refuses a control character other
+// than tab and the line ends, naming its line.
 func readTable(r io.Reader, name string) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
 	if err != nil {
@@ -298,7 +335,14 @@ func readTable(r io.Reader, name string) (string, error) {
 	if len(data) > 1<<20 {
 		return "", fmt.Errorf("validate: %s: larger than 1 MiB: %w", name, sim.ErrInvalidConfig)
 	}
-	return strings.TrimPrefix(string(data), "\ufeff"), nil
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	for i, line := range strings.Split(text, "\n") {
+		if j := strings.IndexFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && r != '\r' }); j >= 0 {
+			c, _ := utf8.DecodeRuneInString(line[j:])
+			return "", fmt.Errorf("validate: %s:%d: control character %U in the table: want text: %w", name, i+1, c, sim.ErrInvalidConfig)
+		}
+	}
+	return text, nil
 }
 
 // Run simulates the user table's cells (seeded from seed) and returns the

@@ -313,9 +313,9 @@ func (ut UserTable) liveTables(simX []float64) []Table {
 		byCurve[c] = append(byCurve[c], i)
 	}
 	costs := ut.Cells[0].Machine.Costs.Name
-	shape := Table{Name: ut.Name + ": shape (top thread count / own peak)", Source: ut.Source + ", costs " + costs, Use: Predicted}
+	shape := Table{Name: ut.Name + ": shape (top thread count / own peak)", Source: ut.Source + ", costs " + costs, Use: Predicted, Reference: "live"}
 	level := Table{Name: fmt.Sprintf("%s: level at %d threads", ut.Name, LiveLevelThreads), Source: ut.Source + ", costs " + costs,
-		Use: Predicted, MaxAbsLog: math.Log(ut.Bound)}
+		Use: Predicted, MaxAbsLog: math.Log(ut.Bound), Reference: "live"}
 	for _, c := range order {
 		idx := byCurve[c]
 		top, at := idx[0], -1

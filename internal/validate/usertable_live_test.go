@@ -58,7 +58,7 @@ func TestParseUserTableRefusesBadLiveTables(t *testing.T) {
 	head := "workload,cpus,threads,throughput\n"
 	for _, c := range []struct{ name, in, want string }{
 		{"no workload column", "cpus,threads,throughput\n2,1,5\n", `no column "workload"`},
-		{"a zero throughput", head + "connect,2,1,0\n", `live.csv:2: throughput = "0", want a number > 0`},
+		{"a zero throughput", head + "connect,2,1,0\n", `live.csv:2: throughput = "0", want a number in 0.001..1e9`},
 		{"an unknown workload", head + "tpcc,2,1,5\n", `workload = "tpcc"`},
 		{"two setting columns", "a,b," + head + "x,y,connect,2,1,5\n", "two setting columns"},
 		{"a setting the simulator ignores", "innodb_flush_method," + head + "O_DIRECT,connect,2,1,5\n", "a setting the simulator models (thread_handling)"},
@@ -284,4 +284,34 @@ oltp_point_select,2,64,9000
 	assert.True(t, failed)
 	shape := tables[0]
 	assert.False(t, shape.Checks[0].Pass, "the curve's top cell has no figure")
+}
+
+// A live table's figures are the user's own measurements, and validate
+// calls them live, not published: it labelled them "published" and the
+// error "sim/pub".
+func TestLiveTablesCallTheirFiguresLive(t *testing.T) {
+	in := `workload,cpus,threads,throughput
+oltp_point_select,2,1,12000
+oltp_point_select,2,8,20000
+oltp_point_select,2,64,15000
+`
+	ut, err := ParseUserTable(strings.NewReader(in), "live.csv")
+	require.NoError(t, err)
+	ts := ut.liveTables(append([]float64(nil), ut.Published...))
+	var b strings.Builder
+	_, err = Write(&b, ts)
+	require.NoError(t, err)
+	out := b.String()
+	assert.Contains(t, out, "cell")
+	assert.Regexp(t, `cell\s+live\s+simulated\s+sim/live\n`, out)
+	assert.Contains(t, out, "mean |log(sim/live)|")
+	assert.NotContains(t, out, "published")
+	assert.NotContains(t, out, "sim/pub")
+
+	pub, err := ParseUserTable(strings.NewReader(userCSV), "lab.csv")
+	require.NoError(t, err)
+	b.Reset()
+	_, err = Write(&b, []Table{{Name: pub.Name, Use: Predicted, Rows: []Row{{Label: "x", Published: 2, Simulated: 2}}}})
+	require.NoError(t, err)
+	assert.Regexp(t, `cell\s+published\s+simulated\s+sim/pub\n`, b.String(), "a published table keeps its words")
 }

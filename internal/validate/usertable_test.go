@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/innosim/innosim/sim"
 	"github.com/stretchr/testify/assert"
@@ -63,7 +64,10 @@ func TestParseUserTableRefusesBadInputNamingLineAndField(t *testing.T) {
 		{"no rows", head, "no rows"},
 		{"cpus out of range", head + "0,cfs,old-kernel,connect,1,5\n", "x.csv:2: cpus = \"0\", want 1..1024"},
 		{"threads out of range", head + "4,cfs,old-kernel,connect,10001,5\n", "threads = \"10001\", want 1..10000"},
-		{"a published zero", head + "4,cfs,old-kernel,connect,1,0\n", "published = \"0\", want a number > 0"},
+		{"a published zero", head + "4,cfs,old-kernel,connect,1,0\n", "published = \"0\", want a number in 0.001..1e9 (the workload's unit per second)"},
+		// 1e-300 was read, and its ratio to the simulated figure printed with 300 digits
+		{"a published figure too small", head + "4,cfs,old-kernel,connect,1,1e-300\n", "published = \"1e-300\", want a number in 0.001..1e9"},
+		{"a published figure too large", head + "4,cfs,old-kernel,connect,1,2e9\n", "published = \"2e9\", want a number in 0.001..1e9"},
 		{"an unknown scheduler", head + "4,fifo,old-kernel,connect,1,5\n", "scheduler = \"fifo\", want cfs or ts"},
 		{"an unknown profile", head + "4,cfs,win95,connect,1,5\n", "costs = \"win95\""},
 		{"an unknown workload", head + "4,cfs,old-kernel,tpcc,1,5\n", "workload = \"tpcc\", want one of"},
@@ -156,4 +160,29 @@ func FuzzParseUserTable(f *testing.F) {
 			require.NoError(t, err)
 		}
 	})
+}
+
+// A control character in a shared table is refused with its line, and never
+// reaches the terminal: a "# name:" holding escape sequences cleared the
+// screen and set the window title through validate -table.
+func TestParseUserTableRefusesControlCharacters(t *testing.T) {
+	head := "cpus,scheduler,costs,workload,threads,published\n"
+	row := "4,cfs,old-kernel,connect,1,5\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"a name that sets the window title", "# name: \x1b]0;pwned\x07lab\n" + head + row, "x.csv:1: control character U+001B"},
+		{"a source that clears the screen", "# source: \x1b[2J\n" + head + row, "x.csv:1: control character U+001B"},
+		{"a bell in a cell", head + "4,cfs,old-kernel,connect\a,1,5\n", "x.csv:2: control character U+0007"},
+		{"a C1 control in a header", "cpus,scheduler,costs,workload,threads,published,\u009b2J\n" + row, "x.csv:1: control character U+009B"},
+		{"a name that is not UTF-8", "# name: lab\xff\n" + head + row, `x.csv:1: # name: "lab\xff" is not UTF-8 text`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseUserTable(strings.NewReader(c.in), "x.csv")
+			require.ErrorIs(t, err, sim.ErrInvalidConfig)
+			assert.Contains(t, err.Error(), c.want)
+			assert.False(t, strings.ContainsFunc(err.Error(), unicode.IsControl), "the error is printable: %q", err.Error())
+		})
+	}
+	ut, err := ParseUserTable(strings.NewReader("# name: lab\tA, run 2\r\n"+head+row), "x.csv")
+	require.NoError(t, err, "tabs and CRLF line ends are text")
+	assert.Equal(t, "lab\tA, run 2", ut.Name)
 }

@@ -1,6 +1,7 @@
-package sim
+package usl
 
 import (
+	"context"
 	"encoding/csv"
 	"math"
 	"os"
@@ -30,12 +31,12 @@ func readPoints(t *testing.T, path string) (n, x []float64) {
 	return n, x
 }
 
-// TestFitUSLCodahale fits the 32-point dataset of codahale/usl's model_test.go
+// TestFitCodahale fits the 32-point dataset of codahale/usl's model_test.go
 // (kept in testdata with its source) and compares with that library's results.
-func TestFitUSLCodahale(t *testing.T) {
-	n, x := readPoints(t, "testdata/usl_codahale.csv")
+func TestFitCodahale(t *testing.T) {
+	n, x := readPoints(t, "testdata/codahale.csv")
 	require.Len(t, n, 32)
-	u, err := FitUSL(n, x)
+	u, err := Fit(context.Background(), n, x)
 	require.NoError(t, err)
 	assert.InEpsilon(t, 0.02671591, u.Sigma, 0.01, "σ")
 	assert.InEpsilon(t, 7.690945e-4, u.Kappa, 0.01, "κ")
@@ -43,13 +44,13 @@ func TestFitUSLCodahale(t *testing.T) {
 	assert.InDelta(t, 35.0, u.Peak(), 1.0, "peak concurrency")
 }
 
-func TestFitUSLRecoversModel(t *testing.T) {
+func TestFitRecoversModel(t *testing.T) {
 	tests := []struct {
 		name string
-		want USL
+		want Model
 	}{
-		{"contention only", USL{Sigma: 0.05, Kappa: 0, Lambda: 100}},
-		{"retrograde", USL{Sigma: 0.1, Kappa: 0.001, Lambda: 5000}},
+		{"contention only", Model{Sigma: 0.05, Kappa: 0, Lambda: 100}},
+		{"retrograde", Model{Sigma: 0.1, Kappa: 0.001, Lambda: 5000}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestFitUSLRecoversModel(t *testing.T) {
 				n = append(n, float64(i))
 				x = append(x, tt.want.Throughput(float64(i)))
 			}
-			u, err := FitUSL(n, x)
+			u, err := Fit(context.Background(), n, x)
 			require.NoError(t, err)
 			assert.InDelta(t, tt.want.Sigma, u.Sigma, 1e-3)
 			assert.InDelta(t, tt.want.Kappa, u.Kappa, 1e-4)
@@ -70,16 +71,16 @@ func TestFitUSLRecoversModel(t *testing.T) {
 // A peak is reported only near the measured range: nearly linear data put the
 // model's peak far beyond it (run --threads 1,2,4 printed "usl peak
 // 548637818.9").
-func TestUSLPeakNear(t *testing.T) {
+func TestPeakNear(t *testing.T) {
 	n := []float64{1, 2, 4, 8}
 	x := []float64{100, 199.9, 399.5, 798}
-	u, err := FitUSL(n, x)
+	u, err := Fit(context.Background(), n, x)
 	require.NoError(t, err)
 	p, ok := u.PeakNear(1, 8)
 	assert.False(t, ok, "peak %v from nearly linear data", p)
 	assert.Greater(t, p, 16.0)
 
-	codahale := USL{Sigma: 0.02671591, Kappa: 7.690945e-4, Lambda: 995.6486} // peak ≈ 35.6
+	codahale := Model{Sigma: 0.02671591, Kappa: 7.690945e-4, Lambda: 995.6486} // peak ≈ 35.6
 	for _, tt := range []struct {
 		minN, maxN float64
 		ok         bool
@@ -87,13 +88,13 @@ func TestUSLPeakNear(t *testing.T) {
 		_, ok := codahale.PeakNear(tt.minN, tt.maxN)
 		assert.Equal(t, tt.ok, ok, "measured %v..%v", tt.minN, tt.maxN)
 	}
-	_, ok = USL{Sigma: 1, Kappa: 0.01, Lambda: 1}.PeakNear(1, 100)
+	_, ok = Model{Sigma: 1, Kappa: 0.01, Lambda: 1}.PeakNear(1, 100)
 	assert.False(t, ok, "σ = 1 has no peak")
-	_, ok = USL{Sigma: 0.1, Lambda: 1}.PeakNear(1, 100)
+	_, ok = Model{Sigma: 0.1, Lambda: 1}.PeakNear(1, 100)
 	assert.False(t, ok, "κ = 0 has no peak")
 }
 
-func TestFitUSLRejectsBadInput(t *testing.T) {
+func TestFitRejectsBadInput(t *testing.T) {
 	tests := []struct {
 		name string
 		n, x []float64
@@ -114,8 +115,8 @@ func TestFitUSLRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FitUSL(tt.n, tt.x)
-			assert.ErrorIs(t, err, ErrInvalidConfig)
+			_, err := Fit(context.Background(), tt.n, tt.x)
+			assert.ErrorIs(t, err, ErrInvalidData)
 		})
 	}
 }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every command that writes JSON takes --json FILE, and --json - for stdout
+// instead of its text: run and reproduce wrote only files, calibrate -json
+// was a boolean to stdout, and compare, fit and profile had no JSON.
+func TestJSONToStdoutReplacesTheText(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1,8", "--cpus", "2", "--measure", "2ms", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r runJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+	assert.Len(t, r.Cells, 2)
+	assert.Equal(t, "connect", r.Workload)
+
+	code, out, stderr = runCmd("reproduce", "--json", "-", "c")
+	require.Equal(t, 0, code, stderr)
+	var studies []studyJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &studies), out)
+	require.Len(t, studies, 1)
+	assert.Equal(t, "c", studies[0].ID)
+	assert.True(t, studies[0].Pass)
+
+	for _, cmd := range [][]string{{"compare", "--json", "-"}, {"profile", "--json", "-"}, {"fit", "--json", "-"}, {"calibrate", "-h"}} {
+		_, _, stderr := runCmd(append(cmd, "-h")...)
+		assert.Regexp(t, `-json string\n\s+also write .* JSON file; - writes (it|them) to stdout instead of the (text|tables)`, stderr, "%v", cmd)
+	}
+}
+
+// -json - and -show-settings would both write to stdout.
+func TestRunRefusesShowSettingsWithJSONToStdout(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--show-settings", "--json", "-")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "-show-settings with -json -")
+}
+
+// "-" names stdout for -json only: a -csv of "-" is a file named "-", and
+// -json - beside a file output is not a clash of two flags on one path.
+func TestJSONDashIsStdoutOnly(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--json", "-", "--csv", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(out, "{"), out)
+	b, err := os.ReadFile(filepath.Join(dir, "-"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "cpus,threads,throughput"), string(b))
+}
