@@ -4,13 +4,20 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/prio"
+	"github.com/innosim/innosim/sim/aiosim"
+	"github.com/innosim/innosim/sim/bufpool"
+	"github.com/innosim/innosim/sim/client"
+	"github.com/innosim/innosim/sim/device"
+	"github.com/innosim/innosim/sim/gate"
+	"github.com/innosim/innosim/sim/machine"
+	"github.com/innosim/innosim/sim/redolog"
+	"github.com/innosim/innosim/sim/rowlock"
+	"github.com/innosim/innosim/sim/threadpool"
 )
 
 // Cell is one simulated run: a workload with a number of client threads on a
@@ -25,10 +32,10 @@ type Cell struct {
 	// Gate, when not nil, installs an innodb_thread_concurrency gate.
 	Gate *GateConfig
 	// AIO, when not nil, installs an AIO array with its handler threads:
-	// simulated or native by AIO.IO (see Machine.SetAIO).
+	// simulated or native by AIO.IO (see aiosim.Install).
 	AIO *aio.Config
 	// Device, when not nil, installs the storage device that the AIO handlers
-	// and the workload's reads, writes and fsyncs wait for (Machine.SetDevice).
+	// and the workload's reads, writes and fsyncs wait for (device.Install).
 	Device *DeviceConfig
 	// Warmup and Measure are the virtual durations of the warm-up and of the
 	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
@@ -40,7 +47,7 @@ type Cell struct {
 	// at Warmup.
 	Steady *SteadyWarmup
 	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
-	// workloads that commit through the redo log (Machine.SetLog); nil means
+	// workloads that commit through the redo log (redolog.Config); nil means
 	// DefaultLogConfig.
 	Log *LogConfig
 	// ThreadHandling is MariaDB's thread_handling (default
@@ -53,7 +60,7 @@ type Cell struct {
 	// OneThreadPerConnection (Run refuses a size it would ignore).
 	ThreadPoolSize int
 	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
-	// (see threadpool_wait.go): 0 (DefaultThreadPoolStallLimit, 500 ms) or
+	// (package threadpool): 0 (DefaultThreadPoolStallLimit, 500 ms) or
 	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
 	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
 	// many workers, create_worker adds none to a group that has its two
@@ -71,7 +78,7 @@ type Cell struct {
 	BufferPool int64
 	// Client, when not nil, runs the benchmark client on the machine: each
 	// of the Threads connections is a server thread and a client thread
-	// (Machine.AddConnection, the workload's program through ServerProgram),
+	// (client.Sockets.Add, the workload's program through client.ServerProgram),
 	// and the sleep of each round trip with the client (SleepClient,
 	// SleepLast) becomes the client thread's CPU and system calls. Run
 	// refuses a Client for a workload with no round trip, or with think
@@ -84,7 +91,7 @@ type Cell struct {
 }
 
 // GateConfig selects the gate's policy (PolicyQueue, PolicyAtomic or
-// PolicyHandoff; see Machine.SetGate) and its concurrency.Config.
+// PolicyHandoff; see gate.Install) and its concurrency.Config.
 type GateConfig struct {
 	Policy concurrency.Policy
 	Config concurrency.Config
@@ -105,84 +112,96 @@ func (c Cell) Run(ctx context.Context) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	m, err := c.build()
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	return c.run(ctx)
+}
+
+// run builds and runs a valid cell, as Run does.
+func (c Cell) run(ctx context.Context) (Result, error) {
+	b, err := c.build()
 	if err != nil {
 		return Result{}, err
 	}
-	wu, ms := c.Warmup, c.Measure
-	if wu == 0 {
-		wu = DefaultWarmup
-	}
-	if ms == 0 {
-		ms = DefaultMeasure
-	}
-	m.e.SetDone(ctx.Done())
+	m := b.m
+	wu, ms := c.durations()
+	m.Engine().SetDone(ctx.Done())
 	if c.Steady != nil {
-		_, w, err := m.warmUntilSteady(wu, *c.Steady)
+		_, w, err := b.warmUntilSteady(wu, *c.Steady)
 		if err != nil {
 			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
 		}
 		wu, ms = 0, max(ms, w) // the machine's clock is at the warm-up's end
 	}
 	r := m.Run(wu, ms)
-	if m.e.Canceled() {
+	if m.Engine().Canceled() {
 		return Result{}, ctx.Err()
 	}
 	return r, nil
 }
 
-// Validate reports what Run would refuse, without running: the error Run
-// returns for a bad setting, or nil.
-func (c Cell) Validate() error {
-	_, err := c.build()
-	return err
+// built is a cell's machine with the mechanisms the cell installed on it.
+type built struct {
+	m      *machine.Machine
+	gate   *gate.Gate
+	dev    *device.Device
+	logCfg redolog.Config
+	log    *redolog.Log // installed by the workload's first LogMutex
+	rows   *rowlock.Locks
+	pool   *bufpool.Pool
+	array  aiosim.Array
+	flush  *bufpool.FlushList
+	socks  *client.Sockets
+	tpool  *threadpool.Pool
 }
 
-// build checks the cell and sets up its machine, ready to run.
-func (c Cell) build() (*Machine, error) {
-	if c.Warmup < 0 || c.Measure < 0 {
-		return nil, fmt.Errorf("sim: Warmup = %v, Measure = %v, want ≥ 0: %w", c.Warmup, c.Measure, ErrInvalidConfig)
+// AddMutex is workload.Env's: the workload's own mutex.
+func (b *built) AddMutex(mu machine.Mutex) int32 { return b.m.AddMutex(mu) }
+
+// GateMutex is workload.Env's: the Queue gate's mutex, or −1.
+func (b *built) GateMutex() int32 {
+	if b.gate == nil {
+		return -1
 	}
-	wu, ms := c.Warmup, c.Measure
-	if wu == 0 {
-		wu = DefaultWarmup
+	return b.gate.Mutex()
+}
+
+// LogMutex is workload.Env's: log_sys->mutex, the redo log installed on
+// first use (its setting was checked before).
+func (b *built) LogMutex() int32 {
+	if b.log == nil {
+		b.log, _ = redolog.Install(b.m, b.logCfg, b.dev)
 	}
-	if ms == 0 {
-		ms = DefaultMeasure
-	}
-	if ms > math.MaxInt64-wu { // the run's end would overflow the clock
-		return nil, fmt.Errorf("sim: Warmup + Measure = %v + %v, want at most %v, the virtual clock's range: %w", wu, ms, time.Duration(math.MaxInt64), ErrInvalidConfig)
-	}
-	if c.Steady != nil {
-		if err := c.Steady.validate(wu, ms); err != nil {
-			return nil, err
-		}
-	}
-	if c.Threads < 1 || c.Threads > 10000 {
-		return nil, fmt.Errorf("sim: Threads = %d, want 1..10000: %w", c.Threads, ErrInvalidConfig)
-	}
+	return b.log.Mutex()
+}
+
+// build sets up the machine of a valid cell (Validate), ready to run: the
+// mechanisms the cell and its workload's declaration ask for, then its
+// threads. The layers' constructors check their own settings again, which
+// Validate has checked; an error here is a cell Validate let through.
+func (c Cell) build() (*built, error) {
 	w, err := LookupWorkload(c.Workload)
 	if err != nil {
 		return nil, err
 	}
-	m, err := NewMachine(c.Machine)
+	m, err := machine.New(c.Machine)
 	if err != nil {
 		return nil, err
 	}
+	b := &built{m: m, logCfg: DefaultLogConfig}
 	if c.Gate != nil {
-		if err := m.SetGate(c.Gate.Policy, c.Gate.Config); err != nil {
+		if b.gate, err = gate.Install(m, c.Gate.Policy, c.Gate.Config); err != nil {
 			return nil, err
 		}
 	}
 	if c.Device != nil {
-		if err := m.SetDevice(*c.Device); err != nil {
+		if b.dev, err = device.Install(m, *c.Device); err != nil {
 			return nil, err
 		}
 	}
 	if c.Log != nil {
-		if err := m.SetLog(*c.Log); err != nil {
-			return nil, err
-		}
+		b.logCfg = *c.Log
 	}
 	pool, page := c.BufferPool, int64(16<<10)
 	if pool == 0 {
@@ -191,54 +210,38 @@ func (c Cell) build() (*Machine, error) {
 	if c.AIO != nil && c.AIO.PageSize > 0 {
 		page = c.AIO.PageSize
 	}
-	if err := m.setBufferPool(pool, page); err != nil {
+	if b.pool, err = bufpool.New(pool, page); err != nil {
 		return nil, err
 	}
 	if c.AIO != nil {
-		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
+		if b.array, err = aiosim.Install(m, *c.AIO, cellTablespace, b.dev, b.pool); err != nil {
 			return nil, err
 		}
 	}
-	prog := w.Setup(m)
-	if c.Client != nil {
-		if i := slices.IndexFunc(prog, func(o Op) bool { return o.Kind == OpSleep && o.Arg == SleepThink }); i >= 0 {
-			return nil, fmt.Errorf("sim: Client with workload %s, which has no benchmark client to put on the machine: its %v wait is think time (SleepThink), its own threads' pause, not a round trip to a client: want no Client: %w",
-				c.Workload, prog[i].Dur, ErrInvalidConfig)
-		}
-		if !slices.ContainsFunc(prog, waitsForClient) {
-			return nil, fmt.Errorf("sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
-				c.Workload, ErrInvalidConfig)
-		}
-	}
-	if c.Gate != nil && !slices.ContainsFunc(prog, func(o Op) bool { return o.Kind == OpGateEnter }) {
-		return nil, fmt.Errorf("sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
-			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
-	}
-	if (c.ThreadPoolStallLimit != 0 || c.ThreadPoolMaxThreads != 0) && (c.ThreadHandling != PoolOfThreads || c.Client == nil) {
-		return nil, fmt.Errorf("sim: ThreadPoolStallLimit = %v, ThreadPoolMaxThreads = %d without the pool's workers, want 0 (read only with pool-of-threads and a Client): %w",
-			c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads, ErrInvalidConfig)
-	}
-	switch c.ThreadHandling {
-	case OneThreadPerConnection:
-		if c.ThreadPoolSize != 0 {
-			return nil, fmt.Errorf("sim: ThreadPoolSize = %d with one-thread-per-connection, want 0 (thread_pool_size is read only with pool-of-threads): %w",
-				c.ThreadPoolSize, ErrInvalidConfig)
-		}
-	case PoolOfThreads:
-		if c.Client != nil {
-			// the clients' requests reach the pool through sockets: its
-			// groups' workers and listeners serve them (threadpool_group.go)
-			if err := m.setPoolGroups(c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
-				return nil, err
-			}
-			break
-		}
-		if err := m.setThreadPool(c.ThreadPoolSize, 1); err != nil {
+	if w.Uses.RowLocks {
+		if b.rows, err = rowlock.Install(m, w.Rows); err != nil {
 			return nil, err
 		}
-		prog = poolProgram(prog)
-	default:
-		return nil, fmt.Errorf("sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
+	}
+	if w.Uses.Dirties && b.array != nil {
+		if b.flush, err = bufpool.AddCleaner(m, b.pool, b.array, b.dev); err != nil {
+			return nil, err
+		}
+	}
+	prog := w.Setup(b)
+	switch {
+	case c.ThreadHandling == PoolOfThreads && c.Client != nil:
+		// the clients' requests reach the pool through sockets: its
+		// groups' workers and listeners serve them (package threadpool)
+		if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
+			return nil, err
+		}
+		b.socks = b.tpool.Sockets()
+	case c.ThreadHandling == PoolOfThreads:
+		if b.gate, err = gate.InstallGroups(m, c.ThreadPoolSize, 1); err != nil {
+			return nil, err
+		}
+		prog = gate.PoolProgram(prog)
 	}
 	start := prio.Normal
 	if c.Machine.Priorities {
@@ -246,12 +249,15 @@ func (c Cell) build() (*Machine, error) {
 	}
 	m.SetRemoteWake(c.RemoteWake)
 	if c.Client != nil {
-		prog = ServerProgram(prog)
+		prog = client.ServerProgram(prog)
+		if b.socks == nil {
+			b.socks = client.Install(m, nil)
+		}
 	}
 	for range c.Threads {
 		var err error
 		if c.Client != nil {
-			err = m.AddConnection(prog, start, *c.Client)
+			err = b.socks.Add(prog, start, *c.Client)
 		} else {
 			err = m.AddThread(prog, start)
 		}
@@ -259,12 +265,7 @@ func (c Cell) build() (*Machine, error) {
 			return nil, err
 		}
 	}
-	if c.Steady != nil {
-		if err := m.checkSteadyRoom(wu, *c.Steady); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return b, nil
 }
 
 // cellTablespace is the pages a cell's AIO reads are drawn from: study D's
@@ -276,7 +277,7 @@ const cellTablespace = 48 * 5_000_000 / 100
 type DeviceUse struct{ Read, Write, Fsync bool }
 
 // DeviceUse reports which kinds of I/O a cell of c can send to its device
-// (Cell.Device), read off its workload's program and c's settings: reads
+// (Cell.Device), read off its workload's declaration and c's settings: reads
 // from OpRead and the AIO array's read-aheads (OpPrefetch, and
 // OpPrefetchSiblings but for a sibling known to be resident); writes from
 // OpWrite and a page cleaner's pages (the write array, the doublewrite file
@@ -286,42 +287,24 @@ type DeviceUse struct{ Read, Write, Fsync bool }
 // the page cache; c.Log nil means 1) and the doublewrite's. A kind reported
 // may not occur in a given run (a bulk insert whose siblings stay in the
 // buffer pool reads nothing); one not reported never does. Errors are
-// LookupWorkload's and Machine.SetAIO's.
+// LookupWorkload's and aio.Config.Validate's.
 func (c Cell) DeviceUse() (DeviceUse, error) {
 	w, err := LookupWorkload(c.Workload)
 	if err != nil {
 		return DeviceUse{}, err
 	}
-	m, err := NewMachine(MachineConfig{CPUs: 1})
-	if err != nil {
-		return DeviceUse{}, err
-	}
 	if c.AIO != nil {
-		if err := m.SetAIO(*c.AIO, cellTablespace); err != nil {
+		if err := c.AIO.Validate(); err != nil {
 			return DeviceUse{}, err
 		}
 	}
-	var u DeviceUse
-	for _, op := range w.Setup(m) {
-		switch op.Kind {
-		case OpRead:
-			u.Read = true
-		case OpWrite:
-			u.Write = true
-		case OpFsync:
-			u.Fsync = true
-		case OpLogCommit:
-			u.Fsync = u.Fsync || c.Log == nil || c.Log.FlushAtTrxCommit == 1
-		case OpPrefetch:
-			u.Read = u.Read || c.AIO != nil
-		case OpPrefetchSiblings:
-			u.Read = u.Read || c.AIO != nil && op.Arg != siblingResident
-		}
-	}
-	if m.fl != nil { // the page cleaner of the pages OpDirty dirties
-		u.Write, u.Fsync = true, true
-	}
-	return u, nil
+	u, aio := w.Uses, c.AIO != nil
+	cleaner := u.Dirties && aio // the page cleaner of the pages OpDirty dirties
+	return DeviceUse{
+		Read:  u.Reads || u.ReadAhead && aio,
+		Write: u.Writes || cleaner,
+		Fsync: u.Fsyncs || cleaner || u.LogCommit && (c.Log == nil || c.Log.FlushAtTrxCommit == 1),
+	}, nil
 }
 
 // SeedFor returns the seed a sweep gives this cell for the user's seed: a hash

@@ -5,83 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/innosim/innosim/prio"
+	"github.com/innosim/innosim/sim/client"
+	"github.com/innosim/innosim/sim/machine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestServerProgramTurnsClientWaitsIntoSocketTurns(t *testing.T) {
-	send := func(d time.Duration) Op { return Op{Kind: OpSockSend, Dur: d} }
-	recv := func(d time.Duration) Op { return Op{Kind: OpSockRecv, Dur: d} }
-	cases := []struct {
-		name     string
-		in, want []Op
-	}{
-		{"a statement: the wait and the read become a receive, the write a send",
-			[]Op{sleep(30), syscall(2), cpu(9), syscall(3), done(1)},
-			[]Op{recv(2), cpu(9), send(3), done(1)}},
-		{"the write before each of two waits is its send",
-			[]Op{sleep(10), syscall(1), cpu(5), syscall(4), sleep(20), syscall(2), cpu(6), syscall(7), done(1)},
-			[]Op{recv(1), cpu(5), send(4), recv(2), cpu(6), send(7), done(1)}},
-		{"a wait with no system call before it gets a send of no work; the last call wraps around",
-			[]Op{sleep(10), cpu(5), sleep(20), syscall(2), done(1)},
-			[]Op{recv(0), cpu(5), send(0), recv(0), send(2), done(1)}},
-		{"a server wait stays a sleep; after the last request the client reads nothing",
-			[]Op{sleep(10), syscall(1), sleepFor(5, SleepServer), syscall(4), sleep(20), syscall(2), sleepFor(3, SleepLast), syscall(6), syscall(7), done(1)},
-			[]Op{recv(1), sleepFor(5, SleepServer), send(4), recv(0), send(2), {Kind: OpSockRecv, Arg: SleepLast, Dur: 6}, syscall(7), done(1)}},
-		// the scan passed over the server wait and took the request's own
-		// read for the reply, which then came before the server's work
-		{"a server wait ends the scan for the reply: a send of no work after it",
-			[]Op{sleep(10), syscall(1), cpu(5), sleepFor(5, SleepServer), cpu(3), sleep(20), syscall(2), cpu(5), syscall(3), done(1)},
-			[]Op{recv(1), cpu(5), sleepFor(5, SleepServer), cpu(3), send(0), recv(2), cpu(5), send(3), done(1)}},
-		{"a pooled program: the receive is the wait, the read stays inside the pool",
-			[]Op{sleep(10), {Kind: OpGateEnter}, syscall(2), cpu(5), syscall(3), done(1), {Kind: OpGateExit}},
-			[]Op{recv(0), {Kind: OpGateEnter}, syscall(2), cpu(5), send(3), done(1), {Kind: OpGateExit}}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, ServerProgram(tc.in))
-		})
-	}
-}
-
-// With the client on the machine, connect's waits were five round trips
-// with the client, where libmariadb's client blocks three times a
-// connection (the greeting and the OK in mysql_real_connect, SELECT 1's
-// result) and reads nothing after COM_QUIT; the listener's hand-over to a
-// cached thread waits for a server thread, not the client.
-func TestConnectRoundTripsAreLibmariadbs(t *testing.T) {
-	w, err := LookupWorkload("connect")
-	require.NoError(t, err)
-	m, err := NewMachine(MachineConfig{CPUs: 2})
-	require.NoError(t, err)
-	server := ServerProgram(w.Setup(m))
-	count := func(prog []Op, k OpKind) int {
-		n := 0
-		for _, op := range prog {
-			if op.Kind == k {
-				n++
-			}
-		}
-		return n
-	}
-	assert.Equal(t, 4, count(server, OpSockRecv), "the connect, the handshake response, SELECT 1, COM_QUIT")
-	assert.Equal(t, 3, count(server, OpSockSend), "the greeting, the OK, the result")
-	assert.Equal(t, 1, count(server, OpSleep), "the hand-over to a cached thread")
-	require.NoError(t, m.AddConnection(server, prio.Normal, ClientConfig{Event: us}))
-	client := m.threads[1].prog
-	assert.Equal(t, 4, count(client, OpSockSend))
-	assert.Equal(t, 3, count(client, OpSockRecv), "the client's three blocking reads")
-	assert.ErrorContains(t, m.AddThread([]Op{sleepFor(1, 7)}, prio.Normal), "OpSleep wait 7, want SleepClient, SleepServer, SleepLast or SleepThink")
-	// a client that reads nothing would flood its socket: one SleepLast got a
-	// stray send and an error the caller could not act on, two were accepted
-	for _, prog := range [][]Op{
-		{sleepFor(3000, SleepLast), syscall(1), cpu(5), done(1)},
-		{sleepFor(3000, SleepLast), cpu(5), sleepFor(3000, SleepLast), cpu(5), done(1)},
-	} {
-		assert.ErrorContains(t, m.AddConnection(ServerProgram(prog), prio.Normal, ClientConfig{}), "all of requests the client reads no reply to", "%v", prog)
-	}
-}
 
 // read_ahead's 500 µs between scans is think time, and a client on the
 // machine took it for a round trip: the wait became a receive of the
@@ -94,21 +22,9 @@ func TestClientIsRefusedForThinkTime(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidConfig)
 	assert.ErrorContains(t, err, "Client with workload read_ahead, which has no benchmark client")
 	assert.ErrorContains(t, err, "500µs wait is think time")
-	think := sleepFor(500, SleepThink)
+	think := Op{Kind: OpSleep, Dur: 500, Arg: machine.SleepThink}
 	assert.Equal(t, []Op{{Kind: OpSockSend}, {Kind: OpSockRecv}, cpu(5), think, done(1)},
-		ServerProgram([]Op{sleep(10), cpu(5), think, done(1)}), "a pause, not a request")
-}
-
-func TestConnectionsRefuseWhatTheyCannotRun(t *testing.T) {
-	m, err := NewMachine(MachineConfig{CPUs: 2})
-	require.NoError(t, err)
-	assert.ErrorContains(t, m.AddThread([]Op{{Kind: OpSockRecv}}, prio.Normal), "want the thread added by AddConnection")
-	assert.ErrorContains(t, m.AddConnection([]Op{cpu(5), {Kind: OpSockSend}}, prio.Normal, ClientConfig{}),
-		"1 sends and 0 receives")
-	assert.ErrorContains(t, m.AddConnection(ServerProgram([]Op{sleep(1), cpu(1)}), prio.Normal, ClientConfig{Event: -1}),
-		"ClientConfig.Event = -1ns, want 0..1s")
-	c := Cell{Workload: "oltp_point_select", Threads: 2, Machine: MachineConfig{CPUs: 2}, Client: &ClientConfig{Send: 2 * time.Second}}
-	assert.ErrorIs(t, c.Validate(), ErrInvalidConfig)
+		client.ServerProgram([]Op{sleep(10), cpu(5), think, done(1)}), "a pause, not a request")
 }
 
 // liveCell is a point select on 2 cores with its client on them, on a
@@ -171,11 +87,12 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 			if client {
 				c.Client = &ClientConfig{}
 			}
-			m, err := c.build()
+			b, err := c.build()
 			require.NoError(t, err)
+			m := b.m
 			m.Run(10*time.Millisecond, 50*time.Millisecond)
 			if client {
-				return float64(m.connUnits(0)), float64(m.connUnits(1)), float64(m.connUnits(2))
+				return float64(b.tpool.ConnUnits(0)), float64(b.tpool.ConnUnits(1)), float64(b.tpool.ConnUnits(2))
 			}
 			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(1)), float64(m.ThreadUnits(2))
 		}
@@ -186,32 +103,6 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 		assert.InDelta(t, u1, u0, 0.1*u1, "client %v: three groups", client)
 		assert.InDelta(t, u1, u2, 0.1*u1, "client %v: three groups", client)
 	}
-}
-
-func TestServerCPUScalesTheBurstsToTheMeasuredCostPerUnit(t *testing.T) {
-	m, err := NewMachine(MachineConfig{CPUs: 2, Costs: NewKernel()})
-	require.NoError(t, err)
-	m.SetRemoteWake(true)
-	p := m.cfg.Costs
-	prog := ServerProgram([]Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), cpu(3 * us), sockCall(3 * us), done(1)})
-	got, err := m.scaleServer(prog, ClientConfig{ServerCPU: 100 * us})
-	require.NoError(t, err)
-	// the machine's own part: two socket calls with their work, a switch per
-	// receive (a socket's wake is a sync one: no wake call onto another CPU)
-	fixed := 2*p.SyscallCost(SysSocket) + 5*us + p.ContextSwitch
-	var bursts time.Duration
-	for _, op := range got {
-		if op.Kind == OpCPU {
-			bursts += op.Dur
-		}
-	}
-	assert.InDelta(t, float64(100*us-fixed), float64(bursts), 2)
-	assert.InDelta(t, 2.0, float64(got[1].Dur)/float64(got[2].Dur), 1e-6, "one factor for every burst")
-	assert.Equal(t, 6*us, prog[1].Dur, "the shared program is not changed")
-
-	_, err = m.scaleServer(prog, ClientConfig{ServerCPU: fixed - 1})
-	require.ErrorIs(t, err, ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "ClientConfig.ServerCPU")
 }
 
 func TestServerCPUSetsTheLevelOfALoneConnection(t *testing.T) {
@@ -233,7 +124,7 @@ func TestServerCPUSetsTheLevelOfALoneConnection(t *testing.T) {
 // added, and the dearer the more of them there are; with one connection the
 // scaled server costs the same CPU per query either way.
 func TestConnectionFootprintsMakeManyConnectionsDear(t *testing.T) {
-	run := func(threads int, server, client int64) (Result, *Machine) {
+	run := func(threads int, server, client int64) (Result, *machine.Machine) {
 		c := liveCell(threads, true)
 		c.Machine.Costs.CacheL2, c.Machine.Costs.CacheLLC = 512<<10, 32<<20
 		c.Machine.Costs.RefillLLC, c.Machine.Costs.RefillMemory = 3*time.Nanosecond, 13*time.Nanosecond
@@ -241,15 +132,15 @@ func TestConnectionFootprintsMakeManyConnectionsDear(t *testing.T) {
 		c.Client.ServerCPU = 60 * us
 		r, err := c.Run(context.Background())
 		require.NoError(t, err)
-		m, err := c.build()
+		b, err := c.build()
 		require.NoError(t, err)
-		return r, m
+		return r, b.m
 	}
 	bare64, _ := run(64, 0, 0)
 	foot64, m := run(64, 256<<10, 1<<20)
 	assert.Less(t, foot64.Throughput, 0.8*bare64.Throughput, "64 connections: bare %.0f/s, with footprints %.0f/s", bare64.Throughput, foot64.Throughput)
-	assert.Equal(t, int64(64*(256<<10+1<<20)), m.footSum)
-	assert.Greater(t, m.switchCost(&m.threads[1]), m.switchCost(&m.threads[0]), "the client's Lua state is the larger")
+	assert.Equal(t, int64(64*(256<<10+1<<20)), m.Footprints())
+	assert.Greater(t, m.SwitchCost(1), m.SwitchCost(0), "the client's Lua state is the larger")
 
 	c := liveCell(1, true)
 	c.Client.ServerFootprint = 1<<30 + 1
@@ -266,14 +157,30 @@ func TestClientEventIsPerUnit(t *testing.T) {
 		units    time.Duration // per round of the server's program
 	}{{"oltp_point_select", 1}, {"oltp_insert", 10}} {
 		cell := Cell{Workload: c.workload, Threads: 1, Machine: MachineConfig{CPUs: 2}, Client: &ClientConfig{Event: 7 * us}}
-		m, err := cell.build()
+		b, err := cell.build()
 		require.NoError(t, err)
 		var client time.Duration
-		for _, op := range m.threads[1].prog {
+		for _, op := range b.m.Program(1) {
 			if op.Kind == OpCPU {
 				client += op.Dur
 			}
 		}
 		assert.Equal(t, c.units*7*us, client, "%s: the client's CPU per round", c.workload)
 	}
+}
+func TestSwitchFootprintChargesEverySwitchOnAMachineOfManyThreads(t *testing.T) {
+	run := func(threads int, refill time.Duration) float64 {
+		c := liveCell(threads, false)
+		c.Machine.Costs.SwitchFootprint, c.Machine.Costs.CacheL2, c.Machine.Costs.CacheLLC = 64<<10, 512<<10, 32<<20
+		c.Machine.Costs.RefillLLC, c.Machine.Costs.RefillMemory = refill, refill
+		r, err := c.Run(context.Background())
+		require.NoError(t, err)
+		return r.Throughput
+	}
+	// one connection is two threads: nothing evicted beyond what two evict
+	assert.Equal(t, run(1, 0), run(1, 40*time.Nanosecond))
+	flat, grown := run(256, 0), run(256, 40*time.Nanosecond)
+	// 512 threads: 32 MiB of others' footprints, every line of 1,024 missing
+	// from L2: about 40 µs more per switch
+	assert.Less(t, grown, 0.7*flat, "flat %.0f, grown %.0f", flat, grown)
 }

@@ -1,119 +1,51 @@
-// Package sim is a deterministic discrete-event simulator of an InnoDB-style
-// server on N cores. It drives the same policy cores as the library — the
-// concurrency gate (package concurrency), the simulated-AIO array (package aio,
-// including its handler cycle, aio.HandlerCycle) and the priority mappings
-// (package prio) — and charges virtual time for what they cannot know: CPU
-// bursts, context switches, system calls, InnoDB mutex spins and waits, futex
-// hash-bucket spinlocks and device time. The simulator never re-decides what a
-// core decides; it only predicts how long it takes.
+// Package sim is the simulator's scenario layer: a Cell is one run of a
+// workload on a described machine, with the InnoDB and MariaDB settings that
+// shape it; RunCells runs a sweep of cells; CellFromSettings reads a cell's
+// settings from a MySQL option file (package mycnf).
 //
-// # Engine
+// # A cell
 //
-// The machine runs on package engine (sim/engine): a discrete-event engine
-// with a virtual clock and a seeded random source. The same seed and the same
-// schedule give the same run, byte for byte; RunCells runs independent cells in
-// parallel and returns them in input order, so results do not depend on
-// GOMAXPROCS.
+// A Cell names a built-in workload (package workload; Workloads,
+// LookupWorkload), its client threads (connections) and the machine they run
+// on (MachineConfig: cores, sockets, the CFS or TS scheduler, the cost
+// profile, innodb_sync_spin_loops, the wait array, thread priorities), and
+// optionally an innodb_thread_concurrency gate, an AIO array (simulated or
+// native), a storage device, innodb_flush_log_at_trx_commit,
+// innodb_buffer_pool_size, MariaDB's thread_handling and pool settings, the
+// benchmark client on the machine (ClientConfig) and the cost of a wake onto
+// an idle CPU (RemoteWake). A workload declares what it uses
+// (workload.Uses: the gate, AIO, the log, the buffer pool, row locks, the
+// device, a client round trip or think time); the cell installs what the
+// declaration and its settings ask for, and refuses a setting the workload
+// would ignore.
 //
-// # Machine
+// The layers the cell builds on are packages of their own: machine (cores,
+// schedulers, threads, costs, InnoDB mutexes, futexes, the wait array, and
+// the kernel API every mechanism uses), device, redolog, rowlock, gate,
+// bufpool, aiosim, client and threadpool (the mechanisms, each owning its
+// per-thread state behind the machine's Stepper and small interfaces of its
+// own) and workload (the programs). sim names their config types
+// (MachineConfig, DeviceConfig, LogConfig, ClientConfig, ...) so that a cell
+// is written with this package alone.
 //
-// A Machine (config.go, machine.go) has MachineConfig.CPUs cores, one run queue
-// and one of two scheduler models (sched.go):
+// # Validation, build, run
 //
-//   - CFS (Linux's kernel/sched/fair.c): least virtual runtime first, vruntime
-//     advancing at 1024/weight (weights from prio.Hint.Weight), sleepers
-//     placed at most half a latency behind, wakeup preemption past a
-//     granularity, slices ≥ a minimum.
-//   - TS (Solaris time-sharing, ts_dptbl(4)): dispatch priority = CPU level
-//     0..59 plus the hint's user priority (prio.Hint.TSLevel), clamped; FIFO
-//     within a level; a quantum per level (20 ms at the top, 200 ms at the
-//     bottom); a used-up quantum lowers the level by 10, a return from sleep
-//     raises it to 50 or one above; a thread runnable for over a second is
-//     raised to 50; a woken thread preempts a running one of strictly lower
-//     priority.
+// Cell.Validate checks every setting without building the machine: each
+// layer's own config, the settings against the workload's declaration, the
+// pool's settings, the client against the program its connections run, and a
+// steady warm-up's room. A bad setting is a *FieldError whose Field is the
+// setting's path in the Cell (Threads, Machine.CPUs, Client.Event,
+// Steady.Max, ...), whose message names the setting and its allowed range,
+// and which wraps ErrInvalidConfig. Cell.Run validates, builds the machine
+// once and runs the warm-up (fixed, Warmup, or until steady, Steady) and the
+// measured window (Measure), returning a Result; RunCells validates every
+// cell before the first runs, then builds and runs each in parallel.
 //
-// With no more runnable threads than cores every thread has a core, so the
-// models agree and hints do nothing: priorities matter only when threads
-// outnumber cores.
+// # Determinism
 //
-// A thread runs a program of Ops in a loop (interp.go): CPU bursts, system
-// calls, sleeps (the client's side of a round trip, think time), lock and unlock of
-// mutexes, priority changes, gate enter and exit, AIO prefetches, an AIO
-// handler's cycle. Every dispatch costs CostProfile.ContextSwitch; every system
-// call CostProfile.SyscallCost of its kind (SyscallKind: Syscall, plus
-// SyscallSocket on an open socket or SyscallSetup for a connection's setup and
-// teardown). Durations are drawn in [0.5, 1.5) × their nominal
-// value (Engine.Jitter). With Cell.Client the client is a thread of the
-// machine too (client.go): each connection a server and a client thread on a
-// socket (OpSockSend, OpSockRecv) instead of a sleep; with Cell.RemoteWake a
-// wake onto an idle core pays the profile's FutexWakeCall and FutexWake
-// (Machine.SetRemoteWake).
-//
-// # Synchronisation
-//
-// An InnoDB mutex (Mutex with Spin; mutex_enter in sync0sync.cc, MySQL
-// 5.0–5.7) spins MachineConfig.SpinLoops rounds, then sleeps on its event;
-// its release wakes every waiter (WakeAll, os_event_set), each of which
-// retries, or, with MachineConfig.BroadcastChain (Solaris libc's
-// cond_broadcast), the first, each woken one waking the next. A pthread mutex
-// (Spin false) goes straight to futex wait and wakes one. With
-// MachineConfig.SyncArray an InnoDB mutex's waits, and in 5.0/5.1 its
-// signals, also go through InnoDB's global wait array (sync0arr.c): each
-// reservation, wait and release of a cell takes the array's one pthread
-// mutex, which every InnoDB mutex's waiters share. Taking a mutex on
-// another core moves its lock word and data lines (CostProfile.LineTransfer).
-// Every futex wait and wake (futex.go) enters the kernel and takes its hash
-// bucket's spinlock: the caller spins, on its core and not preemptible, while
-// another holds it. The hold grows by CostProfile.FutexGrowth for every
-// thread spinning on the bucket and, by the kind of call as Linux's
-// futex_wait and futex_wake do, for every waiter a wake-all wakes; a wait
-// and a wake of one cost the same whatever the queue, so a herd of N wakes
-// costs more than N single wakes. With CostProfile.RunqueueHold set, wakes
-// and switches also take the CPUs' run-queue locks (rqlock.go, after
-// try_to_wake_up and __schedule); the time spent waiting for them joins the
-// futex buckets' spin in Result.RawSpinShare.
-//
-// # Drivers
-//
-// The gate driver (gate.go) runs concurrency.Core's Enter and ForceExit, under
-// the gate's mutex for concurrency.PolicyQueue (see Machine.SetGate), and wakes
-// whom the core names.
-// The AIO driver (aiodriver.go) runs aio.Core under one pthread mutex per array,
-// with one handler thread and one event per segment: submitters Reserve and set
-// the events of the wake set (for WakeDeferred, after Flush at the end of a
-// read-ahead batch; a reservation that finds the array full is dropped, as a
-// read-ahead is best effort, and counted); each handler steps
-// aio.HandlerCycle, the decisions aio.Array's handlers make, and charges the
-// scan of its segment, the pread and the device time. With aio.Config.IO =
-// aio.IONative, SetAIO installs the native driver (aionative.go) instead:
-// submitters reserve a slot under the array mutex (waiting on the array's
-// not_full event when it is full) and make one io_submit system call; the
-// device completes the read after IOService; the kernel wakes only the handler
-// of that segment, which reaps with io_getevents and frees the slot under the
-// array mutex. No submitter wakes a handler.
-//
-// # The Go runtime layer
-//
-// Machine.SetGoRuntime turns a bare machine into one whose threads are
-// goroutines locked to OS threads under Go's scheduler (goruntime.go, after
-// runtime/proc.go): GOMAXPROCS Ps, exitsyscall's choice of a P (the old one,
-// else an idle one, else the global run queue and a sleeping thread), sysmon's
-// rounds (usleep(20) plus CostProfile.SysmonTick's slack, backing off to 10 ms)
-// and retake/handoffp of a P sitting in a system call. Under the layer each
-// CPU keeps its own FIFO run queue and a woken thread goes to the CPU it last
-// ran on, preempting the thread there with probability
-// CostProfile.WakePreempt: CFS as it places wakes of nice-0 threads running
-// short bursts. A driver outside the package (the model of BenchmarkAIOWake
-// that innosim calibrate --check uses) steps its threads on the layer; the
-// machine's own interpreter does not run on it.
-//
-// # Experiments
-//
-// Cell is one run (workload, threads, machine, gate, AIO); CellFromSettings
-// builds one from a my.cnf (package mycnf); RunCells sweeps cells in parallel.
-// Workloads returns the built-in sysbench-like programs.
-//
-// Invalid configuration is an error wrapping ErrInvalidConfig that names the
-// field and its allowed range. The model's sources, calibration and history
-// are in docs/sim-model.md.
+// A cell's machine runs on package engine's virtual clock and seeded random
+// source: the same cell with the same seed gives the same Result, byte for
+// byte. SeedFor derives a cell's seed from the cell and the user's seed, so
+// a cell's figures do not depend on the other cells of its sweep, its place
+// among them or GOMAXPROCS.
 package sim

@@ -13,7 +13,7 @@ import (
 // the kernel wakes only the handler whose read completed: MySQL bug 111102's
 // comparison, 32 threads, 16+16 io threads, on study D's two-socket machine
 // (its futex holds grow by FutexGrowth 8 per spinner, a fitted factor).
-func ExampleMachine_SetAIO_native() {
+func ExampleCell_Run_nativeAIO() {
 	run := func(cfg aio.Config) float64 {
 		cfg.ReadSegments, cfg.WriteSegments = 16, 16
 		p := sim.OldKernel()

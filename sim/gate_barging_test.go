@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/innosim/innosim/concurrency"
@@ -37,17 +36,4 @@ func TestHandoffBargingRunsInTheSimulator(t *testing.T) {
 		perUnit(strict), perUnit(barging), strict.Units, barging.Units)
 	require.GreaterOrEqual(t, barging.Units, strict.Units*9/10, "barging must not stall the gate")
 	require.Less(t, perUnit(barging), perUnit(strict))
-}
-
-// TestSetGateRefusesASecondGate: a machine has one innodb_thread_concurrency
-// gate. A second SetGate replaced the first silently, leaving its
-// kernel_mutex on the machine.
-func TestSetGateRefusesASecondGate(t *testing.T) {
-	m, err := NewMachine(MachineConfig{CPUs: 2})
-	require.NoError(t, err)
-	require.NoError(t, m.SetGate(concurrency.PolicyQueue, concurrency.DefaultConfig(2)))
-	err = m.SetGate(concurrency.PolicyAtomic, concurrency.DefaultConfig(2))
-	require.ErrorIs(t, err, ErrInvalidConfig)
-	assert.ErrorContains(t, err, "SetGate called twice")
-	assert.Len(t, m.Mutexes(), 1, "the first gate's kernel_mutex only")
 }

@@ -14,11 +14,12 @@ import (
 // a gate for a workload that never enters InnoDB, connect);
 // innodb_flush_log_at_trx_commit → Log; innodb_read_io_threads,
 // innodb_write_io_threads, innodb_use_native_aio and the page size → the AIO
-// array (mycnf's AIOConfig), for a workload that submits I/O (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead);
+// array (mycnf's AIOConfig), for a workload that submits AIO (Workload.Uses.AIO);
 // thread_handling → ThreadHandling (ParseThreadHandling). The caller sets Threads and
 // Machine.CPUs (and may change anything else). Errors are mycnf's, wrapped.
 func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
-	if _, err := LookupWorkload(workload); err != nil {
+	w, err := LookupWorkload(workload)
+	if err != nil {
 		return Cell{}, err
 	}
 	if s.SyncSpinLoops > 10000 {
@@ -46,7 +47,7 @@ func CellFromSettings(s mycnf.Settings, workload string) (Cell, error) {
 		}
 		c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: cc}
 	}
-	if workload == "oltp_insert" || workload == "bulk_insert" || workload == "oltp_insert_auto_inc" || workload == "read_ahead" {
+	if w.Uses.AIO {
 		ac, err := s.AIOConfig()
 		if err != nil {
 			return Cell{}, fmt.Errorf("sim: %w", err)

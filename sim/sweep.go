@@ -13,8 +13,9 @@ import (
 // their results in the order of cells: each cell is its own machine with its own
 // seed, so the results do not depend on the parallelism. progress, if not nil, is
 // called after each cell with the number done so far (from several goroutines;
-// it must be safe for that). Every cell is validated (Cell.Validate) before the
-// first runs, so a bad cell late in a long sweep is refused at once. The first
+// it must be safe for that). Every cell is validated once (Cell.Validate),
+// before the first runs, so a bad cell late in a long sweep is refused at once;
+// each is then built once and run. The first
 // error cancels the rest and is returned; when ctx ends, the running cells stop
 // within milliseconds and ctx.Err() is returned.
 func RunCells(ctx context.Context, cells []Cell, progress func(done int)) ([]Result, error) {
@@ -32,7 +33,7 @@ func RunCells(ctx context.Context, cells []Cell, progress func(done int)) ([]Res
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := cells[i].Run(ctx)
+			r, err := cells[i].run(ctx)
 			if err != nil {
 				return err
 			}

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
+
+	"github.com/innosim/innosim/sim/machine"
 )
 
 // ErrNotSteady is wrapped by the error of a cell whose steady warm-up
@@ -61,51 +62,36 @@ type SteadyWarmup struct {
 func (s SteadyWarmup) validate(warmup, measure time.Duration) error {
 	switch {
 	case s.Window <= 0 || s.Window > s.Max:
-		return fmt.Errorf("sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
+		return machine.Invalid("Window", "sim: Steady.Window = %v, want more than 0 and at most Steady.Max (%v): %w", s.Window, s.Max, ErrInvalidConfig)
 	case !(s.Tolerance > 0 && s.Tolerance < 1): // false for NaN
-		return fmt.Errorf("sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
+		return machine.Invalid("Tolerance", "sim: Steady.Tolerance = %v, want in (0, 1): %w", s.Tolerance, ErrInvalidConfig)
 	case s.PerThread < 1 || s.PerThread > 1000:
-		return fmt.Errorf("sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
+		return machine.Invalid("PerThread", "sim: Steady.PerThread = %d, want 1..1000: %w", s.PerThread, ErrInvalidConfig)
 	case s.Max < warmup || (s.Max-warmup)/2 < s.Window: // s.Max < warmup + 2 × s.Window, without overflow
-		return fmt.Errorf("sim: Steady.Max = %v, want at least Warmup (%v) + 2 × Steady.Window (%v): %w", s.Max, warmup, s.Window, ErrInvalidConfig)
+		return machine.Invalid("Max", "sim: Steady.Max = %v, want at least Warmup (%v) + 2 × Steady.Window (%v): %w", s.Max, warmup, s.Window, ErrInvalidConfig)
 	case s.Max > math.MaxInt64-max(measure, s.Max/2):
-		return fmt.Errorf("sim: Steady.Max = %v, want at most %v, so that the measured window (at least Measure, %v, and the steady pair's window, up to Steady.Max / 2) ends within the virtual clock: %w",
+		return machine.Invalid("Max", "sim: Steady.Max = %v, want at most %v, so that the measured window (at least Measure, %v, and the steady pair's window, up to Steady.Max / 2) ends within the virtual clock: %w",
 			s.Max, time.Duration(math.MaxInt64-max(measure, s.Max/2)), measure, ErrInvalidConfig)
 	}
 	return nil
 }
 
-// sleeperCreditWarmup is the virtual time before which a CFS machine's
-// scheduler state is still a ramp: the time in which its cores can give each
-// of its threads half a scheduling latency of CPU, the most vruntime a
-// sleeper is credited on waking (place_entity, kernel/sched/fair.c before
-// 6.6: GENTLE_FAIR_SLEEPERS). All threads start at vruntime 0; the lag of a
-// thread that sleeps more than the others grows by what they run ahead of
-// it, and its wakes preempt only once that lag passes the wakeup
-// granularity, so until the lags have had time to reach the credit, wakeup
-// preemption is rarer than it will be. 0 under TS.
-func (m *Machine) sleeperCreditWarmup() time.Duration {
-	if m.cfg.Scheduler != CFS {
-		return 0
-	}
-	return time.Duration(int64(len(m.threads)) * (cfsLatency / 2) / int64(m.cfg.CPUs))
-}
-
 // checkSteadyRoom reports, wrapping ErrInvalidConfig and ErrNotSteady, a
 // steady warm-up whose bound leaves no room for a pair of windows after the
-// machine's CFS start (sleeperCreditWarmup): a cell that could never be
-// steady, refused before it runs.
-func (m *Machine) checkSteadyRoom(warmup time.Duration, s SteadyWarmup) error {
-	start := max(warmup, m.sleeperCreditWarmup())
+// CFS start of a machine of cfg with threads threads
+// (machine.SleeperCreditWarmup): a cell that could never be steady, refused
+// before it runs.
+func checkSteadyRoom(cfg MachineConfig, threads int, warmup time.Duration, s SteadyWarmup) error {
+	start := max(warmup, machine.SleeperCreditWarmup(cfg, threads))
 	if s.Window <= (s.Max-start)/2 && start <= s.Max {
 		return nil
 	}
-	cpus := fmt.Sprintf("%d CPUs", m.cfg.CPUs)
-	if m.cfg.CPUs == 1 {
+	cpus := fmt.Sprintf("%d CPUs", cfg.CPUs)
+	if cfg.CPUs == 1 {
 		cpus = "1 CPU"
 	}
-	return fmt.Errorf("sim: Steady.Max = %v leaves no room for two windows of %v after the scheduler's sleepers have had their credit, at %v (%d threads × %v of CPU each on %s): want Steady.Max at least %v, or fewer threads: %w (%w)",
-		s.Max, s.Window, start, len(m.threads), time.Duration(cfsLatency/2), cpus, start+2*s.Window, ErrInvalidConfig, ErrNotSteady)
+	return machine.Invalid("Steady.Max", "sim: Steady.Max = %v leaves no room for two windows of %v after the scheduler's sleepers have had their credit, at %v (%d threads × %v of CPU each on %s): want Steady.Max at least %v, or fewer threads: %w (%w)",
+		s.Max, s.Window, start, threads, machine.SleeperCredit, cpus, start+2*s.Window, ErrInvalidConfig, ErrNotSteady)
 }
 
 // warmUntilSteady runs the machine to warmup, then in pairs of windows
@@ -114,28 +100,26 @@ func (m *Machine) checkSteadyRoom(warmup time.Duration, s SteadyWarmup) error {
 // (the start of the measured window) and the window of the steady pair. It
 // returns an error wrapping ErrNotSteady, naming the last pair's figures,
 // when s.Max comes first.
-func (m *Machine) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, window time.Duration, err error) {
-	counting := 0 // the threads whose programs count units
-	for _, t := range m.threads {
-		if slices.ContainsFunc(t.prog, func(o Op) bool { return o.Kind == OpDone && o.Arg > 0 }) {
-			counting++
-		}
+func (b *built) warmUntilSteady(warmup time.Duration, s SteadyWarmup) (end, window time.Duration, err error) {
+	m := b.m
+	counting := m.CountingThreads() // the threads whose programs count units
+	if b.tpool != nil {
+		counting += b.tpool.Connections() // a pooled connection's THD counts them, on its workers
 	}
-	counting += m.poolConnections() // a pooled connection's THD counts them, on its workers
 	least := uint64(counting * s.PerThread)
 	// Cell.build refused a bound with no room for a pair after this start
 	// (checkSteadyRoom); the loop below stops at the bound all the same
-	end, window = max(warmup, m.sleeperCreditWarmup()), s.Window
-	m.e.Run(int64(end))
+	end, window = max(warmup, m.SleeperCreditWarmup()), s.Window
+	m.Engine().Run(int64(end))
 	var units [2]uint64
 	for window <= (s.Max-end)/2 { // end + 2 × window <= s.Max, without overflow
 		for i := range units {
-			u0 := m.units
+			u0 := m.Units()
 			end += window
-			m.e.Run(int64(end))
-			units[i] = m.units - u0
+			m.Engine().Run(int64(end))
+			units[i] = m.Units() - u0
 		}
-		if m.e.Canceled() {
+		if m.Engine().Canceled() {
 			return end, window, nil // Cell.Run reports ctx's error
 		}
 		hi, lo := max(units[0], units[1]), min(units[0], units[1])

@@ -113,11 +113,11 @@ func TestSteadyWarmupWaitsForTheSleepersCredit(t *testing.T) {
 
 	m, err := c.build()
 	require.NoError(t, err)
-	assert.Equal(t, 512*12*time.Millisecond/2, m.sleeperCreditWarmup(), "256 connections and their clients on 2 CPUs, 12 ms each")
+	assert.Equal(t, 512*12*time.Millisecond/2, m.m.SleeperCreditWarmup(), "256 connections and their clients on 2 CPUs, 12 ms each")
 	c.Machine.Scheduler = TS
 	m, err = c.build()
 	require.NoError(t, err)
-	assert.Zero(t, m.sleeperCreditWarmup(), "TS has no vruntime")
+	assert.Zero(t, m.m.SleeperCreditWarmup(), "TS has no vruntime")
 }
 
 // A CFS start past Steady.Max is refused before the cell runs, saying why:

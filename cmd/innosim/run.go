@@ -505,7 +505,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 			key, val = "aio", f.aio
 		}
 		given := named(key, val)
-		return sim.Cell{}, cmdflag.Usagef("%s with workload %s, which submits no AIO: want a workload with an AIO array (oltp_insert, bulk_insert, oltp_insert_auto_inc, read_ahead)", given, f.workload)
+		return sim.Cell{}, cmdflag.Usagef("%s with workload %s, which submits no AIO: want a workload with an AIO array (%s)", given, f.workload, strings.Join(aioWorkloads(), ", "))
 	}
 	var wp aio.WakePolicy
 	switch f.wake {
@@ -772,17 +772,16 @@ func checkPoolCPUs(protos []sim.Cell, base mycnf.Settings, varyKey string, vals 
 
 // withoutUnread returns proto with the settings its workload never reads
 // left out (nil or 0, as if not set): Log (innodb_flush_log_at_trx_commit)
-// unless the program commits through the redo log (OpLogCommit), BufferPool
-// (innodb_buffer_pool_size) unless it looks pages up in the pool (a bulk
-// insert's sibling prefetch, OpPrefetchSiblings) or takes frames in it (the
-// page cleaner's pages, OpDirty). sim.CellFromSettings sets both for every
-// workload, and the seed hashes them (sim.Cell.SeedFor), so cells that differ
-// only there run alike but for their seeds.
+// unless the workload commits through the redo log, BufferPool
+// (innodb_buffer_pool_size) unless it reads the pool (sim.Uses).
+// sim.CellFromSettings sets both for every workload, and the seed hashes them
+// (sim.Cell.SeedFor), so cells that differ only there run alike but for their
+// seeds.
 func withoutUnread(proto sim.Cell) sim.Cell {
-	if !programHas(proto, true, sim.OpLogCommit) {
+	if u, ok := uses(proto); ok && !u.LogCommit {
 		proto.Log = nil
 	}
-	if !programHas(proto, true, sim.OpPrefetchSiblings, sim.OpDirty) {
+	if u, ok := uses(proto); ok && !u.BufferPool {
 		proto.BufferPool = 0
 	}
 	return proto
@@ -791,22 +790,26 @@ func withoutUnread(proto sim.Cell) sim.Cell {
 // entersGate reports whether a cell of proto enters InnoDB's gate
 // (innodb_thread_concurrency) at all.
 func entersGate(proto sim.Cell) bool {
-	return programHas(proto, true, sim.OpGateEnter)
+	u, ok := uses(proto)
+	return !ok || u.Gate
 }
 
-// programHas reports whether the program of proto's workload holds an op of
-// one of kinds; unknown, when the workload cannot be set up (Validate then
-// names what is wrong).
-func programHas(proto sim.Cell, unknown bool, kinds ...sim.OpKind) bool {
+// uses returns what proto's workload declares it uses; false when the
+// workload is unknown (Validate then names what is wrong).
+func uses(proto sim.Cell) (sim.Uses, bool) {
 	w, err := sim.LookupWorkload(proto.Workload)
-	if err != nil {
-		return unknown
+	return w.Uses, err == nil
+}
+
+// aioWorkloads returns the workloads that submit AIO (sim.Uses.AIO), sorted.
+func aioWorkloads() []string {
+	var names []string
+	for _, n := range sim.WorkloadNames() {
+		if w, _ := sim.LookupWorkload(n); w.Uses.AIO {
+			names = append(names, n)
+		}
 	}
-	m, err := sim.NewMachine(sim.MachineConfig{CPUs: 1})
-	if err != nil {
-		return unknown
-	}
-	return slices.ContainsFunc(w.Setup(m), func(o sim.Op) bool { return slices.Contains(kinds, o.Kind) })
+	return names
 }
 
 // settingIsDefault reports whether no line (nor -vary) set key in s.
@@ -826,7 +829,8 @@ func commitFsyncs(proto sim.Cell) bool {
 	if proto.Log != nil && proto.Log.FlushAtTrxCommit != 1 {
 		return false
 	}
-	return programHas(proto, false, sim.OpLogCommit)
+	u, _ := uses(proto)
+	return u.LogCommit
 }
 
 // checkDeviceUse refuses a -device that no cell of protos (one per -vary

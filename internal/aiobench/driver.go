@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/innosim/innosim/aio"
-	"github.com/innosim/innosim/sim"
 	"github.com/innosim/innosim/sim/engine"
+	"github.com/innosim/innosim/sim/machine"
 )
 
 // submitterStage is how far a submitter has got in the benchmark's loop body.
@@ -59,23 +59,23 @@ type handler struct {
 	batch   []int             // submitters of the batch in progress
 }
 
-// driver runs BenchmarkAIOWake's threads on a sim.Machine with the Go runtime
-// layer (sim.GoRuntime): the machine's thread i < Segments is segment i's
+// driver runs BenchmarkAIOWake's threads on a machine.Machine with the Go runtime
+// layer (machine.GoRuntime): the machine's thread i < Segments is segment i's
 // handler, thread Segments+j submitter j. Each segment's sync.Mutex is a
-// machine mutex taken through GoRuntime.Lock, each futex.Event a sim.Event.
+// machine mutex taken through GoRuntime.Lock, each futex.Event a machine.Event.
 type driver struct {
 	cfg  Config
 	core *aio.Core
-	m    *sim.Machine
+	m    *machine.Machine
 	e    *engine.Engine
-	g    *sim.GoRuntime
+	g    *machine.GoRuntime
 
-	hdl     []*handler   // by thread id < Segments
-	sub     []*submitter // by submitter number
-	hev     []sim.Event  // handler events by segment
-	sev     []sim.Event  // submitter completion events
-	mu      []int32      // each segment's mutex, by segment
-	slotSub []int        // submitter of the request in each slot
+	hdl     []*handler      // by thread id < Segments
+	sub     []*submitter    // by submitter number
+	hev     []machine.Event // handler events by segment
+	sev     []machine.Event // submitter completion events
+	mu      []int32         // each segment's mutex, by segment
+	slotSub []int           // submitter of the request in each slot
 
 	ops, finished int
 	tEnd, tLast   int64 // when the last submitter finished; when a request last completed
@@ -87,7 +87,7 @@ type driver struct {
 // handler threads first, then the submitters, each started on a CPU drawn
 // from the seed.
 func newDriver(cfg Config, core *aio.Core, seed uint64) (*driver, error) {
-	m, err := sim.NewMachine(sim.MachineConfig{CPUs: cfg.CPUs, Scheduler: sim.CFS, Costs: cfg.Costs, Seed: seed})
+	m, err := machine.New(machine.Config{CPUs: cfg.CPUs, Scheduler: machine.CFS, Costs: cfg.Costs, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +96,11 @@ func newDriver(cfg Config, core *aio.Core, seed uint64) (*driver, error) {
 		return nil, err
 	}
 	segs := core.Segments()
-	d.hev = make([]sim.Event, segs)
-	d.sev = make([]sim.Event, cfg.Submitters)
+	d.hev = make([]machine.Event, segs)
+	d.sev = make([]machine.Event, cfg.Submitters)
 	d.slotSub = make([]int, core.Slots())
 	for s := range segs {
-		d.mu = append(d.mu, m.AddMutex(sim.Mutex{Name: fmt.Sprintf("segment %d", s)}))
+		d.mu = append(d.mu, m.AddMutex(machine.Mutex{Name: fmt.Sprintf("segment %d", s)}))
 		d.hdl = append(d.hdl, &handler{stage: bhWait, seg: s, cycle: aio.NewHandlerCycle(core, s)})
 	}
 	for j := range cfg.Submitters {
@@ -146,7 +146,7 @@ func (d *driver) clock() time.Duration { return time.Duration(d.e.Now()) }
 // spends in it: no call if the event was set already or nobody waits; Wake's
 // time if the call wakes the sleeping owner; Syscall if the owner has not gone
 // to sleep yet (the kernel finds nobody to wake).
-func (d *driver) setEvent(ev *sim.Event, owner, caller int32) (int64, bool) {
+func (d *driver) setEvent(ev *machine.Event, owner, caller int32) (int64, bool) {
 	if !ev.Set() {
 		return 0, false
 	}
