@@ -125,11 +125,15 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer discardAll(outs)
-	cfg.Log = stderr
+	prog := newProgress(stderr, "live")
+	defer prog.Close()
+	cfg.Log = prog // its lines and the progress lines, one at a time
+	cfg.Progress = prog.Phase("points", "points")
 	if len(rotation) > 0 {
-		return liveRotate(ctx, cfg, rotation, outs[0], stdout)
+		return liveRotate(ctx, cfg, rotation, outs[0], stdout, prog.Close)
 	}
 	points, err := live.Run(ctx, cfg)
+	prog.Close()
 	if err != nil {
 		total := max(len(cfg.Values), 1) * len(cfg.Workloads) * len(cfg.Threads)
 		return keepMeasured(ctx, err, len(points), total, outs[0], stdout, liveTable(cfg, points),
@@ -215,9 +219,11 @@ func liveTable(cfg live.Config, points []live.Point) report.Table {
 	return t
 }
 
-// liveRotate runs live -rotation: the probe, its table, and its CSV.
-func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer) error {
+// liveRotate runs live -rotation: the probe, its table, and its CSV. It
+// calls probed once the probe ends (the progress ends there).
+func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfile.File, stdout io.Writer, probed func()) error {
 	points, err := live.Rotate(ctx, cfg, rotation)
+	probed()
 	t := rotationTable(cfg, rotation, points)
 	if err != nil {
 		total := 0

@@ -106,12 +106,13 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var js []studyJSON
 	var verdicts []string
 	failed := false
+	prog := newProgress(stderr, "reproduce")
+	defer prog.Close()
 	for i, s := range studies {
-		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
 		o := opts
-		o.Progress = update
+		o.Progress = prog.Phase("study "+strings.ToUpper(s.ID), "cells")
 		rep, err := s.Run(ctx, o)
-		finish()
+		prog.End()
 		if err != nil {
 			return fmt.Errorf("study %s: %w", s.ID, err)
 		}

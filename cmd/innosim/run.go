@@ -17,6 +17,7 @@ import (
 	"github.com/innosim/innosim/concurrency"
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
+	"github.com/innosim/innosim/internal/progress"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/usl"
 	"github.com/innosim/innosim/internal/validate"
@@ -237,13 +238,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if jsonOut.IsStdout() {
 		text = io.Discard
 	}
-	update, finish := progress(stderr, "cells")
-	var each func(int)
-	if update != nil {
-		each = func(done int) { update(done, len(cells)) }
-	}
-	res, err := sim.RunCells(ctx, cells, each)
-	finish()
+	prog := progress.Bars(stderr, "innosim run") // a bar on a terminal; redirected, stderr holds run's own lines only
+	update := prog.Phase("cells", "cells")
+	res, err := sim.RunCells(ctx, cells, func(done int) { update(done, len(cells)) })
+	prog.Close()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: no output written: %w", err)

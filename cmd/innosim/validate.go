@@ -171,9 +171,17 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var seedList []uint64
 	var runs [][]validate.Table
+	prog := newProgress(stderr, "validate")
+	defer prog.Close()
 	for k := range uint64(seeds) {
 		s := *seed + k
-		all, err := validateTables(ctx, s, parts, users, stderr)
+		phase := func(label string) func(done, total int) {
+			if seeds > 1 {
+				label = fmt.Sprintf("seed %d: %s", s, label)
+			}
+			return prog.Phase(label, "cells")
+		}
+		all, err := validateTables(ctx, s, parts, users, phase)
 		if err != nil {
 			if seeds > 1 {
 				return fmt.Errorf("seed %d: %w", s, err)
@@ -182,6 +190,7 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		seedList, runs = append(seedList, s), append(runs, all)
 	}
+	prog.Close()
 	missed, err := validate.WriteSeeds(stdout, seedList, runs)
 	if err != nil {
 		return err
@@ -248,22 +257,21 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 	return nil
 }
 
-// validateTables simulates the tables of parts and users at seed.
-func validateTables(ctx context.Context, seed uint64, parts []string, users []validate.UserTable, stderr io.Writer) ([]validate.Table, error) {
+// validateTables simulates the tables of parts and users at seed, starting a
+// progress phase (phase) for each study, the field cases and each table.
+func validateTables(ctx context.Context, seed uint64, parts []string, users []validate.UserTable, phase func(label string) func(done, total int)) ([]validate.Table, error) {
 	var all []validate.Table
 	for _, s := range study.All() {
 		if !slices.Contains(parts, s.ID) {
 			continue
 		}
-		update, finish := progress(stderr, "study "+strings.ToUpper(s.ID))
-		rep, err := s.Run(ctx, study.Options{Seed: seed, Progress: update})
-		finish()
+		rep, err := s.Run(ctx, study.Options{Seed: seed, Progress: phase("study " + strings.ToUpper(s.ID))})
 		if err != nil {
 			return nil, fmt.Errorf("study %s: %w", s.ID, err)
 		}
 		all = append(all, rep.Validation...)
 		if s.ID == "a" { // the same machine on the workload it was not fitted to
-			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: seed})
+			t, err := study.StudyAReadWrite(ctx, study.Options{Seed: seed, Progress: phase("study A read-write")})
 			if err != nil {
 				return nil, fmt.Errorf("study a read-write: %w", err)
 			}
@@ -271,13 +279,14 @@ func validateTables(ctx context.Context, seed uint64, parts []string, users []va
 		}
 	}
 	if slices.Contains(parts, "field") {
-		ft, err := validate.FieldCases(ctx, seed)
+		ft, err := validate.FieldCases(ctx, seed, phase("field cases"))
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, ft...)
 	}
 	for _, ut := range users {
+		phase(ut.Name)
 		ts, err := ut.Tables(ctx, seed)
 		if err != nil {
 			return nil, err
