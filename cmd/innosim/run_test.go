@@ -399,10 +399,11 @@ func TestRunWakeRefusalsNameWhatTheUserGave(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--vary", "wake=all,targeted"}, []string{
-			"-vary wake=all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated",
+			"-vary wake=all with native AIO (innodb_use_native_aio = ON, the server's default): Wake = all with IO = native: want -aio simulated",
 			"Wake = all with IO = native"}},
 		{[]string{"--wake", "all"}, []string{
-			"-wake all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated or -vary aio=simulated"}},
+			"-wake all with native AIO (innodb_use_native_aio = ON, the server's default): Wake = all with IO = native: want -aio simulated or -vary aio=simulated",
+			"(native AIO wakes no handler thread)"}},
 		{[]string{"--aio", "native", "--vary", "wake=all,targeted"}, []string{
 			"-vary wake=all with native AIO (-aio native)", "or -vary wake=targeted,deferred"}},
 		{[]string{"--vary", "aio=simulated,native", "--wake", "all"}, []string{
@@ -637,6 +638,7 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	// 20,000 threads on 2 CPUs need 2 minutes before a pair of windows
 	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--threads", "1,10000", "--cpus", "2", "--client", "on")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "cell 2 of 2 (10000 threads, 2 cpus): sim: Steady.Max = 2m0s leaves no room")
+	assert.Contains(t, stderr, "-threads 10000 with 2 CPUs (-cpus 2) and a steady warm-up (-warmup's default with -client) leaves no room")
+	assert.Contains(t, stderr, "want more -cpus, or fewer threads")
 	assert.Contains(t, stderr, "a fixed -warmup DURATION measures the cell after that warm-up instead")
 }
