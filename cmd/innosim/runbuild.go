@@ -250,8 +250,12 @@ func (sw *sweep) origin(name string, vr *variant, c sim.Cell) string {
 		}
 		return "-" + name + " " + arg
 	case "warmup":
-		if !sw.fs.Given("warmup") {
-			return "-warmup's default" + map[bool]string{true: " with -client"}[c.Client != nil]
+		switch {
+		case sw.fs.Given("warmup"):
+		case c.Client != nil:
+			return "-warmup's default with -client"
+		default:
+			return "-warmup's default"
 		}
 	}
 	if sw.varies(name) {

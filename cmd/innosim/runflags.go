@@ -142,38 +142,39 @@ func runRules(f *runFlags) []cmdflag.Rule {
 // parseVary reads -vary key=v1,v2 (cmdflag.KeyValues: no empty value, none
 // twice), refusing a key that is one of the sweep's axes (threads, cpus),
 // one the server does not have, one whose flag is given too (-vary would
-// replace it in every row), and a value the key does not take.
+// replace it in every row), and a value a run setting does not take.
 func (o *runOptions) parseVary() error {
 	k, vals, err := cmdflag.KeyValues("-vary", o.runFlags.vary)
 	if err != nil {
 		return err
-	}
-	if k == "threads" || k == "cpus" {
-		// the table's columns and rows: "-threads and -vary threads both
-		// given" sent the user to a -vary that was then refused
-		return cmdflag.Usagef("-vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", k, k, k, k, strings.Join(vals, ","))
-	}
-	if removedBy(o.server, k) {
-		return cmdflag.Usagef("-vary %s: %s", k, removedMessage(o.server, k))
 	}
 	flags := []string{strings.ReplaceAll(k, "_", "-")}
 	s, ok := lookupRunSetting(k)
 	if ok {
 		flags = s.flags
 	}
-	if given := o.fs.GivenOf(flags...); len(given) > 0 {
-		return cmdflag.Usagef("%s and -vary %s both given: want one (-vary sets %s in every row)", given[0], k, k)
-	}
-	for _, v := range vals {
-		if s.key != strings.ReplaceAll(k, "-", "_") {
-			break // an option-file key a flag sets: mycnf reads its values
-		}
-		if err := s.check(fmt.Sprintf("-vary %s=%s", k, v), v); err != nil {
-			return err
-		}
-	}
+	given := append(o.fs.GivenOf(flags...), "") // "" for none
+	err = o.fs.Check(
+		// the table's columns and rows: "-threads and -vary threads both
+		// given" sent the user to a -vary that was then refused
+		cmdflag.Refuse(func() bool { return k == "threads" || k == "cpus" },
+			"-vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", k, k, k, k, strings.Join(vals, ",")),
+		cmdflag.Refuse(func() bool { return removedBy(o.server, k) }, "-vary %s: %s", k, removedMessage(o.server, k)),
+		cmdflag.Refuse(func() bool { return given[0] != "" }, "%s and -vary %s both given: want one (-vary sets %s in every row)", given[0], k, k),
+		func(*cmdflag.FlagSet) error {
+			if s.key != strings.ReplaceAll(k, "-", "_") {
+				return nil // not a run setting, or an option-file key a flag sets: mycnf reads its values
+			}
+			for _, v := range vals {
+				if err := s.check(fmt.Sprintf("-vary %s=%s", k, v), v); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	)
 	o.varyKey, o.varyValues = k, vals
-	return nil
+	return err
 }
 
 // newRunFlagSet defines run's flags.
