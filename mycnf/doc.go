@@ -8,9 +8,9 @@
 // what options mean: every option of every group is kept, as written, with its
 // file and line, so a my.cnf written for any MySQL version, fork or plugin
 // reads without complaint (File, Option). The second layer (Settings) looks up
-// the fifteen or so variables that decide scheduling behaviour, applies MySQL's
-// option prefixes and defaults, checks ranges, and lists everything else as
-// unknown. Keeping the two apart means an unknown key is never an error, while a
+// the variables that decide scheduling behaviour (Keys lists them), applies
+// MySQL's option prefixes and defaults, checks ranges, and lists everything else
+// as unknown. Keeping the two apart means an unknown key is never an error, while a
 // known key with a bad value always is. An unknown key is never silent either:
 // File.Warnings lists every option that has no effect, with its file and line
 // and the modelled key it is nearest to (innodb_thred_concurrency: did you mean
@@ -66,9 +66,10 @@
 // splits longer lines), the size of each file and of all files together, the
 // number of options in each file and in all files, and the number of files.
 // Only regular files are read: a named pipe, device, socket or directory named
-// as an option file is an error naming it, never a read that blocks forever. A file that includes itself, directly or through others, is
-// an include cycle and an error; the same file included twice side by side is
-// not (MySQL reads it twice, and so does mycnf, within the limits). Errors say
+// as an option file is an error naming it, never a read that blocks forever. A
+// file that includes itself, directly or through others, is an include cycle
+// and an error; the same file included twice side by side is not (MySQL reads
+// it twice, and so does mycnf, within the limits). Errors say
 // which limit was hit and wrap ErrLimit. Input from an io.Reader (Parse) may not
 // include files at all, so tests and fuzzing never touch the disk; ParseFS reads
 // from any fs.FS, ParseFile from the operating system.

@@ -60,7 +60,7 @@ func TestRowScanShardedTakesOneShardTwicePerRow(t *testing.T) {
 // never sleeps: each hold of buf_pool->mutex is a few hundred ns, so a
 // spinner wins the mutex within its 30 rounds every time and the wait array
 // is never reached. So the array does not move the case's 4/1 ratio; what
-// would is in docs/sim-model.md ("The global wait array").
+// would is in docs/decisions/global-wait-array.md.
 func TestRowScanSpinnersNeverReachTheWaitArray(t *testing.T) {
 	run := func(s SyncArray) (Result, *machine.Machine) {
 		c := Cell{Workload: "row_scan_global", Threads: 4, Machine: MachineConfig{CPUs: 4, Sockets: 4, Scheduler: CFS,

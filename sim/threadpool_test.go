@@ -99,8 +99,7 @@ func TestPoolWorkerPreemptedByItsOwnWakeSleeps(t *testing.T) {
 // BenchmarkPoolWaits reports the simulated transactions/s of oltp_read_write
 // with its client on the machine (NewKernel, 25 µs of client CPU a
 // statement) and a device of one unit that serves an fsync in 200 µs, by
-// thread handling, CPUs and connections (docs/sim-model.md has the
-// figures). The figures are deterministic: run it with -benchtime 1x.
+// thread handling, CPUs and connections. The figures are deterministic: run it with -benchtime 1x.
 func BenchmarkPoolWaits(b *testing.B) {
 	for _, th := range []ThreadHandling{OneThreadPerConnection, PoolOfThreads} {
 		for _, cpus := range []int{2, 16} {
@@ -203,6 +202,6 @@ func TestPoolRefusesAServerProgramAThreadWouldBeRefused(t *testing.T) {
 			ThreadHandling: th, Client: &ClientConfig{}}
 		err := c.Validate()
 		require.ErrorIs(t, err, ErrInvalidConfig, "%v", th)
-		assert.ErrorContains(t, err, "want a device installed by SetDevice", "%v", th)
+		assert.ErrorContains(t, err, "fsyncs the log at every commit: want a Device", "%v", th)
 	}
 }

@@ -15,10 +15,21 @@ import (
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
+	return runCmdContext(context.Background(), args...)
+}
+
+// runCmdContext runs the command under ctx (validate.Quick's, for a quick
+// run).
+func runCmdContext(ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
-	code = run(context.Background(), args, &o, &e)
+	code = run(ctx, args, &o, &e)
 	return code, o.String(), e.String()
 }
+
+// fullSize reports whether INNOSIM_FULL=1 asks for the full-size runs: the
+// goldens of the whole reproduce and validate (minutes of CPU) instead of
+// their quick runs (validate.Quick). .ci/run sets it.
+func fullSize() bool { return os.Getenv("INNOSIM_FULL") == "1" }
 
 func TestCommandLineErrors(t *testing.T) {
 	tests := []struct {
@@ -67,7 +78,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"validate with costs but no live table", []string{"validate", "--costs", "testdata/some.profile", "b"}, 2, "no -table is one"},
 		{"validate with a rotation but no costs", []string{"validate", "--rotation", "r.csv", "b"}, 2, "-rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv"},
 		{"validate with an empty rotation path", []string{"validate", "--rotation", "", "b"}, 2, `-rotation "": want the path of a rotation probe's CSV`},
-		{"validate with a missing rotation file", []string{"validate", "--table", "../../docs/live/live.csv", "--costs", "../../docs/live/costs.profile", "--rotation", "/nonexistent.csv", "b"}, 1, "-rotation: open /nonexistent.csv"},
+		{"validate with a missing rotation file", []string{"validate", "--table", "../../docs/live/v1045-heavy-load.csv", "--costs", "../../docs/live/v1045.profile", "--rotation", "/nonexistent.csv", "b"}, 1, "-rotation: open /nonexistent.csv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,13 +11,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// readDocs returns README.md and the command pages (docs/cmd/*.md) of the
+// repository at root, one after the other: the tests below hold the commands
+// and samples of both.
+func readDocs(t *testing.T, root string) []byte {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "cmd", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pages)
+	var text []byte
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		text = append(append(text, b...), '\n')
+	}
+	return text
+}
+
 // Every file a README command reads (--cnf, --table, --costs) is in the
 // repository: the commands used to read ../shared/reference/*.cnf, which a
 // clone of the module does not have.
 func TestREADMECommandsReadFilesOfTheRepository(t *testing.T) {
 	root := filepath.Join("..", "..")
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
+	text := readDocs(t, root)
 	// outputs the commands write themselves (live.csv, costs.profile) are not inputs
 	written := map[string]bool{}
 	for _, m := range regexp.MustCompile(`--(?:csv|out|json|plot) (\S+)`).FindAllStringSubmatch(string(text), -1) {
@@ -43,8 +59,7 @@ func TestREADMERunSamplesAreWhatRunPrints(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("simulates 0.5 s of 96 cpus per cell, several times")
 	}
-	text, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	require.NoError(t, err)
+	text := readDocs(t, filepath.Join("..", ".."))
 	// a command block of one run, then the block of its output
 	samples := regexp.MustCompile("(?s)```sh\n(go run ./cmd/innosim run [^`]*?)\n```\n\n```\n(.*?)```").FindAllStringSubmatch(string(text), -1)
 	require.NotEmpty(t, samples)
@@ -65,8 +80,7 @@ func TestREADMERunSamplesAreWhatRunPrints(t *testing.T) {
 // show, and a careless git add -A to commit.
 func TestREADMEOutputsAreIgnored(t *testing.T) {
 	root := filepath.Join("..", "..")
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
+	text := readDocs(t, root)
 	ignore, err := os.ReadFile(filepath.Join(root, ".gitignore"))
 	require.NoError(t, err)
 	var patterns []string

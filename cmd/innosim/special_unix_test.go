@@ -32,11 +32,11 @@ func TestCommandsRefuseWhatIsNotARegularFile(t *testing.T) {
 		{"compare", []string{"compare", fifo, fifo}, fifo + ": not a regular file (a named pipe)"},
 		{"compare /dev/zero", []string{"compare", "/dev/zero", "/dev/zero"}, "/dev/zero: not a regular file (a character device)"},
 		{"validate -table", []string{"validate", "-table", fifo, "tables"}, "-table: open " + fifo + ": not a regular file (a named pipe)"},
-		{"validate -rotation", []string{"validate", "-table", "../../docs/live/live.csv", "-costs", "../../docs/live/costs.profile", "-rotation", fifo, "tables"},
+		{"validate -rotation", []string{"validate", "-table", "../../docs/live/v1045-heavy-load.csv", "-costs", "../../docs/live/v1045.profile", "-rotation", fifo, "tables"},
 			"-rotation: open " + fifo + ": not a regular file (a named pipe)"},
 		{"run --costs", []string{"run", "--workload", "connect", "--costs", fifo}, "-costs: open " + fifo + ": not a regular file (a named pipe)"},
 		{"run --profile", []string{"run", "--workload", "connect", "--profile", fifo}, "-profile: open " + fifo + ": not a regular file (a named pipe)"},
-		{"validate -costs", []string{"validate", "-costs", fifo, "-table", "../../docs/live/live.csv", "tables"}, "-costs: open " + fifo + ": not a regular file (a named pipe)"},
+		{"validate -costs", []string{"validate", "-costs", fifo, "-table", "../../docs/live/v1045-heavy-load.csv", "tables"}, "-costs: open " + fifo + ": not a regular file (a named pipe)"},
 		{"run --cnf", []string{"run", "--workload", "connect", "--cnf", fifo}, fifo + ": not a regular file (a named pipe)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

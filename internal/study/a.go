@@ -31,7 +31,7 @@ var (
 // Its futex costs are OldKernel's sourced ones (FutexWalk 0, FutexGrowth
 // 0.5): with the wait array the study passes on them, where before it needed
 // a fitted pair (FutexWalk 1, FutexGrowth 8) for its convoy at 12 and 16 cpus
-// to form (docs/sim-model.md has the trials). One cost is chosen on the
+// to form (docs/decisions/global-wait-array.md has the trials). One cost is chosen on the
 // read-only table (fitted): a priority change (priocntl's PC_SETPARMS under
 // pthread_setschedparam) costs 300 ns beyond the call's entry. The table's
 // twelve cells with fewer threads than cpus, where the two calls a statement

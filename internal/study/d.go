@@ -49,7 +49,7 @@ func studyDCell(io int, w aio.WakePolicy) (sim.Cell, error) {
 // thread spinning for the bucket or woken by a wake-all, where a line
 // transfer (0.5) is what the source gives. The factor is fitted to the
 // study's spin share; it stands for contention the model does not have, and
-// no source gives it (docs/sim-model.md has the trials). The published share
+// no source gives it (docs/decisions/futex-costs-by-kind.md has the trials). The published share
 // is raw_spin_lock's, so the table compares Result.RawSpinShare, which would
 // count the CPUs' run-queue locks too; they are off here (RunqueueHold 0):
 // on, at 200 ns to 1 µs a hold, they spun under 0.01% of the CPU at 16+16 and

@@ -15,7 +15,7 @@ import (
 )
 
 // rotationProfile is a calibrated profile's shape: a ring footprint and the
-// caches' sizes and refill costs (docs/live/costs.profile's figures).
+// caches' sizes and refill costs (docs/live/v1045.profile's figures).
 func rotationProfile() sim.CostProfile {
 	p, _ := sim.Profile("new-kernel")
 	p.Name = "calibrated"
@@ -251,10 +251,10 @@ func TestParseRotationReadsWhatLiveWrites(t *testing.T) {
 	rot, err := ParseRotation(strings.NewReader(b.String()), "written.csv")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"oltp_read_only thread_handling=pool-of-threads"}, rot.Curves())
-	f, err := os.Open("../../docs/live/rotation.csv")
+	f, err := os.Open("../../docs/live/v1300-rotation.csv")
 	require.NoError(t, err)
 	defer f.Close()
-	committed, err := ParseRotation(f, "docs/live/rotation.csv")
+	committed, err := ParseRotation(f, "docs/live/v1300-rotation.csv")
 	require.NoError(t, err)
 	assert.Len(t, committed.Curves(), 6, "three workloads (connect at one connection) × two thread handlings")
 }

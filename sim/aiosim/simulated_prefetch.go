@@ -130,7 +130,7 @@ func (d *Simulated) prefetch(id int32, pages int32, split bool) bool {
 			ev := &d.ev[s]
 			ev.Set()
 			// a futex wake whenever the handler is registered, even if the
-			// event was set already (see docs/sim-model.md, known departures)
+			// event was set already (docs/design.md, known departures)
 			if ev.Waiting {
 				m.FutexWake(id, d, int32(s), d.evBucket[s])
 				return false

@@ -81,8 +81,8 @@ type CostProfile struct {
 	// more for every thread waiting on the mutex, on every futex call of it
 	// (a wait and a wake of one alike), and (1-w) × the per-kind growth of
 	// Machine.holdTime. 0, the default of OldKernel and NewKernel, is what
-	// Linux's futex_wait and futex_wake do (docs/sim-model.md has the
-	// figures of both).
+	// Linux's futex_wait and futex_wake do (docs/decisions/futex-costs-by-kind.md has
+	// the figures of both).
 	FutexWalk float64
 	// SpinRound is one round of InnoDB's mutex spin loop (ut_delay of a random
 	// 0..innodb_spin_wait_delay units, averaged).
