@@ -15,10 +15,21 @@ import (
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
+	return runCmdContext(context.Background(), args...)
+}
+
+// runCmdContext runs the command under ctx (validate.Quick's, for a quick
+// run).
+func runCmdContext(ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
-	code = run(context.Background(), args, &o, &e)
+	code = run(ctx, args, &o, &e)
 	return code, o.String(), e.String()
 }
+
+// fullSize reports whether INNOSIM_FULL=1 asks for the full-size runs: the
+// goldens of the whole reproduce and validate (minutes of CPU) instead of
+// their quick runs (validate.Quick). .ci/run sets it.
+func fullSize() bool { return os.Getenv("INNOSIM_FULL") == "1" }
 
 func TestCommandLineErrors(t *testing.T) {
 	tests := []struct {

@@ -2,38 +2,15 @@ package main
 
 import (
 	"io"
-	"os"
-	"sync"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
+	"github.com/innosim/innosim/internal/progress"
 )
 
-// progress returns a callback that draws a progress bar on stderr when stderr is
-// a terminal, and nil otherwise (so that redirected output stays clean).
-func progress(stderr io.Writer, label string) (update func(done, total int), finish func()) {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil, func() {}
-	}
-	var mu sync.Mutex
-	var bar *progressbar.ProgressBar
-	update = func(done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
-				progressbar.OptionSetDescription(label), progressbar.OptionClearOnFinish(),
-				progressbar.OptionShowCount())
-		}
-		_ = bar.Set(done)
-	}
-	finish = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar != nil {
-			_ = bar.Finish()
-		}
-	}
-	return update, finish
+// newProgress returns the progress reporter of command cmd on stderr: a bar
+// a phase when stderr is a terminal, else a line as each phase starts and
+// every few seconds (progress.Every), so that a run whose stderr goes to a
+// file or a pipe still says how far it is. Close it before the command
+// returns.
+func newProgress(stderr io.Writer, cmd string) *progress.Reporter {
+	return progress.New(stderr, "innosim "+cmd)
 }

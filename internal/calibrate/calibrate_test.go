@@ -18,8 +18,27 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// tiny keeps test runs short; the figures are only checked for sanity.
-var tiny = Options{Repeats: 5, Rounds: 200}
+// tiny keeps test runs short: few repeats and rounds, and the rings of at
+// most 16 threads (those of 128 and 1,024 threads took 20 s of each
+// calibration). INNOSIM_FULL=1 (as .ci/run sets) measures every ring here;
+// the figures are only checked for sanity.
+var tiny = Options{Repeats: 5, Rounds: 200, MaxRing: smallRing()}
+
+// smallRing is the largest ring TestMeasureGivesSaneFigures measures: 16
+// threads, or every ring (0) when INNOSIM_FULL=1.
+func smallRing() int {
+	if os.Getenv("INNOSIM_FULL") == "1" {
+		return 0
+	}
+	return 16
+}
+
+// smallRun is the flags of a Run as short as tiny's default, for the tests
+// of what Run writes (its table, JSON and profile), which the size of the
+// rings does not change.
+func smallRun(args ...string) []string {
+	return append(args, "-max-ring", "16", "-repeats", "3", "-rounds", "50")
+}
 
 func TestMeasureGivesSaneFigures(t *testing.T) {
 	c, err := Measure(context.Background(), tiny)
@@ -76,6 +95,8 @@ func TestMeasureRejectsBadOptions(t *testing.T) {
 		{"too many repeats", Options{Repeats: 1001}, "calibrate: Repeats = 1001, want 1..1000"},
 		{"negative rounds", Options{Rounds: -5}, "calibrate: Rounds = -5, want 1..1000000 (0 for 1000): invalid config"},
 		{"too many rounds", Options{Rounds: 2_000_000}, "calibrate: Rounds = 2000000, want 1..1000000"},
+		{"a ring of one thread", Options{MaxRing: 1}, "calibrate: MaxRing = 1, want 2..1024 (0 for every ring): invalid config"},
+		{"a ring past the largest", Options{MaxRing: 1025}, "calibrate: MaxRing = 1025, want 2..1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +110,7 @@ func TestMeasureRejectsBadOptions(t *testing.T) {
 func TestOptionsZeroValueMeansDefaults(t *testing.T) {
 	o, err := Options{}.withDefaults()
 	require.NoError(t, err)
-	require.Equal(t, Options{Repeats: DefaultRepeats, Rounds: DefaultRounds}, o)
+	require.Equal(t, Options{Repeats: DefaultRepeats, Rounds: DefaultRounds, MaxRing: 1024}, o)
 }
 
 func TestMeasureStopsWhenContextEnds(t *testing.T) {
@@ -132,7 +153,7 @@ func TestRun(t *testing.T) {
 		wantErr  error
 		wantText string
 	}{
-		{"table", []string{"-repeats", "3", "-rounds", "50"}, nil, "context switch"},
+		{"table", smallRun(), nil, "context switch"},
 		{"bad repeats", []string{"-repeats", "-1"}, errUsage, ""},
 		{"stray argument", []string{"now"}, errUsage, ""},
 		{"unknown flag", []string{"-frobnicate"}, errUsage, ""},
@@ -164,7 +185,7 @@ func TestRun(t *testing.T) {
 // not go to a file.
 func TestRunJSON(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, Run(context.Background(), []string{"-json", "-", "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
+	require.NoError(t, Run(context.Background(), smallRun("-json", "-"), &out, &bytes.Buffer{}))
 	var js runJSON
 	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
 	require.Positive(t, js.Costs.Syscall.Median)
@@ -173,7 +194,7 @@ func TestRunJSON(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "costs.json")
 	out.Reset()
-	require.NoError(t, Run(context.Background(), []string{"-json", path, "-repeats", "3", "-rounds", "50"}, &out, &bytes.Buffer{}))
+	require.NoError(t, Run(context.Background(), smallRun("-json", path), &out, &bytes.Buffer{}))
 	require.Contains(t, out.String(), "context switch", "the table as without -json")
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -198,5 +219,19 @@ func TestPreemptShare(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.InDelta(t, tt.want, preemptShare(1000, tt.calls), 0.001)
 		})
+	}
+}
+
+// TestMeasureLeavesOutRingsPastMaxRing: MaxRing 2 measures the rings of two
+// threads and leaves every larger ring's figures zero.
+func TestMeasureLeavesOutRingsPastMaxRing(t *testing.T) {
+	c, err := Measure(context.Background(), Options{Repeats: 1, Rounds: 10, MaxRing: 2})
+	require.NoError(t, err)
+	for s := range RingWorkingSets {
+		require.Equal(t, 1, c.Ring[s][0].Repeats, "the ring of 2 threads, %d bytes each", RingWorkingSets[s])
+		require.Positive(t, c.Ring[s][0].Median)
+		for i := 1; i < len(RingThreads); i++ {
+			require.Zero(t, c.Ring[s][i], "the ring of %d threads is past MaxRing", RingThreads[i])
+		}
 	}
 }

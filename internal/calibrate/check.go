@@ -287,9 +287,10 @@ type CheckOptions struct {
 	// wake-all/4 took 16 to 26 µs/op in eight one-run checks of one quiet
 	// morning, as the handler threads happened to coalesce wakes or not.
 	Count int
-	// Progress, if not nil, is told each case before it runs, with its
-	// round: "policy=all/handlers=4 (run 1 of 5)".
-	Progress func(name string)
+	// Progress, if not nil, is told before each run of a case its name and
+	// round ("policy=all/handlers=4 (run 1 of 5)"), the runs done and their
+	// total.
+	Progress func(name string, done, total int)
 }
 
 // Check predicts BenchmarkAIOWake in futex mode (wake-all and targeted at each
@@ -349,7 +350,7 @@ func Check(ctx context.Context, o CheckOptions) (CheckReport, error) {
 				return CheckReport{}, err
 			}
 			if o.Progress != nil {
-				o.Progress(fmt.Sprintf("%s (run %d of %d)", c.Name(), run+1, o.Count))
+				o.Progress(fmt.Sprintf("%s (run %d of %d)", c.Name(), run+1, o.Count), run*len(cases)+i, o.Count*len(cases))
 			}
 			res := testing.Benchmark(func(b *testing.B) { aiobench.Wake(b, aio.HandlerFutex, c.Wake, c.Handlers, nil) })
 			if res.N == 0 {

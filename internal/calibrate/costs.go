@@ -40,7 +40,8 @@ type probe func(rounds int) (float64, error)
 // Measure calibrates this machine. It runs the probes one after another, each
 // taking one warm-up and opts.Repeats measurements of opts.Rounds operations;
 // the twelve rings dominate a full run's time (each measurement of a ring of
-// 1,024 creates and ends its 1,024 threads). A probe
+// 1,024 creates and ends its 1,024 threads), and opts.MaxRing leaves out the
+// larger ones. A probe
 // that cannot run here (the pinned futex probes off Linux, or the remote wake
 // on one CPU) leaves its figure zero. It returns an error wrapping
 // ErrInvalidConfig for bad options, ctx.Err() when ctx ends between
@@ -72,6 +73,9 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}
 	for si, size := range RingWorkingSets {
 		for i, n := range RingThreads {
+			if n > opts.MaxRing {
+				continue
+			}
 			probes = append(probes, struct {
 				name  string
 				run   probe
@@ -82,7 +86,10 @@ func Measure(ctx context.Context, opts Options) (Costs, error) {
 	}
 	c.CacheL2, c.CacheLLC = readCaches(sysCacheDir)
 probes:
-	for _, p := range probes {
+	for k, p := range probes {
+		if opts.Progress != nil && k > 0 {
+			opts.Progress(k, len(probes))
+		}
 		vs := make([]float64, 0, opts.Repeats)
 		for i := -1; i < opts.Repeats; i++ { // i = -1 is the warm-up
 			if err := ctx.Err(); err != nil {
@@ -104,6 +111,9 @@ probes:
 		} else {
 			*p.dst = summarize(vs)
 		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(probes), len(probes))
 	}
 	c.Load = currentLoad()
 	return c, nil

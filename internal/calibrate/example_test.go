@@ -7,9 +7,10 @@ import (
 	"github.com/innosim/innosim/internal/calibrate"
 )
 
-// Measure this machine with a short calibration and compare two of its costs.
+// Measure this machine with a short calibration (few repeats and rounds, the
+// switch rings of at most 16 threads) and compare two of its costs.
 func ExampleMeasure() {
-	costs, err := calibrate.Measure(context.Background(), calibrate.Options{Repeats: 5, Rounds: 200})
+	costs, err := calibrate.Measure(context.Background(), calibrate.Options{Repeats: 5, Rounds: 200, MaxRing: 16})
 	if err != nil {
 		fmt.Println(err)
 		return

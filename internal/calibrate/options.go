@@ -30,6 +30,16 @@ type Options struct {
 	// acquisitions) one measurement averages over. 0 means DefaultRounds;
 	// otherwise 1..1000000.
 	Rounds int
+	// MaxRing bounds the switch probe's rings: a ring of more threads than
+	// MaxRing is not measured, and its figures stay zero, as those of a
+	// probe this machine cannot run (the profile's cache refill is then
+	// fitted to the smaller rings). 0 means every ring of RingThreads;
+	// otherwise 2..1024. The rings of 1,024 threads take most of a
+	// calibration's time.
+	MaxRing int
+	// Progress, if not nil, is told after each probe the probes done and
+	// their total.
+	Progress func(done, total int)
 }
 
 // withDefaults validates o and fills in the defaults.
@@ -45,6 +55,12 @@ func (o Options) withDefaults() (Options, error) {
 		o.Rounds = DefaultRounds
 	case o.Rounds < 1 || o.Rounds > 1_000_000:
 		return o, fmt.Errorf("calibrate: Rounds = %d, want 1..1000000 (0 for %d): %w", o.Rounds, DefaultRounds, ErrInvalidConfig)
+	}
+	switch {
+	case o.MaxRing == 0:
+		o.MaxRing = RingThreads[len(RingThreads)-1]
+	case o.MaxRing < RingThreads[0] || o.MaxRing > RingThreads[len(RingThreads)-1]:
+		return o, fmt.Errorf("calibrate: MaxRing = %d, want %d..%d (0 for every ring): %w", o.MaxRing, RingThreads[0], RingThreads[len(RingThreads)-1], ErrInvalidConfig)
 	}
 	return o, nil
 }

@@ -101,7 +101,7 @@ func TestWriteProfileRoundTrip(t *testing.T) {
 func TestRunOutWritesALoadableProfile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "here.profile")
 	var out, errOut bytes.Buffer
-	require.NoError(t, Run(context.Background(), []string{"-repeats", "3", "-rounds", "50", "-out", path}, &out, &errOut))
+	require.NoError(t, Run(context.Background(), smallRun("-out", path), &out, &errOut))
 	assert.Contains(t, errOut.String(), "cost profile written to "+path)
 	p, err := sim.LoadProfile(path)
 	require.NoError(t, err)

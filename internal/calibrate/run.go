@@ -13,6 +13,7 @@ import (
 	"github.com/innosim/innosim/internal/benchenv"
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
+	"github.com/innosim/innosim/internal/progress"
 	"github.com/innosim/innosim/internal/report"
 )
 
@@ -35,10 +36,11 @@ import (
 // names a directory, or a stray argument, all before anything is measured.
 // For -h it prints the usage and returns flag.ErrHelp.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-json FILE] [-out FILE] [-check [-benchtime D] [-count N]]",
+	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json FILE] [-out FILE] [-check [-benchtime D] [-count N]]",
 		"Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
 	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
 	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
+	maxRing := fs.Int("max-ring", RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many threads (2..1024; the rings of 1,024 threads take most of the time)")
 	jsonPath := fs.String("json", "", "also write the costs (durations in nanoseconds) and the check to this JSON file; - writes them to stdout instead of the text")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
@@ -63,6 +65,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}{
 		{*repeats < 1 || *repeats > 1000, "repeats", *repeats, "1..1000"},
 		{*rounds < 1 || *rounds > 1_000_000, "rounds", *rounds, "1..1000000"},
+		{*maxRing < RingThreads[0] || *maxRing > RingThreads[len(RingThreads)-1], "max-ring", *maxRing, "2..1024"},
 		{*benchtime < 1 || *benchtime > time.Minute, "benchtime", *benchtime, "1ns..1m0s"},
 		{*count < 1 || *count > 20, "count", *count, "1..20"},
 	} {
@@ -91,12 +94,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer jsonOut.Discard()
 	text := !jsonOut.IsStdout()
-	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds})
+	// A bar on a terminal; otherwise a line as each stage starts and every
+	// few seconds (a calibration and its check take minutes).
+	prog := progress.New(stderr, "innosim calibrate")
+	defer prog.Close()
+	c, err := Measure(ctx, Options{Repeats: *repeats, Rounds: *rounds, MaxRing: *maxRing, Progress: prog.Phase("measuring", "probes")})
+	prog.End()
 	if err != nil {
 		return err
 	}
 	if w := busyWarning(c, *out); w != "" {
-		fmt.Fprintln(stderr, w)
+		fmt.Fprintln(prog, w)
 	}
 	if text {
 		if err := c.WriteTable(stdout); err != nil {
@@ -118,16 +126,21 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := profile.Write(func(f *os.File) error { return c.WriteProfile(f, "calibrated", benchenv.Current()) }); err != nil {
 			return fmt.Errorf("calibrate: %w", err)
 		}
-		fmt.Fprintf(stderr, "cost profile written to %s\n", *out)
+		fmt.Fprintf(prog, "cost profile written to %s\n", *out)
 	}
 	if !*check {
 		return writeJSON()
 	}
+	update := prog.Phase("check", "benchmark runs")
 	co := CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
-		Progress: func(name string) { fmt.Fprintf(stderr, "running %s\n", name) }}
+		Progress: func(name string, done, total int) {
+			fmt.Fprintf(prog, "running %s\n", name)
+			update(done, total)
+		}}
 	lo, hi := co.Estimate()
-	fmt.Fprintf(stderr, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
+	fmt.Fprintf(prog, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
 	rep, err := Check(ctx, co)
+	prog.Close()
 	if err != nil {
 		return err
 	}

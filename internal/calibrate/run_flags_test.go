@@ -28,6 +28,8 @@ func TestRunRefusesOutOfRangeFlagsBeforeMeasuring(t *testing.T) {
 		{"repeats 1001", []string{"-repeats", "1001"}, "-repeats 1001, want 1..1000"},
 		{"rounds 0", []string{"-rounds", "0"}, "-rounds 0, want 1..1000000"},
 		{"rounds 1000001", []string{"-rounds", "1000001"}, "-rounds 1000001, want 1..1000000"},
+		{"max-ring 1", []string{"-max-ring", "1"}, "-max-ring 1, want 2..1024"},
+		{"max-ring 2048", []string{"-max-ring", "2048"}, "-max-ring 2048, want 2..1024"},
 		{"benchtime 0", []string{"-check", "-benchtime", "0s"}, "-benchtime 0s, want 1ns..1m0s"},
 		{"benchtime -1s", []string{"-check", "-benchtime", "-1s"}, "-benchtime -1s, want 1ns..1m0s"},
 		{"benchtime 2m", []string{"-check", "-benchtime", "2m"}, "-benchtime 2m0s, want 1ns..1m0s"},

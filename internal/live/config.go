@@ -87,6 +87,9 @@ type Config struct {
 	TempDir string
 	// Log, when not nil, gets one line per step (server start, each point).
 	Log io.Writer
+	// Progress, when not nil, is told after each point (of Run's sweep or
+	// of Rotate's probe) the points done and their total.
+	Progress func(done, total int)
 }
 
 // DefaultConfig returns a sweep of point selects at 1, 2, 4, 8 and 64

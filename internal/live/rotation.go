@@ -85,6 +85,15 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 		return nil, err
 	}
 	c.Threads = connections // Run's limits (open files, max_connections) follow the largest
+	perValue := 0
+	for _, w := range c.Workloads {
+		for _, k := range connections {
+			if k == 1 || Rotates(w) {
+				perValue++
+			}
+		}
+	}
+	step := c.stepper(len(c.values()) * perValue)
 	var points []RotationPoint
 	err := withServers(ctx, c, func(ctx context.Context, p programs, srv *server, dir, v string) error {
 		script := filepath.Join(dir, "rotation.lua")
@@ -116,6 +125,7 @@ func Rotate(ctx context.Context, c Config, connections []int) ([]RotationPoint, 
 				pt := median(reps, func(p RotationPoint) float64 { return float64(p.ServerCPUPerQuery) })
 				c.logf("live: rotation on %s: %s connections=%d: server CPU %v/query, client CPU %v/query", c.serverLabel(v), w, k, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 				points = append(points, pt)
+				step()
 			}
 		}
 		return nil

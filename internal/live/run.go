@@ -63,12 +63,13 @@ func Run(ctx context.Context, c Config) ([]Point, error) {
 		return nil, err
 	}
 	var points []Point
+	step := c.stepper(len(c.values()) * len(c.Workloads) * len(c.Threads))
 	err := withServers(ctx, c, func(ctx context.Context, p programs, srv *server, dir, v string) error {
 		script, err := writeConnectScript(dir)
 		if err != nil {
 			return err
 		}
-		pts, err := runValue(ctx, p, c, srv, script, v)
+		pts, err := runValue(ctx, p, c, srv, script, v, step)
 		points = append(points, pts...)
 		return err
 	})
@@ -104,16 +105,33 @@ func withServers(ctx context.Context, c Config, fn func(ctx context.Context, p p
 	if err := installDatadir(ctx, p, dir); err != nil {
 		return err
 	}
-	values := c.Values
-	if c.Setting == "" {
-		values = []string{""}
-	}
-	for i, v := range values {
+	for i, v := range c.values() {
 		if err := withServer(ctx, p, c, dir, v, i == 0, fn); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// values are the setting's values a server each: c.Values, or one server
+// ("") when no setting is swept.
+func (c Config) values() []string {
+	if c.Setting == "" {
+		return []string{""}
+	}
+	return c.Values
+}
+
+// stepper returns the function to call after each of total points: it tells
+// c.Progress, if any, the points done.
+func (c Config) stepper(total int) func() {
+	done := 0
+	return func() {
+		done++
+		if c.Progress != nil {
+			c.Progress(done, total)
+		}
+	}
 }
 
 // withServer starts a server with Setting = v, prepares the tables when
@@ -156,8 +174,9 @@ func (c Config) logf(format string, a ...any) {
 	}
 }
 
-// runValue runs every workload × threads point on srv, whose setting value is v.
-func runValue(ctx context.Context, p programs, c Config, srv *server, script, v string) ([]Point, error) {
+// runValue runs every workload × threads point on srv, whose setting value
+// is v, calling step after each.
+func runValue(ctx context.Context, p programs, c Config, srv *server, script, v string, step func()) ([]Point, error) {
 	label := c.serverLabel(v)
 	var points []Point
 	for _, w := range c.Workloads {
@@ -183,6 +202,7 @@ func runValue(ctx context.Context, p programs, c Config, srv *server, script, v 
 			pt := median(reps, func(p Point) float64 { return p.Throughput })
 			c.logf("live: %s %s threads=%d: %.0f %s, p95 %v, server CPU %v/query, client CPU %v/query", label, w, th, pt.Throughput, pt.Unit, pt.P95, pt.ServerCPUPerQuery, pt.ClientCPUPerQuery)
 			points = append(points, pt)
+			step()
 		}
 	}
 	return points, nil

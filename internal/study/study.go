@@ -108,7 +108,8 @@ func Lookup(id string) (Study, error) {
 	return Study{}, fmt.Errorf("study: %q, want a, b, c or d: %w", id, sim.ErrInvalidConfig)
 }
 
-// runCells seeds the cells from o and runs them with o's progress.
+// runCells seeds the cells from o and runs them with o's progress (each for a
+// twentieth of its virtual time when ctx is validate.Quick's).
 func runCells(ctx context.Context, o Options, cells []sim.Cell) ([]sim.Result, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = o.Seed*1_000_003 + uint64(i)
@@ -116,6 +117,7 @@ func runCells(ctx context.Context, o Options, cells []sim.Cell) ([]sim.Result, e
 			cells[i].Machine.Costs = *o.Costs
 		}
 	}
+	validate.Shorten(ctx, cells)
 	var progress func(int)
 	if o.Progress != nil {
 		progress = func(done int) { o.Progress(done, len(cells)) }

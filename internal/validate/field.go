@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/innosim/innosim/mycnf"
@@ -29,13 +30,27 @@ type fieldCase struct {
 // run side by side (each case's cells as sim.RunCells runs them), so a long
 // case does not wait for the others; every cell has its own machine and
 // seed, and the figures do not depend on the order the cells ran in.
-func FieldCases(ctx context.Context, seed uint64) ([]Table, error) {
+// progress, if not nil, is told as cells finish the cells done and the total
+// so far (which grows when a case's second stage starts), from several
+// goroutines.
+func FieldCases(ctx context.Context, seed uint64, progress func(done, total int)) ([]Table, error) {
 	cases := []fieldCase{bug40604(), bug15815(), bug52806(), bug111102(), threadCollapse()}
 	out := make([]Table, len(cases))
+	var mu sync.Mutex
+	done, total := 0, 0
+	count := func(cells, finished int) {
+		if progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done, total = done+finished, total+cells
+		progress(done, total)
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	for k, fc := range cases {
 		g.Go(func() error {
-			t, err := fc.run(ctx, seed*1_000_003+uint64(1000*k))
+			t, err := fc.run(ctx, seed*1_000_003+uint64(1000*k), count)
 			if err != nil {
 				return fmt.Errorf("validate: field case %d: %w", k, err)
 			}
@@ -50,8 +65,10 @@ func FieldCases(ctx context.Context, seed uint64) ([]Table, error) {
 }
 
 // run simulates the case's cells, seeding cell i (of both stages, cells'
-// first) with base + i, and returns its table.
-func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
+// first) with base + i, and returns its table. It tells count each stage's
+// cells as the stage starts (count(n, 0)) and each cell as it finishes
+// (count(0, 1)).
+func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, finished int)) (Table, error) {
 	cells, err := fc.cells()
 	if err != nil {
 		return Table{}, err
@@ -59,7 +76,10 @@ func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = base + uint64(i)
 	}
-	res, err := sim.RunCells(ctx, cells, nil)
+	Shorten(ctx, cells)
+	count(len(cells), 0)
+	finished := func(int) { count(0, 1) }
+	res, err := sim.RunCells(ctx, cells, finished)
 	if err != nil {
 		return Table{}, err
 	}
@@ -70,8 +90,15 @@ func (fc fieldCase) run(ctx context.Context, base uint64) (Table, error) {
 		}
 		for i := range more {
 			more[i].Machine.Seed = base + uint64(len(cells)+i)
+			if IsQuick(ctx) {
+				// its window is drawn from the quick first stage's, so
+				// only its warm-up is shortened, and no steady warm-up
+				// can hold so short a window
+				more[i].Warmup, more[i].Steady = quick(more[i].Warmup, sim.DefaultWarmup), nil
+			}
 		}
-		r2, err := sim.RunCells(ctx, more, nil)
+		count(len(more), 0)
+		r2, err := sim.RunCells(ctx, more, finished)
 		if err != nil {
 			return Table{}, err
 		}

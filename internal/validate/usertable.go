@@ -388,8 +388,9 @@ func (ut UserTable) simulate(ctx context.Context, seed uint64) ([]float64, []Che
 	failed := make([]error, len(ut.Cells))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range ut.Cells {
-		c := ut.Cells[i]
+	cells := slices.Clone(ut.Cells)
+	Shorten(ctx, cells)
+	for i, c := range cells {
 		c.Machine.Seed = seed*1_000_003 + uint64(i)
 		g.Go(func() error {
 			r, err := c.Run(gctx)

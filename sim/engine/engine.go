@@ -1,7 +1,9 @@
-// Package engine is the simulator's discrete-event engine: events keyed by
-// (virtual time in ns, sequence number), handlers registered once and named by
-// a small Kind, a virtual clock and a seeded PCG random source. Scheduling an
-// event allocates nothing, and the engine starts no goroutine. The same seed
+// Package engine is the simulator's discrete-event engine: events run in
+// order of virtual time (ns), those at one time in the order they were
+// scheduled, from a calendar queue (R. Brown, CACM 1988); handlers registered
+// once and named by a small Kind; a virtual clock and a seeded PCG random
+// source. Scheduling an event allocates nothing once the queue has grown to
+// the number pending, and the engine starts no goroutine. The same seed
 // and the same schedule of events give the same run, byte for byte.
 package engine
 
@@ -21,26 +23,18 @@ type Kind uint16
 // that makes stale timers recognisable).
 type Handler func(now int64, a int32, gen uint32)
 
-// event is one entry of the heap: 32 bytes, no pointers, so the garbage collector
-// never scans the heap's backing array.
-type event struct {
-	at   int64  // virtual time, ns
-	seq  uint64 // tie-break: events at the same time run in the order they were scheduled
-	a    int32
-	gen  uint32
-	kind Kind
-}
-
-// Engine is a deterministic discrete-event engine: a 4-ary min-heap of events keyed
-// by (time, sequence), a virtual clock in nanoseconds and a seeded PCG random
-// source. It runs in the calling goroutine and starts none; two engines with the
-// same seed and the same schedule of events produce the same run, byte for byte.
+// Engine is a deterministic discrete-event engine: a calendar queue of events
+// in (time, sequence) order (events at one time run in the order they were
+// scheduled), a virtual clock in nanoseconds and a seeded PCG random source.
+// Scheduling an event and taking the next cost a few steps however many are
+// pending. It runs in the calling goroutine and starts none; two engines with
+// the same seed and the same schedule of events produce the same run, byte
+// for byte.
 //
 // The zero value is not usable; call New.
 type Engine struct {
 	now      int64
-	seq      uint64
-	heap     []event
+	q        calendar
 	handlers []Handler
 	rng      *rand.Rand
 	events   uint64
@@ -62,7 +56,7 @@ const PollEvery = 4096
 // with seed.
 func New(seed uint64) *Engine {
 	return &Engine{
-		heap:     make([]event, 0, 256),
+		q:        newCalendar(),
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		nextPoll: math.MaxUint64,
 	}
@@ -128,7 +122,7 @@ func (e *Engine) Rand() *rand.Rand { return e.rng }
 func (e *Engine) Events() uint64 { return e.events }
 
 // Pending returns how many events are scheduled and not yet run.
-func (e *Engine) Pending() int { return len(e.heap) }
+func (e *Engine) Pending() int { return e.q.n }
 
 // Stop makes Run return after the current event.
 func (e *Engine) Stop() { e.stopped = true }
@@ -139,8 +133,7 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 	if at < e.now {
 		at = e.now
 	}
-	e.seq++
-	e.push(event{at: at, seq: e.seq, a: a, gen: gen, kind: k})
+	e.q.push(at, a, gen, k)
 }
 
 // After schedules the handler of kind k d nanoseconds from now. A d past the
@@ -148,36 +141,39 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 // any other), and a negative d is now, as in At.
 func (e *Engine) After(d int64, k Kind, a int32, gen uint32) {
 	at := e.now + d
-	if d > 0 && at < e.now { // overflowed: e.now + d > math.MaxInt64
+	switch {
+	case d < 0:
+		at = e.now
+	case at < e.now: // overflowed: e.now + d > math.MaxInt64
 		at = math.MaxInt64
 	}
-	e.At(at, k, a, gen)
+	e.q.push(at, a, gen, k)
 }
 
-// Run runs events in (time, sequence) order until the heap is empty, the next event
-// is later than until (ns), Stop is called or SetDone's channel is closed. The
-// clock is left at until when the run reached it, else at the last event's
-// time. The clock never moves backwards: an until before Now runs nothing and
-// leaves the clock where it is. It returns the number of events run by this
-// call.
+// Run runs events in (time, sequence) order until none is pending, the next
+// event is later than until (ns), Stop is called or SetDone's channel is
+// closed. The clock is left at until when the run reached it, else at the
+// last event's time. The clock never moves backwards: an until before Now runs
+// nothing and leaves the clock where it is. It returns the number of events
+// run by this call.
 func (e *Engine) Run(until int64) uint64 {
 	start := e.events
 	e.stopped = false
 	if e.canceled || e.done != nil && e.poll() {
 		return 0
 	}
-	for len(e.heap) > 0 && !e.stopped {
+	for e.q.n > 0 && !e.stopped {
 		if e.events >= e.nextPoll && e.poll() {
 			return e.events - start
 		}
-		if e.heap[0].at > until {
+		at, a, gen, k, ok := e.q.take(until)
+		if !ok {
 			e.now = max(e.now, until)
 			return e.events - start
 		}
-		ev := e.pop()
-		e.now = ev.at
+		e.now = at
 		e.events++
-		e.handlers[ev.kind](ev.at, ev.a, ev.gen)
+		e.handlers[k](at, a, gen)
 	}
 	if !e.stopped && e.now < until {
 		e.now = until
@@ -187,69 +183,12 @@ func (e *Engine) Run(until int64) uint64 {
 
 // Step runs the next event, if any, and reports whether one ran.
 func (e *Engine) Step() bool {
-	if len(e.heap) == 0 {
+	if e.q.n == 0 {
 		return false
 	}
-	ev := e.pop()
-	e.now = ev.at
+	at, a, gen, k, _ := e.q.take(math.MaxInt64)
+	e.now = at
 	e.events++
-	e.handlers[ev.kind](ev.at, ev.a, ev.gen)
+	e.handlers[k](at, a, gen)
 	return true
-}
-
-func less(x, y *event) bool {
-	return x.at < y.at || (x.at == y.at && x.seq < y.seq)
-}
-
-// push and pop keep a 4-ary heap: shallower than a binary heap, and the four
-// children of a node share a cache line or two.
-func (e *Engine) push(ev event) {
-	h := append(e.heap, ev)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !less(&ev, &h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = ev
-	e.heap = h
-}
-
-func (e *Engine) pop() event {
-	h := e.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	e.heap = h
-	if n == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if less(&h[j], &h[m]) {
-				m = j
-			}
-		}
-		if !less(&h[m], &last) {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = last
-	return top
 }
