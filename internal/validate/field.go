@@ -76,6 +76,7 @@ func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, fini
 	for i := range cells {
 		cells[i].Machine.Seed = base + uint64(i)
 	}
+	steady := steadyCells(cells)
 	Shorten(ctx, cells)
 	count(len(cells), 0)
 	finished := func(int) { count(0, 1) }
@@ -83,6 +84,7 @@ func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, fini
 	if err != nil {
 		return Table{}, err
 	}
+	unjudged(ctx, steady, res)
 	if fc.then != nil {
 		more, err := fc.then(res)
 		if err != nil {
@@ -90,21 +92,43 @@ func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, fini
 		}
 		for i := range more {
 			more[i].Machine.Seed = base + uint64(len(cells)+i)
-			if IsQuick(ctx) {
-				// its window is drawn from the quick first stage's, so
-				// only its warm-up is shortened, and no steady warm-up
-				// can hold so short a window
-				more[i].Warmup, more[i].Steady = quick(more[i].Warmup, sim.DefaultWarmup), nil
-			}
 		}
+		steady := steadyCells(more)
+		Shorten(ctx, more)
 		count(len(more), 0)
 		r2, err := sim.RunCells(ctx, more, finished)
 		if err != nil {
 			return Table{}, err
 		}
+		unjudged(ctx, steady, r2)
 		res = append(res, r2...)
 	}
 	return fc.table(res), nil
+}
+
+// steadyCells reports which of cells have a steady warm-up (Cell.Steady).
+func steadyCells(cells []sim.Cell) []bool {
+	steady := make([]bool, len(cells))
+	for i, c := range cells {
+		steady[i] = c.Steady != nil
+	}
+	return steady
+}
+
+// unjudged marks NotSteady the results of a quick run's cells (Quick) that
+// had a steady warm-up before Shorten took it away: their figures come from
+// a fixed warm-up of a twentieth of the cell's, which MSER-5 never judged,
+// so a check that needs a steady figure says not steady rather than passing
+// or failing on a window that a collapse cell's waves fill or leave empty.
+func unjudged(ctx context.Context, steady []bool, res []sim.Result) {
+	if !IsQuick(ctx) {
+		return
+	}
+	for i := range res {
+		if steady[i] {
+			res[i].NotSteady = true
+		}
+	}
 }
 
 func machine(cpus int) sim.MachineConfig {
@@ -362,7 +386,7 @@ func threadCollapse() fieldCase {
 			t := Table{Name: "1,024–4,096-thread collapse", Source: "the issue's run and published thread-pool benchmarks", Use: Predicted}
 			for i, cc := range collapseCells {
 				a, b := res[i], res[len(collapseCells)+i]
-				t.Rows = append(t.Rows, Row{Label: fmt.Sprintf("t%d %dcpu queries/s, steady, %v", cc.threads, cc.cpus, a.Elapsed), Simulated: a.Throughput},
+				t.Rows = append(t.Rows, Row{Label: fmt.Sprintf("t%d %dcpu queries/s, %s, %v", cc.threads, cc.cpus, steadyWord(a), a.Elapsed), Simulated: a.Throughput},
 					Row{Label: fmt.Sprintf("t%d %dcpu queries/s, %v", cc.threads, cc.cpus, b.Elapsed), Simulated: b.Throughput})
 				at := fmt.Sprintf("%d threads, %d cpus", cc.threads, cc.cpus)
 				steady := !a.NotSteady && !b.NotSteady
