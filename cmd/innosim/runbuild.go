@@ -159,6 +159,7 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
 		return sim.Cell{}, err
 	}
+	c.Server = srv // the release's thread pool (threadpool_unix.cc for MariaDB 5.5 to 10.1)
 	c.Measure = f.measure
 	return c, nil
 }

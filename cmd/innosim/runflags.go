@@ -54,7 +54,7 @@ type runSetting struct {
 
 // runSettings are run's settings that are flags and -vary keys alike.
 var runSettings = []runSetting{
-	{key: "sched", flags: []string{"sched"}, choices: []string{"cfs", "ts"}, also: []string{"linux", "solaris"}, names: "scheduler",
+	{key: "sched", flags: []string{"sched"}, choices: []string{"cfs", "ts", "eevdf"}, also: []string{"linux", "solaris"}, names: "scheduler",
 		field: func(f *runFlags) *string { return &f.sched }},
 	{key: "profile", flags: []string{"profile", "costs"}, names: "cost profile (the same name and costs)",
 		field: func(f *runFlags) *string { return &f.profile }},
@@ -194,7 +194,7 @@ func newRunFlagSet(stderr io.Writer) (*cmdflag.FlagSet, *runFlags) {
 	fs.CountsVar(&f.threads, "threads", []int{1, 2, 4, 8, 16, 32, 64}, maxThreads, fmt.Sprintf("client thread `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxThreads))
 	fs.CountsVar(&f.cpus, "cpus", []int{4}, maxCPUs, fmt.Sprintf("core `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxCPUs))
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
-	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
+	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux before 6.6), eevdf (Linux 6.6 on) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile); a cost the file does not give keeps old-kernel's value, and a warning lists those that do")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")

@@ -50,8 +50,7 @@ var fieldSettings = []fieldSetting{
 	{field: "Log.", settings: []string{"innodb_flush_log_at_trx_commit"}},
 	{field: "BufferPool", settings: []string{"innodb_buffer_pool_size"}},
 	{field: "ThreadHandling", settings: []string{"thread_handling"}},
-	{field: "ThreadPoolSize", settings: []string{"cpus", "thread_handling"},
-		want: wantText(fmt.Sprintf("-cpus 1..%d with pool-of-threads (run gives the pool a group per CPU, thread_pool_size's default: a -cnf's thread_pool_size is not modelled)", sim.MaxThreadPoolSize))},
+	{field: "ThreadPoolSize", settings: []string{"cpus", "thread_handling", "server"}, want: wantPoolSize},
 	{field: "Client", settings: []string{"client"}, want: wantText("no -client")},
 	{field: "Client.", settings: []string{"client"}},
 }
@@ -252,6 +251,22 @@ func wantWake(r *cellRefusal) string {
 		return "-aio simulated (or innodb_use_native_aio = OFF in -cnf) to vary the wake policy of simulated AIO, or -vary wake=targeted,deferred" + why
 	}
 	return "-aio simulated or -vary aio=simulated (or innodb_use_native_aio = OFF in -cnf) for wake all" + why
+}
+
+// wantPoolSize is the remedy of a pool of more groups than the release
+// takes: fewer CPUs, since the pool has a group per CPU by default
+// (thread_pool_size = 0); the range is
+// the simulator's (sim.Cell.ThreadPoolSize: 128 groups for MariaDB 5.5 to
+// 10.1).
+func wantPoolSize(r *cellRefusal) string {
+	if r.cell.ThreadPoolSize != 0 {
+		return ""
+	}
+	most := sim.MaxThreadPoolSize
+	if m := regexp.MustCompile(`1\.\.(\d+)`).FindStringSubmatch(r.err.Error()); m != nil {
+		fmt.Sscan(m[1], &most)
+	}
+	return fmt.Sprintf("-cpus 1..%d with pool-of-threads (a group per CPU, thread_pool_size's default)", most)
 }
 
 // plainError is an error shown as msg that wraps err, for errors.Is.

@@ -81,7 +81,7 @@ func TestRefusalLeadsWithTheSettingAsGiven(t *testing.T) {
 	}{
 		{[]string{"--workload", "connect"}, "Machine.CPUs", func(c *sim.Cell) { c.Machine.CPUs = 0 }, "-cpus 0, want 1..1024"},
 		{[]string{"--workload", "connect"}, "Machine.Scheduler", func(c *sim.Cell) { c.Machine.Scheduler = 9 },
-			"-sched cfs (the default), want cfs or ts"},
+			"-sched cfs (the default), want cfs, ts or eevdf"},
 		{[]string{"--workload", "bulk_insert", "--vary", "innodb_buffer_pool_size=5M,6M"}, "BufferPool", func(c *sim.Cell) { c.BufferPool = 1 << 20 },
 			"-vary innodb_buffer_pool_size=6M, want ≥ 5 MiB (innodb_buffer_pool_size)"},
 		{[]string{"--workload", "oltp_insert", "--costs", "../../docs/live/v1045.profile"}, "Machine.Costs.syscall", func(c *sim.Cell) { c.Machine.Costs.Syscall = -1 },
