@@ -92,3 +92,69 @@ func envOr(env, def string) string {
 	}
 	return def
 }
+
+// sweep runs cells of threads and thread handlings and logs each figure, or
+// not steady.
+func sweep(t *testing.T, label string, threads []int, cell func(n int, th ThreadHandling) Cell) {
+	for _, th := range []ThreadHandling{OneThreadPerConnection, PoolOfThreads} {
+		for _, n := range threads {
+			c := cell(n, th)
+			start := time.Now()
+			r, err := c.Run(context.Background())
+			require.NoError(t, err)
+			_, _, fs := r.IORates()
+			fig := fmt.Sprintf("%.0f", r.Throughput)
+			if r.NotSteady {
+				fig = "not steady"
+			}
+			t.Logf("%s %v %d: %s (busy %.2f, fsyncs/s %.0f, over %v from %v; %s)", label, th, n, fig,
+				float64(r.Busy())/float64(r.Capacity), fs, r.Elapsed, r.Start, time.Since(start).Round(time.Second))
+		}
+	}
+}
+
+// sysbench 0.4's complex OLTP read-write with innodb_flush_log_at_trx_commit
+// = 0 on the published 2012 boxes, MariaDB 5.5, the client across the network.
+func TestReadWrite55SweepFull(t *testing.T) {
+	fullSweep(t)
+	threads := envList(t, "INNOSIM_THREADS", []int{16, 128, 1024})
+	measure := time.Duration(envList(t, "INNOSIM_MEASURE_MS", []int{100})[0]) * time.Millisecond
+	for _, box := range strings.Split(envOr("INNOSIM_BOXES", "pitbull,facebook-maria1"), ",") {
+		p := params(t, box)
+		_, clientCPUs := spec.ClientSplit(p.CPUs)
+		mc, err := MachineFromSpec(p, nil, clientCPUs)
+		require.NoError(t, err)
+		sweep(t, box, threads, func(n int, th ThreadHandling) Cell {
+			c := Cell{Workload: "oltp_read_write", Threads: n, Machine: mc, ThreadHandling: th,
+				Server: mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"}, Log: &LogConfig{FlushAtTrxCommit: 0},
+				Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 8*time.Second + 32*measure}}
+			if th == PoolOfThreads {
+				c.ThreadPoolSize = mc.CPUs
+			}
+			return c
+		})
+	}
+}
+
+// Fsync-bound read-write on the 2026 box: MariaDB 11.8, durable commits on a
+// data-centre NVMe drive (Intel P4500, Lenovo's product guide: random write
+// latency 20 µs, random read 85 µs; a drive with power-loss protection
+// acknowledges a flush from its protected cache, so an fsync is a write's
+// latency), thread_pool_size 80.
+func TestFsyncBound2026Full(t *testing.T) {
+	fullSweep(t)
+	threads := envList(t, "INNOSIM_THREADS", []int{128, 256, 512})
+	measure := time.Duration(envList(t, "INNOSIM_MEASURE_MS", []int{50})[0]) * time.Millisecond
+	mc, err := MachineFromSpec(params(t, "percona-2026-gold6230"), nil, 0)
+	require.NoError(t, err)
+	sweep(t, "percona-2026-gold6230", threads, func(n int, th ThreadHandling) Cell {
+		c := Cell{Workload: "oltp_read_write", Threads: n, Machine: mc, ThreadHandling: th,
+			Server: mycnf.Server{Product: mycnf.MariaDB, Version: "11.8"},
+			Device: &DeviceConfig{Units: 4, Read: 85 * time.Microsecond, Write: 20 * time.Microsecond, Fsync: 20 * time.Microsecond},
+			Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 8*time.Second + 32*measure}}
+		if th == PoolOfThreads {
+			c.ThreadPoolSize = 80
+		}
+		return c
+	})
+}
