@@ -36,9 +36,13 @@ type Engine struct {
 	now      int64
 	q        calendar
 	handlers []Handler
-	rng      *rand.Rand
 	events   uint64
 	stopped  bool
+
+	// pcg is the random source, drawn from directly by Int64N and Jitter
+	// and through rng by Rand's callers: one stream either way.
+	pcg rand.PCG
+	rng *rand.Rand
 
 	// done, when not nil, cancels Run (SetDone); it is polled when events
 	// reaches nextPoll, every PollEvery events, so that the hot loop pays one
@@ -55,11 +59,10 @@ const PollEvery = 4096
 // New returns an engine at virtual time 0 whose random source is PCG seeded
 // with seed.
 func New(seed uint64) *Engine {
-	return &Engine{
-		q:        newCalendar(),
-		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		nextPoll: math.MaxUint64,
-	}
+	e := &Engine{q: newCalendar(), nextPoll: math.MaxUint64}
+	e.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
+	e.rng = rand.New(&e.pcg)
+	return e
 }
 
 // SetDone makes Run stop, within PollEvery events, once done is closed (a
@@ -107,7 +110,7 @@ func (e *Engine) Jitter(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	half, r := int64(d)/2, e.rng.Int64N(int64(d))
+	half, r := int64(d)/2, e.Int64N(int64(d))
 	if r > math.MaxInt64-half {
 		return math.MaxInt64
 	}
@@ -117,6 +120,12 @@ func (e *Engine) Jitter(d time.Duration) int64 {
 // Rand returns the engine's seeded random source. Draw from it only inside event
 // handlers, so that the order of draws is the order of events.
 func (e *Engine) Rand() *rand.Rand { return e.rng }
+
+// Int64N draws an integer uniformly in [0, n) from the engine's random
+// source: the same draw, from the same stream, as Rand().Int64N(n), without
+// the call through rand.Source. It panics if n ≤ 0, as Rand().Int64N does.
+// Call it only inside event handlers, as Rand.
+func (e *Engine) Int64N(n int64) int64 { return int64n(&e.pcg, n) }
 
 // Events returns how many events have run.
 func (e *Engine) Events() uint64 { return e.events }
