@@ -14,21 +14,24 @@ import (
 // the head of the first bucket, from the cursor's day on, whose head falls on
 // that bucket's day of the current year.
 //
-// Four choices differ from Brown's. The queue keeps sixteen to sixty-four
+// Five choices differ from Brown's. The queue keeps sixteen to sixty-four
 // buckets an event and a day near a quarter of the mean separation of the
 // next distinct times (Brown: half to two buckets an event, three
 // separations a day), so that most buckets hold one event or none and the
 // year still spans four to sixteen times the events' separation times their
-// number. A bitmap of the buckets that hold
-// events lets the cursor pass 64 empty buckets at a time, so that finding the
-// next event is a count of trailing zeros, not a walk over empty days. Each
-// bucket keeps its tail as well as its head, so that an event at or after a
-// bucket's last (many events at one time, as when every thread of a machine
-// starts at once) is linked without a walk. And an event more than a year
-// ahead of the cursor waits in a heap (farHeap) until the cursor comes within
-// a year of it, so that times spread over many years (timeouts beside
-// nanosecond wakes) cost a heap's O(log n), not Brown's scan of a year and
-// search of every bucket.
+// number. A bitmap of the buckets that hold events lets the cursor pass 64
+// empty buckets at a time, so that finding the next event is a count of
+// trailing zeros, not a walk over empty days. Each bucket keeps its tail as
+// well as its head, so that an event at or after a bucket's last (many
+// events at one time, as when every thread of a machine starts at once) is
+// linked without a walk. An event more than a year ahead of the cursor waits
+// in a heap (farHeap) until the cursor comes within a year of it, so that
+// times spread over many years (timeouts beside nanosecond wakes) cost a
+// heap's O(log n), not Brown's scan of a year and search of every bucket.
+// And the queue knows its next event ahead: take, having removed one, finds
+// the one after it, so that the search runs while the handler of the event
+// taken does its work (the processor overlaps the two) rather than between
+// two events; push makes an event that comes before it the next.
 //
 // The bucket count doubles when events outnumber a sixteenth of the buckets
 // and halves below a sixty-fourth; each resize, and a period in which the
@@ -42,7 +45,7 @@ import (
 // pointers for the garbage collector to scan.
 type calendar struct {
 	nodes   []node
-	free    int32    // head of the free list of nodes, or -1
+	free    int32    // head of the free list of nodes; never -1 between calls
 	buckets []int32  // head node of each bucket's list, or -1
 	tails   []int32  // last node of each bucket's list, when it has two or more
 	occ     []uint64 // bit b%64 of occ[b/64]: bucket b holds an event
@@ -50,8 +53,14 @@ type calendar struct {
 	shift   uint     // a day is 1<<shift ns
 	n       int      // events pending
 
+	// next is the node of the next event (-1 with none), the head of its
+	// bucket, and nextAt its time (math.MaxInt64 with none).
+	next   int32
+	nextAt int64
+
 	// day is the cursor: no pending event is earlier than day's start (day ×
-	// 2^shift ns). min leaves it on the next event's day.
+	// 2^shift ns). take leaves it on the day of the event it took, min on
+	// the next event's.
 	day uint64
 
 	// grow and shrink are the event counts past which the bucket count
@@ -113,18 +122,16 @@ const (
 )
 
 func newCalendar() calendar {
-	q := calendar{free: -1, shift: defaultShift, farDay: math.MaxUint64}
+	q := calendar{free: -1, next: -1, nextAt: math.MaxInt64, shift: defaultShift, farDay: math.MaxUint64}
 	q.setBuckets(minBuckets)
 	q.nodes = make([]node, 0, 256)
+	q.newNode()
 	return q
 }
 
 // push schedules an event after every pending event of the same time.
 func (q *calendar) push(at int64, a int32, gen uint32, k Kind) {
 	i := q.free
-	if i < 0 {
-		i = q.newNode()
-	}
 	nd := &q.nodes[i]
 	q.free = nd.next
 	// field by field: a composite literal is built on the stack and copied,
@@ -132,27 +139,126 @@ func (q *calendar) push(at int64, a int32, gen uint32, k Kind) {
 	nd.at, nd.a, nd.gen, nd.next, nd.kind = at, a, gen, -1, k
 	d := uint64(at) >> (q.shift & 63)
 	b := d & q.mask
-	if d < q.day {
-		q.day = d
-	}
 	q.n++
-	if d-q.day > q.mask {
-		q.pushFar(i, d)
-	} else if q.buckets[b] < 0 {
+	// the common case: an empty bucket within a year of the cursor, not
+	// before it (d-q.day wraps round then), room for the event and a free
+	// node left
+	if d-q.day <= q.mask && q.buckets[b] < 0 && q.n <= q.grow && q.free >= 0 {
 		q.buckets[b] = i
 		q.occ[b>>6] |= 1 << (b & 63)
-	} else if q.link(i, b); q.work > q.limit {
-		q.estimate()
+		if at < q.nextAt || q.next < 0 {
+			q.next, q.nextAt = i, at
+		}
+		return
+	}
+	q.pushSlow(i, d)
+}
+
+// pushSlow is push for the other cases: node i, of day d, before the
+// cursor (which goes back to d, as it goes to d in an empty queue), a year
+// or more past it (to the far heap) or into a bucket that holds events;
+// and when the queue must grow or the free nodes have run out.
+func (q *calendar) pushSlow(i int32, d uint64) {
+	if d < q.day || q.n == 1 {
+		q.day = d
+	}
+	switch b := d & q.mask; {
+	case d-q.day > q.mask:
+		q.pushFar(i, d)
+	case q.buckets[b] < 0:
+		q.buckets[b] = i
+		q.occ[b>>6] |= 1 << (b & 63)
+	default:
+		if q.link(i, b); q.work > q.limit {
+			q.estimate()
+		}
+	}
+	// An event before the next is within a year of the cursor: the cursor
+	// is on the next event's day or earlier, so the event is in a bucket.
+	if at := q.nodes[i].at; at < q.nextAt || q.next < 0 {
+		q.next, q.nextAt = i, at
+	}
+	if q.free < 0 {
+		q.newNode()
 	}
 	if q.n > q.grow {
 		q.rebuild(2*len(q.buckets), 0, 0)
 	}
 }
 
-// newNode adds a node to the slice and returns it.
-func (q *calendar) newNode() int32 {
-	q.nodes = append(q.nodes, node{next: -1})
-	return int32(len(q.nodes) - 1)
+// newNode adds a free node.
+func (q *calendar) newNode() {
+	q.nodes = append(q.nodes, node{next: q.free})
+	q.free = int32(len(q.nodes) - 1)
+}
+
+// take removes the next event and returns its node, whose fields stay as
+// they are until the next push; unless the event is later than until: then
+// it returns nil and the event stays. The queue must not be empty.
+//
+// Engine.Run holds a copy of take, written out in its loop: change the two
+// together.
+func (q *calendar) take(until int64) *node {
+	h := q.next
+	nd := &q.nodes[h]
+	at := nd.at
+	if at > until {
+		return nil
+	}
+	// The next event heads its bucket and no event is before its day: the
+	// cursor goes there. The event after it is the first head, from the
+	// cursor on, that falls on its bucket's day of the cursor's year (the
+	// bucket's next, when that falls on the same day), as in min; take
+	// looks for it in the cursor's bitmap word and the one after, and
+	// leaves the rest to findNext.
+	shift, mask := q.shift&63, q.mask
+	d := uint64(at) >> shift
+	j := d & mask
+	w := j >> 6
+	next := nd.next
+	q.buckets[j] = next
+	word := q.occ[w] &^ (uint64(uint32(next)>>31) << (j & 63)) // the bucket's bit goes when next is -1
+	q.occ[w] = word
+	nd.next, q.free = q.free, h
+	q.day = d
+	q.n--
+	word, off := word>>(j&63), uint64(0)
+	if word == 0 && int(w)+1 < len(q.occ) {
+		word, off = q.occ[w+1], 64-j&63
+	}
+	if word != 0 && d+mask < q.farDay {
+		skip := off + uint64(bits.TrailingZeros64(word))
+		i := q.buckets[j+skip]
+		if at := q.nodes[i].at; uint64(at)>>shift == d+skip {
+			q.next, q.nextAt = i, at
+			if q.left--; q.left == 0 {
+				q.endPeriod()
+			}
+			return nd
+		}
+	}
+	q.findNext()
+	return nd
+}
+
+// findNext finds the next event when take's search does not: the queue is
+// empty, the event is past the two bitmap words or behind a later year's
+// head, or far events come within a year of the cursor. It counts the
+// event taken in the period, as take does, and ends the period when it is
+// over or its work has passed the limit.
+func (q *calendar) findNext() {
+	if q.n == 0 {
+		q.next, q.nextAt = -1, math.MaxInt64
+	} else {
+		if q.farDay <= q.day+q.mask {
+			q.migrate()
+		}
+		q.next = q.min()
+		q.nextAt = q.nodes[q.next].at
+	}
+	if q.left--; q.left == 0 || q.work > q.limit {
+		q.endPeriod()
+	}
 }
 
 // link puts node i into its bucket b, which holds events, after every node
@@ -271,44 +377,4 @@ func (q *calendar) minFar() int32 {
 		q.migrate()
 	}
 	return best
-}
-
-// take removes the next event and returns it, unless it is later than
-// until: then ok is false and the event stays. The queue must not be empty.
-func (q *calendar) take(until int64) (at int64, a int32, gen uint32, k Kind, ok bool) {
-	// the common case, as in min
-	j := q.day & q.mask
-	var h int32
-	if word := q.occ[j>>6] >> (j & 63); word != 0 {
-		skip := uint64(bits.TrailingZeros64(word))
-		j += skip
-		h = q.buckets[j]
-		if uint64(q.nodes[h].at)>>(q.shift&63) == q.day+skip {
-			q.day += skip
-			if q.farDay <= q.day+q.mask {
-				q.migrate()
-			}
-		} else {
-			h = q.minFar()
-			j = q.day & q.mask
-		}
-	} else {
-		h = q.minFar()
-		j = q.day & q.mask
-	}
-	nd := &q.nodes[h]
-	if nd.at > until {
-		return 0, 0, 0, 0, false
-	}
-	at, a, gen, k = nd.at, nd.a, nd.gen, nd.kind
-	next := nd.next
-	q.buckets[j] = next
-	q.occ[j>>6] &^= uint64(uint32(next)>>31) << (j & 63) // the bucket's bit goes when next is -1
-	nd.next = q.free
-	q.free = h
-	q.n--
-	if q.left--; q.left == 0 || q.work > q.limit {
-		q.endPeriod()
-	}
-	return at, a, gen, k, true
 }
