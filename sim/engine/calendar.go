@@ -140,12 +140,21 @@ func (q *calendar) push(at int64, a int32, gen uint32, k Kind) {
 	d := uint64(at) >> (q.shift & 63)
 	b := d & q.mask
 	q.n++
-	// the common case: an empty bucket within a year of the cursor, not
-	// before it (d-q.day wraps round then), room for the event and a free
-	// node left
-	if d-q.day <= q.mask && q.buckets[b] < 0 && q.n <= q.grow && q.free >= 0 {
-		q.buckets[b] = i
-		q.occ[b>>6] |= 1 << (b & 63)
+	// the common cases: a bucket that holds no event or one, within a
+	// year of the cursor and not before it (d-q.day wraps round then), room
+	// for the event and a free node left
+	if h := q.buckets[b]; d-q.day <= q.mask && q.n <= q.grow && q.free >= 0 && (h < 0 || q.nodes[h].next < 0) {
+		switch {
+		case h < 0:
+			q.buckets[b] = i
+			q.occ[b>>6] |= 1 << (b & 63)
+		case q.nodes[h].at <= at:
+			q.nodes[h].next = i
+			q.tails[b] = i
+		default:
+			nd.next = h
+			q.buckets[b], q.tails[b] = i, h
+		}
 		if at < q.nextAt || q.next < 0 {
 			q.next, q.nextAt = i, at
 		}
