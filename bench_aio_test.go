@@ -261,7 +261,8 @@ func benchAIOFilePlain(b *testing.B, f *os.File) {
 //     targeted wake (each handler does one pread at a time, so at most one
 //     read per read segment is in flight), and io=pread: the same goroutines
 //     each calling pread themselves, the plain Go loop to beat, whose rate is
-//     what the device allows at this depth.
+//     what the device allows at this depth. io=native-plugged is native AIO
+//     with aio.WithPlug.
 //   - pattern=studyD: aiowake's clients (examples/aiowake): each inserts a
 //     leaf page's worth of rows, then splits it: it writes the full leaf and
 //     prefetches one or two sibling pages, waiting for that I/O only at its
@@ -270,11 +271,11 @@ func benchAIOFilePlain(b *testing.B, f *os.File) {
 //     wake-all (futex handler threads, as InnoDB's).
 //
 // One op is one request (read or write). Metrics: reads/s; syscalls/op, the
-// system calls aio makes per request: io_uring_enter and io_uring_register
-// calls (native: Stats.RingSyscalls), preads
-// or pwrites plus FUTEX_WAIT/FUTEX_WAKE on the handlers' events (simulated,
-// futex handlers; goroutine handlers' channel wakes are the runtime's and
-// not counted), one pread (io=pread); and wakeups/op and wasted/op.
+// system calls aio makes per request (Stats.Syscalls: native, io_uring_enter
+// and io_uring_register; simulated, the preads or pwrites plus
+// FUTEX_WAIT/FUTEX_WAKE on the handlers' events with futex handlers;
+// goroutine handlers' channel wakes are the runtime's and not counted), one
+// pread (io=pread); and wakeups/op and wasted/op.
 func BenchmarkAIONative(b *testing.B) {
 	if err := nativeAvailable(); err != nil {
 		b.Skipf("native AIO unavailable: %v", err)
@@ -312,6 +313,12 @@ func benchAIONativeRandom(b *testing.B) {
 			cfg.ReadSegments, cfg.WriteSegments = segs, segs
 			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
 			benchRandomArray(b, f, cfg)
+		})
+		b.Run(fmt.Sprintf("io=native-plugged/segments=%d", segs), func(b *testing.B) {
+			cfg := aio.DefaultConfig()
+			cfg.ReadSegments, cfg.WriteSegments = segs, segs
+			cfg.IO, cfg.Wake = aio.IONative, aio.WakeTargeted
+			benchRandomArray(b, f, cfg, aio.WithPlug())
 		})
 		for _, mode := range []aio.HandlerMode{aio.HandlerGoroutine, aio.HandlerFutex} {
 			if mode == aio.HandlerFutex && !futex.Supported() {
@@ -377,8 +384,8 @@ func reportReads(b *testing.B, start time.Time) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
 }
 
-func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config) {
-	a, err := aio.New(cfg)
+func benchRandomArray(b *testing.B, f *os.File, cfg aio.Config, opts ...aio.Option) {
+	a, err := aio.New(cfg, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -411,11 +418,7 @@ func reportAIOStats(b *testing.B, st, before aio.Stats) {
 	if ops == 0 {
 		return
 	}
-	sys := st.RingSyscalls - before.RingSyscalls
-	if st.RingSyscalls == 0 {
-		sys = st.Batches - before.Batches + st.FutexSyscalls - before.FutexSyscalls
-	}
-	b.ReportMetric(float64(sys)/ops, "syscalls/op")
+	b.ReportMetric(float64(st.Syscalls-before.Syscalls)/ops, "syscalls/op")
 	b.ReportMetric(float64(st.Wakeups-before.Wakeups)/ops, "wakeups/op")
 	b.ReportMetric(float64(st.WastedWakeups-before.WastedWakeups)/ops, "wasted/op")
 }

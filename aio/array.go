@@ -1,7 +1,6 @@
 package aio
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -16,6 +15,11 @@ import (
 
 // ErrClosed is returned by Submit after Close has begun.
 var ErrClosed = errors.New("aio: array closed")
+
+// ErrInFlight is returned by Submit for a Request already accepted whose
+// Done has not been called yet: the Array holds it, and accepting it twice
+// would run its one Done twice.
+var ErrInFlight = errors.New("aio: request already in flight")
 
 // ErrCloseFromDone is returned by Close called from a Request's Done: Close
 // waits for every handler thread to exit, and a Done runs on one of them, so
@@ -45,13 +49,17 @@ var ErrUnsupported = errors.New("unsupported on this platform")
 type Array struct {
 	core    *Core
 	cfg     Config
+	opts    options
 	backend Backend
 	start   time.Time
 
-	segMu  []segLock       // by global segment
-	closed [numArrays]bool // written under every segment lock of the array
-	full   [numArrays]fullWait
-	reqs   []*Request // by global slot; under its segment's lock
+	segMu   []segLock       // by global segment
+	closed  [numArrays]bool // written under every segment lock of the array
+	closing atomic.Bool     // Close has begun
+	full    [numArrays]fullWait
+	over    [numArrays]overflow
+	reqs    []*Request // by global slot; under its segment's lock
+	gen     []uint32   // by global slot: reservations so far; under its segment's lock
 
 	events  []event
 	futexes []*futex.Event // HandlerFutex only, for FutexSyscalls
@@ -60,6 +68,16 @@ type Array struct {
 	files    []map[File]fileRef // by global segment: ids of Files with a request in its slots; under its lock
 	nextFile atomic.Uint64      // last id given (the segments share it)
 	canceled atomic.Uint64
+	inDone   atomic.Int32 // handlers running a caller's Done now
+
+	ioprioRefused atomic.Uint64
+	calls         sync.Pool // *call: the synchronous calls' requests
+
+	// ReadAt's page-cache attempts (cached_linux.go).
+	cache       arrayCache
+	cacheHits   [cacheStripes]stripedCount // preadv2 calls that read all
+	cacheMisses atomic.Uint64              // preadv2 calls that did not
+	callCount   atomic.Uint32              // calls made for the pool, for their stripes
 
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
@@ -68,10 +86,11 @@ type Array struct {
 }
 
 // New validates cfg, builds its Core and starts one handler thread per global
-// segment (cfg.Segments() of them). Errors wrap ErrInvalidConfig: a field out of
-// range, or HandlerFutex on a platform without raw futexes. A nil cfg.Backend
+// segment (cfg.Segments() of them), with the driver's options opts (Option).
+// Errors wrap ErrInvalidConfig: a field out of range, HandlerFutex on a
+// platform without raw futexes, or an option cfg cannot honour. A nil cfg.Backend
 // means FileBackend{}. The caller must Close the Array.
-func New(cfg Config) (*Array, error) {
+func New(cfg Config, opts ...Option) (*Array, error) {
 	core, err := NewCore(cfg)
 	if err != nil {
 		return nil, err
@@ -80,20 +99,29 @@ func New(cfg Config) (*Array, error) {
 		return nil, fmt.Errorf("aio: Handlers = futex, want goroutine on %s (raw futexes are Linux only; %w): %w",
 			runtime.GOOS, ErrUnsupported, ErrInvalidConfig)
 	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("aio: a nil Option: %w", ErrInvalidConfig)
+		}
+		opt(&o)
+	}
+	if err := o.check(cfg); err != nil {
+		return nil, err
+	}
 	if v := reflect.ValueOf(cfg.Backend); cfg.Backend != nil && v.Kind() == reflect.Pointer && v.IsNil() {
 		// A nil *Latency (NewLatency's result with its error ignored) would
 		// crash a handler thread on its first request.
 		return nil, fmt.Errorf("aio: Backend = nil %T, want a non-nil backend or a nil interface (FileBackend): %w",
 			cfg.Backend, ErrInvalidConfig)
 	}
-	a := &Array{core: core, cfg: cfg, backend: cfg.Backend, start: time.Now()}
+	a := &Array{core: core, cfg: cfg, opts: o, backend: cfg.Backend, start: time.Now()}
+	a.calls.New = func() any { return newCall(&a.callCount) }
 	if a.backend == nil {
 		a.backend = FileBackend{}
 	}
-	for id := range numArrays {
-		a.full[id].notFull = make(chan struct{})
-	}
 	a.reqs = make([]*Request, core.Slots())
+	a.gen = make([]uint32, core.Slots())
 	n := core.Segments()
 	a.segMu = make([]segLock, n)
 	a.files = make([]map[File]fileRef, n)
@@ -130,147 +158,6 @@ func (a *Array) Config() Config { return a.cfg }
 
 func (a *Array) now() time.Duration { return time.Since(a.start) }
 
-// Submit queues r, as os_aio in simulated mode: it reserves a slot under the
-// segment's lock, then wakes handlers by the wake policy. It returns nil when r is
-// accepted, and then r.Done is called exactly once. Otherwise it returns an
-// error and Done is never called:
-//
-//   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf,
-//     a File whose type is not comparable,
-//     a negative Offset, an Offset + len(Buf) past the int64 range, or an
-//     unknown Op, Kind or Hint (checked first, whatever ctx and the Array's
-//     state);
-//   - ErrClosed: Close has begun, before r was accepted (not counted);
-//   - an error wrapping ctx's error: ctx had ended on entry, or ended while
-//     Submit waited for a free slot (counted as submitted and canceled, so
-//     Stats shows the requests that callers gave up on).
-//
-// Under WakeDeferred an accepted request wakes nothing (native AIO: is not
-// submitted to the kernel) until Flush. When the array is full Submit wakes
-// the segments Core.ArrayFull names — every segment under WakeAll, else those
-// with requests waiting, which under WakeDeferred stands for the pending Flush
-// (native AIO submits those segments' requests to the kernel instead) — and
-// blocks until a slot frees, ctx ends or the Array closes. Submit does not
-// allocate.
-//
-// Submit may be called from a Done (to chain a request), but there it never
-// waits: a full array gives an error wrapping ErrArrayFull at once (counted as
-// an array-full wait, not as submitted), because the slot it would wait for
-// may be one that only the handler running that Done can free.
-func (a *Array) Submit(ctx context.Context, r *Request) error {
-	switch {
-	case r == nil:
-		return fmt.Errorf("aio: nil request: %w", ErrInvalidRequest)
-	case r.Done == nil:
-		return fmt.Errorf("aio: request without Done: %w", ErrInvalidRequest)
-	case len(r.Buf) == 0:
-		return fmt.Errorf("aio: request with an empty Buf: %w", ErrInvalidRequest)
-	case r.File != nil && !reflect.TypeOf(r.File).Comparable():
-		// The merge test compares Files with ==, which panics on these.
-		return fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
-			r.File, ErrInvalidRequest)
-	}
-	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
-	// An invalid request is refused as such whatever the context or the
-	// Array's state, and counts nothing.
-	if err := checkSlotRequest(sr); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		a.canceled.Add(1)
-		return fmt.Errorf("aio: submit: %w", err)
-	}
-	start := a.core.route(sr)
-	id := a.core.ArrayOfSegment(start)
-	arr := &a.core.arrays[id]
-	var (
-		res               Reservation
-		fromDone, checked bool
-	)
-	for {
-		// The scan of Reserve, one segment lock at a time.
-		for k := range arr.n {
-			seg := arr.wrap(start + k)
-			mu := &a.segMu[seg].Mutex
-			mu.Lock()
-			done, err := a.reserveIn(&res, seg, id, r, sr)
-			mu.Unlock()
-			if done {
-				a.wake(res.Wake)
-				return err
-			}
-		}
-		// Every segment looked full. Look again holding all of them, so that
-		// no Complete can slip between the last look and the wait.
-		if !checked { // once per Submit, and never on the path that finds a slot
-			fromDone, checked = a.calledFromDone(), true
-		}
-		a.lockArray(id)
-		for k := range arr.n {
-			seg := arr.wrap(start + k)
-			if done, err := a.reserveIn(&res, seg, id, r, sr); done {
-				a.unlockArray(id)
-				a.wake(res.Wake)
-				return err
-			}
-		}
-		full := a.core.ArrayFull(id)
-		if fromDone {
-			a.unlockArray(id)
-			a.wake(full.Wake)
-			return fmt.Errorf("aio: the %s array is full, and Submit called from a Done does not wait for a slot "+
-				"(the handler running that Done may be the one to free it): %w", id, ErrArrayFull)
-		}
-		notFull := a.full[id].wait()
-		a.unlockArray(id)
-		a.wake(full.Wake)
-		select {
-		case <-notFull:
-		case <-ctx.Done():
-			a.canceled.Add(1)
-			return fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, ctx.Err())
-		}
-	}
-}
-
-// reserveIn tries to reserve r (as sr, checked) in segment seg of array id,
-// whose lock the caller holds. done is false if seg is full; otherwise err is
-// Submit's result and, if nil, res.Wake the segments to wake once the lock is
-// released. res is an out parameter, as in Core.reserveIn.
-func (a *Array) reserveIn(res *Reservation, seg int, id ArrayID, r *Request, sr SlotRequest) (done bool, err error) {
-	if a.closed[id] {
-		return true, ErrClosed
-	}
-	sr.File = a.holdFile(seg, r.File)
-	if !a.core.reserveIn(res, seg, id, sr, a.now()) {
-		a.dropFile(seg, r.File)
-		return false, nil
-	}
-	a.reqs[res.Slot] = r
-	return true, nil
-}
-
-// calledFromDone reports whether the caller is a Done that one of a's
-// handlers is running. While no handler is delivering completions it costs a
-// load per segment; otherwise one goroutineID, which is why Submit asks only
-// before it would wait.
-func (a *Array) calledFromDone() bool {
-	var g uint64
-	for i := range a.segMu {
-		d := a.segMu[i].deliverer.Load()
-		if d == 0 {
-			continue
-		}
-		if g == 0 {
-			g = goroutineID()
-		}
-		if d == g {
-			return true
-		}
-	}
-	return false
-}
-
 // lockArray takes every segment lock of array id, in segment order (the only
 // order anyone takes more than one in).
 func (a *Array) lockArray(id ArrayID) {
@@ -289,49 +176,12 @@ func (a *Array) unlockArray(id ArrayID) {
 
 // segLock is one segment's mutex, alone on its cache line so that handlers of
 // neighbouring segments do not slow each other down. The line also holds
-// deliverer: the goroutine id of the segment's handler while it runs Done
-// callbacks, else 0 (see calledFromDone). The handler writes it right after
-// releasing the mutex, when the line is in its cache.
+// deliverer: the goroutine id of the segment's handler while it runs a
+// caller's Done, else 0 (see calledFromDone and deliver).
 type segLock struct {
 	sync.Mutex
 	deliverer atomic.Uint64
 	_         [64 - 16]byte
-}
-
-// fullWait is how submitters that found an array full wait for a slot, as
-// InnoDB's array->not_full event. A submitter registers (waiters++) and takes
-// the channel while it holds every segment lock of the array; a handler that
-// completes a batch while anyone is registered closes the channel, waking them
-// all to scan again. Registering under every lock is what makes the wake
-// certain: a Complete that frees a slot after the submitter's last look takes a
-// segment lock after the submitter released it, and so sees waiters > 0.
-type fullWait struct {
-	waiters atomic.Int32
-	mu      sync.Mutex
-	notFull chan struct{} // under mu
-}
-
-// wait registers a waiter and returns the channel to wait on.
-func (f *fullWait) wait() <-chan struct{} {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.waiters.Add(1)
-	return f.notFull
-}
-
-// signal wakes every registered waiter; a cheap atomic load when there is none.
-func (f *fullWait) signal() {
-	if f.waiters.Load() == 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.waiters.Load() == 0 {
-		return
-	}
-	f.waiters.Store(0)
-	close(f.notFull)
-	f.notFull = make(chan struct{})
 }
 
 // Flush ends a read-ahead batch: it wakes the handlers of the segments that
@@ -429,14 +279,31 @@ func (a *Array) Stats() Stats {
 	for id := range numArrays {
 		a.lockArray(id)
 		st = st.Add(a.core.ArrayStats(id))
+		pending, canceled := a.over[id].counts()
 		a.unlockArray(id)
+		st.Submitted += pending + canceled
+		st.InFlight += pending
+		st.Canceled += canceled
 	}
 	for _, ev := range a.futexes {
 		st.FutexSyscalls += ev.Syscalls()
 	}
+	for i := range a.work {
+		st.Syscalls += a.work[i].calls.Load()
+	}
+	st.Syscalls += st.FutexSyscalls
+	st.IOPrioRefused = a.ioprioRefused.Load()
 	if a.native != nil {
 		st.RingSyscalls = a.native.ringSyscalls()
+		st.Syscalls = st.RingSyscalls + a.native.syncCallCount()
 	}
+	var hits uint64 // ReadAt's page-cache reads (cached_linux.go)
+	for i := range a.cacheHits {
+		hits += a.cacheHits[i].n.Load()
+	}
+	st.Submitted += hits
+	st.Completed += hits
+	st.Syscalls += hits + a.cacheMisses.Load()
 	return st
 }
 
@@ -455,11 +322,12 @@ func (a *Array) Close() error {
 		return ErrCloseFromDone
 	}
 	a.closeOnce.Do(func() {
+		a.closing.Store(true)
 		for id := range numArrays {
 			a.lockArray(id)
 			a.closed[id] = true
 			a.unlockArray(id)
-			a.full[id].signal() // waiters retry, see closed, and leave
+			a.full[id].signalAll() // waiters retry, see closed, and leave
 		}
 		for _, ev := range a.events {
 			ev.Set()

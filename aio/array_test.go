@@ -29,14 +29,14 @@ func modes() []aio.HandlerMode {
 	return []aio.HandlerMode{aio.HandlerGoroutine}
 }
 
-func newArray(t testing.TB, change func(*aio.Config)) *aio.Array {
+func newArray(t testing.TB, change func(*aio.Config), opts ...aio.Option) *aio.Array {
 	t.Helper()
 	cfg := aio.DefaultConfig()
 	cfg.Backend = &aio.Latency{}
 	if change != nil {
 		change(&cfg)
 	}
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, a.Close()) })
 	return a

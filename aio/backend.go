@@ -1,6 +1,7 @@
 package aio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +57,60 @@ func (FileBackend) WriteAt(f File, p []byte, off int64) (int, error) {
 	return f.WriteAt(p, off)
 }
 
+// SyncBackend is a Backend that can make a file durable: the calls a sync
+// request (Fsync, Fdatasync) makes, once per batch of syncs, on the handler
+// thread. A sync request on an Array whose Backend is not a SyncBackend fails
+// with an error wrapping errors.ErrUnsupported. FileBackend and *Latency are
+// SyncBackends.
+type SyncBackend interface {
+	Backend
+	// Fsync makes f's data and metadata durable, as fsync(2).
+	Fsync(f File) error
+	// Fdatasync makes f's data durable, and the metadata needed to read it
+	// back, as fdatasync(2).
+	Fdatasync(f File) error
+}
+
+var (
+	_ SyncBackend = FileBackend{}
+	_ SyncBackend = (*Latency)(nil)
+)
+
+// syncer is a File that can sync itself, as *os.File.
+type syncer interface{ Sync() error }
+
+// Fsync calls f.Sync (fsync(2) for an *os.File). A File without a Sync
+// method fails with an error wrapping errors.ErrUnsupported; a nil File with
+// ErrNoFile.
+func (FileBackend) Fsync(f File) error {
+	s, err := canSync(f)
+	if err != nil {
+		return err
+	}
+	return s.Sync()
+}
+
+// Fdatasync calls fdatasync(2) on an *os.File on Linux, and f.Sync
+// otherwise (fsync(2) for an *os.File, which covers what fdatasync would).
+func (FileBackend) Fdatasync(f File) error {
+	s, err := canSync(f)
+	if err != nil {
+		return err
+	}
+	return fdatasync(f, s)
+}
+
+func canSync(f File) (syncer, error) {
+	if f == nil {
+		return nil, ErrNoFile
+	}
+	s, ok := f.(syncer)
+	if !ok {
+		return nil, fmt.Errorf("aio: File %T has no Sync method: %w", f, errors.ErrUnsupported)
+	}
+	return s, nil
+}
+
 // Latency is a Backend that does no I/O: each call takes Service (sleeping the
 // handler thread) on one of Units parallel device units, and reports every byte
 // transferred without touching the buffer. For deterministic tests and for
@@ -98,6 +153,12 @@ func (l *Latency) ReadAt(_ File, p []byte, _ int64) (int, error) { return l.serv
 
 // WriteAt takes Service and reports len(p) bytes written.
 func (l *Latency) WriteAt(_ File, p []byte, _ int64) (int, error) { return l.serve(len(p)) }
+
+// Fsync takes Service and succeeds.
+func (l *Latency) Fsync(File) error { _, err := l.serve(0); return err }
+
+// Fdatasync takes Service and succeeds.
+func (l *Latency) Fdatasync(File) error { _, err := l.serve(0); return err }
 
 // String describes the backend, as "latency(service=1ms, units=4)".
 func (l *Latency) String() string {

@@ -1,7 +1,9 @@
 package aio
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
@@ -42,4 +44,44 @@ func alignedBuffer(n int, align int) []byte {
 	b := make([]byte, n+align)
 	skip := (align - int(uintptr(unsafe.Pointer(unsafe.SliceData(b)))&uintptr(align-1))) & (align - 1)
 	return b[skip : skip+n : skip+n]
+}
+
+// RegisterBuffers registers bufs with every ring of a native Array as fixed
+// buffers (IORING_REGISTER_BUFFERS): the kernel pins their pages once, and a
+// request issued alone (not merged) whose Buf lies inside one of them is
+// done with IORING_OP_READ_FIXED or IORING_OP_WRITE_FIXED, which skip
+// pinning the pages of each I/O. A buffer pool allocated once (with
+// AlignedBuffer, for O_DIRECT) is the case for it. Call it once, before the
+// requests that should use them; the Array keeps bufs referenced until it is
+// collected, and the caller must not let them go (or reuse their memory for
+// anything else) before Close. On a simulated Array it only checks bufs:
+// pread needs no registration.
+//
+// Errors wrap ErrInvalidConfig for no buffer, more than 16384, an empty one
+// or one over 1 GiB (the kernel's bounds: IORING_MAX_REG_BUFFERS, and its
+// per-buffer limit in io_uring/rsrc.c), overlapping ones, or a second
+// call on a native Array; a kernel refusal is its errno (ENOMEM: an
+// unprivileged process over RLIMIT_MEMLOCK).
+func (a *Array) RegisterBuffers(bufs [][]byte) error {
+	switch {
+	case len(bufs) == 0 || len(bufs) > 1<<14:
+		return fmt.Errorf("aio: RegisterBuffers: %d buffers, want 1..16384: %w", len(bufs), ErrInvalidConfig)
+	}
+	for i, b := range bufs {
+		if len(b) == 0 || len(b) > 1<<30 {
+			return fmt.Errorf("aio: RegisterBuffers: buffer %d of %d bytes, want 1..%d: %w", i, len(b), 1<<30, ErrInvalidConfig)
+		}
+	}
+	order := make([]int, len(bufs))
+	for i := range order {
+		order[i] = i
+	}
+	addr := func(i int) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(bufs[i]))) }
+	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(addr(x), addr(y)) })
+	for k := 1; k < len(order); k++ {
+		if prev := order[k-1]; addr(prev)+uintptr(len(bufs[prev])) > addr(order[k]) {
+			return fmt.Errorf("aio: RegisterBuffers: buffers %d and %d overlap: %w", prev, order[k], ErrInvalidConfig)
+		}
+	}
+	return a.registerBuffers(bufs, order)
 }

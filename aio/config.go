@@ -99,20 +99,28 @@ type Config struct {
 	//     without a descriptor with ErrInvalidRequest, one on a closed
 	//     *os.File with os.ErrClosed and one on a file without offsets (a
 	//     pipe, a socket) with ESPIPE, as pread, all through Done.
-	//   - A batch's File is put in its segment's ring's table of registered
-	//     files (one entry per slot; New fails with EMFILE where
-	//     SlotsPerSegment is above RLIMIT_NOFILE) through the File's
-	//     SyscallConn, while Go keeps the File open, and taken out when the
-	//     batch completes: a request on a File reads or writes that file, or
-	//     fails, even if the File is closed meanwhile and another file opened
-	//     at its descriptor number. A File with only an Fd method is put
-	//     there from the number Fd gives when the request goes to the kernel
-	//     (under WakeDeferred, at Flush), so it must stay open until then.
-	//     No descriptor is duplicated or closed: the process's POSIX record
-	//     locks (fcntl F_SETLK) on the file are kept.
+	//   - A File is put in its segment's ring's table of registered files
+	//     the first time one of its requests reaches that ring, through its
+	//     SyscallConn while Go keeps the File open, and stays there for the
+	//     File's later requests (one table per ring, SlotsPerSegment entries;
+	//     New fails with EMFILE where that is above RLIMIT_NOFILE): a request
+	//     on a File reads or writes that file, or fails, even if the File is
+	//     closed meanwhile and another file opened at its descriptor number.
+	//     A request on a closed *os.File fails with os.ErrClosed. The table
+	//     holds the kernel's own reference to the file, so a File the program
+	//     closes keeps its file open in the kernel (its flock, an unlinked
+	//     file's space) until the table lets go of it: the handler empties
+	//     the whole table (one io_uring_register) once its ring has been idle
+	//     for 10 ms, and the entries of closed Files are emptied when the
+	//     table is full, every 65,536 requests of the ring, and at Close. A
+	//     File with only an Fd method is looked up by the number Fd gives
+	//     when the request goes to the kernel, so it must stay open until
+	//     then. No descriptor is duplicated or closed: the process's POSIX
+	//     record locks (fcntl F_SETLK) on the file are kept.
 	//   - Hints and OldAge order the pick among a segment's waiting requests
-	//     (under WakeDeferred there can be several); the kernel is given no
-	//     priority.
+	//     (under WakeDeferred or WithPlug there can be several); with
+	//     WithIOPriority the batch's hint also goes to the kernel as the
+	//     SQE's ioprio.
 	//   - In Stats, Wakeups counts the handlers' returns from waiting in
 	//     io_uring_enter (wasted: with no completion), Signals the segments
 	//     a submission or Flush went to, RingSyscalls every io_uring_enter and
@@ -134,6 +142,47 @@ func DefaultConfig() Config {
 		Wake:            WakeAll,
 		Handlers:        HandlerGoroutine,
 	}
+}
+
+// EmbedConfig returns a configuration for a Go program that embeds the Array
+// as its I/O layer, beside InnoDB's DefaultConfig, and the options of New
+// that go with it:
+//
+//   - WakeTargeted: a request wakes only its own segment's handler;
+//   - no insert-buffer or log segment (KindIbuf and KindLog requests go to
+//     the read and write arrays);
+//   - WithIOPriority on Linux: a request's Hint reaches the I/O scheduler;
+//   - native AIO where this process can use io_uring (NativeAvailable
+//     returns nil): IO = IONative with WithPlug, one read and one write
+//     segment (a ring each, any number of requests in the kernel at once:
+//     one ring gathers the most requests per io_uring_enter);
+//   - else simulated AIO on FileBackend with 16 read and 4 write segments,
+//     since a simulated handler has one I/O in progress at a time: 16 reads
+//     at once.
+//
+// The Config's IO says which it chose; NativeAvailable says why not native.
+// Other fields are DefaultConfig's. Use it as
+//
+//	cfg, opts := aio.EmbedConfig()
+//	a, err := aio.New(cfg, opts...)
+//
+// Probing io_uring costs one ring set up and closed.
+func EmbedConfig() (Config, []Option) {
+	cfg := DefaultConfig()
+	cfg.IbufSegment, cfg.LogSegment = false, false
+	cfg.Wake = WakeTargeted
+	var opts []Option
+	if ioprioSupported {
+		opts = append(opts, WithIOPriority())
+	}
+	if NativeAvailable() == nil {
+		cfg.IO = IONative
+		cfg.ReadSegments, cfg.WriteSegments = 1, 1
+		return cfg, append(opts, WithPlug())
+	}
+	cfg.Backend = FileBackend{}
+	cfg.ReadSegments, cfg.WriteSegments = 16, 4
+	return cfg, opts
 }
 
 // Segments returns the number of global segments, and so of handler threads:

@@ -132,7 +132,7 @@ type segState struct {
 // counters are one segment's (or one array's) statistics (see Stats for their
 // meaning).
 type counters struct {
-	reserved, completed, failed               uint64
+	reserved, completed, failed, canceled     uint64
 	signals, wakeups, wasted, batches, merges uint64
 	fullWaits                                 uint64
 }
@@ -211,14 +211,14 @@ func (sg *segState) findFree() int {
 
 // ArrayOf returns the array a request of this op and kind goes to, as os_aio
 // chooses between os_aio_ibuf_array, os_aio_log_array, os_aio_read_array and
-// os_aio_write_array.
+// os_aio_write_array. Syncs go where writes go.
 func (c *Core) ArrayOf(op Op, kind Kind) ArrayID {
 	switch {
 	case kind == KindIbuf && c.cfg.IbufSegment:
 		return ArrayIbuf
 	case kind == KindLog && c.cfg.LogSegment:
 		return ArrayLog
-	case op == Write:
+	case op != Read:
 		return ArrayWrite
 	}
 	return ArrayRead
@@ -285,6 +285,20 @@ func (c *Core) Flush(a ArrayID) SegmentSet {
 	}
 	if n := set.Len(); n > 0 {
 		ar.flushSignals.Add(uint64(n))
+	}
+	return set
+}
+
+// flushSegment is Flush of global segment seg alone: it returns the set
+// holding seg if seg received a request since its array's last Flush, and
+// forgets it; else the empty set. Counted as a wake signal. Atomic words
+// only, as Flush.
+func (c *Core) flushSegment(seg int) SegmentSet {
+	var set SegmentSet
+	bit := uint64(1) << (uint(seg) & 63)
+	if c.deferred[seg>>6].And(^bit)&bit != 0 {
+		set.Add(seg)
+		c.arrays[c.segArray[seg]].flushSignals.Add(1)
 	}
 	return set
 }

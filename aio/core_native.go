@@ -24,15 +24,16 @@ func (c *Core) issue(b *Batch, seg int, now time.Duration, slots []int) bool {
 	sg.waiting -= len(batch)
 	sg.st.batches++
 	sg.st.merges += uint64(len(batch) - 1)
-	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}
+	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Hint: f.hint, Slots: batch}
 	return true
 }
 
 // completeSlots ends one issued batch of segment seg, under its lock: its
 // slots (global numbers, as issue gave them) are freed and counted as
-// completed, except failed of them counted as failed (0 ≤ failed ≤
-// len(slots)). It is Complete for a segment with several batches in flight.
-func (c *Core) completeSlots(seg int, slots []int, failed int) {
+// completed, except failed of them counted as failed and canceled of them
+// as canceled (0 ≤ failed + canceled ≤ len(slots)). It is Complete for a
+// segment with several batches in flight.
+func (c *Core) completeSlots(seg int, slots []int, failed, canceled int) {
 	sg := &c.segs[seg]
 	base := seg * c.cfg.SlotsPerSegment
 	for _, g := range slots {
@@ -42,9 +43,11 @@ func (c *Core) completeSlots(seg int, slots []int, failed int) {
 	}
 	n := len(slots)
 	failed = min(max(failed, 0), n)
+	canceled = min(max(canceled, 0), n-failed)
 	sg.reserved -= n
-	sg.st.completed += uint64(n - failed)
+	sg.st.completed += uint64(n - failed - canceled)
 	sg.st.failed += uint64(failed)
+	sg.st.canceled += uint64(canceled)
 }
 
 // woken counts a native handler's return from waiting on its ring, under its

@@ -24,7 +24,9 @@ func (c *Core) IssueNative(seg int, now time.Duration, slots []int) (Batch, bool
 // counting failed of them (0..len(slots)) as failed and the rest as completed,
 // as os_aio_array_free_slot frees each slot the kernel completed, in whatever
 // order io_getevents returns them.
-func (c *Core) CompleteNative(seg int, slots []int, failed int) { c.completeSlots(seg, slots, failed) }
+func (c *Core) CompleteNative(seg int, slots []int, failed int) {
+	c.completeSlots(seg, slots, failed, 0)
+}
 
 // WokenNative counts a native handler's return from waiting for its segment's
 // completions (io_getevents): a wakeup, and a wasted one unless found.

@@ -3,6 +3,30 @@
 // thread per segment, and the policy that decides which handlers a submission
 // wakes.
 //
+// # Embedding: the synchronous calls
+//
+// A Go program that uses the Array as its I/O layer starts from
+// EmbedConfig (native AIO where io_uring works, else simulated AIO on the
+// FileBackend) and calls ReadAt, WriteAt, Sync and Datasync, which block
+// until their request is done and take a context, as os.File's methods with
+// a ctx in front:
+//
+//	cfg, opts := aio.EmbedConfig()
+//	a, err := aio.New(cfg, opts...)
+//	...
+//	n, err := a.ReadAt(ctx, f, page, off)   // as f.ReadAt(page, off)
+//	n, err = a.WriteAt(ctx, f, page, off)
+//	err = a.Sync(ctx, f)                    // fsync: the writes above are durable
+//
+// The context covers a request until its I/O is issued; a read or write
+// whose context ends while it waits returns an error wrapping ErrCanceled
+// and ctx.Err() and never happens (see ReadAt). On Linux a read the page
+// cache holds whole is done on the caller's thread (preadv2 with
+// RWF_NOWAIT), as os.File.ReadAt would do it; only a read that must wait
+// for the device is handed to a handler. The request's priority is
+// prio.FromContext(ctx). Submit, with a Done callback, is the asynchronous
+// form (Request.Context gives it the same cancellation).
+//
 // # The model
 //
 // A request (read or write, file, offset, length) reserves a slot in one of four
@@ -42,6 +66,36 @@
 // pick is InnoDB's. Requests over the old age still go first, oldest first, so
 // no hint can starve another past the old age.
 //
+// # Syncs
+//
+// Fsync and Fdatasync requests (Sync, Datasync) make a file durable as
+// fsync(2) and fdatasync(2) do, through the Backend (SyncBackend) or the
+// ring (IORING_OP_FSYNC), on a handler like any request; they go to the
+// write array (the log array for KindLog). The ordering contract is
+// fil_flush's: a sync covers every write to the same file that completed —
+// its Done called, its WriteAt returned — before the sync was submitted.
+// It does not order against writes to the file still queued or in flight
+// when it is submitted: those may be issued before, during or after it and
+// are covered only by a later sync; a sync neither waits for them nor holds
+// them back, and writes submitted after it may complete before it. A
+// program that needs a set of writes durable waits for them, then syncs, as
+// InnoDB's buf_flush waits for a batch's writes before fil_flush. Syncs of
+// one file waiting in a segment together are one system call (Core.Pick),
+// issued after all of them were submitted, so it covers what each asks for.
+//
+// # Cancellation
+//
+// A request's Context (Request.Context; a synchronous call's ctx) covers it
+// until its I/O is issued. While it waits in its slot, its context ending
+// takes it out of the slot (Core.Cancel) under the slot's segment lock, the
+// lock its handler picks under, so it is either picked first or never
+// issued; it completes once, with an error wrapping ErrCanceled and the
+// context's error, and counts as canceled. Once issued, a simulated
+// request's I/O runs to its end; a native request issued alone is canceled
+// in the kernel (IORING_OP_ASYNC_CANCEL), and its completion says whether
+// the kernel stopped it before it began. InnoDB has no cancellation: its
+// requests always complete.
+//
 // # One core, two drivers
 //
 // Core holds every decision: slot choice, pick and merge, wake sets, counters.
@@ -65,6 +119,16 @@
 // the slots and runs Done, as os_aio_linux_handle does with io_getevents. No submitter wakes a handler; the kernel wakes the one
 // whose ring completed. Many requests per segment are in the kernel at once,
 // where a simulated handler does one synchronous I/O at a time.
+//
+// A File is registered in a ring's file table the first time its requests
+// reach it and named by its entry from then on (no descriptor in an SQE);
+// buffers given to RegisterBuffers are used as fixed buffers; with
+// WithPlug a request that finds its segment's handler running waits in
+// its slot and is submitted, merged with its neighbours, in the handler's
+// next io_uring_enter, the one that also waits for the next completion, so
+// that under load a request costs a fraction of a system call
+// (Stats.Syscalls); with WithIOPriority the batch's hint is the SQE's
+// ioprio (prio.IOPrio).
 //
 // # Differences from InnoDB, and why
 //
@@ -95,6 +159,17 @@
 //     requests' buffers (so an O_DIRECT misalignment fails only its own
 //     request); InnoDB, and any plain Backend here, goes through a combined
 //     buffer and copies.
+//   - Submitters that find an array full queue in arrival order, and each
+//     slot freed wakes the first (fullWait); InnoDB's os_event_set on
+//     not_full wakes every waiter to race for the slot, which with many
+//     waiters is a herd per slot and no bound on a loser's wait.
+//   - A Done that submits to a full array is accepted into the array's
+//     overflow queue, which the next handler to free a slot drains; InnoDB
+//     would block the handler thread in os_aio_array_reserve_slot, possibly
+//     waiting for itself.
+//   - Requests can be canceled until issued (see Cancellation), syncs are
+//     requests (see Syncs), and a request can carry its priority to the I/O
+//     scheduler (WithIOPriority).
 //
 // # Handler threads, events and segment locks
 //
@@ -140,8 +215,10 @@
 // Sources: os0file.cc (os_aio_array_reserve_slot, os_aio_simulated_handle,
 // os_aio_simulated_wake_handler_thread(s), os_aio_array_free_slot,
 // os_aio_linux_dispatch, os_aio_linux_handle) and srv0start.cc of MySQL
-// 5.5–5.7; io_uring_setup(2), io_uring_enter(2) and io_uring(7) of the Linux
-// man pages for native AIO; MySQL bugs 67973 (a merge condition that
+// 5.5–5.7, fil0fil.cc (fil_flush) for syncs; io_uring_setup(2),
+// io_uring_enter(2), io_uring_register(2) and io_uring(7) of the Linux man
+// pages for native AIO, and ioprio_set(2) with the kernel's
+// block/mq-deadline.c and block/bfq-iosched.c for I/O priorities; MySQL bugs 67973 (a merge condition that
 // never matched) and 95491 (the array-full wake path); study D
 // (innosim reproduce d).
 package aio

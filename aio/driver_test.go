@@ -110,14 +110,14 @@ func (b *faultyBackend) nativeFault(res int32) error { _, err := b.serve(int(res
 // New builds cfg's Array for this driver: Handlers set, or IO = native with
 // the Backend's behaviour moved to the fault hook (a Latency backend's service
 // time is dropped: the kernel's is real).
-func (d driver) New(cfg aio.Config) (*aio.Array, error) {
+func (d driver) New(cfg aio.Config, opts ...aio.Option) (*aio.Array, error) {
 	if !d.native {
 		cfg.Handlers = d.handlers
-		return aio.New(cfg)
+		return aio.New(cfg, opts...)
 	}
 	fault, _ := cfg.Backend.(nativeFaulter)
 	cfg.IO, cfg.Handlers, cfg.Backend = aio.IONative, aio.HandlerGoroutine, nil
-	a, err := aio.New(cfg)
+	a, err := aio.New(cfg, opts...)
 	if err == nil && fault != nil {
 		aio.SetNativeFaults(a, fault.nativeFault)
 	}
@@ -125,14 +125,14 @@ func (d driver) New(cfg aio.Config) (*aio.Array, error) {
 }
 
 // newDriverArray is newArray for driver d.
-func newDriverArray(t testing.TB, d driver, change func(*aio.Config)) *aio.Array {
+func newDriverArray(t testing.TB, d driver, change func(*aio.Config), opts ...aio.Option) *aio.Array {
 	t.Helper()
 	cfg := aio.DefaultConfig()
 	cfg.Backend = &aio.Latency{}
 	if change != nil {
 		change(&cfg)
 	}
-	a, err := d.New(cfg)
+	a, err := d.New(cfg, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, a.Close()) })
 	return a

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/innosim/innosim/prio"
 )
 
 // handlerScratch is one handler's memory, reused for every batch so the loop
@@ -16,43 +18,70 @@ import (
 type handlerScratch struct {
 	reqs []*Request // the batch being done
 	errs []error    // its requests' errors, by position
-	// done and doneErrs hold the last batch's requests until their
-	// completions are delivered (see handle).
+	ns   []int      // its requests' bytes transferred, by position
+	// done, doneErrs and doneNs hold the last batch's requests until their
+	// completions are delivered (see handle), and after them any request
+	// the handler took out of the overflow queue with its context ended.
 	done     []*Request
 	doneErrs []error
-	bufs     [][]byte // the requests' buffers, for a VectorBackend
-	buf      []byte   // combined buffer of a merged batch, page aligned
+	doneNs   []int
+	ended    []endedRequest // out of the overflow queue with their context ended
+	bufs     [][]byte       // the requests' buffers, for a VectorBackend
+	buf      []byte         // combined buffer of a merged batch, page aligned
 	// g is the handler's goroutine id (0 until its first delivery), published
-	// in *deliverer while it runs Done callbacks, so that Close and Submit can
+	// in *deliverer while it runs a caller's Done, so that Close and Submit can
 	// tell a call from a Done.
 	g         uint64
 	deliverer *atomic.Uint64
+	// calls counts the Backend calls (Stats.Syscalls) and the ioprio_set
+	// calls; ioprio is the I/O priority the handler's thread has (WithIOPriority).
+	calls  atomic.Uint64
+	ioprio prio.IOPrio
 }
 
 func (h *handlerScratch) init(limit int) {
 	h.reqs = make([]*Request, 0, limit)
 	h.errs = make([]error, limit)
+	h.ns = make([]int, limit)
 	h.done = make([]*Request, 0, limit)
 	h.doneErrs = make([]error, limit)
+	h.doneNs = make([]int, limit)
 	h.bufs = make([][]byte, 0, limit)
 }
 
-// deliver calls Done for the last completed batch, once each.
-func (h *handlerScratch) deliver() {
-	if len(h.done) == 0 {
+// deliverBatch calls Done for the last completed batch, once each, and for
+// the requests the handler took out of the overflow queue ended.
+func (a *Array) deliverBatch(h *handlerScratch) {
+	if len(h.done) == 0 && len(h.ended) == 0 {
 		return
 	}
 	if h.g == 0 {
 		h.g = goroutineID()
 	}
-	h.deliverer.Store(h.g)
 	for i, r := range h.done {
-		err := h.doneErrs[i]
-		h.done[i], h.doneErrs[i] = nil, nil
-		r.Done(r, err)
+		err, n := h.doneErrs[i], h.doneNs[i]
+		h.done[i], h.doneErrs[i], h.doneNs[i] = nil, nil, 0
+		a.deliver(h.deliverer, h.g, r, n, err)
 	}
 	h.done = h.done[:0]
-	h.deliverer.Store(0)
+	for i, e := range h.ended {
+		h.ended[i] = endedRequest{}
+		a.deliver(h.deliverer, h.g, e.r, 0, e.err)
+	}
+	h.ended = h.ended[:0]
+}
+
+// drainSimulated takes requests out of array id's overflow queue into
+// segment seg's free slots (see drain), with seg's lock held, and sets the
+// events their reservations wake but seg's own: seg's handler, the caller,
+// picks them next.
+func (a *Array) drainSimulated(seg int, id ArrayID, h *handlerScratch) {
+	_, wake := a.drain(seg, id, &h.ended)
+	for s := wake.Next(0); s >= 0; s = wake.Next(s + 1) {
+		if s != seg {
+			a.events[s].Set()
+		}
+	}
 }
 
 // handle is the handler thread of global segment seg: the loop of
@@ -86,13 +115,21 @@ func (a *Array) handle(seg int) {
 	if o, ok := a.backend.(cycleObserver); ok {
 		c.Observe = o.ObserveCycle
 	}
+	if a.opts.ioprio {
+		// For good: the thread's I/O priority is set per batch and must not
+		// reach another goroutine, so the thread ends with the handler.
+		runtime.LockOSThread()
+	}
 	c.Woken()
 	mu.Lock()
 	for {
+		if a.over[id].n.Load() > 0 {
+			a.drainSimulated(seg, id, h)
+		}
 		switch c.Next(a.now, a.closed[id]).Action {
 		case HandlerExit:
 			mu.Unlock()
-			h.deliver()
+			a.deliverBatch(h)
 			return
 		case HandlerSleep:
 			// Reset under the segment lock, after finding nothing: a submitter
@@ -102,7 +139,7 @@ func (a *Array) handle(seg int) {
 			// lost, but it found nothing to do here anyway.)
 			count := ev.Reset()
 			mu.Unlock()
-			h.deliver()
+			a.deliverBatch(h)
 			ev.Wait(count)
 			c.Woken()
 			mu.Lock()
@@ -117,31 +154,49 @@ func (a *Array) handle(seg int) {
 			a.dropFile(seg, r.File) // picked: it no longer waits to be merged
 		}
 		mu.Unlock()
-		h.deliver()
+		a.deliverBatch(h)
 
 		failed := a.do(h, *b, reqs)
 		h.reqs, h.done = h.done, reqs
 		h.errs, h.doneErrs = h.doneErrs, h.errs
+		h.ns, h.doneNs = h.doneNs, h.ns
 
 		mu.Lock()
 		c.Complete(failed)
-		// os_event_set(array->not_full): every submitter waiting for a slot
-		// retries. Registered waiters are seen here (see fullWait).
-		a.full[id].signal()
+		// os_event_set(array->not_full), one waiter per slot freed (see
+		// fullWait). Registered waiters are seen here.
+		a.full[id].signal(len(reqs))
 	}
 }
 
-// do performs batch b for reqs (in file order) and sets h.errs[i] for each
-// request. With a plain Backend it is one call: a merged read goes through the
-// combined buffer and is copied out; a merged write is copied in first, as
-// InnoDB does with its combined_buf. With a VectorBackend a merged batch is one
-// vectored call per run of equally aligned requests (see alignedRun). It
+// do performs batch b for reqs (in file order) and sets h.errs[i] and
+// h.ns[i] for each request. With a plain Backend it is one call: a merged
+// read goes through the combined buffer and is copied out; a merged write is
+// copied in first, as InnoDB does with its combined_buf. With a
+// VectorBackend a merged batch is one vectored call per run of equally
+// aligned requests (see alignedRun). A sync is one call for the batch. It
 // returns the number of failed requests.
 func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
+	if a.opts.ioprio {
+		a.setIOPrio(h, b)
+	}
+	if b.Op.isSync() {
+		h.calls.Add(1)
+		err := syncFile(a.backend, b.Op, reqs[0].File)
+		for i, r := range reqs {
+			h.ns[i] = 0
+			if err != nil {
+				failed++
+				h.errs[i] = fmt.Errorf("aio: %s: %w", r.Op, err)
+			}
+		}
+		return failed
+	}
 	if vb, ok := a.backend.(VectorBackend); ok && len(reqs) > 1 {
 		for i := 0; i < len(reqs); {
 			j := i + alignedRun(reqs[i:])
-			failed += doVector(h, vb, b.Op, reqs[i:j], h.errs[i:j])
+			h.calls.Add(1)
+			failed += doVector(h, vb, b.Op, reqs[i:j], h.errs[i:j], h.ns[i:j])
 			i = j
 		}
 		return failed
@@ -159,6 +214,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 			}
 		}
 	}
+	h.calls.Add(1)
 	n, err := a.transfer(b.Op, reqs[0].File, buf, b.Offset)
 	n = min(max(n, 0), len(buf))
 	off := 0
@@ -167,6 +223,7 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 		if b.Op == Read && len(reqs) > 1 && n > off {
 			copy(r.Buf, buf[off:min(end, n)])
 		}
+		h.ns[i] = min(max(n-off, 0), len(r.Buf))
 		if end > n || failedDespiteCount(err) {
 			failed++
 			h.errs[i] = ioError(b.Op, r, err)
@@ -177,8 +234,8 @@ func (a *Array) do(h *handlerScratch, b Batch, reqs []*Request) (failed int) {
 }
 
 // doVector performs consecutive requests reqs with one vectored call into (or
-// from) their own buffers and sets errs[i] for each.
-func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs []error) (failed int) {
+// from) their own buffers and sets errs[i] and ns[i] for each.
+func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs []error, ns []int) (failed int) {
 	bufs := h.bufs[:0]
 	length := 0
 	for _, r := range reqs {
@@ -190,6 +247,7 @@ func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs 
 	n = min(max(n, 0), length)
 	off := 0
 	for i, r := range reqs {
+		ns[i] = min(max(n-off, 0), len(r.Buf))
 		off += len(r.Buf)
 		if off > n || failedDespiteCount(err) {
 			failed++
@@ -197,6 +255,22 @@ func doVector(h *handlerScratch, vb VectorBackend, op Op, reqs []*Request, errs 
 		}
 	}
 	return failed
+}
+
+// setIOPrio gives the handler's thread (locked to it: see handle) batch b's
+// I/O priority, with one ioprio_set when it changes. A refusal is counted
+// (Stats.IOPrioRefused) and the I/O goes on at the priority the thread has.
+func (a *Array) setIOPrio(h *handlerScratch, b Batch) {
+	want := b.Hint.IOPrio()
+	if want == h.ioprio {
+		return
+	}
+	h.calls.Add(1)
+	if err := prio.SetIOPrio(0, want); err != nil {
+		a.ioprioRefused.Add(1)
+		return
+	}
+	h.ioprio = want
 }
 
 // maxDirectAlign is the most alignment that O_DIRECT demands of a transfer's
@@ -246,6 +320,19 @@ func transferv(vb VectorBackend, op Op, f File, bufs [][]byte, off int64) (n int
 		return vb.WritevAt(f, bufs, off)
 	}
 	return vb.ReadvAt(f, bufs, off)
+}
+
+// syncFile is the one Backend call of a sync batch, panic-safe as transfer.
+func syncFile(b Backend, op Op, f File) (err error) {
+	defer recoverBackend(new(int), &err)
+	sb, ok := b.(SyncBackend)
+	if !ok {
+		return fmt.Errorf("backend %T cannot sync (it is not a SyncBackend): %w", b, errors.ErrUnsupported)
+	}
+	if op == Fdatasync {
+		return sb.Fdatasync(f)
+	}
+	return sb.Fsync(f)
 }
 
 // recoverBackend, deferred by transfer, turns a panic into a *PanicError.

@@ -47,3 +47,9 @@ func (m IOMode) String() string {
 // (EMFILE, ENFILE) is not a refusal: New's error then wraps that errno and
 // not ErrNativeUnavailable, since simulated AIO needs descriptors as well.
 var ErrNativeUnavailable = errors.New("native AIO (io_uring) unavailable")
+
+// NativeAvailable reports whether this process can use native AIO: nil, or
+// the reason it cannot, wrapping ErrNativeUnavailable (not Linux, io_uring
+// disabled or refused, a kernel before 5.6), or EMFILE or ENFILE when out of
+// file descriptors. It sets up one small ring and closes it.
+func NativeAvailable() error { return probeNative() }

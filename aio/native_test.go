@@ -365,12 +365,11 @@ func TestRequestsOnAClosedFileFailWithErrClosed(t *testing.T) {
 	}
 }
 
-// Stats.RingSyscalls counts every system call made on the rings: beside the
-// io_uring_enter calls, the two io_uring_register calls of each batch (its
-// file named in the ring's table, the entry emptied at its completion). It
-// counted the enters alone, so BenchmarkAIONative's syscalls/op left out two
-// calls a batch.
-func TestNativeRingSyscallsCountTheFileTableUpdates(t *testing.T) {
+// A File is registered in a ring's file table once, the first time its
+// requests reach the ring, not twice per batch (its entry named, then
+// emptied) as it was: 20 reads one after another cost one io_uring_register
+// beside their enters, and Stats.RingSyscalls counts it.
+func TestNativeRegistersAFileOnce(t *testing.T) {
 	requireNative(t)
 	const reads = 20
 	path, _ := writeFile(t, reads*page)
@@ -385,6 +384,11 @@ func TestNativeRingSyscallsCountTheFileTableUpdates(t *testing.T) {
 			Done: func(_ *aio.Request, err error) { got <- err }}))
 		require.NoError(t, <-got)
 	}
-	// the last batch's entry is emptied before its Done runs
-	require.Equal(t, uint64(2*reads), a.Stats().RingSyscalls-aio.RingEnters(a)-before)
+	registers := a.Stats().RingSyscalls - aio.RingEnters(a) - before
+	// Once, unless the ring sat idle long enough between two reads for its
+	// handler to empty the table (a loaded machine): then once more each time.
+	require.GreaterOrEqual(t, registers, uint64(1))
+	require.Less(t, registers, uint64(reads), "the File is registered once, not per batch")
+	st := a.Stats()
+	require.Equal(t, st.RingSyscalls, st.Syscalls, "native Syscalls are the ring's")
 }

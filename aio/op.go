@@ -6,7 +6,7 @@ import (
 	"github.com/innosim/innosim/prio"
 )
 
-// Op is the direction of a request.
+// Op is what a request does to its file.
 type Op uint8
 
 const (
@@ -14,18 +14,34 @@ const (
 	Read Op = iota
 	// Write writes Length bytes at Offset (OS_FILE_WRITE).
 	Write
+	// Fsync makes the file's data and metadata durable, as fsync(2) (what
+	// InnoDB's fil_flush does through os_file_flush). A sync request has no
+	// buffer and offset 0; it goes to the write array (the log array for
+	// KindLog with Config.LogSegment). See "Syncs" in the package doc for
+	// what it orders.
+	Fsync
+	// Fdatasync is Fsync without the metadata a later read does not need
+	// (timestamps), as fdatasync(2).
+	Fdatasync
 )
 
-// String returns "read" or "write".
+// String returns "read", "write", "fsync" or "fdatasync".
 func (o Op) String() string {
 	switch o {
 	case Read:
 		return "read"
 	case Write:
 		return "write"
+	case Fsync:
+		return "fsync"
+	case Fdatasync:
+		return "fdatasync"
 	}
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }
+
+// isSync reports whether o is Fsync or Fdatasync.
+func (o Op) isSync() bool { return o == Fsync || o == Fdatasync }
 
 // Kind says which array a request belongs to, as the mode argument of os_aio
 // (OS_AIO_NORMAL, OS_AIO_IBUF, OS_AIO_LOG).
@@ -93,9 +109,9 @@ type SlotRequest struct {
 	// File identifies the file; requests merge only within one file. Any
 	// numbering the driver likes.
 	File uint64
-	// Offset is the byte offset in the file, ≥ 0.
+	// Offset is the byte offset in the file, ≥ 0; 0 for a sync.
 	Offset int64
-	// Length is the number of bytes, > 0.
+	// Length is the number of bytes, > 0; 0 for a sync.
 	Length int64
 	// Hint is the request's priority: among requests younger than the old age,
 	// a more urgent hint is picked first. Zero is prio.Normal.

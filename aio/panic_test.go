@@ -3,6 +3,7 @@ package aio_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -94,28 +95,50 @@ func TestBackendPanicFailsItsRequests(t *testing.T) {
 	}
 }
 
-// TestPanicInDoneEndsTheProgram shows the documented decision: a panic in a
-// Done is the caller's bug and is not recovered; it ends the program as a
-// panic in any goroutine does, with the Done in the trace. The test runs
-// itself in a child process that panics.
+// TestPanicInDoneEndsTheProgram shows the documented decision (Request.Done):
+// a panic in a Done is the caller's bug and is not recovered; it ends the
+// program at once, as a panic in a time.AfterFunc callback does, with the
+// Done on the trace, under every driver, and no other Done runs after it. The
+// test runs itself in a child process that panics.
 func TestPanicInDoneEndsTheProgram(t *testing.T) {
 	const env = "INNOSIM_AIO_TEST_DONE_PANIC"
-	if os.Getenv(env) == "1" {
+	if which := os.Getenv(env); which != "" {
 		cfg := aio.DefaultConfig()
-		cfg.Backend = &aio.Latency{}
+		cfg.Wake, cfg.ReadSegments = aio.WakeDeferred, 1
+		var file aio.File
+		if which == "native" {
+			cfg.IO = aio.IONative
+			file = sparseFile(t)
+		} else {
+			cfg.Backend = &aio.Latency{}
+		}
 		a, err := aio.New(cfg)
 		require.NoError(t, err)
-		require.NoError(t, a.Submit(context.Background(), &aio.Request{Buf: make([]byte, 8),
+		// Two requests in one batch: the first one's Done panics, the
+		// second one's must never run.
+		require.NoError(t, a.Submit(context.Background(), &aio.Request{File: file, Buf: make([]byte, 8),
 			Done: func(*aio.Request, error) { panic("done callback exploded") }}))
+		require.NoError(t, a.Submit(context.Background(), &aio.Request{File: file, Offset: 8, Buf: make([]byte, 8),
+			Done: func(*aio.Request, error) { fmt.Println("a Done ran after the panic") }}))
+		a.Flush()
 		time.Sleep(hangLimit) // the panic ends the process long before
 		t.Fatal("a panic in Done did not end the program")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPanicInDoneEndsTheProgram$", "-test.count=1")
-	cmd.Env = append(os.Environ(), env+"=1")
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "the child exits with an error, got %v:\n%s", err, out)
-	require.Contains(t, string(out), "panic: done callback exploded")
-	require.Contains(t, string(out), "TestPanicInDoneEndsTheProgram.func", "the trace names the Done")
-	require.NotContains(t, string(out), "did not end the program")
+	whiches := []string{"simulated"}
+	if nativeProbe() == nil {
+		whiches = append(whiches, "native")
+	}
+	for _, which := range whiches {
+		t.Run(which, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPanicInDoneEndsTheProgram$", "-test.count=1")
+			cmd.Env = append(os.Environ(), env+"="+which)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "the child exits with an error, got %v:\n%s", err, out)
+			require.Contains(t, string(out), "panic: done callback exploded")
+			require.Contains(t, string(out), "TestPanicInDoneEndsTheProgram.func", "the trace names the Done")
+			require.NotContains(t, string(out), "did not end the program")
+			require.NotContains(t, string(out), "a Done ran after the panic")
+		})
+	}
 }

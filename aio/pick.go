@@ -3,6 +3,8 @@ package aio
 import (
 	"math/bits"
 	"time"
+
+	"github.com/innosim/innosim/prio"
 )
 
 // Batch is one I/O a handler issues: a run of requests of one file and one op,
@@ -15,9 +17,12 @@ type Batch struct {
 	Op   Op
 	File uint64
 	// Offset and Length are the combined I/O: Offset of the first slot, the sum
-	// of the slots' lengths.
+	// of the slots' lengths (0 and 0 for syncs).
 	Offset int64
 	Length int64
+	// Hint is the first request's hint: the batch's priority, which the
+	// driver may carry to the I/O (WithIOPriority).
+	Hint prio.Hint
 	// Slots are the global slot numbers in file order, at most MergeLimit. The
 	// slice is the core's: valid until Complete(Segment, ...) and not to be
 	// modified.
@@ -37,8 +42,11 @@ type Batch struct {
 // consecutive_loop: the waiting request of the same segment, file and op whose
 // offset is the previous one's offset plus length, repeatedly, up to MergeLimit
 // requests (never across a gap, another file or another op; MySQL bug 67973
-// shipped a merge test that never matched). The batch's slots are marked in
-// progress; each request beyond the first counts as a merge.
+// shipped a merge test that never matched). A sync (Fsync, Fdatasync) merges
+// instead with every other waiting sync of the same file and op, up to
+// MergeLimit: one system call, issued after all of them were submitted,
+// serves them all (group commit). The batch's slots are marked in progress;
+// each request beyond the first counts as a merge.
 //
 // Pick keeps nothing of now, and with fewer than two requests waiting its choice
 // does not depend on it (the one request is picked however old it is), so a
@@ -81,7 +89,7 @@ func (c *Core) pick(b *Batch, seg int, now time.Duration, woken bool) bool {
 	sg.waiting -= len(batch)
 	sg.st.batches++
 	sg.st.merges += uint64(len(batch) - 1)
-	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Slots: batch}
+	*b = Batch{Segment: seg, Op: f.op, File: f.file, Offset: f.offset, Length: length, Hint: f.hint, Slots: batch}
 	return true
 }
 
@@ -125,10 +133,34 @@ func (c *Core) choose(sg *segState, seg int, now time.Duration, batch []int) ([]
 	f.inProgress = true
 	batch = append(batch, base+first)
 	length := f.length
-	if c.cfg.MergeLimit > 1 && sg.waiting > 1 {
+	switch {
+	case c.cfg.MergeLimit == 1 || sg.waiting == 1:
+	case f.op.isSync():
+		batch = c.gatherSyncs(slots, base, f, batch, sg.waiting-1)
+	default:
 		batch, length = c.merge(&sg.merge, slots, base, f, batch, sg.waiting-1)
 	}
 	return batch, f, length
+}
+
+// gatherSyncs extends batch (holding the sync f) with the other waiting syncs
+// of f's file and op among slots, lowest slot first, up to MergeLimit;
+// waiting is the number of waiting requests other than f. Each sync asks
+// for the writes completed before it was submitted, and the batch's one call
+// is made after every one of them was submitted, so it covers them all.
+func (c *Core) gatherSyncs(slots []slot, base int, f *slot, batch []int, waiting int) []int {
+	for i := 0; waiting > 0 && len(batch) < c.cfg.MergeLimit; i++ {
+		s := &slots[i]
+		if !s.reserved || s.inProgress {
+			continue
+		}
+		waiting--
+		if s.op == f.op && s.file == f.file {
+			s.inProgress = true
+			batch = append(batch, base+i)
+		}
+	}
+	return batch
 }
 
 // merge extends batch (holding f) with the consecutive requests among slots,

@@ -2,8 +2,8 @@ package aio
 
 import "math/bits"
 
-// SegmentSet is a set of global segment numbers (0..129), a value type that costs
-// no allocation. The core returns one from Reserve and Flush: the handlers the
+// SegmentSet is a set of global segment numbers, 0..129 (at most 2 +
+// 2 × MaxSegments segments), a value type that costs no allocation. The core returns one from Reserve and Flush: the handlers the
 // driver must wake. Iterate with
 //
 //	for s := set.Next(0); s >= 0; s = set.Next(s + 1) { ... }
@@ -13,7 +13,8 @@ type SegmentSet struct {
 	w [3]uint64
 }
 
-// Add puts segment s into the set. s must be in 0..191.
+// Add puts global segment seg, 0..129, into the set. A seg outside
+// 0..191 (the set's capacity) panics as an out-of-range index does.
 func (s *SegmentSet) Add(seg int) { s.w[seg>>6] |= 1 << (uint(seg) & 63) }
 
 // Has reports whether segment seg is in the set.

@@ -189,9 +189,21 @@ func (c *Core) ArrayFull(a ArrayID) Reservation {
 }
 
 func checkSlotRequest(r SlotRequest) error {
+	if r.Op.isSync() {
+		switch {
+		case r.Kind > KindLog:
+			return fmt.Errorf("aio: Kind = %d, want KindNormal, KindIbuf or KindLog: %w", r.Kind, ErrInvalidRequest)
+		case !r.Hint.Valid():
+			return fmt.Errorf("aio: Hint = %d, want prio.Idle..prio.Interrupt: %w", r.Hint, ErrInvalidRequest)
+		case r.Offset != 0 || r.Length != 0:
+			return fmt.Errorf("aio: %s with Offset = %d and Length = %d, want 0 and 0 (a sync covers the whole file): %w",
+				r.Op, r.Offset, r.Length, ErrInvalidRequest)
+		}
+		return nil
+	}
 	switch {
-	case r.Op > Write:
-		return fmt.Errorf("aio: Op = %d, want Read or Write: %w", r.Op, ErrInvalidRequest)
+	case r.Op > Fdatasync:
+		return fmt.Errorf("aio: Op = %d, want Read, Write, Fsync or Fdatasync: %w", r.Op, ErrInvalidRequest)
 	case r.Kind > KindLog:
 		return fmt.Errorf("aio: Kind = %d, want KindNormal, KindIbuf or KindLog: %w", r.Kind, ErrInvalidRequest)
 	case !r.Hint.Valid():

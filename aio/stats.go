@@ -1,23 +1,29 @@
 package aio
 
 // Stats is a snapshot of an AIO system's counters. The Core keeps every field
-// but Canceled, FutexSyscalls and RingSyscalls, which only the real driver can see, so the
-// simulator and the real driver report the same numbers for the same run.
+// but the system-call counts, IOPrioRefused and the requests canceled before
+// they took a slot or while in the overflow queue, which only the real
+// driver can see, so the simulator and the real driver report the same
+// numbers for the same run.
 //
 // At every instant Submitted = Completed + Failed + Canceled + InFlight.
 type Stats struct {
-	// Submitted counts requests accepted into a slot, plus those canceled while
-	// waiting for one.
+	// Submitted counts requests accepted (into a slot, or into the overflow
+	// queue from a Done), plus those canceled while waiting for a slot, plus
+	// ReadAt's reads served from the page cache on the caller's thread
+	// (counted completed at once; see ReadAt).
 	Submitted uint64
 	// Completed counts requests whose I/O succeeded.
 	Completed uint64
 	// Failed counts requests whose I/O returned an error (a short read included).
 	Failed uint64
-	// Canceled counts requests whose context ended while they waited for a free
-	// slot (the real driver only).
+	// Canceled counts requests whose context ended before their I/O began:
+	// while Submit waited for a free slot, while they waited in their slot
+	// or the overflow queue, or (native AIO) in the kernel before it started
+	// them (see Submit).
 	Canceled uint64
-	// InFlight is the number of reserved slots: requests waiting for their
-	// handler or in progress.
+	// InFlight is the number of reserved slots, requests waiting for their
+	// handler or in progress, plus the requests in the overflow queue.
 	InFlight uint64
 	// Signals counts segments named in wake sets (Reserve, Flush and the
 	// array-full path): the events the driver sets. A wake set is counted as
@@ -45,10 +51,37 @@ type Stats struct {
 	FutexSyscalls uint64
 	// RingSyscalls counts the system calls made on the rings (IONative
 	// only): io_uring_enter, to submit and to wait for completions, and
-	// io_uring_register, once per ring at New for its file table and twice
-	// per batch, to name the batch's file in the table and to empty the
-	// entry at its completion.
+	// io_uring_register: once per ring at New for its file table, once per
+	// ring for RegisterBuffers, once per ring and File the first time the
+	// File's requests reach that ring (again after the table was emptied,
+	// the ring idle for 10 ms, or the File's entry given to another), and
+	// once per emptying.
 	RingSyscalls uint64
+	// Syscalls counts every system call the Array made to do its requests
+	// and to wake its handlers: native AIO, RingSyscalls plus the
+	// synchronous reads, writes and syncs that finish what the kernel gave
+	// back short; simulated AIO, one per Backend call (a FileBackend call is
+	// one pread, pwrite, preadv, pwritev, fsync or fdatasync; retries after
+	// a partial transfer are not counted), plus FutexSyscalls, plus the
+	// ioprio_set calls of WithIOPriority; and under either, ReadAt's
+	// preadv2 attempts at the page cache. Channel wakes of goroutine handlers
+	// are the Go runtime's and not counted. Syscalls over Submitted is the
+	// cost of a request in system calls (SyscallsPerRequest).
+	Syscalls uint64
+	// IOPrioRefused counts the ioprio_set calls the kernel refused
+	// (WithIOPriority, simulated AIO); the batch's I/O went on at the thread's
+	// priority.
+	IOPrioRefused uint64
+}
+
+// SyscallsPerRequest returns Syscalls over the requests that left the
+// Array (Completed + Failed + Canceled), 0 before any has.
+func (s Stats) SyscallsPerRequest() float64 {
+	done := s.Completed + s.Failed + s.Canceled
+	if done == 0 {
+		return 0
+	}
+	return float64(s.Syscalls) / float64(done)
 }
 
 // Add returns the field-by-field sum of s and t, with the larger MaxPending.
@@ -68,6 +101,8 @@ func (s Stats) Add(t Stats) Stats {
 		MaxPending:     max(s.MaxPending, t.MaxPending),
 		FutexSyscalls:  s.FutexSyscalls + t.FutexSyscalls,
 		RingSyscalls:   s.RingSyscalls + t.RingSyscalls,
+		Syscalls:       s.Syscalls + t.Syscalls,
+		IOPrioRefused:  s.IOPrioRefused + t.IOPrioRefused,
 	}
 }
 
@@ -86,6 +121,7 @@ func (c *Core) ArrayStats(a ArrayID) Stats {
 	st.Submitted = sum.reserved
 	st.Completed = sum.completed
 	st.Failed = sum.failed
+	st.Canceled = sum.canceled
 	st.Signals += sum.signals
 	st.Wakeups = sum.wakeups
 	st.WastedWakeups = sum.wasted
@@ -100,6 +136,7 @@ func (c *counters) add(t counters) {
 	c.reserved += t.reserved
 	c.completed += t.completed
 	c.failed += t.failed
+	c.canceled += t.canceled
 	c.signals += t.signals
 	c.wakeups += t.wakeups
 	c.wasted += t.wasted

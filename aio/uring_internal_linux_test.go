@@ -98,10 +98,11 @@ func TestNativeResultFinishesShortTransfers(t *testing.T) {
 				copy(reqs[0].Buf[:tt.res], data) // what the kernel transferred
 			}
 			fs := &nativeSlot{n: 3, op: Read, offset: 0, length: 3 * 4096}
-			errs := make([]error, 3)
+			errs, ns := make([]error, 3), make([]int, 3)
 			var n native
-			failed := n.result(fs, tt.res, reqs, errs)
+			failed, canceled := n.result(fs, tt.res, reqs, errs, ns)
 			require.Equal(t, tt.wantFailed, failed)
+			require.Zero(t, canceled, "no cancel was asked for: the kernel's own ECANCELED is redone")
 			if tt.wantFailed == 1 {
 				require.Equal(t, data[:4096], reqs[0].Buf)
 				require.Equal(t, data[4096:2*4096], reqs[1].Buf)

@@ -38,16 +38,25 @@ const (
 
 	uringEnterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS
 
+	uringRegisterBuffers     = 0 // IORING_REGISTER_BUFFERS (5.1)
 	uringRegisterFiles       = 2 // IORING_REGISTER_FILES (5.1; entries of -1, a sparse table, 5.5)
 	uringRegisterFilesUpdate = 6 // IORING_REGISTER_FILES_UPDATE (5.5)
 
 	uringSQEFixedFile = 1 << 0 // IOSQE_FIXED_FILE: the SQE's fd is an entry of the registered table
 
-	uringOpNop    = 0  // IORING_OP_NOP
-	uringOpReadv  = 1  // IORING_OP_READV
-	uringOpWritev = 2  // IORING_OP_WRITEV
-	uringOpRead   = 22 // IORING_OP_READ
-	uringOpWrite  = 23 // IORING_OP_WRITE
+	uringOpNop           = 0  // IORING_OP_NOP
+	uringOpReadv         = 1  // IORING_OP_READV
+	uringOpWritev        = 2  // IORING_OP_WRITEV
+	uringOpFsync         = 3  // IORING_OP_FSYNC
+	uringOpReadFixed     = 4  // IORING_OP_READ_FIXED: into a registered buffer
+	uringOpWriteFixed    = 5  // IORING_OP_WRITE_FIXED: from a registered buffer
+	uringOpTimeout       = 11 // IORING_OP_TIMEOUT (5.4): complete with -ETIME after the timespec at addr
+	uringOpTimeoutRemove = 12 // IORING_OP_TIMEOUT_REMOVE (5.5): cancel the timeout whose user_data is addr
+	uringOpAsyncCancel   = 14 // IORING_OP_ASYNC_CANCEL (5.5): cancel the SQE whose user_data is addr
+	uringOpRead          = 22 // IORING_OP_READ
+	uringOpWrite         = 23 // IORING_OP_WRITE
+
+	uringFsyncDatasync = 1 << 0 // IORING_FSYNC_DATASYNC, in the SQE's fsync_flags (rw_flags)
 
 	// uringMaxLen is the most bytes one SQE asks for: the kernel transfers
 	// at most MAX_RW_COUNT (just under 2 GiB) per call anyway, and the driver
@@ -75,19 +84,22 @@ type uringCQOffsets struct {
 	userAddr                                                        uint64
 }
 
-// uringSQE is struct io_uring_sqe (64 bytes) with the fields reads, writes and
-// nops use.
+// uringSQE is struct io_uring_sqe (64 bytes) with the fields reads, writes,
+// syncs, cancels and nops use.
 type uringSQE struct {
 	opcode   uint8
 	flags    uint8
 	ioprio   uint16
 	fd       int32
 	off      uint64
-	addr     uint64
+	addr     uint64 // the buffer, the iovec array, or a cancel's target user_data
 	len      uint32
-	rwFlags  uint32
+	rwFlags  uint32 // rw_flags, or fsync_flags for IORING_OP_FSYNC
 	userData uint64
-	_        [3]uint64 // buf_index, personality, splice_fd_in, addr3, pad
+	bufIndex uint16 // the registered buffer of a READ_FIXED or WRITE_FIXED
+	_        uint16 // personality
+	_        int32  // splice_fd_in
+	_        [2]uint64
 }
 
 // uringFilesUpdate is struct io_uring_files_update: fds points at the
@@ -240,6 +252,31 @@ func (r *ring) registerFiles(n int) unix.Errno {
 	}
 	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFiles,
 		uintptr(unsafe.Pointer(&fds[0])), uintptr(n), 0, 0)
+	r.registers.Add(1)
+	return errno
+}
+
+// registerBuffers registers iov as the ring's fixed buffers
+// (IORING_REGISTER_BUFFERS): the kernel pins their pages once, and a
+// READ_FIXED or WRITE_FIXED names one by index instead of pinning its pages
+// per I/O. It returns the errno.
+func (r *ring) registerBuffers(iov []unix.Iovec) unix.Errno {
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterBuffers,
+		uintptr(unsafe.Pointer(unsafe.SliceData(iov))), uintptr(len(iov)), 0, 0)
+	r.registers.Add(1)
+	return errno
+}
+
+// emptyFiles empties entries 0..n-1 of r's registered table in one
+// IORING_REGISTER_FILES_UPDATE, dropping the kernel's references to their
+// files; fds is scratch of n entries.
+func (r *ring) emptyFiles(fds []int32) unix.Errno {
+	for i := range fds {
+		fds[i] = -1
+	}
+	u := uringFilesUpdate{fds: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(fds))))}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterFilesUpdate,
+		uintptr(unsafe.Pointer(&u)), uintptr(len(fds)), 0, 0)
 	r.registers.Add(1)
 	return errno
 }

@@ -84,3 +84,31 @@ func advance(bufs [][]byte, n int) [][]byte {
 	}
 	return bufs
 }
+
+// fdatasync is fdatasync(2) on an *os.File's descriptor (held open by
+// Control for the call), else s.Sync. Its error names the file as
+// os.File.Sync's does.
+func fdatasync(f File, s syncer) error {
+	file, ok := f.(*os.File)
+	if !ok {
+		return s.Sync()
+	}
+	rc, err := file.SyscallConn()
+	if err != nil {
+		return s.Sync()
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if serr = unix.Fdatasync(int(fd)); serr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return s.Sync() // closed: Sync says so, as os.File does
+	}
+	if serr != nil {
+		return &os.PathError{Op: "fdatasync", Path: file.Name(), Err: serr}
+	}
+	return nil
+}

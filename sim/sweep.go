@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync/atomic"
 
@@ -14,14 +13,15 @@ import (
 // seed, so the results do not depend on the parallelism. progress, if not nil, is
 // called after each cell with the number done so far (from several goroutines;
 // it must be safe for that). Every cell is validated once (Cell.Validate),
-// before the first runs, so a bad cell late in a long sweep is refused at once;
+// before the first runs, so a bad cell late in a long sweep is refused at once
+// (a *CellError naming the first);
 // each is then built once and run. The first
 // error cancels the rest and is returned; when ctx ends, the running cells stop
 // within milliseconds and ctx.Err() is returned.
 func RunCells(ctx context.Context, cells []Cell, progress func(done int)) ([]Result, error) {
 	for i, c := range cells {
 		if err := c.Validate(); err != nil {
-			return nil, fmt.Errorf("cell %d of %d: %w", i+1, len(cells), err)
+			return nil, &CellError{Index: i, Len: len(cells), Err: err}
 		}
 	}
 	out := make([]Result, len(cells))

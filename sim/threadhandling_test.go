@@ -29,7 +29,7 @@ func TestThreadPoolRefusesBadSettings(t *testing.T) {
 	// the default size is the CPUs: an error must name that, not a size nobody gave
 	c = base
 	c.Machine.CPUs = 1024
-	assert.ErrorContains(t, c.Validate(), "ThreadPoolSize = 0 takes the CPUs (1024), more groups than 1..1000")
+	assert.ErrorContains(t, c.Validate(), "ThreadPoolSize = 0: the pool has a group per CPU (1024), more than the 1..1000 groups it takes")
 	c = base
 	c.Gate = &GateConfig{Policy: concurrency.PolicyQueue, Config: concurrency.DefaultConfig(8)}
 	assert.ErrorContains(t, c.Validate(), "want one of the two")

@@ -202,6 +202,6 @@ func TestPoolRefusesAServerProgramAThreadWouldBeRefused(t *testing.T) {
 			ThreadHandling: th, Client: &ClientConfig{}}
 		err := c.Validate()
 		require.ErrorIs(t, err, ErrInvalidConfig, "%v", th)
-		assert.ErrorContains(t, err, "want a device installed by SetDevice", "%v", th)
+		assert.ErrorContains(t, err, "fsyncs the log at every commit: want a Device", "%v", th)
 	}
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/sim/bufpool"
@@ -66,6 +68,23 @@ func (c Cell) Validate() error {
 	}
 	return nil
 }
+
+// CellError is RunCells' refusal of one cell of a sweep, before any cell
+// runs: Index is the cell's place in the sweep (from 0) of Len cells, and Err
+// is its Validate error (a *FieldError). A command that built the sweep maps
+// it back to the cell's place in its own terms.
+type CellError struct {
+	Index, Len int
+	Err        error
+}
+
+// Error returns "cell I of N: " and Err's message, I counted from 1.
+func (e *CellError) Error() string {
+	return fmt.Sprintf("cell %d of %d: %v", e.Index+1, e.Len, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *CellError) Unwrap() error { return e.Err }
 
 // durations returns the cell's warm-up and measurement, zero read as the
 // defaults.
@@ -132,14 +151,29 @@ func (c Cell) validateUses(w Workload) error {
 		return machine.Invalid("Client", "sim: Client with workload %s, which has no client round trip (no wait for its client) to put a client on: want no Client: %w",
 			c.Workload, ErrInvalidConfig)
 	case c.Gate != nil && !u.Gate:
-		return machine.Invalid("Gate", "sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate, want no Gate: %w",
+		return machine.Invalid("Gate", "sim: Gate (innodb_thread_concurrency = %d) with workload %s, which never enters InnoDB's gate: want no Gate, or a workload that enters it: %w",
 			c.Gate.Config.Limit, c.Workload, ErrInvalidConfig)
 	case c.Device == nil && (u.Reads || u.Writes || u.Fsyncs):
-		return machine.Invalid("Device", "sim: workload %s waits for the device, want a device installed by SetDevice: %w", c.Workload, ErrInvalidConfig)
+		return machine.Invalid("Device", "sim: workload %s waits for the device (its %s): want a Device: %w", c.Workload, ioKinds(u), ErrInvalidConfig)
 	case c.Device == nil && u.LogCommit && (c.Log == nil || c.Log.FlushAtTrxCommit == 1):
-		return machine.Invalid("Device", "sim: a commit with innodb_flush_log_at_trx_commit = 1 fsyncs the log, want a device installed by SetDevice: %w", ErrInvalidConfig)
+		return machine.Invalid("Device", "sim: workload %s with innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want a Device, or innodb_flush_log_at_trx_commit = 0 or 2: %w", c.Workload, ErrInvalidConfig)
 	}
 	return nil
+}
+
+// ioKinds names the synchronous I/O a workload's program waits for
+// ("reads", "reads and fsyncs").
+func ioKinds(u workload.Uses) string {
+	var kinds []string
+	for _, k := range []struct {
+		does bool
+		name string
+	}{{u.Reads, "reads"}, {u.Writes, "writes"}, {u.Fsyncs, "fsyncs"}} {
+		if k.does {
+			kinds = append(kinds, k.name)
+		}
+	}
+	return strings.Join(kinds, " and ")
 }
 
 // validateThreadHandling checks the thread pool's settings.
@@ -160,7 +194,11 @@ func (c Cell) validateThreadHandling() error {
 		}
 	case PoolOfThreads:
 		if c.Gate != nil {
-			return machine.Invalid("ThreadHandling", "sim: thread_handling pool-of-threads with an innodb_thread_concurrency gate: want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", ErrInvalidConfig)
+			return machine.Invalid("ThreadHandling", "sim: ThreadHandling = pool-of-threads with a Gate (innodb_thread_concurrency = %d): want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", c.Gate.Config.Limit, ErrInvalidConfig)
+		}
+		if c.ThreadPoolSize == 0 && c.Machine.CPUs > MaxThreadPoolSize {
+			return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = 0: the pool has a group per CPU (%d), more than the 1..%d groups it takes: want at most %d CPUs or a ThreadPoolSize of 1..%d: %w",
+				c.Machine.CPUs, MaxThreadPoolSize, MaxThreadPoolSize, MaxThreadPoolSize, ErrInvalidConfig)
 		}
 		if c.Client != nil {
 			return threadpool.Validate(c.ThreadPoolSize, c.Machine.CPUs, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads)

@@ -45,7 +45,7 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 		{"Device.Units", "device Units = 0, want 1..1024", func(c *Cell) {
 			c.Device = &DeviceConfig{Read: time.Millisecond, Write: time.Millisecond, Fsync: time.Millisecond}
 		}},
-		{"Device", "want a device installed by SetDevice", func(c *Cell) { c.Workload = "oltp_read_write" }},
+		{"Device", "innodb_flush_log_at_trx_commit = 1 fsyncs the log at every commit: want a Device", func(c *Cell) { c.Workload = "oltp_read_write" }},
 		{"Log.FlushAtTrxCommit", "innodb_flush_log_at_trx_commit = 3, want 0..2", func(c *Cell) { c.Log = &LogConfig{FlushAtTrxCommit: 3} }},
 		{"BufferPool", "BufferPool = 1048576", func(c *Cell) { c.BufferPool = 1 << 20 }},
 		{"AIO", "ReadSegments", func(c *Cell) { c.Workload, c.AIO = "oltp_insert", &bigAIO }},
@@ -60,6 +60,9 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 		{"ThreadPoolSize", "ThreadPoolSize = 3 with one-thread-per-connection", func(c *Cell) { c.ThreadPoolSize = 3 }},
 		{"ThreadPoolSize", "ThreadPoolSize = 1001, want 0 (the CPUs) or 1..1000", func(c *Cell) {
 			c.ThreadHandling, c.ThreadPoolSize = PoolOfThreads, 1001
+		}},
+		{"ThreadPoolSize", "ThreadPoolSize = 0: the pool has a group per CPU (1024), more than the 1..1000 groups it takes", func(c *Cell) {
+			c.ThreadHandling, c.Machine.CPUs = PoolOfThreads, 1024
 		}},
 		{"ThreadPoolStallLimit", "ThreadPoolStallLimit = 1.5ms", func(c *Cell) {
 			c.ThreadHandling, c.Client, c.ThreadPoolStallLimit = PoolOfThreads, &ClientConfig{}, 1500*time.Microsecond
@@ -80,6 +83,24 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 			assert.Equal(t, err, runErr, "Run refuses what Validate does")
 		})
 	}
+}
+
+// RunCells refuses a sweep with a bad cell before any runs, naming the
+// first bad cell's place and its field.
+func TestRunCellsNamesTheCellItRefuses(t *testing.T) {
+	ok := Cell{Workload: "connect", Threads: 1, Machine: MachineConfig{CPUs: 2}, Measure: time.Millisecond}
+	bad := ok
+	bad.Machine.CPUs = 0
+	_, err := RunCells(t.Context(), []Cell{ok, bad, bad}, nil)
+	var ce *CellError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 1, ce.Index)
+	assert.Equal(t, 3, ce.Len)
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "Machine.CPUs", fe.Field)
+	assert.ErrorIs(t, err, ErrInvalidConfig)
+	assert.EqualError(t, err, "cell 2 of 3: sim: CPUs = 0, want 1..1024: invalid config")
 }
 
 // Validate builds no machine: a cell of 10,000 connections is checked in a

@@ -17,7 +17,11 @@ import (
 // bytes, KiB, MiB or GiB, 0..1GiB; see sim.ClientConfig for each field; cpu
 // is per unit of the workload: query, transaction or connection). Empty:
 // the client stays off the machine, its round trip a sleep.
-type clientFlag struct{ cfg *sim.ClientConfig }
+// arg is the flag's argument as given ("on"), for the errors to name.
+type clientFlag struct {
+	cfg *sim.ClientConfig
+	arg string
+}
 
 // clientKeys are -client's keys, in the order String writes them.
 var clientKeys = []string{"cpu", "send", "recv", "server-cpu", "server-footprint", "client-footprint"}
@@ -37,7 +41,7 @@ func (c *clientFlag) String() string {
 func (c *clientFlag) Set(v string) error {
 	var cfg sim.ClientConfig
 	if strings.TrimSpace(v) == "on" {
-		c.cfg = &cfg
+		c.cfg, c.arg = &cfg, v
 		return nil
 	}
 	durations := map[string]*time.Duration{"cpu": &cfg.Event, "send": &cfg.Send, "recv": &cfg.Recv, "server-cpu": &cfg.ServerCPU}
@@ -72,7 +76,7 @@ func (c *clientFlag) Set(v string) error {
 			*b = n
 		}
 	}
-	c.cfg = &cfg
+	c.cfg, c.arg = &cfg, v
 	return nil
 }
 

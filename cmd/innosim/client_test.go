@@ -76,11 +76,11 @@ func TestRunClientRefusalsNameTheCause(t *testing.T) {
 		{[]string{"--workload", "oltp_point_select", "--client", "cpu=5us,server-footprint=64KiB"},
 			`ClientConfig footprints (server 65536, client 0 bytes) with costs "old-kernel", which has no caches to refill them`},
 		{[]string{"--workload", "row_scan_global", "--client", "on"},
-			"Client with workload row_scan_global, which has no client round trip"},
+			"-client on with workload row_scan_global, which has no client round trip"},
 		// its 500 µs between scans became a receive of a request sent at
 		// once: 22 times the scans/s without the client
 		{[]string{"--workload", "read_ahead", "--client", "on"},
-			"Client with workload read_ahead, which has no benchmark client to put on the machine: its 500µs wait is think time"},
+			"-client on with workload read_ahead, which has no benchmark client to put on the machine: its 500µs wait is think time"},
 	} {
 		code, stdout, stderr := runCmd(append([]string{"run", "--measure", "1ms", "--threads", "2"}, tt.args...)...)
 		assert.Equal(t, 2, code, stderr)

@@ -15,10 +15,11 @@ import (
 // to uniform). Empty: no device (the AIO handlers' reads take the cost
 // profile's io_service, and workloads that wait for I/O are refused).
 // given holds the keys the flag gave, so that run can refuse a service time
-// the workload never waits for.
+// the workload never waits for; arg is the argument as given.
 type deviceFlag struct {
 	cfg   *sim.DeviceConfig
 	given map[string]bool
+	arg   string
 }
 
 // String returns the device as given, or "" for none.
@@ -69,7 +70,7 @@ func (d *deviceFlag) Set(v string) error {
 	if c.Units == 0 {
 		return fmt.Errorf("units is required (1..1024)")
 	}
-	d.cfg, d.given = &c, seen
+	d.cfg, d.given, d.arg = &c, seen, v
 	return nil
 }
 

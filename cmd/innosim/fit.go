@@ -46,11 +46,11 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return cmdflag.Usagef("want one FILE.csv, got %d arguments", len(files))
 	}
-	if *nCol < 1 || *xCol < 1 {
-		return cmdflag.Usagef("-n %d -x %d: columns count from 1", *nCol, *xCol)
-	}
-	if *nCol == *xCol {
-		return cmdflag.Usagef("-n and -x are both column %d: want two columns", *nCol)
+	if err := fs.Check(
+		cmdflag.Refuse(func() bool { return *nCol < 1 || *xCol < 1 }, "-n %d -x %d: columns count from 1", *nCol, *xCol),
+		cmdflag.Refuse(func() bool { return *nCol == *xCol }, "-n and -x are both column %d: want two columns", *nCol),
+	); err != nil {
+		return err
 	}
 	name := files[0]
 	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
@@ -133,6 +133,50 @@ type series struct {
 // x); a first row that does not parse is a header. Errors name the file
 // and the row (its line).
 func readFitInput(r io.Reader, name string, cols columns) (all []*series, run bool, err error) {
+	fr := newFitReader(r, name)
+	head, headLine, err := fr.read()
+	if err != nil {
+		return nil, false, err
+	}
+	head = slices.Clone(head)
+	rec, line, err := fr.read()
+	if err != nil {
+		return nil, false, err
+	}
+	var handle func(rec []string, line int) error
+	nc, xc := slices.Index(head, "threads"), slices.Index(head, "throughput")
+	if run = nc >= 0 && xc >= 0 && rec != nil; run {
+		n, x := nc, xc
+		if cols.explicit { // -n and -x choose the columns; the curves stay the run's series
+			n, x = cols.n, cols.x
+		}
+		handle = fr.runRows(head, nc, n, x)
+	} else if handle, err = fr.plainRows(head, headLine, cols); err != nil {
+		return nil, false, err
+	}
+	for rec != nil {
+		if err := handle(rec, line); err != nil {
+			return nil, false, err
+		}
+		if rec, line, err = fr.read(); err != nil {
+			return nil, false, err
+		}
+	}
+	return fr.all, run, nil
+}
+
+// fitReader reads the rows of a CSV of measurements (readFitInput) into
+// its curves, in the order each first appears.
+type fitReader struct {
+	name  string
+	cr    *csv.Reader
+	curve map[string]*series
+	all   []*series
+}
+
+// newFitReader reads the CSV in r (within maxFitInput bytes), skipping #
+// comment lines and a leading byte-order mark.
+func newFitReader(r io.Reader, name string) *fitReader {
 	br := bufio.NewReader(&capped{r: r, left: maxFitInput, name: name})
 	// a spreadsheet's byte-order mark would make the first header cell
 	// "\ufeffthroughput", so the header's names would not choose the columns
@@ -143,88 +187,79 @@ func readFitInput(r io.Reader, name string, cols columns) (all []*series, run bo
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	read := func() ([]string, int, error) {
-		rec, err := cr.Read()
-		switch {
-		case errors.Is(err, io.EOF):
-			return nil, 0, nil
-		case errors.Is(err, errTooLarge):
-			return nil, 0, err
-		case err != nil:
-			return nil, 0, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		return rec, line, nil
+	return &fitReader{name: name, cr: cr, curve: map[string]*series{}}
+}
+
+// read returns the next row and its line; a nil row at the end.
+func (fr *fitReader) read() ([]string, int, error) {
+	rec, err := fr.cr.Read()
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, 0, nil
+	case errors.Is(err, errTooLarge):
+		return nil, 0, err
+	case err != nil:
+		return nil, 0, fmt.Errorf("%s: %w", fr.name, err)
 	}
-	head, headLine, err := read()
-	if err != nil {
-		return nil, false, err
+	line, _ := fr.cr.FieldPos(0)
+	return rec, line, nil
+}
+
+// add adds the point of rec (columns n and x) to the curve label, made if
+// new; a nil rec only makes the curve.
+func (fr *fitReader) add(label string, rec []string, line, n, x int) error {
+	s, ok := fr.curve[label]
+	if !ok {
+		s = &series{label: label}
+		fr.curve[label] = s
+		fr.all = append(fr.all, s)
 	}
-	head = slices.Clone(head)
-	rec, line, err := read()
-	if err != nil {
-		return nil, false, err
-	}
-	curve := map[string]*series{}
-	add := func(label string, rec []string, line, n, x int) error {
-		s, ok := curve[label]
-		if !ok {
-			s = &series{label: label}
-			curve[label] = s
-			all = append(all, s)
-		}
-		if rec == nil {
-			return nil
-		}
-		a, b, err := point(rec, n, x)
-		if err == nil {
-			err = s.points.Add(a, b)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: row %d: %w", name, line, err)
-		}
+	if rec == nil {
 		return nil
 	}
-	var handle func(rec []string, line int) error
-	nc, xc := slices.Index(head, "threads"), slices.Index(head, "throughput")
-	if run = nc >= 0 && xc >= 0 && rec != nil; run {
-		n, x := nc, xc
-		if cols.explicit { // -n and -x choose the columns; the curves stay the run's series
-			n, x = cols.n, cols.x
-		}
-		handle = func(rec []string, line int) error {
-			if len(rec) != len(head) {
-				return fmt.Errorf("%s: row %d has %d columns, the header %d: want a row per cell, as innosim run --csv writes", name, line, len(rec), len(head))
-			}
-			parts := make([]string, nc)
-			for i := range nc {
-				parts[i] = head[i] + "=" + rec[i]
-			}
-			return add(strings.Join(parts, " "), rec, line, n, x)
-		}
-	} else {
-		n, x := cols.n, cols.x
-		if hn, hx, ok := namedColumns(head); ok && !cols.explicit {
-			n, x = hn, hx
-		}
-		handle = func(rec []string, line int) error { return add("", rec, line, n, x) }
-		first := head
-		if _, _, err := point(head, n, x); errors.Is(err, errNotNumbers) {
-			first = nil // a header
-		}
-		if err := add("", first, headLine, n, x); err != nil {
-			return nil, false, err
-		}
+	a, b, err := point(rec, n, x)
+	if err == nil {
+		err = s.points.Add(a, b)
 	}
-	for rec != nil {
-		if err := handle(rec, line); err != nil {
-			return nil, false, err
-		}
-		if rec, line, err = read(); err != nil {
-			return nil, false, err
-		}
+	if err != nil {
+		return fmt.Errorf("%s: row %d: %w", fr.name, line, err)
 	}
-	return all, run, nil
+	return nil
+}
+
+// runRows handles the rows of an innosim run --csv whose header is head,
+// its threads column nc: a curve per combination of the settings before
+// threads, the concurrency and throughput in columns n and x, every row as
+// many cells as the header.
+func (fr *fitReader) runRows(head []string, nc, n, x int) func(rec []string, line int) error {
+	return func(rec []string, line int) error {
+		if len(rec) != len(head) {
+			return fmt.Errorf("%s: row %d has %d columns, the header %d: want a row per cell, as innosim run --csv writes", fr.name, line, len(rec), len(head))
+		}
+		parts := make([]string, nc)
+		for i := range nc {
+			parts[i] = head[i] + "=" + rec[i]
+		}
+		return fr.add(strings.Join(parts, " "), rec, line, n, x)
+	}
+}
+
+// plainRows handles the rows of any other CSV, whose first row is head (a
+// header unless it parses): one curve, its columns chosen by -n and -x, or
+// else by a header naming them (namedColumns).
+func (fr *fitReader) plainRows(head []string, headLine int, cols columns) (func(rec []string, line int) error, error) {
+	n, x := cols.n, cols.x
+	if hn, hx, ok := namedColumns(head); ok && !cols.explicit {
+		n, x = hn, hx
+	}
+	first := head
+	if _, _, err := point(head, n, x); errors.Is(err, errNotNumbers) {
+		first = nil // a header
+	}
+	if err := fr.add("", first, headLine, n, x); err != nil {
+		return nil, err
+	}
+	return func(rec []string, line int) error { return fr.add("", rec, line, n, x) }, nil
 }
 
 // errNotNumbers is point's error for cells that do not parse as numbers.

@@ -63,13 +63,14 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	if err := fs.Parse(args); err != nil {
 		return cfg, "", nil, true, err
 	}
-	if fs.NArg() != 0 {
-		return cfg, "", nil, true, cmdflag.Usagef("unexpected argument %q", fs.Arg(0))
-	}
-	if len(f.rotation) > 0 {
-		if clash := fs.GivenOf("threads", "time", "warmup"); len(clash) > 0 {
-			return cfg, "", nil, true, cmdflag.Usagef("-rotation runs its own events on one client thread: want no %s with it", strings.Join(clash, ", "))
-		}
+	clash := fs.GivenOf("threads", "time", "warmup")
+	if err := fs.Check(
+		cmdflag.NoArgs(),
+		cmdflag.Refuse(func() bool { return len(f.rotation) > 0 && len(clash) > 0 },
+			"-rotation runs its own events on one client thread: want no %s with it", strings.Join(clash, ", ")),
+		cmdflag.Refuse(func() bool { return f.bufferPoolMiB < 8 || f.bufferPoolMiB > 64<<10 }, "-buffer-pool %d: want 8..65536 (MiB)", f.bufferPoolMiB),
+	); err != nil {
+		return cfg, "", nil, true, err
 	}
 	c := f.cfg
 	c.Workloads = strings.Split(f.workloads, ",")
@@ -81,9 +82,6 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 			return cfg, "", nil, true, err
 		}
 		c.Setting, c.Values = strings.ReplaceAll(k, "-", "_"), vals
-	}
-	if f.bufferPoolMiB < 8 || f.bufferPoolMiB > 64<<10 {
-		return cfg, "", nil, true, cmdflag.Usagef("-buffer-pool %d: want 8..65536 (MiB)", f.bufferPoolMiB)
 	}
 	c.BufferPool = f.bufferPoolMiB << 20
 	c.Mariadbd, c.InstallDB, c.Sysbench = f.mariadbd, f.installDB, f.sb

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,23 +245,28 @@ func TestRunRefusesAGateForAWorkloadThatNeverEntersIt(t *testing.T) {
 	}
 }
 
-// A row whose every cell the simulator refuses for one reason is refused
-// as the row's flags, without the simulator's prefix and sentinel text; a
-// row with some cells that can run is left to the cells.
-func TestCheckRowsNamesTheRowNotACell(t *testing.T) {
-	bad := sim.Cell{Workload: "connect", Threads: 1, Measure: -time.Millisecond, Machine: sim.MachineConfig{CPUs: 2, Costs: sim.OldKernel()}}
-	good := bad
-	good.Measure = time.Millisecond
-	err := checkRows([]sim.Cell{good, good, bad, bad}, 2, "sched", []string{"cfs", "ts"})
+// The simulator's refusal of a cell is the command line's: a row's is
+// named by its -vary value, without the simulator's prefix and sentinel
+// text, and keeps the cause for errors.Is; a cell's own (its threads) names
+// the flag and value that made it.
+func TestRefusalNamesTheRowOrTheCell(t *testing.T) {
+	o, err := parseRun([]string{"--workload", "connect", "--threads", "1,2", "--cpus", "2", "--measure", "1ms", "--vary", "sched=cfs,ts"}, io.Discard)
+	require.NoError(t, err)
+	sw, err := buildSweep(o, io.Discard, io.Discard)
+	require.NoError(t, err)
+	require.Len(t, sw.cells, 4)
+	sw.cells[2].Measure, sw.cells[3].Measure = -time.Millisecond, -time.Millisecond
+	_, err = sw.run(t.Context(), io.Discard)
 	require.Error(t, err)
 	var ue *cmdflag.UsageError
 	require.ErrorAs(t, err, &ue)
-	assert.True(t, strings.HasPrefix(err.Error(), "-vary sched=ts: "), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "-vary sched=ts: -measure 1ms: "), err.Error())
 	assert.NotContains(t, err.Error(), "sim:")
 	assert.False(t, strings.HasSuffix(err.Error(), "invalid config"), err.Error())
 	assert.ErrorIs(t, err, sim.ErrInvalidConfig, "the cause is kept")
 
-	mixed := good
-	mixed.Threads = 100000
-	assert.NoError(t, checkRows([]sim.Cell{good, mixed}, 2, "", nil), "one cell can run: the cells say what is wrong")
+	sw.cells[2].Measure, sw.cells[3].Measure = time.Millisecond, time.Millisecond
+	sw.cells[1].Threads = 100000
+	_, err = sw.run(t.Context(), io.Discard)
+	assert.EqualError(t, err, "-vary sched=cfs: -threads 100000, want 1..10000", "the cell's threads")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
 )
@@ -41,55 +42,35 @@ func reproduceCommand() command {
 	}
 }
 
+// reproduceOptions is reproduce's command line, parsed.
+type reproduceOptions struct {
+	seed             uint64
+	charts, jsonPath string
+	studies          []study.Study
+}
+
+// reproduce is innosim reproduce: it parses the command line
+// (parseReproduce), opens the outputs, runs each study and prints it
+// (writeStudy), then the verdicts; errFailed when a study fails.
 func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
-		"Runs each study's sweep in simulation and prints the simulated table beside the",
-		"published one, then one verdict line per study; exits 1 if any study fails.",
-		"Each study runs on the machine of its publication, with its own cost profiles",
-		"(study C compares two kernels); a calibrated profile is for run --costs.",
-		"Flags may come before or after the study; -- ends the flags.")
-	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
-	charts := fs.String("charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
-	costs := fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
-	jsonPath := fs.String("json", "", "also write the studies' tables, checks and verdicts to this JSON file; - writes them to stdout instead of the text")
-	which, err := fs.ParseInterspersed(args)
+	o, err := parseReproduce(args, stderr)
 	if err != nil {
 		return err
 	}
-	var studies []study.Study
-	switch {
-	case len(which) == 0 || len(which) == 1 && which[0] == "all":
-		studies = study.All()
-	case len(which) == 1:
-		s, err := study.Lookup(which[0])
-		if err != nil {
-			return cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
-		}
-		studies = []study.Study{s}
-	default:
-		return cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
-	}
-	if *costs != "" {
-		// A study's verdict holds its published machine's costs against its
-		// published figures: study C's two kernels would become one, and A, B
-		// and D would be checked on a machine their data were not measured on.
-		return cmdflag.Usagef("-costs: a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", *costs)
-	}
-	opts := study.Options{Seed: *seed}
-	made, err := chartsDir(*charts)
+	made, err := chartsDir(o.charts)
 	if err != nil {
 		return err
 	}
 	if made {
 		// Removes the directory only while it is empty: when the command
 		// ends before writing a chart, it leaves nothing behind.
-		defer func() { _ = os.Remove(*charts) }()
+		defer func() { _ = os.Remove(o.charts) }()
 	}
-	pairs := []string{"-json", *jsonPath}
-	for _, s := range studies {
+	pairs := []string{"-json", o.jsonPath}
+	for _, s := range o.studies {
 		path := ""
-		if *charts != "" {
-			path = filepath.Join(*charts, "study_"+s.ID+".svg")
+		if o.charts != "" {
+			path = filepath.Join(o.charts, "study_"+s.ID+".svg")
 		}
 		pairs = append(pairs, "-charts", path)
 	}
@@ -104,51 +85,104 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		text = io.Discard
 	}
 	var js []studyJSON
-	var verdicts []string
-	failed := false
 	prog := newProgress(stderr, "reproduce")
 	defer prog.Close()
-	for i, s := range studies {
-		o := opts
-		o.Progress = prog.Phase("study "+strings.ToUpper(s.ID), "cells")
-		rep, err := s.Run(ctx, o)
+	for i, s := range o.studies {
+		rep, err := s.Run(ctx, study.Options{Seed: o.seed, Progress: prog.Phase("study "+strings.ToUpper(s.ID), "cells")})
 		prog.End()
 		if err != nil {
 			return fmt.Errorf("study %s: %w", s.ID, err)
 		}
-		fmt.Fprintf(text, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
-		fmt.Fprintf(text, "mechanism: %s\n\n", s.Mechanism)
-		for _, t := range rep.Tables {
-			if err := t.WriteText(text); err != nil {
-				return err
-			}
-			fmt.Fprintln(text)
+		if err := writeStudy(text, s, rep); err != nil {
+			return err
 		}
-		for _, n := range rep.Notes {
-			fmt.Fprintf(text, "note: %s\n", n)
-		}
-		for _, c := range rep.Checks {
-			mark := "ok  "
-			if !c.Pass {
-				mark = "FAIL"
-			}
-			fmt.Fprintf(text, "check %s %s (%s)\n", mark, c.Name, c.Detail)
-		}
-		fmt.Fprintln(text)
 		if err := chartOuts[i].Write(func(f *os.File) error { return rep.Chart(f.Name()) }); err != nil {
 			return err
 		}
-		verdicts = append(verdicts, rep.Verdict())
-		sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: *seed, Tables: rep.Tables, Notes: rep.Notes,
-			Pass: rep.Pass(), Verdict: rep.Verdict()}
-		for _, c := range rep.Checks {
-			sj.Checks = append(sj.Checks, checkJSON{Name: c.Name, Pass: c.Pass, Detail: c.Detail})
-		}
-		js = append(js, sj)
-		failed = failed || !rep.Pass()
+		js = append(js, newStudyJSON(s, rep, o.seed))
 	}
-	for _, v := range verdicts {
-		fmt.Fprintln(text, v)
+	return writeVerdicts(text, jsonOut, js)
+}
+
+// parseReproduce reads reproduce's flags and its one study (all when none
+// is named), and refuses -costs: a study runs on its own machine.
+func parseReproduce(args []string, stderr io.Writer) (reproduceOptions, error) {
+	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
+		"Runs each study's sweep in simulation and prints the simulated table beside the",
+		"published one, then one verdict line per study; exits 1 if any study fails.",
+		"Each study runs on the machine of its publication, with its own cost profiles",
+		"(study C compares two kernels); a calibrated profile is for run --costs.",
+		"Flags may come before or after the study; -- ends the flags.")
+	var o reproduceOptions
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed of every simulated cell")
+	fs.StringVar(&o.charts, "charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
+	fs.String("costs", "", "refused: each study runs on its own machine (use run --costs to simulate this machine)")
+	fs.StringVar(&o.jsonPath, "json", "", "also write the studies' tables, checks and verdicts to this JSON file; - writes them to stdout instead of the text")
+	which, err := fs.ParseInterspersed(args)
+	if err != nil {
+		return o, err
+	}
+	switch {
+	case len(which) == 0 || len(which) == 1 && which[0] == "all":
+		o.studies = study.All()
+	case len(which) == 1:
+		s, err := study.Lookup(which[0])
+		if err != nil {
+			return o, cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
+		}
+		o.studies = []study.Study{s}
+	default:
+		return o, cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
+	}
+	// A study's verdict holds its published machine's costs against its
+	// published figures: study C's two kernels would become one, and A, B
+	// and D would be checked on a machine their data were not measured on.
+	return o, fs.Check(cmdflag.Valid("costs", func(costs string) error {
+		return fmt.Errorf("a study runs on its own machine, with the cost profiles of its publication (study C compares two kernels), so a verdict on this machine's costs would not be the study's; use innosim run --costs %s to simulate this machine", costs)
+	}))
+}
+
+// writeStudy prints a study's report: its tables, notes and checks.
+func writeStudy(text io.Writer, s study.Study, rep *study.Report) error {
+	fmt.Fprintf(text, "== study %s: %s\n", strings.ToUpper(s.ID), s.Title)
+	fmt.Fprintf(text, "mechanism: %s\n\n", s.Mechanism)
+	for _, t := range rep.Tables {
+		if err := t.WriteText(text); err != nil {
+			return err
+		}
+		fmt.Fprintln(text)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(text, "note: %s\n", n)
+	}
+	for _, c := range rep.Checks {
+		mark := "ok  "
+		if !c.Pass {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(text, "check %s %s (%s)\n", mark, c.Name, c.Detail)
+	}
+	_, err := fmt.Fprintln(text)
+	return err
+}
+
+// newStudyJSON is a study's report as reproduce --json writes it.
+func newStudyJSON(s study.Study, rep *study.Report, seed uint64) studyJSON {
+	sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: seed, Tables: rep.Tables, Notes: rep.Notes,
+		Pass: rep.Pass(), Verdict: rep.Verdict()}
+	for _, c := range rep.Checks {
+		sj.Checks = append(sj.Checks, checkJSON{Name: c.Name, Pass: c.Pass, Detail: c.Detail})
+	}
+	return sj
+}
+
+// writeVerdicts prints each study's verdict line and writes the JSON;
+// errFailed when a study failed.
+func writeVerdicts(text io.Writer, jsonOut *outfile.File, js []studyJSON) error {
+	failed := false
+	for _, sj := range js {
+		fmt.Fprintln(text, sj.Verdict)
+		failed = failed || !sj.Pass
 	}
 	if err := jsonOut.WriteStream(func(w io.Writer) error { return report.WriteJSON(w, js) }); err != nil {
 		return err

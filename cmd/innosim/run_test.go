@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -159,135 +157,6 @@ func TestRunRefusesAFlagGivenTwice(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 }
 
-// B3: canceling run (the first SIGINT cancels its context) stops the cell
-// that is running within bounded time and leaves no output file, finished or
-// partial. Before, a cell ran to its end whatever the context said.
-func TestRunCanceledStopsAndLeavesNoOutput(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-	defer cancel()
-	var o, e bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"run", "--workload", "oltp_read_only", "--threads", "64", "--cpus", "16", "--measure", "1m",
-			"--csv", filepath.Join(dir, "r.csv"), "--json", filepath.Join(dir, "r.json"), "--plot", filepath.Join(dir, "r.svg")}, &o, &e)
-	}()
-	select {
-	case code := <-done:
-		assert.Equal(t, 1, code)
-		assert.Contains(t, e.String(), "interrupted")
-	case <-time.After(30 * time.Second):
-		t.Fatal("run still going 30 s after its context was canceled")
-	}
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "no output or temporary file left")
-}
-
-// The same through the real binary and a real SIGINT or SIGTERM, which it
-// exits with 128 + the signal's number (130, 143), as a shell reports a
-// process the signal killed, so that a script can tell it from a failure
-// (it exited 1). Before, SIGTERM (what timeout(1) and service managers
-// send) killed the process at once and left run's temporary output file
-// behind.
-func TestSignalStopsRun(t *testing.T) {
-	if os.Getenv("INNOSIM_MAIN") == "1" {
-		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
-		main()
-		return
-	}
-	if testing.Short() {
-		t.Skip("starts a subprocess")
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
-			csv := filepath.Join(dir, "r.csv")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalStopsRun$")
-			cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
-				"INNOSIM_ARGS=run --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+csv)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			require.NoError(t, cmd.Start())
-			// Wait until run has made its temporary output, which it does
-			// after main has installed its signal handler: a fixed 500 ms
-			// was too short for a -race binary on a loaded machine, and the
-			// signal killed the process before the handler existed.
-			ready := time.Now().Add(30 * time.Second)
-			for {
-				if entries, _ := os.ReadDir(dir); len(entries) > 0 || time.Now().After(ready) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			require.NoError(t, cmd.Process.Signal(sig))
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			select {
-			case err := <-waited:
-				var exit *exec.ExitError
-				require.ErrorAs(t, err, &exit, stderr.String())
-				ws, ok := exit.Sys().(syscall.WaitStatus)
-				require.True(t, ok)
-				assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
-				assert.Equal(t, 128+int(sig), exit.ExitCode())
-				assert.Contains(t, stderr.String(), "interrupted")
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-waited
-				t.Fatalf("run still going 30 s after %v", sig)
-			}
-			entries, err := os.ReadDir(dir)
-			require.NoError(t, err)
-			assert.Empty(t, entries, "no output or temporary file left")
-		})
-	}
-}
-
-// A reader of stderr that goes away (innosim live ... 2>&1 | head) used to
-// kill the process with SIGPIPE at its next write, before any cleanup: live
-// left its mariadbd running and its datadir behind. A broken pipe now stops a
-// command as Ctrl-C does: run ends through its own error path, not by the
-// signal, and exits 141 (128 + SIGPIPE), as a shell reports it.
-func TestBrokenPipeStopsRunAsAnInterrupt(t *testing.T) {
-	if os.Getenv("INNOSIM_MAIN") == "1" {
-		os.Args = append([]string{"innosim"}, strings.Fields(os.Getenv("INNOSIM_ARGS"))...)
-		main()
-		return
-	}
-	if testing.Short() {
-		t.Skip("starts a subprocess")
-	}
-	dir := t.TempDir()
-	cnf := filepath.Join(dir, "my.cnf")
-	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thred_concurrency = 8\n"), 0o644))
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	require.NoError(t, r.Close()) // nobody reads: the first write to stderr breaks the pipe
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenPipeStopsRunAsAnInterrupt$")
-	cmd.Env = append(os.Environ(), "INNOSIM_MAIN=1",
-		"INNOSIM_ARGS=run --cnf "+cnf+" --workload oltp_read_only --threads 64 --cpus 16 --measure 1m --csv "+filepath.Join(dir, "r.csv"))
-	cmd.Stdout, cmd.Stderr = w, w
-	require.NoError(t, cmd.Start())
-	require.NoError(t, w.Close())
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case err := <-waited:
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit)
-		ws, ok := exit.Sys().(syscall.WaitStatus)
-		require.True(t, ok)
-		assert.False(t, ws.Signaled(), "killed by %v", ws.Signal())
-		assert.Equal(t, 128+int(syscall.SIGPIPE), exit.ExitCode())
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		<-waited
-		t.Fatal("run still going 60 s after its stderr broke")
-	}
-	assert.NoFileExists(t, filepath.Join(dir, "r.csv"))
-}
-
 // A flag given twice is refused: the flag package would keep the last value
 // and drop the first without a word (-vary's second setting replaced the
 // first; -threads 4 -threads 8 ran only 8). validate's -table repeats.
@@ -333,50 +202,6 @@ func TestRunJSONHasEachRowsSettings(t *testing.T) {
 	assert.Equal(t, "targeted", r.Rows[1].Settings.Wake)
 }
 
-// Item 5: a study's verdict is its machine's; reproduce refuses --costs
-// rather than failing three studies unexplained.
-func TestReproduceRefusesCosts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.profile")
-	require.NoError(t, os.WriteFile(path, []byte("syscall = 200ns\n"), 0o644))
-	code, out, stderr := runCmd("reproduce", "--costs", path)
-	assert.Equal(t, 2, code)
-	assert.Empty(t, out, "no study ran")
-	assert.Contains(t, stderr, "a study runs on its own machine")
-	assert.Contains(t, stderr, "innosim run --costs")
-}
-
-// --charts DIR created every missing directory on the way to DIR
-// (os.MkdirAll), where -csv, -json and -plot refuse a path whose directory is
-// not there; and it was checked only once the first study had run. DIR itself
-// may be new, as a file output may, but its parent must exist.
-func TestReproduceChecksChartsBeforeTheFirstStudy(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	tests := []struct {
-		name, charts, want string
-	}{
-		{"a directory whose parent is not there", filepath.Join(dir, "no", "charts"), "-charts: mkdir " + filepath.Join(dir, "no", "charts")},
-		{"a file as the directory", file, "-charts " + file + ": not a directory"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			var o, e bytes.Buffer
-			code := run(ctx, []string{"reproduce", "--charts", tt.charts, "c"}, &o, &e)
-			require.NoError(t, ctx.Err(), "refused only after running")
-			assert.Equal(t, 1, code)
-			assert.Contains(t, e.String(), tt.want)
-			assert.Empty(t, o.String(), "no study ran")
-		})
-	}
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "nothing created beside the file")
-	assert.Equal(t, "f", entries[0].Name())
-}
-
 // -wake and -aio on a workload without an AIO array changed nothing, and the
 // table showed a row per wake policy with the same figures.
 func TestRunRefusesAIOFlagsForAWorkloadWithoutAIO(t *testing.T) {
@@ -399,10 +224,11 @@ func TestRunWakeRefusalsNameWhatTheUserGave(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--vary", "wake=all,targeted"}, []string{
-			"-vary wake=all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated",
+			"-vary wake=all with native AIO (innodb_use_native_aio = ON, the server's default): Wake = all with IO = native: want -aio simulated",
 			"Wake = all with IO = native"}},
 		{[]string{"--wake", "all"}, []string{
-			"-wake all with native AIO (innodb_use_native_aio = ON, the server's default), which wakes no handler thread: want -aio simulated or -vary aio=simulated"}},
+			"-wake all with native AIO (innodb_use_native_aio = ON, the server's default): Wake = all with IO = native: want -aio simulated or -vary aio=simulated",
+			"(native AIO wakes no handler thread)"}},
 		{[]string{"--aio", "native", "--vary", "wake=all,targeted"}, []string{
 			"-vary wake=all with native AIO (-aio native)", "or -vary wake=targeted,deferred"}},
 		{[]string{"--vary", "aio=simulated,native", "--wake", "all"}, []string{
@@ -637,6 +463,7 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	// 20,000 threads on 2 CPUs need 2 minutes before a pair of windows
 	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--threads", "1,10000", "--cpus", "2", "--client", "on")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "cell 2 of 2 (10000 threads, 2 cpus): sim: Steady.Max = 2m0s leaves no room")
+	assert.Contains(t, stderr, "-threads 10000 with 2 CPUs (-cpus 2) and a steady warm-up (-warmup's default with -client) leaves no room")
+	assert.Contains(t, stderr, "want more -cpus, or fewer threads")
 	assert.Contains(t, stderr, "a fixed -warmup DURATION measures the cell after that warm-up instead")
 }

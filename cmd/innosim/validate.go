@@ -70,7 +70,48 @@ func (n *seedCount) Set(v string) error {
 // alone, which every group runs besides its own.
 var validateParts = []string{"a", "b", "c", "d", "field", "tables"}
 
+// validateOptions is validate's command line, parsed: the seeds, the
+// -table files, the machine's profile and rotation probe of live tables,
+// and the groups to run (every group when none is named).
+type validateOptions struct {
+	seed       uint64
+	seeds      seedCount
+	tables     pathList
+	costs      string
+	rotation   string
+	parts      []string // the groups to run
+	partsGiven []string // the groups named
+}
+
+// validateRun is innosim validate: it parses the command line
+// (parseValidate), reads the -table files (userTables), simulates every
+// table at each seed (runSeeds) and writes them; errFailed when a predicted
+// table misses its bound.
 func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseValidate(args, stderr)
+	if err != nil {
+		return err
+	}
+	users, err := o.userTables(stderr)
+	if err != nil {
+		return err
+	}
+	seedList, runs, err := o.runSeeds(ctx, users, stderr)
+	if err != nil {
+		return err
+	}
+	missed, err := validate.WriteSeeds(stdout, seedList, runs)
+	if err != nil {
+		return err
+	}
+	if missed {
+		return errFailed
+	}
+	return nil
+}
+
+// parseValidate reads validate's flags and groups, and the rules they keep.
+func parseValidate(args []string, stderr io.Writer) (*validateOptions, error) {
 	fs := cmdflag.New("validate", stderr, "innosim validate [flags] [a|b|c|d|field|tables ...]",
 		"Prints every published table the project holds (the four studies' and the field",
 		"cases from public bug reports) and every -table file beside the simulation, with per",
@@ -81,124 +122,153 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		"machine, unchanged, on oltp_read_write; field is the public bug reports' cases;",
 		"tables is the -table files alone (validate tables -table F.csv runs F.csv only).",
 		"Flags may come before or after the groups; -- ends the flags.")
-	seed := fs.Uint64("seed", 1, "random seed of every simulated cell")
-	seeds := seedCount(1)
-	fs.Var(&seeds, "seeds", fmt.Sprintf("run every table at `count` seeds, -seed, -seed+1, ... (1..%d): each cell shows its min and max over them, and a predicted table holds only if it holds at every seed", maxSeeds))
-	var tables pathList
-	fs.Var(&tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
-	costs := fs.String("costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
-	rotation := fs.String("rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
+	o := &validateOptions{seeds: 1}
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed of every simulated cell")
+	fs.Var(&o.seeds, "seeds", fmt.Sprintf("run every table at `count` seeds, -seed, -seed+1, ... (1..%d): each cell shows its min and max over them, and a predicted table holds only if it holds at every seed", maxSeeds))
+	fs.Var(&o.tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
+	fs.StringVar(&o.costs, "costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
+	fs.StringVar(&o.rotation, "rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
 	parts, err := fs.ParseInterspersed(args)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for i, p := range parts {
+	o.partsGiven, o.parts = parts, parts
+	if len(parts) == 0 {
+		o.parts = validateParts
+	}
+	lastSeed := uint64(math.MaxUint64 - uint64(o.seeds-1))
+	return o, fs.Check(
+		o.eachGroupOnce,
+		o.eachTableOnce,
+		cmdflag.Refuse(func() bool { return slices.Contains(parts, "tables") && len(o.tables) == 0 },
+			"group tables is the -table files, and none is given: want at least one -table FILE.csv"),
+		cmdflag.Refuse(func() bool { return o.seed > lastSeed },
+			"-seed %d with -seeds %d: the last seed would pass 2^64-1; want -seed at most %d", o.seed, o.seeds, lastSeed),
+		cmdflag.NotEmpty("rotation", "the path of a rotation probe's CSV"),
+	)
+}
+
+// eachGroupOnce refuses a group validate does not have, and one named twice.
+func (o *validateOptions) eachGroupOnce(*cmdflag.FlagSet) error {
+	for i, p := range o.partsGiven {
 		if !slices.Contains(validateParts, p) {
 			return cmdflag.Usagef("%q, want %s", p, strings.Join(validateParts, ", "))
 		}
-		if slices.Contains(parts[:i], p) {
+		if slices.Contains(o.partsGiven[:i], p) {
 			return cmdflag.Usagef("group %q given twice: want each group once", p)
 		}
 	}
-	for i, path := range tables {
-		for _, earlier := range tables[:i] {
+	return nil
+}
+
+// eachTableOnce refuses a -table file given twice (sameFile): it would be
+// reported twice.
+func (o *validateOptions) eachTableOnce(*cmdflag.FlagSet) error {
+	for i, path := range o.tables {
+		for _, earlier := range o.tables[:i] {
 			if sameFile(path, earlier) {
 				return cmdflag.Usagef("-table %s given twice (as %s before): want each table once (it would be reported twice)", path, earlier)
 			}
 		}
 	}
-	if slices.Contains(parts, "tables") && len(tables) == 0 {
-		return cmdflag.Usagef("group tables is the -table files, and none is given: want at least one -table FILE.csv")
-	}
-	if len(parts) == 0 {
-		parts = validateParts
-	}
-	if *seed > math.MaxUint64-uint64(seeds-1) {
-		return cmdflag.Usagef("-seed %d with -seeds %d: the last seed would pass 2^64-1; want -seed at most %d", *seed, seeds, uint64(math.MaxUint64-uint64(seeds-1)))
-	}
+	return nil
+}
+
+// userTables reads the -table files, each with -costs's profile and its
+// footprints fitted to -rotation's probe, warning on stderr of a profile
+// that leaves costs out, a table that may lack rows and footprints not
+// charged. -costs and -rotation need a live table (innosim live --csv),
+// and -rotation needs -costs.
+func (o *validateOptions) userTables(stderr io.Writer) ([]validate.UserTable, error) {
 	var profile *sim.CostProfile
-	if *costs != "" {
-		p, defaulted, err := loadProfile(*costs)
+	if o.costs != "" {
+		p, defaulted, err := loadProfile(o.costs)
 		if err != nil {
-			return fmt.Errorf("-costs: %w", err)
+			return nil, fmt.Errorf("-costs: %w", err)
 		}
-		warnDefaulted(stderr, "validate", costFile{*costs, "-costs " + *costs}, defaulted)
+		warnDefaulted(stderr, "validate", costFile{o.costs, "-costs " + o.costs}, defaulted)
 		profile = &p
 	}
 	var users []validate.UserTable
 	live := false
-	for _, path := range tables {
-		f, err := infile.Open(path)
+	for _, path := range o.tables {
+		ut, err := o.userTable(path, profile, stderr)
 		if err != nil {
-			return fmt.Errorf("-table: %w", err)
-		}
-		ut, err := validate.ParseUserTable(f, path)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("-table: %w", err)
-		}
-		if profile != nil {
-			// the machine's profile can refuse a curve the default accepted:
-			// refuse it now, not after the studies ran
-			if ut = ut.WithCosts(*profile); ut.Live {
-				if err := ut.Validate(); err != nil {
-					return fmt.Errorf("-table with -costs %s: %w", *costs, err)
-				}
-			}
-		}
-		if ut.Incomplete != "" {
-			fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
-		}
-		if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && *rotation == "" {
-			fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
+			return nil, err
 		}
 		live = live || ut.Live
 		users = append(users, ut)
 	}
-	if fs.Given("rotation") && *rotation == "" {
-		return cmdflag.Usagef("-rotation \"\": want the path of a rotation probe's CSV")
-	}
-	if *rotation != "" {
+	if o.rotation != "" {
 		if profile == nil || !live {
-			return cmdflag.Usagef("-rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv")
+			return nil, cmdflag.Usagef("-rotation sets live tables' footprints on the machine's profile: want -costs and a -table of innosim live --csv")
 		}
-		if err := applyRotation(*rotation, users, stderr); err != nil {
-			return fmt.Errorf("-rotation: %w", err)
+		if err := applyRotation(o.rotation, users, stderr); err != nil {
+			return nil, fmt.Errorf("-rotation: %w", err)
 		}
 	}
 	if profile != nil && !live {
-		return cmdflag.Usagef("-costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs")
+		return nil, cmdflag.Usagef("-costs is the profile of the machine a live table was measured on, and no -table is one (innosim live --csv): a published table keeps its own costs")
 	}
+	return users, nil
+}
+
+// userTable reads the -table file at path, with profile (nil: none).
+func (o *validateOptions) userTable(path string, profile *sim.CostProfile, stderr io.Writer) (validate.UserTable, error) {
+	f, err := infile.Open(path)
+	if err != nil {
+		return validate.UserTable{}, fmt.Errorf("-table: %w", err)
+	}
+	ut, err := validate.ParseUserTable(f, path)
+	f.Close()
+	if err != nil {
+		return validate.UserTable{}, fmt.Errorf("-table: %w", err)
+	}
+	if profile != nil {
+		// the machine's profile can refuse a curve the default accepted:
+		// refuse it now, not after the studies ran
+		if ut = ut.WithCosts(*profile); ut.Live {
+			if err := ut.Validate(); err != nil {
+				return validate.UserTable{}, fmt.Errorf("-table with -costs %s: %w", o.costs, err)
+			}
+		}
+	}
+	if ut.Incomplete != "" {
+		fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
+	}
+	if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && o.rotation == "" {
+		fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
+	}
+	return ut, nil
+}
+
+// runSeeds simulates every table of o's groups and users at each seed, with
+// a progress phase per study, field cases and table (per seed too when
+// there are several).
+func (o *validateOptions) runSeeds(ctx context.Context, users []validate.UserTable, stderr io.Writer) ([]uint64, [][]validate.Table, error) {
 	var seedList []uint64
 	var runs [][]validate.Table
 	prog := newProgress(stderr, "validate")
 	defer prog.Close()
-	for k := range uint64(seeds) {
-		s := *seed + k
+	for k := range uint64(o.seeds) {
+		s := o.seed + k
 		phase := func(label string) func(done, total int) {
-			if seeds > 1 {
+			if o.seeds > 1 {
 				label = fmt.Sprintf("seed %d: %s", s, label)
 			}
 			return prog.Phase(label, "cells")
 		}
-		all, err := validateTables(ctx, s, parts, users, phase)
+		all, err := validateTables(ctx, s, o.parts, users, phase)
 		if err != nil {
-			if seeds > 1 {
-				return fmt.Errorf("seed %d: %w", s, err)
+			if o.seeds > 1 {
+				return nil, nil, fmt.Errorf("seed %d: %w", s, err)
 			}
-			return err
+			return nil, nil, err
 		}
 		seedList, runs = append(seedList, s), append(runs, all)
 	}
 	prog.Close()
-	missed, err := validate.WriteSeeds(stdout, seedList, runs)
-	if err != nil {
-		return err
-	}
-	if missed {
-		return errFailed
-	}
-	return nil
+	return seedList, runs, nil
 }
 
 // applyRotation fits every live table's server footprints to the rotation

@@ -49,7 +49,10 @@
 // the frame is marked clean only if the write succeeded and nobody changed the
 // page since the copy. A page whose write failed stays dirty and resident, and
 // the error reaches the caller: Checkpoint returns it, and Close returns the
-// first error of the background flusher.
+// first error of the background flusher. Checkpoint ends with a sync of the
+// data file through the Array (Array.Sync), once every write it waited for
+// has completed: the pages are then durable, as InnoDB's flush batch ends
+// with fil_flush.
 //
 // # Lock order
 //

@@ -32,6 +32,9 @@ func (b *faultBackend) ReadAt(f aio.File, p []byte, off int64) (int, error) {
 	return aio.FileBackend{}.ReadAt(f, p, off)
 }
 
+func (b *faultBackend) Fsync(f aio.File) error     { return aio.FileBackend{}.Fsync(f) }
+func (b *faultBackend) Fdatasync(f aio.File) error { return aio.FileBackend{}.Fdatasync(f) }
+
 func (b *faultBackend) WriteAt(f aio.File, p []byte, off int64) (int, error) {
 	b.mu.Lock()
 	for n := off / PageSize; n < (off+int64(len(p)))/PageSize; n++ {

@@ -82,11 +82,13 @@ func (s *Store) written(f *frame, err error) {
 }
 
 // Checkpoint writes every dirty page and waits for the writes, including
-// those the background flusher has in flight. It returns nil once it finds no
-// dirty page, or the joined errors of the writes that failed (the pages stay
-// dirty, so a later Checkpoint tries them again), or ctx's error. With
-// sessions still updating pages it returns when it first catches up with
-// them.
+// those the background flusher has in flight, then syncs the data file
+// through the Array (aio.Array.Sync: fsync, as fil_flush after a flush
+// batch): when it returns nil, every page written before it is durable. It
+// returns the joined errors of the writes that failed (the pages stay dirty,
+// so a later Checkpoint tries them again), the sync's error, or ctx's error.
+// With sessions still updating pages it returns when it first catches up
+// with them.
 func (s *Store) Checkpoint(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -100,7 +102,9 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 			continue
 		}
 		if busy == 0 {
-			return nil
+			// Every write above completed before this sync is submitted, so
+			// it covers them (the aio package doc's "Syncs").
+			return s.arr.Sync(ctx, s.file)
 		}
 		select {
 		case <-freed:

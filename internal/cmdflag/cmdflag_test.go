@@ -230,3 +230,83 @@ func TestPairs(t *testing.T) {
 		assert.EqualError(t, err, tc.want, tc.s)
 	}
 }
+
+// The rules a command declares are checked in their order, each naming the
+// flags it refuses.
+func TestCheckRefusesTheFirstRuleBroken(t *testing.T) {
+	newSet := func() (*FlagSet, *string, *string, *time.Duration) {
+		var out strings.Builder
+		fs := New("t", &out, "t")
+		w, s := fs.String("workload", "", ""), fs.String("sched", "cfs", "")
+		var d time.Duration
+		fs.DurationVar(&d, "measure", 100*time.Millisecond, "")
+		fs.String("vary", "", "")
+		fs.String("costs", "", "")
+		fs.String("profile", "old-kernel", "")
+		fs.Bool("quiet", false, "")
+		return fs, w, s, &d
+	}
+	quietWithCosts := func(fs *FlagSet) Rule {
+		return Refuse(func() bool { return fs.Given("quiet") && fs.Given("costs") }, "-quiet with -costs: want %s", "one")
+	}
+	rules := func(fs *FlagSet) []Rule {
+		return []Rule{
+			NoArgs(),
+			Exclusive("costs", "profile"),
+			Required("workload", "one of a, b"),
+			OneOf("workload", "a", "b"),
+			OneOf("sched", "cfs", "ts"),
+			Within("measure", time.Millisecond, time.Minute),
+			NotEmpty("vary", "key=v1,v2, or no -vary"),
+			Valid("costs", func(v string) error {
+				if strings.HasSuffix(v, ".profile") {
+					return nil
+				}
+				return errors.New("want a .profile")
+			}),
+			quietWithCosts(fs),
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-workload", "a"}, ""},
+		{[]string{"-workload", "a", "x"}, `unexpected argument "x"`},
+		{[]string{"-workload", "a", "-costs", "c.profile", "-profile", "new-kernel"}, "-costs and -profile both given: want one"},
+		{nil, "-workload is required (one of a, b)"},
+		{[]string{"-workload", "c"}, `-workload "c": want a or b`},
+		{[]string{"-workload", "a", "-sched", "bsd"}, `-sched "bsd": want cfs or ts`},
+		{[]string{"-workload", "a", "-sched", ""}, `-sched "": want cfs or ts`},
+		{[]string{"-workload", "a", "-measure", "2m"}, "-measure 2m0s: want 1ms..1m"},
+		{[]string{"-workload", "a", "-measure", "0s"}, "-measure 0s: want 1ms..1m"},
+		{[]string{"-workload", "a", "-vary", ""}, `-vary "": want key=v1,v2, or no -vary`},
+		{[]string{"-workload", "a", "-costs", "x"}, "-costs: want a .profile"},
+		{[]string{"-workload", "a", "-costs", "c.profile", "-quiet"}, "-quiet with -costs: want one"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			fs, _, _, _ := newSet()
+			require.NoError(t, fs.Parse(tc.args))
+			err := fs.Check(rules(fs)...)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.EqualError(t, err, tc.want)
+			assert.True(t, IsUsage(err))
+		})
+	}
+}
+
+func TestOrListsTheChoices(t *testing.T) {
+	assert.Equal(t, "a", Or([]string{"a"}))
+	assert.Equal(t, "a or b", Or([]string{"a", "b"}))
+	assert.Equal(t, "a, b or c", Or([]string{"a", "b", "c"}))
+	assert.Equal(t, "one of a, b, c, d", Or([]string{"a", "b", "c", "d"}))
+	assert.NoError(t, Choice(`-x "a"`, "a", "a", "b"))
+	assert.EqualError(t, Choice("-vary x=c", "c", "a", "b"), "-vary x=c: want a or b")
+	assert.Equal(t, "1h", bound(time.Hour))
+	assert.Equal(t, "1m30s", bound(90*time.Second))
+	assert.Equal(t, "1ns", bound(time.Nanosecond))
+	assert.Equal(t, "7", bound(7))
+}

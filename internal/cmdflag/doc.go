@@ -10,6 +10,12 @@
 //     it), which reads flags among positional arguments too
 //     (ParseInterspersed), and says which flags were given (Given,
 //     Exclusive);
+//   - the refusals a command declares of its flags alone, as a list of
+//     Rules that Check checks after Parse: no stray argument (NoArgs),
+//     flags that exclude each other (Exclusive), a required flag
+//     (Required), a value among choices (OneOf, Choice), in a range
+//     (Within), not empty (NotEmpty), that a function accepts (Valid), and
+//     any other combination with its message (Refuse);
 //   - flag values and readers of the forms the commands share: durations
 //     whose error asks for a unit (DurationVar), lists of counts
 //     (CountsVar), one key and its values ("key=v1,v2": KeyValues), and

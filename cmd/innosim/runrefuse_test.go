@@ -1,0 +1,124 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/mycnf"
+	"github.com/innosim/innosim/sim"
+)
+
+// Every setting the table names is one origin knows how the command line
+// gives: a flag of run's, a -vary key of a run setting, or an option-file
+// key; and every row's field is found by its own name.
+func TestFieldSettingsNameRunsSettings(t *testing.T) {
+	fs, _ := newRunFlagSet(io.Discard)
+	for _, row := range fieldSettings {
+		for _, name := range row.settings {
+			_, isRunSetting := lookupRunSetting(name)
+			known := fs.Lookup(name) != nil || isRunSetting || slices.Contains(mycnf.Keys(), name)
+			assert.True(t, known, "%s: %s is not a setting of run", row.field, name)
+		}
+		field := row.field
+		if field[len(field)-1] == '.' {
+			field += "X"
+		}
+		got, ok := lookupField(field)
+		require.True(t, ok, field)
+		assert.Equal(t, row.field, got.field, "the first row for %s is its own", field)
+	}
+	for field, want := range map[string]string{
+		"Machine.Costs.syscall": "Machine.Costs.", "Machine.CPUs": "Machine.CPUs", "Machine.SpinLoops": "Machine.",
+		"Client": "Client", "Client.Event": "Client.", "Gate": "Gate", "Gate.Config": "Gate.", "Steady.Max": "Steady.",
+	} {
+		row, ok := lookupField(field)
+		require.True(t, ok, field)
+		assert.Equal(t, want, row.field, field)
+	}
+	_, ok := lookupField("Nothing")
+	assert.False(t, ok)
+}
+
+// The remedy replaces the first thing the simulator wants (a Cell's
+// setting) and keeps the others, or is added when it wants nothing.
+func TestReplaceWant(t *testing.T) {
+	for _, tc := range []struct{ msg, want, others, out string }{
+		{"x, want no Client", "no -client", "", "x: want no -client"},
+		{"x: want a Device, or k = 0 or 2", "-device", "(-cnf or -vary)", "x: want -device, or k = 0 or 2 (-cnf or -vary)"},
+		{"x: want a Device", "-device", "(-cnf or -vary)", "x: want -device"},
+		{"x: give it", "y", "", "x: give it: want y"},
+	} {
+		assert.Equal(t, tc.out, replaceWant(tc.msg, tc.want, tc.others), tc.msg)
+	}
+}
+
+// A refusal leads with the setting as the user gave it: a -vary value, a
+// flag, an option-file line, the server's default; its subject is
+// replaced, or the lead goes before a message that names none.
+func TestRefusalLeadsWithTheSettingAsGiven(t *testing.T) {
+	refusal := func(args []string, field string, edit func(c *sim.Cell)) string {
+		t.Helper()
+		o, err := parseRun(append([]string{"--threads", "1", "--cpus", "2", "--measure", "1ms"}, args...), io.Discard)
+		require.NoError(t, err)
+		sw, err := buildSweep(o, io.Discard, io.Discard)
+		require.NoError(t, err)
+		edit(&sw.cells[len(sw.cells)-1])
+		_, err = sw.run(t.Context(), io.Discard)
+		var fe *sim.FieldError
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, field, fe.Field)
+		return err.Error()
+	}
+	for _, tc := range []struct {
+		args  []string
+		field string
+		edit  func(c *sim.Cell)
+		want  string
+	}{
+		{[]string{"--workload", "connect"}, "Machine.CPUs", func(c *sim.Cell) { c.Machine.CPUs = 0 }, "-cpus 0, want 1..1024"},
+		{[]string{"--workload", "connect"}, "Machine.Scheduler", func(c *sim.Cell) { c.Machine.Scheduler = 9 },
+			"-sched cfs (the default), want cfs or ts"},
+		{[]string{"--workload", "bulk_insert", "--vary", "innodb_buffer_pool_size=5M,6M"}, "BufferPool", func(c *sim.Cell) { c.BufferPool = 1 << 20 },
+			"-vary innodb_buffer_pool_size=6M, want ≥ 5 MiB (innodb_buffer_pool_size)"},
+		{[]string{"--workload", "oltp_insert", "--costs", "../../docs/live/v1045.profile"}, "Machine.Costs.syscall", func(c *sim.Cell) { c.Machine.Costs.Syscall = -1 },
+			"-costs ../../docs/live/v1045.profile: cost profile syscall = -1ns, want 0s..1s"},
+		{[]string{"--workload", "oltp_insert", "--device", "units=2"}, "Device.Units", func(c *sim.Cell) { c.Device.Units = 0 },
+			"-device units=2: device Units = 0, want 1..1024"},
+		{[]string{"--workload", "oltp_point_select", "--client", "on"}, "Client.Event", func(c *sim.Cell) { c.Client.Event = -1 },
+			"-client on: ClientConfig.Event = -1ns, want 0..1s"},
+		{[]string{"--workload", "oltp_point_select", "--server", "mysql-5.1"}, "Gate.Config", func(c *sim.Cell) { c.Gate.Config.Tickets = -1 },
+			"innodb_thread_concurrency = 8, the server's default: Tickets = -1, want 1..4294967295"},
+		// an AIO array's refusal other than the wake policy's keeps the simulator's want
+		{[]string{"--workload", "oltp_insert", "--vary", "innodb_use_native_aio=OFF,ON"}, "AIO", func(c *sim.Cell) { c.AIO.ReadSegments = 0 },
+			"-vary innodb_use_native_aio=ON: ReadSegments = 0, want 1..64"},
+	} {
+		assert.Contains(t, refusal(tc.args, tc.field, tc.edit), tc.want, tc.field)
+	}
+}
+
+// The values of run's settings are declared (runSettings) and checked for
+// the flag and for each -vary value alike, the scheduler's other names
+// included; an empty value given is refused, not read as the default.
+func TestRunSettingsValuesAreDeclared(t *testing.T) {
+	base := []string{"run", "--workload", "oltp_insert", "--threads", "1", "--cpus", "2", "--measure", "1ms"}
+	code, _, stderr := runCmd(append(base, "--sched", "linux")...)
+	assert.Equal(t, 0, code, stderr)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--wake", ""}, `-wake "": want all, targeted or deferred`},
+		{[]string{"--aio", ""}, `-aio "": want simulated or native`},
+		{[]string{"--vary", "gate=queue,fifo"}, "-vary gate=fifo: want queue, atomic or handoff"},
+		{[]string{"--vary", "thread-handling=pool-of-threads,no-threads"}, "-vary thread-handling=no-threads: want one-thread-per-connection or pool-of-threads"},
+	} {
+		code, stdout, stderr := runCmd(append(base, tc.args...)...)
+		assert.Equal(t, 2, code, tc.args)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "innosim run: "+tc.want+"\n", stderr, tc.args)
+	}
+}

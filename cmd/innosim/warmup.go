@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/innosim/innosim/sim"
+)
+
+// warmupFlag is run's -warmup: "steady" or a fixed virtual duration of
+// 1ms..1m; not given (the zero value), it is steady with -client and
+// sim.DefaultWarmup (20 ms) without (effective). A fixed 0 is not offered:
+// sim.Cell reads a zero Warmup as its default.
+type warmupFlag struct {
+	d             time.Duration
+	given, steady bool
+}
+
+// steadyHint is what to add to a cell's error that wraps sim.ErrNotSteady:
+// how to measure such a cell anyway.
+func steadyHint(err error) string {
+	if errors.Is(err, sim.ErrNotSteady) {
+		return "; a fixed -warmup DURATION measures the cell after that warm-up instead"
+	}
+	return ""
+}
+
+// warmupName is the warm-up f's run uses, as -warmup would give it.
+func warmupName(f runFlags) string {
+	wu := f.warmup.effective(f.client.cfg != nil)
+	return wu.String()
+}
+
+// effective is the warm-up a run uses: w as given, else the default for a
+// run with (client) or without the client on the machine.
+func (w warmupFlag) effective(client bool) warmupFlag {
+	if w.given {
+		return w
+	}
+	if client {
+		return warmupFlag{given: true, steady: true}
+	}
+	return warmupFlag{given: true, d: sim.DefaultWarmup}
+}
+
+func (w *warmupFlag) String() string {
+	switch {
+	case !w.given:
+		return "" // the flag package's default: run -h names it in the usage
+	case w.steady:
+		return "steady"
+	}
+	return w.d.String()
+}
+
+func (w *warmupFlag) Set(v string) error {
+	if v == "steady" {
+		*w = warmupFlag{given: true, steady: true}
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("want steady, or a duration with a unit of 1ms..1m, such as 20ms")
+	}
+	if d < time.Millisecond || d > time.Minute {
+		return fmt.Errorf("%v is out of range: want steady, or 1ms..1m", d)
+	}
+	*w = warmupFlag{d: d, given: true}
+	return nil
+}
