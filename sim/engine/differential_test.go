@@ -32,8 +32,8 @@ type shape struct {
 	initial, bulk int
 	tie           bool
 	// waves, when not 0, is how many events the population swells for
-	// before it ebbs for as many, over and over: the queue grows and
-	// shrinks through its sizes both ways
+	// before it ebbs for as many, over and over until the cancellation:
+	// the queue grows and shrinks through its sizes both ways
 	waves int
 }
 
@@ -119,8 +119,8 @@ func scenario(eng eventEngine, sh shape, seed uint64, maxEvents int) []record {
 			return
 		}
 		spawn := r.IntN(3) + r.IntN(2) // 0..3, 1.5 on average: the population grows
-		if sh.waves > 0 && len(log)/sh.waves%2 == 1 {
-			spawn = r.IntN(2) // 0.5 on average: it ebbs
+		if sh.waves > 0 && len(log) < maxEvents && len(log)/sh.waves%2 == 1 {
+			spawn = r.IntN(2) // 0.5 on average: it ebbs (until the cancellation)
 		}
 		for range spawn {
 			schedule(now)
