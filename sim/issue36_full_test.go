@@ -63,7 +63,7 @@ func TestPointSelectSweepFull(t *testing.T) {
 					Server: mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"},
 					Client: &ClientConfig{Event: time.Duration(envList(t, "INNOSIM_EVENT_NS", []int{6680})[0]), ServerFootprint: int64(envList(t, "INNOSIM_SFOOT", []int{79 << 10})[0]), ClientFootprint: int64(envList(t, "INNOSIM_CFOOT", []int{16 << 10})[0])},
 					Warmup: 20 * time.Millisecond, Measure: measure,
-					Steady: &SteadyWarmup{Max: 8*time.Second + 32*measure},
+					Steady: &SteadyWarmup{Max: 12*time.Second + 32*measure},
 				}
 				if th == PoolOfThreads {
 					c.ThreadPoolSize = mc.CPUs
@@ -127,7 +127,7 @@ func TestReadWrite55SweepFull(t *testing.T) {
 		sweep(t, box, threads, func(n int, th ThreadHandling) Cell {
 			c := Cell{Workload: "oltp_read_write", Threads: n, Machine: mc, ThreadHandling: th,
 				Server: mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"}, Log: &LogConfig{FlushAtTrxCommit: 0},
-				Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 8*time.Second + 32*measure}}
+				Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 12*time.Second + 32*measure}}
 			if th == PoolOfThreads {
 				c.ThreadPoolSize = mc.CPUs
 			}
@@ -151,7 +151,7 @@ func TestFsyncBound2026Full(t *testing.T) {
 		c := Cell{Workload: "oltp_read_write", Threads: n, Machine: mc, ThreadHandling: th,
 			Server: mycnf.Server{Product: mycnf.MariaDB, Version: "11.8"},
 			Device: &DeviceConfig{Units: 4, Read: 85 * time.Microsecond, Write: 20 * time.Microsecond, Fsync: 20 * time.Microsecond},
-			Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 8*time.Second + 32*measure}}
+			Warmup: 20 * time.Millisecond, Measure: measure, Steady: &SteadyWarmup{Max: 12*time.Second + 32*measure}}
 		if th == PoolOfThreads {
 			c.ThreadPoolSize = 80
 		}
