@@ -43,7 +43,9 @@ func Is55(srv mycnf.Server) bool {
 //     id from trx_sys->trx_list) inside row_search_for_mysql's first call,
 //     and trx_commit_for_mysql (trx_commit_off_kernel, which closes the
 //     read view); an InnoDB mutex (spin, then the sync array, release wakes
-//     all).
+//     all). The walk's length is the transactions between trx_start_low's
+//     UT_LIST_ADD_FIRST and trx_commit_off_kernel's UT_LIST_REMOVE: an
+//     autocommit statement's transaction is in the list only while it runs.
 //
 // The CPU inside each section is an estimate of the source's work there (a
 // hash lookup, a list unlink, a ticket added), taken from the statement's
@@ -60,9 +62,13 @@ const (
 	trxStartWork = 300 * time.Nanosecond // trx_start_low: id, list insert
 	viewFixed    = 200 * time.Nanosecond // read_view_open_now's allocation, beside its copy
 	commitWork   = 300 * time.Nanosecond // trx_commit_off_kernel, read_view_close
-	// viewPerTrx is read_view_open_now's copy of one active transaction's
-	// id, as oltpReadOnly's walk of trx_sys->trx_list.
-	viewPerTrx = 250 * time.Nanosecond
+	// viewLines is the cache lines of each other active transaction on the
+	// critical path of read_view_open_now's walk of trx_sys->trx_list: the
+	// line of trx_list.next, a dependent load, whose owner wrote it at its
+	// UT_LIST_ADD_FIRST (or a neighbour at its own); the line of id,
+	// conc_state and no is loaded beside it, not after it. Its price is the
+	// machine's (machine.OpReadView).
+	viewLines = 1
 )
 
 // serverMutexes adds server55's mutexes; kernel_mutex is kernel when it is
@@ -111,7 +117,7 @@ func (s server55) releaseMDL() []machine.Op {
 
 // trxStart is trx_start and read_view_open_now under kernel_mutex.
 func (s server55) trxStart() []machine.Op {
-	return []machine.Op{lock(s.kernel), trxBegin(), cpu(trxStartWork + viewFixed), readView(viewPerTrx), unlock(s.kernel)}
+	return []machine.Op{lock(s.kernel), trxBegin(), cpu(trxStartWork + viewFixed), readViewLines(viewLines), unlock(s.kernel)}
 }
 
 // trxCommit is trx_commit_for_mysql's kernel_mutex section.
@@ -127,7 +133,7 @@ func (s server55) trxCommit() []machine.Op {
 func pointSelect55(env Env) []machine.Op {
 	s := serverMutexes(env, -1)
 	dispatch := 4*us - serverCPU
-	inno := 2*us - trxStartWork - viewFixed - commitWork - viewPerTrx // the copy at one active transaction
+	inno := 2*us - trxStartWork - viewFixed - commitWork // the walk costs nothing at one active transaction: its own
 	body := []machine.Op{cpu(dispatch / 2)}
 	body = append(body, s.openTable(true)...)
 	body = append(body, inInnoDB(append(s.trxStart(), cpu(1*us), cpu(1*us), cpu(1*us), cpu(inno))...)...)

@@ -79,3 +79,21 @@ func TestReadWrite55TakesTheServersMutexes(t *testing.T) {
 	assert.Equal(t, locks0["kernel_mutex"], locks["kernel_mutex"], "InnoDB's own sections as before")
 	assert.Len(t, m.Mutexes(), len(m0.Mutexes())+3, "no second kernel_mutex")
 }
+
+// A 5.5 server's read view walks the other active transactions' lines at
+// the machine's price, with no per-transaction CPU figure of its own.
+func TestReadView55ReadsLines(t *testing.T) {
+	for _, name := range []string{"oltp_point_select", "oltp_read_write"} {
+		w, err := Lookup(name)
+		require.NoError(t, err)
+		m, err := machine.New(machine.Config{CPUs: 1})
+		require.NoError(t, err)
+		var views []machine.Op
+		for _, op := range w.Setup(testEnv{m: m, srv: mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"}}) {
+			if op.Kind == machine.OpReadView {
+				views = append(views, op)
+			}
+		}
+		assert.Equal(t, []machine.Op{{Kind: machine.OpReadView, Arg: viewLines}}, views, name)
+	}
+}
