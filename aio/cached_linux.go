@@ -64,7 +64,7 @@ const maxCacheFiles = 4096
 // as a system call (Stats).
 func (a *Array) cachedRead(call *call, f File, p []byte, off int64) bool {
 	file, ok := f.(*os.File)
-	if !ok || len(p) == 0 {
+	if !ok || file == nil || len(p) == 0 {
 		return false
 	}
 	c := &call.cache

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -71,9 +72,24 @@ func (t *fileTable) init(r *ring, n int) {
 // acquire returns the entry of f for a batch of op, registering f if it has
 // none, or the error that fails the batch's requests: ErrNoFile for a nil
 // File, os.ErrClosed for a closed *os.File, ESPIPE for a file without
-// offsets, ErrInvalidRequest for a File with no descriptor. The entry is
-// held until release.
-func (t *fileTable) acquire(op Op, f File) (int32, error) {
+// offsets, ErrInvalidRequest for a File with no descriptor, a *PanicError
+// for a File whose methods (SyscallConn, its RawConn's Control, Fd, Name)
+// panicked. The entry is held until release.
+//
+// The caller holds the segment's lock, so a panic in the File's methods is
+// recovered here: let through, it would leave the lock held and the
+// segment's submitters, handler and Close waiting for it forever.
+func (t *fileTable) acquire(op Op, f File) (at int32, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			at, err = -1, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return t.acquireFile(op, f)
+}
+
+// acquireFile is acquire, without the recover.
+func (t *fileTable) acquireFile(op Op, f File) (int32, error) {
 	if t.uses++; t.uses >= sweepEvery {
 		t.sweep(nil)
 	}

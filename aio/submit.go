@@ -13,7 +13,7 @@ import (
 //
 //   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf
 //     (a read or write) or a Buf (a sync), a File whose type is not
-//     comparable, a negative Offset (a sync: not 0), an Offset + len(Buf)
+//     comparable or that is a nil pointer (a nil *os.File), a negative Offset (a sync: not 0), an Offset + len(Buf)
 //     past the int64 range, or an unknown Op, Kind or Hint (checked first,
 //     whatever ctx and the Array's state);
 //   - ErrClosed: Close has begun, before r was accepted (not counted),
