@@ -3,6 +3,7 @@ package aio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -34,8 +35,15 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 // stopped part way, else the read's own result. So err == nil, or n, says
 // what was read; errors.Is(err, ErrCanceled) that nothing was.
 //
-// Errors are Submit's (ErrInvalidRequest for an empty p or a negative off,
-// ErrClosed, ...), the I/O's (an *os.PathError from the file), or
+// An empty p (len 0) reads nothing and ReadAt returns 0, nil at once, as
+// os.File.ReadAt does: no request is submitted or counted, and neither
+// ctx, the Array's state (closed or not) nor the file is looked at, only
+// the arguments Submit would refuse (a negative off, a File that is a nil
+// pointer: ErrInvalidRequest). Submit itself refuses a Request with an
+// empty Buf, which would take a slot for nothing.
+//
+// Errors are Submit's (ErrInvalidRequest for a negative off or an invalid
+// File, ErrClosed, ...), the I/O's (an *os.PathError from the file), or
 // ErrCallFromDone.
 //
 // On Linux a read of an *os.File not opened with O_DIRECT first tries the
@@ -60,10 +68,12 @@ func (a *Array) ReadAt(ctx context.Context, f File, p []byte, off int64) (n int,
 
 // WriteAt writes p to f at byte offset off through the array and returns
 // when the write is done, with the number of bytes written and the error,
-// as os.File.WriteAt (n < len(p) comes with a non-nil error). Everything
-// else is ReadAt's: the hint, what ctx covers, and what n and the error say
-// about a write whose ctx ended (errors.Is(err, ErrCanceled): nothing was
-// written).
+// as os.File.WriteAt (n < len(p) comes with a non-nil error). A write to
+// a file opened with O_APPEND fails with ErrAppendMode, as os.File.WriteAt
+// refuses it. Everything else is ReadAt's: the hint, what ctx covers, what
+// n and the error say about a write whose ctx ended (errors.Is(err,
+// ErrCanceled): nothing was written), and an empty p (0, nil; but a file
+// os.File.WriteAt refuses for O_APPEND gives ErrAppendMode).
 func (a *Array) WriteAt(ctx context.Context, f File, p []byte, off int64) (n int, err error) {
 	return a.call(ctx, Write, f, p, off)
 }
@@ -114,6 +124,9 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 	if a.inDone.Load() > 0 && a.calledFromDone() {
 		return 0, ErrCallFromDone
 	}
+	if len(p) == 0 && !op.isSync() {
+		return 0, emptyCall(op, f, off)
+	}
 	c := a.calls.Get().(*call)
 	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil && a.cachedRead(c, f, p, off) {
 		a.calls.Put(c)
@@ -147,6 +160,22 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 	c.err, r.File, r.Buf, r.Context, r.n = nil, nil, nil, nil, 0
 	a.calls.Put(c)
 	return n, err
+}
+
+// emptyCall is the result of a ReadAt or WriteAt (op) of no bytes (see
+// ReadAt): nil, unless Submit would refuse its File or Offset, or
+// os.File.WriteAt the write (ErrAppendMode).
+func emptyCall(op Op, f File, off int64) error {
+	if off < 0 {
+		return fmt.Errorf("aio: Offset = %d, want ≥ 0: %w", off, ErrInvalidRequest)
+	}
+	if err := checkFile(f); err != nil {
+		return err
+	}
+	if op == Write {
+		return refusesWrite(f)
+	}
+	return nil
 }
 
 // cacheStripes is how many counters ReadAt's page-cache reads are spread

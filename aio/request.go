@@ -80,6 +80,20 @@ type Request struct {
 	next     *Request        // the overflow queue's link (overflow.go)
 }
 
+// checkFile reports why f cannot be a request's File, as an error wrapping
+// ErrInvalidRequest: its type is not comparable, or it is a nil pointer.
+func checkFile(f File) error {
+	switch {
+	case f != nil && !reflect.TypeOf(f).Comparable():
+		// The merge test compares Files with ==, which panics on these.
+		return fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
+			f, ErrInvalidRequest)
+	case nilPointer(f):
+		return fmt.Errorf("aio: request File is a nil %T, want an open file: %w", f, ErrInvalidRequest)
+	}
+	return nil
+}
+
 // nilPointer reports whether f is a nil pointer in a non-nil File, as a
 // nil *os.File: its methods would fail or panic on every use.
 func nilPointer(f File) bool {
@@ -105,12 +119,9 @@ func checkRequest(r *Request) (SlotRequest, error) {
 		return SlotRequest{}, fmt.Errorf("aio: %s with an empty Buf: %w", r.Op, ErrInvalidRequest)
 	case len(r.Buf) != 0 && r.Op.isSync():
 		return SlotRequest{}, fmt.Errorf("aio: %s with a Buf of %d bytes, want none: %w", r.Op, len(r.Buf), ErrInvalidRequest)
-	case r.File != nil && !reflect.TypeOf(r.File).Comparable():
-		// The merge test compares Files with ==, which panics on these.
-		return SlotRequest{}, fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
-			r.File, ErrInvalidRequest)
-	case nilPointer(r.File):
-		return SlotRequest{}, fmt.Errorf("aio: request File is a nil %T, want an open file: %w", r.File, ErrInvalidRequest)
+	}
+	if err := checkFile(r.File); err != nil {
+		return SlotRequest{}, err
 	}
 	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
 	return sr, checkSlotRequest(sr)
