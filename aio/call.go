@@ -24,16 +24,18 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 // counted as any other; p must stay untouched until ReadAt returns (with
 // O_DIRECT, aligned as AlignedBuffer's).
 //
-// ctx covers the read until it is issued: if ctx ends while the read waits
-// for a slot or in its slot, ReadAt returns 0 and an error wrapping
-// ctx.Err() and ErrCanceled, and the read never happens. If ctx ends after
+// ctx covers the read until it is issued: if ctx has ended when ReadAt is
+// called, or ends while the read waits for a slot or in its slot, ReadAt
+// returns 0 and an error wrapping ctx.Err() and ErrCanceled, and the read
+// never happens (but see the page cache below). If ctx ends after
 // the read was issued, ReadAt still waits for it, since the kernel may be
 // writing into p: under native AIO it first asks the kernel to cancel it
 // (IORING_OP_ASYNC_CANCEL; a read merged with others is left to complete),
 // and returns 0 and an error wrapping ctx.Err() and ErrCanceled if that
 // stopped it before it began, n > 0 and an error wrapping ctx.Err() if it
 // stopped part way, else the read's own result. So err == nil, or n, says
-// what was read; errors.Is(err, ErrCanceled) that nothing was.
+// what was read; errors.Is(err, ErrCanceled) that nothing was, n is 0 and
+// p is untouched.
 //
 // An empty p (len 0) reads nothing and ReadAt returns 0, nil at once, as
 // os.File.ReadAt does: no request is submitted or counted, and neither
@@ -51,8 +53,13 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 // waits for a device): a read the cache holds whole is done there, with no
 // handoff to a handler, as os.File.ReadAt would do it, and counted as a
 // request submitted and completed (Stats; its preadv2 in Syscalls, the
-// attempts that fall short too). A read it cannot finish goes through the
-// array. Such a read never waits, so its ctx and hint change nothing.
+// attempts that fall short too). Such a read never waits, so its ctx and
+// hint change nothing. A read the cache holds only the first pages of has
+// those copied into p there, and the rest goes through the array as a
+// request; if ctx ends before that request is issued, ReadAt returns the
+// count of the bytes copied, n > 0, and an error wrapping ctx.Err() but
+// not ErrCanceled, as a read stopped part way. A read the cache holds none
+// of goes through the array whole.
 //
 // Under WakeDeferred the read is a batch of its own: ReadAt
 // wakes its segment (native AIO: submits it) at once, as a Flush of that
@@ -128,11 +135,17 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 		return 0, emptyCall(op, f, off)
 	}
 	c := a.calls.Get().(*call)
-	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil && a.cachedRead(c, f, p, off) {
-		a.calls.Put(c)
-		return len(p), nil
+	cached := 0 // bytes read from the page cache, at the front of p
+	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil {
+		if cached = a.cachedRead(c, f, p, off); cached == len(p) {
+			a.calls.Put(c)
+			return cached, nil
+		}
 	}
 	r := &c.r
+	// The request reads the rest, past what the cache gave.
+	length, start := len(p), off
+	p, off = p[cached:], off+int64(cached)
 	r.Op, r.Kind, r.File, r.Offset, r.Buf, r.Context = op, KindNormal, f, off, p, ctx
 	r.Hint, _ = prio.FromContext(ctx)
 	slot, gen, err := a.submit(ctx, r)
@@ -156,7 +169,13 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 		}
 		err = c.err
 	}
-	n := r.n
+	n := cached + r.n
+	if cached > 0 && errors.Is(err, ErrCanceled) {
+		// p was written: the read stopped part way, which ErrCanceled
+		// (no byte read) would deny.
+		err = fmt.Errorf("aio: read of %d bytes at offset %d stopped after the %d bytes the page cache held: %w",
+			length, start, cached, ctx.Err())
+	}
 	c.err, r.File, r.Buf, r.Context, r.n = nil, nil, nil, nil, 0
 	a.calls.Put(c)
 	return n, err
