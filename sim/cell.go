@@ -21,6 +21,7 @@ import (
 	"github.com/innosim/innosim/sim/redolog"
 	"github.com/innosim/innosim/sim/rowlock"
 	"github.com/innosim/innosim/sim/threadpool"
+	"github.com/innosim/innosim/sim/workload"
 )
 
 // Cell is one simulated run: a workload with a number of client threads on a
@@ -163,7 +164,11 @@ type built struct {
 	flush  *bufpool.FlushList
 	socks  *client.Sockets
 	tpool  *threadpool.Pool
+	server mycnf.Server
 }
+
+// Server is workload.Env's: the cell's server release.
+func (b *built) Server() mycnf.Server { return b.server }
 
 // AddMutex is workload.Env's: the workload's own mutex.
 func (b *built) AddMutex(mu machine.Mutex) int32 { return b.m.AddMutex(mu) }
@@ -198,7 +203,7 @@ func (c Cell) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &built{m: m, logCfg: DefaultLogConfig}
+	b := &built{m: m, logCfg: DefaultLogConfig, server: c.Server}
 	if c.Gate != nil {
 		if b.gate, err = gate.Install(m, c.Gate.Policy, c.Gate.Config); err != nil {
 			return nil, err
@@ -212,6 +217,7 @@ func (c Cell) build() (*built, error) {
 	if c.Log != nil {
 		b.logCfg = *c.Log
 	}
+	b.logCfg.SrwMutex = workload.IsSrw(c.Server) // the server's release decides log_sys's mutex
 	pool, page := c.BufferPool, int64(16<<10)
 	if pool == 0 {
 		pool = DefaultBufferPool
