@@ -43,7 +43,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if outs[1].IsStdout() {
 		text = io.Discard
 	}
-	return newRunReport(ctx, sw, res).write(text, outs[0], outs[1], outs[2])
+	if err := newRunReport(ctx, sw, res).write(text, outs[0], outs[1], outs[2]); err != nil {
+		return err
+	}
+	sw.machine.writeAssumptions(text)
+	return nil
 }
 
 // run runs the sweep's cells (sim.RunCells, which validates every cell

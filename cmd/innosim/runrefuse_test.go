@@ -27,7 +27,7 @@ func TestFieldSettingsNameRunsSettings(t *testing.T) {
 		if field[len(field)-1] == '.' {
 			field += "X"
 		}
-		got, ok := lookupField(field)
+		got, ok := lookupField(field, sim.Cell{})
 		require.True(t, ok, field)
 		assert.Equal(t, row.field, got.field, "the first row for %s is its own", field)
 	}
@@ -35,11 +35,11 @@ func TestFieldSettingsNameRunsSettings(t *testing.T) {
 		"Machine.Costs.syscall": "Machine.Costs.", "Machine.CPUs": "Machine.CPUs", "Machine.SpinLoops": "Machine.",
 		"Client": "Client", "Client.Event": "Client.", "Gate": "Gate", "Gate.Config": "Gate.", "Steady.Max": "Steady.",
 	} {
-		row, ok := lookupField(field)
+		row, ok := lookupField(field, sim.Cell{})
 		require.True(t, ok, field)
 		assert.Equal(t, want, row.field, field)
 	}
-	_, ok := lookupField("Nothing")
+	_, ok := lookupField("Nothing", sim.Cell{})
 	assert.False(t, ok)
 }
 
