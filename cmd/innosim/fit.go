@@ -58,6 +58,9 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := jsonOut.CheckInput(name, name); err != nil {
+		return err
+	}
 	f, err := infile.Open(name)
 	if err != nil {
 		return err

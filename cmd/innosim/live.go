@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -123,25 +122,29 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer discardAll(outs)
+	text := stdout // the table, unless the CSV goes to stdout instead
+	if anyStdout(outs) {
+		text = io.Discard
+	}
 	prog := newProgress(stderr, "live")
 	defer prog.Close()
 	cfg.Log = prog // its lines and the progress lines, one at a time
 	cfg.Progress = prog.Phase("points", "points")
 	if len(rotation) > 0 {
-		return liveRotate(ctx, cfg, rotation, outs[0], stdout, prog.Close)
+		return liveRotate(ctx, cfg, rotation, outs[0], text, prog.Close)
 	}
 	points, err := live.Run(ctx, cfg)
 	prog.Close()
 	if err != nil {
 		total := max(len(cfg.Values), 1) * len(cfg.Workloads) * len(cfg.Threads)
-		return keepMeasured(ctx, err, len(points), total, outs[0], stdout, liveTable(cfg, points),
+		return keepMeasured(ctx, err, len(points), total, outs[0], text, liveTable(cfg, points),
 			func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 	}
 	t := liveTable(cfg, points)
-	if err := t.WriteText(stdout); err != nil {
+	if err := t.WriteText(text); err != nil {
 		return err
 	}
-	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+	return outs[0].WriteStream(func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 }
 
 // keepMeasured returns what live reports of a sweep (or rotation probe)
@@ -239,7 +242,7 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfi
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return out.WriteStream(func(w io.Writer) error { return live.WriteRotationCSV(w, cfg.Setting, points) })
 }
 
 // rotationTable is live -rotation's printed table: a row per setting value

@@ -113,7 +113,7 @@ func (rep runReport) write(text io.Writer, csvOut, jsonOut, plotOut *outfile.Fil
 			return err
 		}
 	}
-	if err := csvOut.Fill(func(out *os.File) error { return rep.long.WriteCSV(out) }); err != nil {
+	if err := csvOut.FillStream(rep.long.WriteCSV); err != nil {
 		return err
 	}
 	if err := jsonOut.FillStream(func(w io.Writer) error { return report.WriteJSON(w, rep.js) }); err != nil {

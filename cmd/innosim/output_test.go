@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// run --csv - wrote a file named "-"; every output but a chart takes "-" for
+// standard output, as --json does, and the text tables then go nowhere.
+func TestRunCSVDashIsStandardOutput(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--csv", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "sched,") || strings.Contains(strings.SplitN(stdout, "\n", 2)[0], ","), stdout)
+	assert.NotContains(t, stdout, "throughput by", "no text table with the CSV")
+	_, err := os.Stat("-")
+	assert.True(t, os.IsNotExist(err), "no file named -")
+
+	code, stdout, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--csv", "-", "--json", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-csv - and -json - both name standard output")
+	assert.Empty(t, stdout)
+}
+
+// run --cnf my.cnf --csv my.cnf (or a link to it) replaced the option file
+// with the results; an output that is an input is refused before any work.
+func TestRunRefusesAnOutputThatIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\ninnodb_thread_concurrency=0\n"), 0o644))
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink(cnf, link))
+	for _, out := range []string{cnf, link} {
+		code, stdout, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--cnf", cnf, "--csv", out)
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, "is the file of -cnf "+cnf)
+		assert.Empty(t, stdout)
+	}
+	b, err := os.ReadFile(cnf)
+	require.NoError(t, err)
+	assert.Equal(t, "[mysqld]\ninnodb_thread_concurrency=0\n", string(b))
+}
+
+// run --csv LINK replaced the link with a regular file; it writes the
+// link's target, as the shell's > does.
+func TestRunCSVWritesThroughASymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.csv")
+	require.NoError(t, os.WriteFile(target, nil, 0o644))
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink("target.csv", link))
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--csv", link)
+	require.Equal(t, 0, code, stderr)
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, fi.Mode().Type())
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "throughput")
+}
