@@ -36,7 +36,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 		{"--setting=thread_handling", "-setting \"thread_handling\": want key=v1,v2"},
 		{"--setting=thread_handling=no-threads", "-setting values: live: Values"},
 		{"--time=500ms", "-time: live: Duration"},
-		{"--repeats=0", "-repeats: live: Repeats = 0, want 1..100"},
+		{"--repeats=0", "flag -repeats: 0 is out of range: want 1..100"},
 		{"--buffer-pool=1", "-buffer-pool 1: want 8..65536 (MiB)"},
 		// the probe has its own events and one client thread: a sweep's
 		// flags would be ignored

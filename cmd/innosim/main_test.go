@@ -317,10 +317,15 @@ func TestFlagErrorsComeFirstWithTheRange(t *testing.T) {
 		{[]string{"live", "--time", "5"}, `invalid value "5" for flag -time: no unit: want a duration with a unit`},
 		{[]string{"live", "--warmup", "1"}, `invalid value "1" for flag -warmup: no unit: want a duration with a unit`},
 		{[]string{"calibrate", "--check", "--benchtime", "5"}, `invalid value "5" for flag -benchtime: no unit: want a duration with a unit`},
-		{[]string{"calibrate", "--repeats", "x"}, `invalid value "x" for flag -repeats: parse error`},
+		{[]string{"calibrate", "--repeats", "x"}, `invalid value "x" for flag -repeats: "x" is not a whole number: want 1..1000`},
 		{[]string{"validate", "--seeds", "0"}, `invalid value "0" for flag -seeds: want a count of 1..16`},
 		{[]string{"reproduce", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"fit", "-n", "x"}, `invalid value "x" for flag -n: parse error`},
+		{[]string{"fit", "-n", "x"}, `invalid value "x" for flag -n: "x" is not a whole number: want 1..1024`},
+		{[]string{"fit", "-n", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -n: 99999999999999999999 is out of range: want 1..1024`},
+		{[]string{"run", "--seed", "-1"}, `invalid value "-1" for flag -seed: -1 is out of range: want 0..18446744073709551615`},
+		{[]string{"reproduce", "--seed", "1e9"}, `invalid value "1e9" for flag -seed: "1e9" is not a whole number: want 0..18446744073709551615`},
+		{[]string{"live", "--tables", "65"}, `invalid value "65" for flag -tables: 65 is out of range: want 1..64`},
+		{[]string{"live", "--table-size", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -table-size: 99999999999999999999 is out of range: want 1..10000000`},
 		{[]string{"compare", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"profile", "-top", "x"}, `invalid value "x" for flag -top: parse error`},
 		{[]string{"workloads", "-bogus"}, "flag provided but not defined: -bogus"},
@@ -345,7 +350,7 @@ func TestHelpGivesTheRanges(t *testing.T) {
 	}{
 		{"run", []string{"-threads counts\n", "1..10000", "-cpus counts\n", "1..1024", "-measure duration\n", "1ms..1m", "units 1..1024"}},
 		{"live", []string{"-threads counts\n", "1..10000", "-time duration\n", "1s..1h", "-warmup duration\n", "0..1h",
-			"-repeats int\n", "1..100", "-tables int\n", "1..64", "-table-size int\n", "1..10000000", "-buffer-pool int\n", "8..65536"}},
+			"-repeats runs\n", "1..100", "-tables count\n", "1..64", "-table-size rows\n", "1..10000000", "-buffer-pool int\n", "8..65536"}},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			code, _, stderr := runCmd("help", tc.command)

@@ -38,15 +38,15 @@ import (
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json FILE] [-out FILE] [-check [-benchtime D] [-count N]]",
 		"Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
-	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
-	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
-	maxRing := fs.Int("max-ring", RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many threads (2..1024; the rings of 1,024 threads take most of the time)")
+	repeats := fs.IntRange("repeats", DefaultRepeats, 1, 1000, "`measurements` per figure (1..1000)")
+	rounds := fs.IntRange("rounds", DefaultRounds, 1, 1_000_000, "`operations` per measurement (1..1000000)")
+	maxRing := fs.IntRange("max-ring", RingThreads[len(RingThreads)-1], RingThreads[0], RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many `threads` (2..1024; the rings of 1,024 threads take most of the time)")
 	jsonPath := fs.String("json", "", "also write the costs (durations in nanoseconds) and the check to this JSON file; - writes them to stdout instead of the text")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := new(time.Duration)
 	fs.DurationVar(benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
-	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
+	count := fs.IntRange("count", 5, 1, 20, "with -check: `runs` of each benchmark case, compared by their median (1..20, as go test -count)")
 	if err := fs.Parse(args); err != nil {
 		return err // -h (the usage is printed) or a bad flag (nothing is)
 	}
@@ -63,11 +63,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		val  any
 		want string
 	}{
-		{*repeats < 1 || *repeats > 1000, "repeats", *repeats, "1..1000"},
-		{*rounds < 1 || *rounds > 1_000_000, "rounds", *rounds, "1..1000000"},
-		{*maxRing < RingThreads[0] || *maxRing > RingThreads[len(RingThreads)-1], "max-ring", *maxRing, "2..1024"},
 		{*benchtime < 1 || *benchtime > time.Minute, "benchtime", *benchtime, "1ns..1m0s"},
-		{*count < 1 || *count > 20, "count", *count, "1..20"},
 	} {
 		if r.bad {
 			fs.Usage()
