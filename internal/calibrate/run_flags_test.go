@@ -1,11 +1,11 @@
 package calibrate
 
 import (
-	"strings"
 	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/innosim/innosim/internal/cmdflag"
