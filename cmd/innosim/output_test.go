@@ -63,3 +63,18 @@ func TestRunCSVWritesThroughASymlink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "throughput")
 }
+
+// A max_connections in the option file below the sweep's client threads was
+// silently ignored: the cells past it ran and printed figures for a server
+// that refuses those connections.
+func TestRunRefusesThreadsPastMaxConnections(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\nmax_connections = 8\n"), 0o644))
+	code, stdout, stderr := runCmd("run", "--workload", "connect", "--threads", "1,16", "--cpus", "2", "--measure", "1ms", "--cnf", cnf)
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "-threads 16 with "+cnf+":2: max_connections = 8: the server refuses every connection past 8")
+	assert.Empty(t, stdout)
+
+	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1,8", "--cpus", "2", "--measure", "1ms", "--cnf", cnf)
+	assert.Equal(t, 0, code, stderr)
+}

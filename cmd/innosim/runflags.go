@@ -103,6 +103,9 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMaxConnections(base, f.threads); err != nil {
+		return nil, err
+	}
 	srv, _ := mycnf.ParseServer(f.server) // readCnf refused a bad one
 	o := &runOptions{runFlags: *f, fs: fs, varyValues: []string{""}, server: srv, base: base}
 	if fs.Given("vary") {
