@@ -78,3 +78,25 @@ func TestRunRefusesThreadsPastMaxConnections(t *testing.T) {
 	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1,8", "--cpus", "2", "--measure", "1ms", "--cnf", cnf)
 	assert.Equal(t, 0, code, stderr)
 }
+
+// A file name's control characters reached the terminal raw in errors: a
+// name could clear the screen or set the window title. They are escaped,
+// and an output's path is quoted as strconv.Quote quotes it.
+func TestControlCharactersInPathsAreNotPrinted(t *testing.T) {
+	dir := t.TempDir()
+	evil := filepath.Join(dir, "\x1b]0;owned\a", "r.csv") // its directory does not exist
+	code, _, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--csv", evil)
+	assert.Equal(t, 1, code, stderr)
+	assert.NotContains(t, stderr, "\x1b")
+	assert.NotContains(t, stderr, "\a")
+	assert.Contains(t, stderr, `\x1b]0;owned\a`)
+
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "\x1b[2J"), 0o755))
+	code, _, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms", "--csv", filepath.Join(dir, "\x1b[2J"))
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, `-csv "`+dir+`/\x1b[2J": a directory`)
+
+	code, _, stderr = runCmd("fit", filepath.Join(dir, "\x1b[2J.csv"))
+	assert.Equal(t, 1, code, stderr)
+	assert.NotContains(t, stderr, "\x1b")
+}

@@ -43,7 +43,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 	var others []string
 	for _, w := range file.Warnings(srv) {
 		if all || w.Likely() {
-			fmt.Fprintf(stderr, "innosim run: warning: %s\n", w)
+			fmt.Fprintf(stderr, "innosim run: warning: %s\n", cmdflag.TerminalSafe(w.String()))
 		} else {
 			others = append(others, w.Option.Key)
 		}
@@ -55,7 +55,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 			more = ", ..."
 		}
 		fmt.Fprintf(stderr, "innosim run: %s: %d options innosim does not model have no effect (%s%s); -show-settings lists each\n",
-			path, len(others), strings.Join(shown, ", "), more)
+			cmdflag.QuotePath(path), len(others), strings.Join(shown, ", "), more)
 	}
 	return s, nil
 }

@@ -234,10 +234,10 @@ func (o *validateOptions) userTable(path string, profile *sim.CostProfile, stder
 		}
 	}
 	if ut.Incomplete != "" {
-		fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
+		fmt.Fprintf(stderr, "innosim validate: %s: %s: its curves may lack rows\n", cmdflag.QuotePath(path), ut.Incomplete)
 	}
 	if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && o.rotation == "" {
-		fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
+		fmt.Fprintf(stderr, "innosim validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", cmdflag.QuotePath(path))
 	}
 	return ut, nil
 }
@@ -305,14 +305,14 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				if f.fit.AtFloor {
 					note = ": the probe grew no more than a connection with none of its own would"
 				}
-				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
+				fmt.Fprintf(stderr, "innosim validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", cmdflag.QuotePath(ut.Name), c, f.side, (f.fit.Footprint+512)/1024, cmdflag.QuotePath(path), note)
 			}
 		}
 		probed, printed := rot.Curves(), map[string]bool{}
 		for i, c := range ut.Curves {
 			if !printed[c] && slices.Contains(probed, c) {
 				cl := ut.Cells[i].Client
-				fmt.Fprintf(stderr, "validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", ut.Name, c, cl.ServerCPU, cl.Event, path)
+				fmt.Fprintf(stderr, "innosim validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", cmdflag.QuotePath(ut.Name), c, cl.ServerCPU, cl.Event, cmdflag.QuotePath(path))
 				printed[c] = true
 			}
 			used[c] = true // connect's too: its one-connection row was read
@@ -321,7 +321,7 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 	}
 	for _, c := range rot.Curves() {
 		if !used[c] {
-			fmt.Fprintf(stderr, "validate: %s: %s is in no live table: not used\n", path, c)
+			fmt.Fprintf(stderr, "innosim validate: %s: %s is in no live table: not used\n", cmdflag.QuotePath(path), c)
 		}
 	}
 	return nil

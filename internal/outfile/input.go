@@ -30,7 +30,7 @@ func (o *File) CheckInput(named, path string) error {
 	if err != nil || !os.SameFile(in, out) {
 		return nil
 	}
-	return cmdflag.Usagef("%s %s is the file of %s: the output would replace its input; want another path", o.flag, o.path, named)
+	return cmdflag.Usagef("%s %s is the file of %s: the output would replace its input; want another path", o.flag, cmdflag.QuotePath(o.path), named)
 }
 
 // CheckInputs is CheckInput of each output of outs against each input,

@@ -112,7 +112,7 @@ func create(flag, path string) (*File, error) {
 	}
 	switch kind {
 	case kindDir:
-		return nil, cmdflag.Usagef("%s %s: a directory: want a file path", flag, path)
+		return nil, cmdflag.Usagef("%s %s: a directory: want a file path", flag, cmdflag.QuotePath(path))
 	case kindStream:
 		f, err := openThrough(path)
 		if err != nil {
@@ -158,7 +158,7 @@ const (
 // refusedStream is the error of opening a stream destination.
 func (o *File) refusedStream(err error) error {
 	if isNoReader(err) {
-		return cmdflag.Usagef("%s %s: a named pipe with no reader: start its reader first, or want a file path", o.flag, o.path)
+		return cmdflag.Usagef("%s %s: a named pipe with no reader: start its reader first, or want a file path", o.flag, cmdflag.QuotePath(o.path))
 	}
 	return fmt.Errorf("%s: %w", o.flag, err)
 }
@@ -309,9 +309,9 @@ func (o *File) copyTmp() error {
 // PATH: ...") by the one the user gave ("rename onto PATH: ..."). It wraps err.
 func (o *File) named(err error, tmp string) error {
 	var le *os.LinkError
-	msg := strings.ReplaceAll(err.Error(), tmp, o.path)
+	msg := strings.ReplaceAll(err.Error(), tmp, cmdflag.QuotePath(o.path))
 	if errors.As(err, &le) && le.Old == tmp {
-		msg = fmt.Sprintf("rename onto %s: %v", o.path, le.Err)
+		msg = fmt.Sprintf("rename onto %s: %v", cmdflag.QuotePath(o.path), le.Err)
 	}
 	return &namedError{msg: o.flag + ": " + msg, err: err}
 }
