@@ -285,7 +285,9 @@ func TestFlagsAfterTheGroupOrStudyAreParsed(t *testing.T) {
 		{"validate's groups after --", []string{"validate", "c", "--", "--table", "x.csv"}, 2, `"--table", want a, b, c, d, field`},
 		{"reproduce's -charts and -json after its study", []string{"reproduce", "d", "--charts", notDir, "--json", "d.json"}, 1, "-charts " + notDir + ": not a directory"},
 		{"reproduce's -costs after its study", []string{"reproduce", "c", "-costs=x.profile"}, 2, "-costs: a study runs on its own machine"},
-		{"reproduce's two studies around a flag", []string{"reproduce", "c", "--seed", "2", "d"}, 2, `want one study, got "c d"`},
+		{"reproduce's study named twice around a flag", []string{"reproduce", "c", "--seed", "2", "c"}, 2, `study "c" given twice`},
+		{"reproduce's all beside a study", []string{"reproduce", "a", "all"}, 2, `all with "a": all is every study, want it alone`},
+		{"reproduce's unknown study after a known one", []string{"reproduce", "a", "e"}, 2, `study "e", want a, b, c, d or all`},
 		{"reproduce's study after --", []string{"reproduce", "--", "-c"}, 2, `study "-c", want a, b, c, d or all`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -359,5 +361,26 @@ func TestHelpGivesTheRanges(t *testing.T) {
 				assert.Contains(t, stderr, w)
 			}
 		})
+	}
+}
+
+// Flags after the positional arguments are parsed by every command that
+// takes arguments: compare OLD NEW -json - and profile FILE -top 3 read
+// "-json" and "-top" as files, and workloads NAME -h as a workload.
+func TestFlagsAfterArgumentsAreParsedEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compare", "a.txt", "b.txt", "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"profile", "x.pprof", "-top", "x"}, 2, `invalid value "x" for flag -top`},
+		{[]string{"workloads", "connect", "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"fit", "x.csv", "-n", "0"}, 2, "for flag -n: 0 is out of range"},
+	} {
+		code, stdout, stderr := runCmd(c.args...)
+		assert.Equal(t, c.code, code, "%v: %s", c.args, stderr)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
+		assert.Empty(t, stdout)
 	}
 }

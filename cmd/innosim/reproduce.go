@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
@@ -104,15 +105,16 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return writeVerdicts(text, jsonOut, js)
 }
 
-// parseReproduce reads reproduce's flags and its one study (all when none
-// is named), and refuses -costs: a study runs on its own machine.
+// parseReproduce reads reproduce's flags and its studies, in the order
+// named (all when none is named), and refuses -costs: a study runs on its own machine.
 func parseReproduce(args []string, stderr io.Writer) (reproduceOptions, error) {
-	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
+	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [all | a b c d ...]",
 		"Runs each study's sweep in simulation and prints the simulated table beside the",
 		"published one, then one verdict line per study; exits 1 if any study fails.",
 		"Each study runs on the machine of its publication, with its own cost profiles",
 		"(study C compares two kernels); a calibrated profile is for run --costs.",
-		"Flags may come before or after the study; -- ends the flags.")
+		"Name studies to run only them, in the order named (reproduce a c); none, or all, runs",
+		"every study. Flags may come before or after the studies; -- ends the flags.")
 	var o reproduceOptions
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed of every simulated cell")
 	fs.StringVar(&o.charts, "charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
@@ -122,17 +124,21 @@ func parseReproduce(args []string, stderr io.Writer) (reproduceOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	switch {
-	case len(which) == 0 || len(which) == 1 && which[0] == "all":
-		o.studies = study.All()
-	case len(which) == 1:
-		s, err := study.Lookup(which[0])
-		if err != nil {
-			return o, cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
+	if len(which) == 0 || len(which) == 1 && which[0] == "all" {
+		o.studies, which = study.All(), nil
+	}
+	for i, id := range which {
+		if id == "all" {
+			return o, cmdflag.Usagef("all with %q: all is every study, want it alone", strings.Join(slices.Delete(slices.Clone(which), i, i+1), " "))
 		}
-		o.studies = []study.Study{s}
-	default:
-		return o, cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
+		if j := slices.Index(which[:i], id); j >= 0 {
+			return o, cmdflag.Usagef("study %q given twice: want each study once", id)
+		}
+		s, err := study.Lookup(id)
+		if err != nil {
+			return o, cmdflag.Usagef("study %q, want a, b, c, d or all", id)
+		}
+		o.studies = append(o.studies, s)
 	}
 	// A study's verdict holds its published machine's costs against its
 	// published figures: study C's two kernels would become one, and A, B

@@ -30,18 +30,19 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		"Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
 	jsonPath := fs.String("json", "", "also write the report to this JSON file; - writes it to stdout instead of the text")
-	if err := fs.Parse(args); err != nil {
+	names, err := fs.ParseInterspersed(args) // flags before or after the file
+	if err != nil {
 		return err
 	}
 	switch {
 	case *top < 0:
 		fs.Usage()
 		return cmdflag.Usagef("-top = %d, want ≥ 0 (0 lists every frame)", *top)
-	case fs.NArg() != 1:
+	case len(names) != 1:
 		fs.Usage()
-		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
+		return cmdflag.Usagef("want one profile file, got %d arguments", len(names))
 	}
-	name := fs.Arg(0)
+	name := names[0]
 	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
 	if err != nil {
 		return err
