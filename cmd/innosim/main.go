@@ -31,6 +31,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // command is one subcommand. A new subcommand is a new file with a function
@@ -99,6 +101,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		return exitStatus(ctx, name, c.run(ctx, rest, stdout, stderr), stderr)
+	}
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if s := cmdflag.Suggest(name, names); s != "" {
+		fmt.Fprintf(stderr, "innosim: unknown command %q: did you mean %s?\n", name, s)
+		fmt.Fprintln(stderr, "run 'innosim help' for the commands")
+		return 2
 	}
 	fmt.Fprintf(stderr, "innosim: unknown command %q\n", name)
 	usage(stderr)

@@ -384,3 +384,16 @@ func TestFlagsAfterArgumentsAreParsedEverywhere(t *testing.T) {
 		assert.Empty(t, stdout)
 	}
 }
+
+// A mistyped command or flag names the nearest one.
+func TestDidYouMean(t *testing.T) {
+	code, _, stderr := runCmd("reprodce")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `innosim: unknown command "reprodce": did you mean reproduce?`)
+	code, _, stderr = runCmd("run", "--workload", "connect", "--thread", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "innosim run: flag provided but not defined: -thread: did you mean -threads?")
+	code, _, stderr = runCmd("frobnicate")
+	assert.Equal(t, 2, code)
+	assert.NotContains(t, stderr, "did you mean")
+}

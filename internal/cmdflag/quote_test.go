@@ -19,3 +19,12 @@ func TestTerminalSafeEscapesControlsButTheLayout(t *testing.T) {
 	assert.Equal(t, `open \x1b[2J.csv: no such file`, TerminalSafe("open \x1b[2J.csv: no such file"))
 	assert.Equal(t, `a\rb\u0085c\xffd �`, TerminalSafe("a\rb\u0085c\xffd \uFFFD"))
 }
+
+func TestSuggestNamesTheNearest(t *testing.T) {
+	names := []string{"threads", "cpus", "workload", "measure", "json"}
+	assert.Equal(t, "threads", Suggest("thread", names))
+	assert.Equal(t, "workload", Suggest("wrokload", names))
+	assert.Equal(t, "cpus", Suggest("cpu", names))
+	assert.Equal(t, "", Suggest("bogus", names))
+	assert.Equal(t, "", Suggest("x", names))
+}
