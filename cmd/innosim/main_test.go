@@ -397,3 +397,26 @@ func TestDidYouMean(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.NotContains(t, stderr, "did you mean")
 }
+
+// The exit statuses docs/cmd/README.md documents are the ones the commands
+// return: every status in its table, and each one exercised here.
+func TestExitStatusesAreTheDocumentedOnes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cmd", "README.md"))
+	require.NoError(t, err)
+	var documented []string
+	for _, m := range regexp.MustCompile(`(?m)^\| (\d+) \|`).FindAllStringSubmatch(string(b), -1) {
+		documented = append(documented, m[1])
+	}
+	assert.Equal(t, []string{"0", "1", "2", "130"}, documented)
+
+	code, _, stderr := runCmd("workloads", "connect")
+	assert.Equal(t, 0, code, stderr)
+	code, _, _ = runCmd("fit", filepath.Join(t.TempDir(), "missing.csv"))
+	assert.Equal(t, 1, code)
+	code, _, _ = runCmd("run", "--bogus")
+	assert.Equal(t, 2, code)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalled{os.Interrupt})
+	code, _, stderr = runCmdContext(ctx, "run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms")
+	assert.Equal(t, 130, code, stderr)
+}
