@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
@@ -18,15 +20,51 @@ import (
 
 // studyJSON is one study as reproduce --json writes it.
 type studyJSON struct {
-	ID        string         `json:"id"`
-	Title     string         `json:"title"`
-	Mechanism string         `json:"mechanism"`
-	Seed      uint64         `json:"seed"`
-	Tables    []report.Table `json:"tables"`
-	Notes     []string       `json:"notes,omitempty"`
-	Checks    []checkJSON    `json:"checks"`
-	Pass      bool           `json:"pass"`
-	Verdict   string         `json:"verdict"`
+	ID        string      `json:"id"`
+	Title     string      `json:"title"`
+	Mechanism string      `json:"mechanism"`
+	Seed      uint64      `json:"seed"`
+	Tables    []tableJSON `json:"tables"`
+	Notes     []string    `json:"notes,omitempty"`
+	Checks    []checkJSON `json:"checks"`
+	Pass      bool        `json:"pass"`
+	Verdict   string      `json:"verdict"`
+}
+
+// tableJSON is a report.Table as JSON writes it: a cell that is a figure
+// (it reads as a finite number) is a number, one that stands for no figure
+// ("-" or empty) is null, and any other (a label, "16+16") a string.
+type tableJSON struct {
+	Title  string   `json:"title,omitempty"`
+	Header []string `json:"header"`
+	Rows   [][]any  `json:"rows"`
+}
+
+func newTableJSON(t report.Table) tableJSON {
+	tj := tableJSON{Title: t.Title, Header: t.Header, Rows: [][]any{}}
+	for _, row := range t.Rows {
+		cells := make([]any, len(row))
+		for i, c := range row {
+			switch v, err := strconv.ParseFloat(c, 64); {
+			case c == "-" || c == "":
+				cells[i] = nil
+			case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
+				cells[i] = v
+			default:
+				cells[i] = c
+			}
+		}
+		tj.Rows = append(tj.Rows, cells)
+	}
+	return tj
+}
+
+func tablesJSON(ts []report.Table) []tableJSON {
+	out := make([]tableJSON, len(ts))
+	for i, t := range ts {
+		out[i] = newTableJSON(t)
+	}
+	return out
 }
 
 type checkJSON struct {
@@ -174,7 +212,7 @@ func writeStudy(text io.Writer, s study.Study, rep *study.Report) error {
 
 // newStudyJSON is a study's report as reproduce --json writes it.
 func newStudyJSON(s study.Study, rep *study.Report, seed uint64) studyJSON {
-	sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: seed, Tables: rep.Tables, Notes: rep.Notes,
+	sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: seed, Tables: tablesJSON(rep.Tables), Notes: rep.Notes,
 		Pass: rep.Pass(), Verdict: rep.Verdict()}
 	for _, c := range rep.Checks {
 		sj.Checks = append(sj.Checks, checkJSON{Name: c.Name, Pass: c.Pass, Detail: c.Detail})

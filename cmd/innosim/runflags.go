@@ -123,6 +123,8 @@ func runRules(f *runFlags) []cmdflag.Rule {
 		cmdflag.Exclusive("costs", "profile"),
 		cmdflag.Refuse(func() bool { return f.showSettings && f.json == outfile.Stdout },
 			"-show-settings with -json -: the settings would go to stdout with the JSON, whose rows hold them already: want one"),
+		cmdflag.Refuse(func() bool { return f.showSettings && f.csv == outfile.Stdout },
+			"-show-settings with -csv -: the settings would go to stdout with the CSV: want one"),
 		cmdflag.Required("workload", "one of "+strings.Join(sim.WorkloadNames(), ", ")),
 		cmdflag.OneOf("workload", sim.WorkloadNames()...),
 		cmdflag.Within("measure", time.Millisecond, time.Minute),

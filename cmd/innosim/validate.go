@@ -14,6 +14,8 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
@@ -79,6 +81,7 @@ type validateOptions struct {
 	tables     pathList
 	costs      string
 	rotation   string
+	jsonPath   string
 	parts      []string // the groups to run
 	partsGiven []string // the groups named
 }
@@ -92,6 +95,18 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	outs, err := outputs(stdout, "-json", o.jsonPath)
+	if err != nil {
+		return err
+	}
+	defer discardAll(outs)
+	inputs := []string{"-costs " + o.costs, o.costs, "-rotation " + o.rotation, o.rotation}
+	for _, t := range o.tables {
+		inputs = append(inputs, "-table "+t, t)
+	}
+	if err := outfile.CheckInputs(outs, inputs...); err != nil {
+		return err
+	}
 	users, err := o.userTables(stderr)
 	if err != nil {
 		return err
@@ -100,8 +115,17 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	missed, err := validate.WriteSeeds(stdout, seedList, runs)
+	text := stdout // the tables, unless the JSON goes to stdout instead
+	if anyStdout(outs) {
+		text = io.Discard
+	}
+	missed, err := validate.WriteSeeds(text, seedList, runs)
 	if err != nil {
+		return err
+	}
+	if err := outs[0].WriteStream(func(w io.Writer) error {
+		return report.WriteJSON(w, newValidateJSON(seedList, runs, missed))
+	}); err != nil {
 		return err
 	}
 	if missed {
@@ -128,6 +152,7 @@ func parseValidate(args []string, stderr io.Writer) (*validateOptions, error) {
 	fs.Var(&o.tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	fs.StringVar(&o.costs, "costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
 	fs.StringVar(&o.rotation, "rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
+	fs.StringVar(&o.jsonPath, "json", "", "also write every table, its cells, summary and verdict to this JSON file; - writes it to stdout instead of the text")
 	parts, err := fs.ParseInterspersed(args)
 	if err != nil {
 		return nil, err
