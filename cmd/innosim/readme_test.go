@@ -111,3 +111,27 @@ func TestREADMEOutputsAreIgnored(t *testing.T) {
 		assert.True(t, ignored(path), "%s, which a README command writes in the root, is not in .gitignore", path)
 	}
 }
+
+// README had two "## Embedding" sections: every heading of the README and
+// of a command's page is there once.
+func TestDocsHaveEachHeadingOnce(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "cmd", "*.md"))
+	require.NoError(t, err)
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		seen := map[string]bool{}
+		inCode := false
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+			}
+			if inCode || !strings.HasPrefix(line, "#") {
+				continue
+			}
+			assert.False(t, seen[line], "%s: %q twice", p, line)
+			seen[line] = true
+		}
+	}
+}
