@@ -87,29 +87,35 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	if len(f.rotation) > 0 {
 		c.Threads, c.Duration, c.Warmup = nil, 0, 0
 		if err := c.ValidateRotation(f.rotation); err != nil {
-			return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
+			return cfg, "", nil, true, liveFlagError(err)
 		}
 		return c, f.csv, f.rotation, false, nil
 	}
 	if err := c.Validate(); err != nil {
-		return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
+		return cfg, "", nil, true, liveFlagError(err)
 	}
 	return c, f.csv, nil, false, nil
 }
 
-// liveFlagError names the flag behind a Config field in a validation error.
-func liveFlagError(err error) string {
-	msg := err.Error()
-	for field, fl := range map[string]string{
-		"Workloads =": "-workload", "Threads =": "-threads", "Setting =": "-setting", "Values =": "-setting values",
-		"Duration =": "-time", "Warmup =": "-warmup", "Repeats =": "-repeats", "Tables =": "-tables",
-		"TableSize =": "-table-size", "BufferPool =": "-buffer-pool", "connections =": "-rotation",
-	} {
-		if strings.Contains(msg, field) {
-			return fl + ": " + msg
+// liveFieldFlags names the flag behind each live.Config field (live.FieldError).
+var liveFieldFlags = map[string]string{
+	"Workloads": "-workload", "Threads": "-threads", "Setting": "-setting", "Values": "-setting values",
+	"Duration": "-time", "Warmup": "-warmup", "Repeats": "-repeats", "Tables": "-tables",
+	"TableSize": "-table-size", "BufferPool": "-buffer-pool", "connections": "-rotation",
+}
+
+// liveFlagError returns a refusal of live.Config.Validate or
+// ValidateRotation as a usage error that names the flag of its field,
+// keeping the error (errors.As a *live.FieldError, errors.Is
+// live.ErrInvalidConfig).
+func liveFlagError(err error) error {
+	var fe *live.FieldError
+	if errors.As(err, &fe) {
+		if fl, ok := liveFieldFlags[fe.Field]; ok {
+			return cmdflag.Usagef("%s: %w", fl, err)
 		}
 	}
-	return msg
+	return cmdflag.Usagef("%w", err)
 }
 
 func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {

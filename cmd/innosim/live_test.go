@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/stretchr/testify/assert"
@@ -98,4 +99,20 @@ func TestLiveDefaultSweepHasTheLevelRow(t *testing.T) {
 	c, _, _, _, err := parseLiveFlags(nil, &stderr)
 	require.NoError(t, err)
 	assert.Contains(t, c.Threads, validate.LiveLevelThreads)
+}
+
+// live's refusals of its configuration were matched by their text ("Threads
+// =") and flattened into a string: the field's flag is named from the typed
+// live.FieldError, and the error still is one.
+func TestLiveRefusalsAreTyped(t *testing.T) {
+	cfg := live.DefaultConfig()
+	cfg.Tables = 0
+	err := liveFlagError(cfg.Validate())
+	require.Error(t, err)
+	assert.True(t, cmdflag.IsUsage(err))
+	assert.True(t, strings.HasPrefix(err.Error(), "-tables: live: Tables = 0"), err.Error())
+	var fe *live.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "Tables", fe.Field)
+	assert.ErrorIs(t, err, live.ErrInvalidConfig)
 }
