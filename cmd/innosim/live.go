@@ -134,7 +134,7 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	prog := newProgress(stderr, "live")
 	defer prog.Close()
-	cfg.Log = prog // its lines and the progress lines, one at a time
+	cfg.Log = innosimLines{prog} // its lines and the progress lines, one at a time
 	cfg.Progress = prog.Phase("points", "points")
 	if len(rotation) > 0 {
 		return liveRotate(ctx, cfg, rotation, outs[0], text, prog.Close)
@@ -283,4 +283,16 @@ func rotationTable(cfg live.Config, rotation []int, points []live.RotationPoint)
 		t.AddRow(row...)
 	}
 	return t
+}
+
+// innosimLines writes live's log lines ("live: starting ...", one a Write)
+// to w as every line of the command reads: "innosim live: ...", with any
+// control character of a name in them escaped.
+type innosimLines struct{ w io.Writer }
+
+func (l innosimLines) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, "innosim "+cmdflag.TerminalSafe(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -116,3 +116,13 @@ func TestLiveRefusalsAreTyped(t *testing.T) {
 	assert.Equal(t, "Tables", fe.Field)
 	assert.ErrorIs(t, err, live.ErrInvalidConfig)
 }
+
+// live's own lines read "live: starting ..." among lines that all begin
+// "innosim live: ".
+func TestLiveLinesBeginWithTheCommand(t *testing.T) {
+	var b strings.Builder
+	n, err := innosimLines{&b}.Write([]byte("live: starting mariadbd in \x1b[2J\n"))
+	require.NoError(t, err)
+	assert.Equal(t, len("live: starting mariadbd in \x1b[2J\n"), n)
+	assert.Equal(t, "innosim live: starting mariadbd in \\x1b[2J\n", b.String())
+}
