@@ -284,8 +284,15 @@ func point(rec []string, nc, xc int) (n, x float64, err error) {
 	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
 		return 0, 0, fmt.Errorf("%q, %q: want finite numbers", rec[nc], rec[xc])
 	}
+	if a < 1 || a > maxFitConcurrency {
+		return 0, 0, fmt.Errorf("concurrency %v (column -n %d): want 1..%d", a, nc+1, maxFitConcurrency)
+	}
 	return a, b, nil
 }
+
+// maxFitConcurrency bounds a row's concurrency: a million threads, far past
+// what run and live sweep (10,000).
+const maxFitConcurrency = 1_000_000
 
 // errTooLarge is capped's error once more than its bytes were read.
 var errTooLarge = errors.New("larger than the bound")
