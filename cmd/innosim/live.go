@@ -54,7 +54,7 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.IntRangeVar(&f.cfg.Tables, "tables", f.cfg.Tables, 1, 64, "sysbench --tables, a `count` of 1..64")
 	fs.IntRangeVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, 1, 10_000_000, "sysbench --table-size, `rows` per table, 1..10000000")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB, 8..65536")
-	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
+	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation); - writes it to stdout instead of the table")
 	fs.CountsVar(&f.rotation, "rotation", nil, live.MaxThreads, fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
