@@ -118,7 +118,7 @@ func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
 		{"a chart format", []string{"--threads", "1,64", "--cpus", "16", "--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
 		{"a csv in no directory", []string{"--threads", "1,64", "--cpus", "16", "--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
 		{"a json in no directory", []string{"--threads", "1,64", "--cpus", "16", "--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
-		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 1, "not a regular file"},
+		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 2, "a directory: want a file path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
