@@ -53,3 +53,27 @@ func TestReproduceJSONFiguresAreNumbers(t *testing.T) {
 	assert.JSONEq(t, `{"title":"t","header":["wake","io threads","pub","sim","sim/pub"],
 		"rows":[["all","16+16",910000,892370,0.98],["targeted","4+4",null,1100000,null]]}`, string(b))
 }
+
+// run --json wrote its window and warm-up as Go's duration text ("1ms",
+// "20ms"): they are numbers of nanoseconds, the warm-up null when it is
+// steady (no one figure), beside its kind.
+func TestRunJSONDurationsAreNumbers(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	assert.Equal(t, float64(2_000_000), raw["measure_ns"])
+	assert.Equal(t, "fixed", raw["warmup"])
+	assert.Equal(t, float64(20_000_000), raw["warmup_ns"])
+
+	code, out, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--warmup", "steady", "--json", "-")
+	if code != 0 {
+		t.Skipf("a steady warm-up of this cell did not settle: %s", stderr)
+	}
+	raw = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	assert.Equal(t, "steady", raw["warmup"])
+	v, ok := raw["warmup_ns"]
+	assert.True(t, ok)
+	assert.Nil(t, v)
+}
