@@ -100,3 +100,28 @@ func TestControlCharactersInPathsAreNotPrinted(t *testing.T) {
 	assert.Equal(t, 1, code, stderr)
 	assert.NotContains(t, stderr, "\x1b")
 }
+
+// compare OLD NEW --json OLD replaced a benchmark file with the comparison;
+// every command refuses an output that is one of its inputs.
+func TestCommandsRefuseAnOutputThatIsAnInput(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.txt")
+	require.NoError(t, os.WriteFile(old, []byte("BenchmarkX 1 10 ns/op\n"), 0o644))
+	csv := filepath.Join(dir, "r.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("concurrency,throughput\n1,100\n2,190\n4,350\n"), 0o644))
+	pprof := filepath.Join(dir, "cpu.pprof")
+	require.NoError(t, os.WriteFile(pprof, []byte("x"), 0o644))
+	for _, args := range [][]string{
+		{"compare", old, old, "--json", old},
+		{"fit", csv, "--json", csv},
+		{"profile", pprof, "--json", pprof},
+		{"validate", "tables", "--table", csv, "--json", csv},
+	} {
+		code, _, stderr := runCmd(args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, "the output would replace its input", "%v", args)
+	}
+	b, err := os.ReadFile(old)
+	require.NoError(t, err)
+	assert.Equal(t, "BenchmarkX 1 10 ns/op\n", string(b))
+}

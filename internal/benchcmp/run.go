@@ -48,6 +48,9 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := outfile.CheckInputs([]*outfile.File{jsonOut}, names[0], names[0], names[1], names[1]); err != nil {
+		return err
+	}
 	var files [2]*File
 	for i, name := range names {
 		f, err := parseFile(name)

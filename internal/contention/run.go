@@ -48,6 +48,9 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := jsonOut.CheckInput(name, name); err != nil {
+		return err
+	}
 	f, err := infile.Open(name) // a regular file: a named pipe would block, /dev/zero never end
 	if err != nil {
 		return err // an *fs.PathError, naming the file
