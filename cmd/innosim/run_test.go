@@ -445,7 +445,8 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	long, _ := scans("--warmup", "steady", "--measure", "5s")
 	assert.InEpsilon(t, long, steady, 0.1, "the default window after a steady warm-up reads the 5 s window's figure")
 	ramp, js := scans()
-	assert.Equal(t, "20ms", js["warmup"], "the default without -client")
+	assert.Equal(t, "fixed", js["warmup"], "the default without -client")
+	assert.Equal(t, float64(20_000_000), js["warmup_ns"], "20 ms")
 	assert.Greater(t, ramp, 3*steady, "a fixed 20 ms warm-up measures the device queue filling")
 
 	code, out, _ := runCmd(append(slices.Clone(args), "--warmup", "20ms", "--show-settings")...)
