@@ -20,7 +20,7 @@ const pitbull = "../../sim/spec/machines/pitbull.machine"
 // assumes print under the table, one line each.
 func TestRunMachineClientCPUs(t *testing.T) {
 	code, out, errOut := runCmd("run", "--workload", "oltp_point_select", "--server", "mariadb-5.5", "--machine", pitbull,
-		"--client", "cpu=5us,send=1us,recv=1us", "--client-cpus", "quarter", "--threads", "8,32", "--measure", "10ms", "--warmup", "10ms",
+		"--client", "cpu=5us", "--client-cpus", "quarter", "--threads", "8,32", "--measure", "10ms", "--warmup", "10ms",
 		"--vary", "thread_handling=one-thread-per-connection,pool-of-threads")
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `(?m)^one-thread-per-connection\s+18\s`, out)
@@ -141,4 +141,15 @@ func TestThreadPoolKeys(t *testing.T) {
 		"--thread-handling", "pool-of-threads", "--vary", "thread_pool_stall_limit=5")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "thread_pool_stall_limit = 5, want 10..4294967295 (milliseconds)")
+}
+
+// -show-settings lists the pool's settings, thread_pool_size's default by
+// what it stands for, and max threads by the release's default.
+func TestShowSettingsListsThePool(t *testing.T) {
+	code, out, errOut := runCmd("run", "--workload", "oltp_point_select", "--server", "mariadb-5.5", "--threads", "4", "--measure", "5ms",
+		"--show-settings", "--thread-handling", "pool-of-threads")
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `(?m)^  thread_pool_size\s+the server's CPUs\s+default$`, out)
+	assert.Regexp(t, `(?m)^  thread_pool_stall_limit\s+500 milliseconds\s+default$`, out)
+	assert.Regexp(t, `(?m)^  thread_pool_max_threads\s+500\s+default$`, out)
 }
