@@ -293,6 +293,9 @@ func (sw *sweep) origin(name string, vr *variant, c sim.Cell) string {
 	case "threads":
 		return fmt.Sprintf("-threads %d", c.Threads)
 	case "cpus":
+		if rm := sw.machine; rm != nil && rm.params != nil && !sw.fs.Given("cpus") {
+			return fmt.Sprintf("-machine %s's %d server CPUs", rm.path, c.Machine.CPUs)
+		}
 		return fmt.Sprintf("-cpus %d", c.Machine.CPUs)
 	case "client", "device":
 		arg := map[string]string{"client": sw.client.arg, "device": sw.device.arg}[name]

@@ -142,8 +142,13 @@ func (rm *runMachine) writeAssumptions(w io.Writer) {
 	} else {
 		sched += fmt.Sprintf(" (base slice %v)", p.Sched.BaseSlice)
 	}
+	profile := p.Profile
+	for _, cfg := range rm.byCPUs {
+		profile = cfg.Costs.Name // one name for every -cpus: the sheet's and -costs'
+		break
+	}
 	fmt.Fprintf(w, "\nmachine %s (-machine %s): %d CPUs, %d for the client; kernel %v, %s; cost profile %s\n",
-		p.Name, rm.path, p.CPUs, rm.client, rm.sheet.Kernel, sched, p.Profile)
+		p.Name, rm.path, p.CPUs, rm.client, rm.sheet.Kernel, sched, profile)
 	for _, k := range p.Assumed {
 		fmt.Fprintf(w, "assumed: %s = %s (not in the box's published description)\n", k, sheetValue(rm.sheet, k))
 	}

@@ -61,6 +61,16 @@ func TestMachineCellsAreTheSheets(t *testing.T) {
 	assert.Equal(t, 6, sw.cells[1].Machine.ClientCPUs)
 	assert.Equal(t, sw.cells[0].Machine.Fair, sw.cells[1].Machine.Fair, "the tunables of the box's online CPUs")
 
+	const calibrated = "../../docs/live/v1300-client-footprint.profile"
+	calib, _, err := loadProfile(calibrated)
+	require.NoError(t, err)
+	require.NotZero(t, calib.SwitchFootprint)
+	sw = build("--costs", calibrated)
+	m = sw.cells[0].Machine
+	assert.Equal(t, calib.SwitchFootprint, m.Costs.SwitchFootprint, "-costs gives the calibration's footprints")
+	assert.Equal(t, calib.RefillLLC, m.Costs.RefillLLC)
+	assert.Equal(t, int64(256<<10*12), m.Costs.CacheL2, "the sheet's caches, not the calibration's")
+
 	sw = build()
 	assert.Equal(t, 24, sw.cells[0].Machine.CPUs, "no -client-cpus: the client on the server's cores")
 	assert.Equal(t, 0, sw.cells[0].Machine.ClientCPUs)
