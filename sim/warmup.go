@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/innosim/innosim/sim/machine"
@@ -30,9 +31,14 @@ var ErrNotSteady = errors.New("warm-up reached no steady state")
 // system completes rounds in waves, and a batch of five observations is
 // then about one wave), at least steady.MinBatches × 5 of them, and
 // steady.MSER5 finds the truncation. If it lies in the series' first half
-// the cell is steady: the measured window runs from the truncation to the
-// end of the series, so at least Measure. Otherwise the series is doubled
-// and judged again, up to Max; a cell still in its transient there is
+// and the batch means it keeps pass steady.Geweke (their first tenth's
+// level agrees with their last half's), the series is steady. The cell is
+// steady once two successive series are, the second twice as long as the
+// first and containing it, and their figures are within 5% of each other (a
+// level that holds for one series and not for a longer one, as a bistable
+// cell's, is not a steady figure): the measured window runs from the
+// second's truncation to its end, so at least 2 × Measure. Otherwise the
+// series is doubled and judged again, up to Max; a cell not steady there is
 // reported with Result.NotSteady set, its figures those of its last
 // series' second half, never as a steady figure.
 type SteadyWarmup struct {
@@ -51,7 +57,16 @@ const (
 	steadyMaxBins = 1 << 14
 	// steadyObsPerWave is how many observations a wave holds.
 	steadyObsPerWave = steady.DefaultBatch
+	// steadyAgreement is how far apart, relative to the longer's, the
+	// figures of two steady series, the second twice as long, may be.
+	steadyAgreement = 0.05
 )
+
+// agree reports whether the figures of a steady series and of the series
+// twice as long that contains it are within steadyAgreement of each other.
+func agree(short, long Result) bool {
+	return math.Abs(short.Throughput-long.Throughput) <= steadyAgreement*long.Throughput
+}
 
 // validate reports a field out of range for a cell whose fixed warm-up is
 // warmup and whose measured window is measure.
@@ -125,13 +140,20 @@ func (b *built) runSteady(warmup, measure time.Duration, s SteadyWarmup) Result 
 	ser := &steadySeries{bin: bin, marks: []machine.Counters{m.Counters()}}
 	end := start + 2*int64(measure)
 	bound := int64(s.Max)
+	var judged *Result // the last series' steady figure, to be confirmed
 	for {
 		ser.record(m, end)
 		if m.Engine().Canceled() {
 			return Result{} // Cell.Run reports ctx's error
 		}
-		if r, ok := ser.judge(m, counting); ok {
+		r, ok := ser.judge(m, counting)
+		switch {
+		case ok && judged != nil && agree(*judged, r):
 			return r
+		case ok:
+			judged = &r
+		default:
+			judged = nil
 		}
 		next := start + 2*(end-start)
 		if need := ser.need(counting); need > 0 {
@@ -174,8 +196,8 @@ func (s *steadySeries) need(counting int) int64 {
 	return int64(steady.MinBatches*steady.DefaultBatch*k) * s.bin
 }
 
-// judge runs MSER-5 over the series; when it finds the series steady it
-// returns the window from the truncation to the series' end.
+// judge runs MSER-5 over the series and Geweke's test over what it keeps;
+// when both find the series steady it returns the window from the truncation to the series' end.
 func (s *steadySeries) judge(m *machine.Machine, counting int) (Result, bool) {
 	obs, k := s.observations(counting)
 	if obs == nil {
@@ -184,6 +206,14 @@ func (s *steadySeries) judge(m *machine.Machine, counting int) (Result, bool) {
 	t, err := steady.MSER5(obs)
 	if err != nil || !t.Steady {
 		return Result{}, false // too few observations yet, or still moving
+	}
+	// MSER-5 finds where the transient ends, not whether the level it keeps
+	// holds: a series that settles, then moves to another level within the
+	// kept part, is cut early and averaged over both. Geweke's test of the
+	// kept batch means' early and late levels rejects it.
+	z, _ := steady.BatchMeans(obs[t.Point:], t.Batch)
+	if g, err := steady.Geweke(z); err != nil || !g.Stationary {
+		return Result{}, false
 	}
 	return m.Window(s.marks[t.Point*k], s.marks[len(s.marks)-1]), true
 }

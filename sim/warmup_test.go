@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -169,4 +170,23 @@ func TestSteadyWarmupMeasuresFromTheTruncation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want.Units, got.Units, "the steady cell measures [%v, %v)", got.Start, got.Start+got.Elapsed)
 	assert.Equal(t, want.Events, got.Events, "and runs no further")
+}
+
+// A canceled steady warm-up returns ctx's error promptly, whether the
+// cancellation comes in its warm-up, its series or between two series: the
+// engine's poll stops each Run, and the loop that records and doubles the
+// series looks at it after every bin.
+func TestSteadyWarmupStopsWhenCanceled(t *testing.T) {
+	for _, after := range []time.Duration{time.Millisecond, 50 * time.Millisecond, 300 * time.Millisecond} {
+		c := Cell{Workload: "oltp_read_only", Threads: 64, Warmup: 100 * time.Millisecond, Measure: 10 * time.Second,
+			Machine: MachineConfig{CPUs: 16, Scheduler: CFS, SpinLoops: DefaultSpinLoops, Seed: 1},
+			Steady:  &SteadyWarmup{Max: 10 * time.Minute}}
+		ctx, cancel := context.WithTimeout(t.Context(), after)
+		start := time.Now()
+		r, err := c.Run(ctx)
+		cancel()
+		assert.ErrorIs(t, err, context.DeadlineExceeded, after)
+		assert.Zero(t, r, after)
+		assert.Less(t, time.Since(start), after+5*time.Second, "canceled after %v", after)
+	}
 }
