@@ -64,7 +64,8 @@ func TestRunWritesJSON(t *testing.T) {
 	require.Len(t, r.Cells, 4)
 	assert.Equal(t, "4", r.Cells[2].Value)
 	assert.Equal(t, 8, r.Cells[3].Threads)
-	assert.Greater(t, r.Cells[3].Throughput, 0.0)
+	require.NotNil(t, r.Cells[3].Throughput)
+	assert.Greater(t, *r.Cells[3].Throughput, 0.0)
 	assert.Len(t, r.Rows, 2)
 }
 

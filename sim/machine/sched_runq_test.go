@@ -10,12 +10,16 @@ import (
 // Under CFS the run queue is a heap; whatever the order of enqueues and
 // takes, bestRunnable must name the thread a scan of the whole queue with
 // better would: the smallest vruntime, then the earliest enqueue (front
-// enqueues first).
+// enqueues first); and each queued thread knows its index in the heap.
 func TestCFSRunQueueHeapGivesTheScansBest(t *testing.T) {
 	const n = 300
 	m, err := New(Config{CPUs: 1, Scheduler: CFS})
 	require.NoError(t, err)
 	m.threads = make([]thread, n)
+	for i := range m.threads {
+		m.threads[i].qi, m.threads[i].buddyOf = -1, -1
+	}
+	q := &m.sets[ServerCores]
 	rng := rand.New(rand.NewPCG(1, 2))
 	queued := map[int32]bool{}
 	scan := func() int32 {
@@ -32,12 +36,15 @@ func TestCFSRunQueueHeapGivesTheScansBest(t *testing.T) {
 			m.threads[id].vr = int64(rng.IntN(50)) // ties on vruntime are common
 			m.enqueue(id, rng.IntN(4) == 0)
 			queued[id] = true
-		} else if i := m.bestRunnable(); i >= 0 {
+		} else if i := m.bestRunnable(q); i >= 0 {
 			want := scan()
-			got := m.takeRunnable(i)
+			got := m.takeRunnable(q, i)
 			require.Equal(t, want, got, "step %d", step)
 			delete(queued, got)
 		}
-		require.Len(t, m.runq, len(queued))
+		require.Len(t, q.runq, len(queued))
+		for i, id := range q.runq {
+			require.Equal(t, int32(i), m.threads[id].qi, "step %d: thread %d's heap index", step, id)
+		}
 	}
 }

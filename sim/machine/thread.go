@@ -60,4 +60,16 @@ type thread struct {
 	enqAt  int64
 
 	units uint64 // OpDone units this thread completed
+	// trxAt is 1 + the socket its active transaction began on, 0 when it
+	// has none (readview.go).
+	trxAt int32
+
+	// set is the thread's set of cores; qi its index in its set's run queue
+	// while runnable, -1 otherwise; buddyOf the core whose last buddy it
+	// is, or -1; lag its lag when it last went to sleep (EEVDF's
+	// PLACE_LAG: the set's least virtual runtime less its own).
+	set     CoreSet
+	qi      int32
+	buddyOf int32
+	lag     int64
 }

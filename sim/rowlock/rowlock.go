@@ -271,7 +271,7 @@ func (l *Locks) rowLock(id int32, op *machine.Op) bool {
 			rt.stage = rlSuspended
 			if !rt.granted {
 				m.Block(id)
-				m.WaitBegin(id) // lock_wait's THD_WAIT_ROW_LOCK
+				m.WaitBegin(id, machine.WaitRowLock)
 				return false
 			}
 		case rlSuspended: // woken by the commit that granted the row
