@@ -163,7 +163,11 @@ type built struct {
 	flush  *bufpool.FlushList
 	socks  *client.Sockets
 	tpool  *threadpool.Pool
+	server mycnf.Server
 }
+
+// Server is workload.Env's: the cell's server release.
+func (b *built) Server() mycnf.Server { return b.server }
 
 // AddMutex is workload.Env's: the workload's own mutex.
 func (b *built) AddMutex(mu machine.Mutex) int32 { return b.m.AddMutex(mu) }
@@ -198,7 +202,7 @@ func (c Cell) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &built{m: m, logCfg: DefaultLogConfig}
+	b := &built{m: m, logCfg: DefaultLogConfig, server: c.Server}
 	if c.Gate != nil {
 		if b.gate, err = gate.Install(m, c.Gate.Policy, c.Gate.Config); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim/bufpool"
 	"github.com/innosim/innosim/sim/client"
 	"github.com/innosim/innosim/sim/gate"
@@ -210,7 +211,7 @@ func (c Cell) validateClient(w Workload) error {
 	if costs == (CostProfile{}) {
 		costs = OldKernel()
 	}
-	env := &countingEnv{gate: -1}
+	env := &countingEnv{gate: -1, server: c.Server}
 	if c.Gate != nil {
 		env.gate = env.AddMutex(machine.Mutex{})
 	}
@@ -222,7 +223,12 @@ func (c Cell) validateClient(w Workload) error {
 // countingEnv is a workload's Env without a machine: its mutexes are
 // numbered, and nothing is installed. A program it sets up has the shape the
 // cell's machine runs.
-type countingEnv struct{ mutexes, gate, log int32 }
+type countingEnv struct {
+	mutexes, gate, log int32
+	server             mycnf.Server
+}
+
+func (e *countingEnv) Server() mycnf.Server { return e.server }
 
 func (e *countingEnv) AddMutex(machine.Mutex) int32 {
 	e.mutexes++
@@ -240,7 +246,7 @@ func (e *countingEnv) LogMutex() int32 {
 
 // threads is how many threads a valid cell's machine has when it starts on
 // the server's cores and on the client's (MachineConfig.ClientCPUs): the
-// AIO array's handlers, a page cleaner, the pool's first two workers a
+// AIO array's handlers, a page cleaner, the log's master thread, the pool's first two workers a
 // group, and a thread a connection, and with a Client a client thread a
 // connection, on the client's cores when the machine has them.
 func (c Cell) threads(w Workload) (server, clients int) {
@@ -250,6 +256,9 @@ func (c Cell) threads(w Workload) (server, clients int) {
 		if w.Uses.Dirties {
 			n++
 		}
+	}
+	if w.Uses.LogCommit && c.Log != nil && c.Log.FlushAtTrxCommit != 1 {
+		n++ // InnoDB's master thread, which flushes the log once a second (redolog.Install)
 	}
 	pooled := c.ThreadHandling == PoolOfThreads
 	if pooled {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/machine"
 	"github.com/innosim/innosim/sim/workload"
@@ -145,3 +146,4 @@ type env struct{ m *machine.Machine }
 func (e env) AddMutex(mu machine.Mutex) int32 { return e.m.AddMutex(mu) }
 func (e env) GateMutex() int32                { return -1 }
 func (e env) LogMutex() int32                 { return e.m.AddMutex(machine.Mutex{Name: "log_sys"}) }
+func (e env) Server() mycnf.Server            { return mycnf.Server{} }

@@ -14,33 +14,38 @@ import (
 // the head of the first bucket, from the cursor's day on, whose head falls on
 // that bucket's day of the current year.
 //
-// Four choices differ from Brown's. The queue keeps four to sixteen buckets
-// an event and a day near the mean separation of the next distinct times
-// (Brown: half to two buckets an event, three separations a day), so that
-// most buckets hold one event or none. A bitmap of the buckets that hold
-// events lets the cursor pass 64 empty buckets at a time, so that finding the
-// next event is a count of trailing zeros, not a walk over empty days. Each
-// bucket keeps its tail as well as its head, so that an event at or after a
-// bucket's last (many events at one time, as when every thread of a machine
-// starts at once) is linked without a walk. And an event more than a year
-// ahead of the cursor waits in a heap (farHeap) until the cursor comes within
-// a year of it, so that times spread over many years (timeouts beside
-// nanosecond wakes) cost a heap's O(log n), not Brown's scan of a year and
-// search of every bucket.
+// Five choices differ from Brown's. The queue keeps sixteen to sixty-four
+// buckets an event and a day near a quarter of the mean separation of the
+// next distinct times (Brown: half to two buckets an event, three
+// separations a day), so that most buckets hold one event or none and the
+// year still spans four to sixteen times the events' separation times their
+// number. A bitmap of the buckets that hold events lets the cursor pass 64
+// empty buckets at a time, so that finding the next event is a count of
+// trailing zeros, not a walk over empty days. Each bucket keeps its tail as
+// well as its head, so that an event at or after a bucket's last (many
+// events at one time, as when every thread of a machine starts at once) is
+// linked without a walk. An event more than a year ahead of the cursor waits
+// in a heap (farHeap) until the cursor comes within a year of it, so that
+// times spread over many years (timeouts beside nanosecond wakes) cost a
+// heap's O(log n), not Brown's scan of a year and search of every bucket.
+// And the queue knows its next event ahead: take, having removed one, finds
+// the one after it, so that the search runs while the handler of the event
+// taken does its work (the processor overlaps the two) rather than between
+// two events; push makes an event that comes before it the next.
 //
-// The bucket count doubles when events outnumber a quarter of the buckets and
-// halves below a sixteenth; each resize, and a period in which the walks cost
-// too much (the spacing of the events changed), re-estimates the day from the
-// separations of the next events, as Brown's resize does, and relinks every
-// event in order. Days and bucket counts are powers of two, so a bucket is a
-// shift and a mask.
+// The bucket count doubles when events outnumber a sixteenth of the buckets
+// and halves below a sixty-fourth; each resize, and a period in which the
+// walks cost too much (the spacing of the events changed), re-estimates the
+// day from the separations of the next events, as Brown's resize does, and
+// relinks every event in order (resize.go). Days and bucket counts are
+// powers of two, so a bucket is a shift and a mask.
 //
 // Events live in one slice of nodes linked by index, with a free list: a
 // steady population of events allocates nothing, and the slice holds no
 // pointers for the garbage collector to scan.
 type calendar struct {
 	nodes   []node
-	free    int32    // head of the free list of nodes, or -1
+	free    int32    // head of the free list of nodes; never -1 between calls
 	buckets []int32  // head node of each bucket's list, or -1
 	tails   []int32  // last node of each bucket's list, when it has two or more
 	occ     []uint64 // bit b%64 of occ[b/64]: bucket b holds an event
@@ -48,8 +53,14 @@ type calendar struct {
 	shift   uint     // a day is 1<<shift ns
 	n       int      // events pending
 
+	// next is the node of the next event (-1 with none), the head of its
+	// bucket, and nextAt its time (math.MaxInt64 with none).
+	next   int32
+	nextAt int64
+
 	// day is the cursor: no pending event is earlier than day's start (day ×
-	// 2^shift ns). min leaves it on the next event's day.
+	// 2^shift ns). take leaves it on the day of the event it took, min on
+	// the next event's.
 	day uint64
 
 	// grow and shrink are the event counts past which the bucket count
@@ -94,9 +105,10 @@ const (
 	// minBuckets is one bitmap word of buckets.
 	minBuckets = 64
 	// sample is how many distinct times of the next events the day is
-	// estimated from (Brown samples 25 events), and maxSample how many
-	// events at most are taken to find them.
-	sample, maxSample = 25, 1024
+	// estimated from (Brown samples 25 events; more steady the estimate
+	// of a crowded queue), and maxSample how many events at most are taken
+	// to find them.
+	sample, maxSample = 64, 1024
 	// costly is the mean slow-path steps an event above which the day is
 	// estimated again.
 	costly = 1
@@ -110,42 +122,16 @@ const (
 )
 
 func newCalendar() calendar {
-	q := calendar{free: -1, shift: defaultShift, farDay: math.MaxUint64}
+	q := calendar{free: -1, next: -1, nextAt: math.MaxInt64, shift: defaultShift, farDay: math.MaxUint64}
 	q.setBuckets(minBuckets)
 	q.nodes = make([]node, 0, 256)
+	q.newNode()
 	return q
-}
-
-// setBuckets makes nb empty buckets (nb a power of two, at least 64),
-// reusing the slices' room when they have enough, and puts the cursor at
-// time 0.
-func (q *calendar) setBuckets(nb int) {
-	if cap(q.buckets) >= nb {
-		q.buckets, q.tails, q.occ = q.buckets[:nb], q.tails[:nb], q.occ[:nb/64]
-	} else {
-		q.buckets, q.tails, q.occ = make([]int32, nb), make([]int32, nb), make([]uint64, nb/64)
-	}
-	for i := range q.buckets {
-		q.buckets[i] = -1
-	}
-	clear(q.occ)
-	q.mask = uint64(nb - 1)
-	q.shift = min(q.shift, maxYearShift-uint(bits.TrailingZeros(uint(nb))))
-	q.day = 0
-	q.grow, q.shrink = nb/4, 0
-	if nb > minBuckets {
-		q.shrink = nb / 16
-	}
-	q.work, q.limit, q.left = 0, costly*nb, nb
-	q.every, q.until = 1, 1
 }
 
 // push schedules an event after every pending event of the same time.
 func (q *calendar) push(at int64, a int32, gen uint32, k Kind) {
 	i := q.free
-	if i < 0 {
-		i = q.newNode()
-	}
 	nd := &q.nodes[i]
 	q.free = nd.next
 	// field by field: a composite literal is built on the stack and copied,
@@ -153,55 +139,134 @@ func (q *calendar) push(at int64, a int32, gen uint32, k Kind) {
 	nd.at, nd.a, nd.gen, nd.next, nd.kind = at, a, gen, -1, k
 	d := uint64(at) >> (q.shift & 63)
 	b := d & q.mask
-	if d < q.day {
+	q.n++
+	// the common cases: a bucket that holds no event or one, within a
+	// year of the cursor and not before it (d-q.day wraps round then), room
+	// for the event and a free node left
+	if h := q.buckets[b]; d-q.day <= q.mask && q.n <= q.grow && q.free >= 0 && (h < 0 || q.nodes[h].next < 0) {
+		switch {
+		case h < 0:
+			q.buckets[b] = i
+			q.occ[b>>6] |= 1 << (b & 63)
+		case q.nodes[h].at <= at:
+			q.nodes[h].next = i
+			q.tails[b] = i
+		default:
+			nd.next = h
+			q.buckets[b], q.tails[b] = i, h
+		}
+		if at < q.nextAt || q.next < 0 {
+			q.next, q.nextAt = i, at
+		}
+		return
+	}
+	q.pushSlow(i, d)
+}
+
+// pushSlow is push for the other cases: node i, of day d, before the
+// cursor (which goes back to d, as it goes to d in an empty queue), a year
+// or more past it (to the far heap) or into a bucket that holds events;
+// and when the queue must grow or the free nodes have run out.
+func (q *calendar) pushSlow(i int32, d uint64) {
+	if d < q.day || q.n == 1 {
 		q.day = d
 	}
-	q.n++
-	if d-q.day > q.mask {
+	switch b := d & q.mask; {
+	case d-q.day > q.mask:
 		q.pushFar(i, d)
-	} else if q.buckets[b] < 0 {
+	case q.buckets[b] < 0:
 		q.buckets[b] = i
 		q.occ[b>>6] |= 1 << (b & 63)
-	} else if q.link(i, b); q.work > q.limit {
-		q.estimate()
+	default:
+		if q.link(i, b); q.work > q.limit {
+			q.estimate()
+		}
+	}
+	// An event before the next is within a year of the cursor: the cursor
+	// is on the next event's day or earlier, so the event is in a bucket.
+	if at := q.nodes[i].at; at < q.nextAt || q.next < 0 {
+		q.next, q.nextAt = i, at
+	}
+	if q.free < 0 {
+		q.newNode()
 	}
 	if q.n > q.grow {
 		q.rebuild(2*len(q.buckets), 0, 0)
 	}
 }
 
-// newNode adds a node to the slice and returns it.
-func (q *calendar) newNode() int32 {
-	q.nodes = append(q.nodes, node{next: -1})
-	return int32(len(q.nodes) - 1)
+// newNode adds a free node.
+func (q *calendar) newNode() {
+	q.nodes = append(q.nodes, node{next: q.free})
+	q.free = int32(len(q.nodes) - 1)
 }
 
-// pushFar puts node i, of day d a year or more past the cursor, in the far
-// heap.
-func (q *calendar) pushFar(i int32, d uint64) {
-	q.farSeq++
-	q.far.push(farEntry{at: q.nodes[i].at, seq: q.farSeq, i: i})
-	q.farDay = min(q.farDay, d)
-}
-
-// migrate moves the far events within a year of the cursor to their
-// buckets, in order.
-func (q *calendar) migrate() {
-	end := q.day + q.mask
-	for len(q.far) > 0 && uint64(q.far[0].at)>>(q.shift&63) <= end {
-		i := q.far.pop().i
-		b := uint64(q.nodes[i].at) >> (q.shift & 63) & q.mask
-		q.nodes[i].next = -1
-		if q.buckets[b] < 0 {
-			q.buckets[b] = i
-			q.occ[b>>6] |= 1 << (b & 63)
-		} else {
-			q.link(i, b)
+// take removes the next event and returns its node, whose fields stay as
+// they are until the next push; unless the event is later than until: then
+// it returns nil and the event stays. The queue must not be empty.
+//
+// Engine.Run holds a copy of take, written out in its loop: change the two
+// together.
+func (q *calendar) take(until int64) *node {
+	h := q.next
+	nd := &q.nodes[h]
+	at := nd.at
+	if at > until {
+		return nil
+	}
+	// The next event heads its bucket and no event is before its day: the
+	// cursor goes there. The event after it is the first head, from the
+	// cursor on, that falls on its bucket's day of the cursor's year (the
+	// bucket's next, when that falls on the same day), as in min; take
+	// looks for it in the cursor's bitmap word and the one after, and
+	// leaves the rest to findNext.
+	shift, mask := q.shift&63, q.mask
+	d := uint64(at) >> shift
+	j := d & mask
+	w := j >> 6
+	next := nd.next
+	q.buckets[j] = next
+	word := q.occ[w] &^ (uint64(uint32(next)>>31) << (j & 63)) // the bucket's bit goes when next is -1
+	q.occ[w] = word
+	nd.next, q.free = q.free, h
+	q.day = d
+	q.n--
+	word, off := word>>(j&63), uint64(0)
+	if word == 0 && int(w)+1 < len(q.occ) {
+		word, off = q.occ[w+1], 64-j&63
+	}
+	if word != 0 && d+mask < q.farDay {
+		skip := off + uint64(bits.TrailingZeros64(word))
+		i := q.buckets[j+skip]
+		if at := q.nodes[i].at; uint64(at)>>shift == d+skip {
+			q.next, q.nextAt = i, at
+			if q.left--; q.left == 0 {
+				q.endPeriod()
+			}
+			return nd
 		}
 	}
-	q.farDay = math.MaxUint64
-	if len(q.far) > 0 {
-		q.farDay = uint64(q.far[0].at) >> (q.shift & 63)
+	q.findNext()
+	return nd
+}
+
+// findNext finds the next event when take's search does not: the queue is
+// empty, the event is past the two bitmap words or behind a later year's
+// head, or far events come within a year of the cursor. It counts the
+// event taken in the period, as take does, and ends the period when it is
+// over or its work has passed the limit.
+func (q *calendar) findNext() {
+	if q.n == 0 {
+		q.next, q.nextAt = -1, math.MaxInt64
+	} else {
+		if q.farDay <= q.day+q.mask {
+			q.migrate()
+		}
+		q.next = q.min()
+		q.nextAt = q.nodes[q.next].at
+	}
+	if q.left--; q.left == 0 || q.work > q.limit {
+		q.endPeriod()
 	}
 }
 
@@ -321,221 +386,4 @@ func (q *calendar) minFar() int32 {
 		q.migrate()
 	}
 	return best
-}
-
-// take removes the next event and returns it, unless it is later than
-// until: then ok is false and the event stays. The queue must not be empty.
-func (q *calendar) take(until int64) (at int64, a int32, gen uint32, k Kind, ok bool) {
-	// the common case, as in min
-	j := q.day & q.mask
-	var h int32
-	if word := q.occ[j>>6] >> (j & 63); word != 0 {
-		skip := uint64(bits.TrailingZeros64(word))
-		j += skip
-		h = q.buckets[j]
-		if uint64(q.nodes[h].at)>>(q.shift&63) == q.day+skip {
-			q.day += skip
-			if q.farDay <= q.day+q.mask {
-				q.migrate()
-			}
-		} else {
-			h = q.minFar()
-			j = q.day & q.mask
-		}
-	} else {
-		h = q.minFar()
-		j = q.day & q.mask
-	}
-	nd := &q.nodes[h]
-	if nd.at > until {
-		return 0, 0, 0, 0, false
-	}
-	at, a, gen, k = nd.at, nd.a, nd.gen, nd.kind
-	next := nd.next
-	q.buckets[j] = next
-	q.occ[j>>6] &^= uint64(uint32(next)>>31) << (j & 63) // the bucket's bit goes when next is -1
-	nd.next = q.free
-	q.free = h
-	q.n--
-	if q.left--; q.left == 0 || q.work > q.limit {
-		q.endPeriod()
-	}
-	return at, a, gen, k, true
-}
-
-// takeHead takes the next event off its bucket, leaving its node allocated,
-// and returns the node.
-func (q *calendar) takeHead() int32 {
-	i := q.min()
-	b := q.day & q.mask
-	next := q.nodes[i].next
-	q.buckets[b] = next
-	if next < 0 {
-		q.occ[b>>6] &^= 1 << (b & 63)
-	}
-	q.n--
-	return i
-}
-
-// endPeriod ends a period of len(buckets) events taken, or one whose work
-// passed its limit: it halves the buckets when they outnumber the events
-// sixteen to one, and otherwise estimates the day again when the work passed
-// the limit or every periods have passed.
-func (q *calendar) endPeriod() {
-	switch q.until--; {
-	case q.n < q.shrink:
-		q.rebuild(len(q.buckets)/2, 0, 0)
-	case q.work > q.limit || q.until <= 0:
-		q.estimate()
-	default:
-		q.work, q.left = 0, len(q.buckets)
-	}
-}
-
-// estimate estimates the day again from the next events, rebuilds the
-// buckets when the estimate changes it, and starts a period.
-func (q *calendar) estimate() {
-	order := q.takeSample(q.order[:0])
-	q.order = order
-	if shift := q.dayShift(order); shift != q.shift {
-		q.rebuild(len(q.buckets), len(order), shift)
-		return
-	}
-	// The day stays: put the events back, each first in its bucket (they
-	// are the earliest, and go back latest first).
-	for j := len(order) - 1; j >= 0; j-- {
-		i := order[j]
-		d := uint64(q.nodes[i].at) >> (q.shift & 63)
-		b := d & q.mask
-		next := q.buckets[b]
-		switch {
-		case next < 0:
-			q.occ[b>>6] |= 1 << (b & 63)
-		case q.nodes[next].next < 0:
-			q.tails[b] = next
-		}
-		q.nodes[i].next = next
-		q.buckets[b] = i
-		q.day = min(q.day, d)
-	}
-	q.n += len(order)
-	q.every = min(2*q.every, maxEvery)
-	q.work, q.left, q.until = 0, len(q.buckets), q.every
-}
-
-// dayShift returns the shift of the day for the events next (in order):
-// dayShift's over the first sample distinct times (at most maxSample
-// events), at most what keeps a year of len(buckets) days within
-// 2^maxYearShift ns.
-func (q *calendar) dayShift(next []int32) uint {
-	m, distinct := 0, 0
-	for ; m < len(next) && m < maxSample && distinct < sample; m++ {
-		if m == 0 || q.nodes[next[m]].at != q.nodes[next[m-1]].at {
-			distinct++
-		}
-	}
-	shift := dayShift(q.nodes, next[:m], q.shift)
-	return min(shift, maxYearShift-uint(bits.TrailingZeros(uint(len(q.buckets)))))
-}
-
-// rebuild relinks every bucket's events into nb buckets with a day of
-// 1<<shift ns, after the first taken events, already taken off in order into
-// q.order; when taken is 0 it first takes the next events off and estimates
-// the day from them. The far heap keeps its events (its order does not
-// depend on the day) but gives up those the new year reaches.
-func (q *calendar) rebuild(nb, taken int, shift uint) {
-	order := q.order[:taken]
-	if taken == 0 {
-		order = q.takeSample(order)
-		shift = q.dayShift(order)
-	}
-	taken = len(order)
-	// The rest, bucket by bucket, each list in order: events of one time
-	// are in one bucket, so they keep their order.
-	for w, word := range q.occ {
-		for word != 0 {
-			for h := q.buckets[w<<6|bits.TrailingZeros64(word)]; h >= 0; h = q.nodes[h].next {
-				order = append(order, h)
-			}
-			word &= word - 1
-		}
-	}
-	q.order = order
-	q.shift = shift
-	q.setBuckets(nb)
-	q.day = math.MaxUint64
-	if len(q.far) > 0 {
-		q.farDay = uint64(q.far[0].at) >> (q.shift & 63)
-		q.day = q.farDay
-	}
-	for _, i := range order {
-		d := uint64(q.nodes[i].at) >> (q.shift & 63)
-		b := d & q.mask
-		q.day = min(q.day, d)
-		q.nodes[i].next = -1
-		if q.buckets[b] < 0 {
-			q.buckets[b] = i
-			q.occ[b>>6] |= 1 << (b & 63)
-		} else {
-			q.link(i, b)
-		}
-	}
-	q.n += taken
-	if q.n == 0 {
-		q.day = 0
-	}
-	if q.farDay <= q.day+q.mask {
-		q.migrate()
-	}
-	q.work = 0
-}
-
-// takeSample takes the next events off, in order, appending them to order:
-// enough to hold sample distinct times, at most maxSample.
-func (q *calendar) takeSample(order []int32) []int32 {
-	for distinct := 0; q.n > 0 && distinct < sample && len(order) < maxSample; {
-		i := q.takeHead()
-		if len(order) == 0 || q.nodes[i].at != q.nodes[order[len(order)-1]].at {
-			distinct++
-		}
-		order = append(order, i)
-	}
-	return order
-}
-
-// dayShift returns log2 of the day for the events next (in order): the mean
-// separation of their distinct times, leaving out separations more than
-// twice the first mean (as Brown's estimate does), rounded to a power of
-// two. Events that all fall at one time keep the day old.
-func dayShift(nodes []node, next []int32, old uint) uint {
-	if len(next) < 2 {
-		return old
-	}
-	var gaps uint64
-	for j := 1; j < len(next); j++ {
-		if nodes[next[j]].at != nodes[next[j-1]].at {
-			gaps++
-		}
-	}
-	if gaps == 0 {
-		return old
-	}
-	// the separations telescope to last - first, so the sum never overflows
-	mean := uint64(nodes[next[len(next)-1]].at-nodes[next[0]].at) / gaps
-	var kept, cnt uint64
-	for j := 1; j < len(next); j++ {
-		if s := uint64(nodes[next[j]].at - nodes[next[j-1]].at); s > 0 && s <= 2*mean {
-			kept += s
-			cnt++
-		}
-	}
-	mean = kept / cnt // cnt ≥ 1: a separation at most the mean is kept
-	if mean == 0 {
-		return 0
-	}
-	shift := uint(bits.Len64(mean) - 1) // the power of two at or below
-	if 2*mean > 3<<shift {              // nearer the one above
-		shift++
-	}
-	return shift
 }

@@ -31,6 +31,10 @@ type shape struct {
 	// burst scheduled at once (all at one time when tie)
 	initial, bulk int
 	tie           bool
+	// waves, when not 0, is how many events the population swells for
+	// before it ebbs for as many, over and over until the cancellation:
+	// the queue grows and shrinks through its sizes both ways
+	waves int
 }
 
 var shapes = []shape{
@@ -66,6 +70,8 @@ var shapes = []shape{
 		}},
 	{name: "spread", initial: 10, bulk: 10000,
 		delay: func(r *rand.Rand) int64 { return r.Int64N(1 << uint(r.IntN(50))) }},
+	{name: "swell and ebb", initial: 16, bulk: 64, waves: 1000,
+		delay: func(r *rand.Rand) int64 { return 1 + r.Int64N(10000) }},
 }
 
 // record is one line of what a scenario saw: an event run (its time and
@@ -112,7 +118,11 @@ func scenario(eng eventEngine, sh shape, seed uint64, maxEvents int) []record {
 		if len(log) > spawnUntil || eng.Pending() > 8192 {
 			return
 		}
-		for range r.IntN(3) + r.IntN(2) { // 0..3, 1.5 on average: the population grows
+		spawn := r.IntN(3) + r.IntN(2) // 0..3, 1.5 on average: the population grows
+		if sh.waves > 0 && len(log) < maxEvents && len(log)/sh.waves%2 == 1 {
+			spawn = r.IntN(2) // 0.5 on average: it ebbs (until the cancellation)
+		}
+		for range spawn {
 			schedule(now)
 		}
 	})

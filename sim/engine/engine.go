@@ -9,6 +9,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -36,13 +37,17 @@ type Engine struct {
 	now      int64
 	q        calendar
 	handlers []Handler
-	rng      *rand.Rand
 	events   uint64
 	stopped  bool
 
+	// pcg is the random source, drawn from directly by Int64N and Jitter
+	// and through rng by Rand's callers: one stream either way.
+	pcg rand.PCG
+	rng *rand.Rand
+
 	// done, when not nil, cancels Run (SetDone); it is polled when events
-	// reaches nextPoll, every PollEvery events, so that the hot loop pays one
-	// comparison per event.
+	// reaches nextPoll, every PollEvery events, and Stop sets nextPoll to
+	// 0, so that the hot loop pays one comparison per event for both.
 	done     <-chan struct{}
 	nextPoll uint64
 	canceled bool
@@ -55,11 +60,10 @@ const PollEvery = 4096
 // New returns an engine at virtual time 0 whose random source is PCG seeded
 // with seed.
 func New(seed uint64) *Engine {
-	return &Engine{
-		q:        newCalendar(),
-		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		nextPoll: math.MaxUint64,
-	}
+	e := &Engine{q: newCalendar(), nextPoll: math.MaxUint64}
+	e.pcg.Seed(seed, seed^0x9e3779b97f4a7c15)
+	e.rng = rand.New(&e.pcg)
+	return e
 }
 
 // SetDone makes Run stop, within PollEvery events, once done is closed (a
@@ -68,9 +72,19 @@ func New(seed uint64) *Engine {
 // events run before it, so a run that is not canceled is the same run.
 func (e *Engine) SetDone(done <-chan struct{}) {
 	e.done = done
-	e.nextPoll = math.MaxUint64
-	if done != nil {
+	e.schedulePoll()
+}
+
+// schedulePoll sets nextPoll: 0 when stopped, PollEvery events on with a
+// done channel, else never.
+func (e *Engine) schedulePoll() {
+	switch {
+	case e.stopped:
+		e.nextPoll = 0
+	case e.done != nil:
 		e.nextPoll = e.events + PollEvery
+	default:
+		e.nextPoll = math.MaxUint64
 	}
 }
 
@@ -107,7 +121,7 @@ func (e *Engine) Jitter(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	half, r := int64(d)/2, e.rng.Int64N(int64(d))
+	half, r := int64(d)/2, e.Int64N(int64(d))
 	if r > math.MaxInt64-half {
 		return math.MaxInt64
 	}
@@ -118,6 +132,12 @@ func (e *Engine) Jitter(d time.Duration) int64 {
 // handlers, so that the order of draws is the order of events.
 func (e *Engine) Rand() *rand.Rand { return e.rng }
 
+// Int64N draws an integer uniformly in [0, n) from the engine's random
+// source: the same draw, from the same stream, as Rand().Int64N(n), without
+// the call through rand.Source. It panics if n ≤ 0, as Rand().Int64N does.
+// Call it only inside event handlers, as Rand.
+func (e *Engine) Int64N(n int64) int64 { return int64n(&e.pcg, n) }
+
 // Events returns how many events have run.
 func (e *Engine) Events() uint64 { return e.events }
 
@@ -125,7 +145,7 @@ func (e *Engine) Events() uint64 { return e.events }
 func (e *Engine) Pending() int { return e.q.n }
 
 // Stop makes Run return after the current event.
-func (e *Engine) Stop() { e.stopped = true }
+func (e *Engine) Stop() { e.stopped, e.nextPoll = true, 0 }
 
 // At schedules the handler of kind k at virtual time at (ns; clamped to now if in
 // the past, so time never runs backwards) with arguments a and gen.
@@ -140,14 +160,7 @@ func (e *Engine) At(at int64, k Kind, a int32, gen uint32) {
 // end of virtual time saturates at math.MaxInt64 (the event never comes before
 // any other), and a negative d is now, as in At.
 func (e *Engine) After(d int64, k Kind, a int32, gen uint32) {
-	at := e.now + d
-	switch {
-	case d < 0:
-		at = e.now
-	case at < e.now: // overflowed: e.now + d > math.MaxInt64
-		at = math.MaxInt64
-	}
-	e.q.push(at, a, gen, k)
+	e.q.push(e.now+min(max(d, 0), math.MaxInt64-e.now), a, gen, k)
 }
 
 // Run runs events in (time, sequence) order until none is pending, the next
@@ -159,24 +172,59 @@ func (e *Engine) After(d int64, k Kind, a int32, gen uint32) {
 func (e *Engine) Run(until int64) uint64 {
 	start := e.events
 	e.stopped = false
+	e.schedulePoll()
 	if e.canceled || e.done != nil && e.poll() {
 		return 0
 	}
-	for e.q.n > 0 && !e.stopped {
-		if e.events >= e.nextPoll && e.poll() {
+	q := &e.q
+	for q.n > 0 {
+		if e.events >= e.nextPoll && (e.stopped || e.poll()) {
 			return e.events - start
 		}
-		at, a, gen, k, ok := e.q.take(until)
-		if !ok {
-			e.now = max(e.now, until)
-			return e.events - start
+		// calendar.take, written out so that the loop calls nothing but
+		// the handler: change the two together
+		h := q.next
+		nd := &q.nodes[h]
+		at := nd.at
+		if at > until {
+			break
 		}
-		e.now = at
+		shift, mask := q.shift&63, q.mask
+		d := uint64(at) >> shift
+		j := d & mask
+		w := j >> 6
+		next := nd.next
+		q.buckets[j] = next
+		word := q.occ[w] &^ (uint64(uint32(next)>>31) << (j & 63))
+		q.occ[w] = word
+		nd.next, q.free = q.free, h
+		q.day = d
+		q.n--
+		found := false // the event after, in the two bitmap words
+		word, off := word>>(j&63), uint64(0)
+		if word == 0 && int(w)+1 < len(q.occ) {
+			word, off = q.occ[w+1], 64-j&63
+		}
+		if word != 0 && d+mask < q.farDay {
+			skip := off + uint64(bits.TrailingZeros64(word))
+			i := q.buckets[j+skip]
+			if at := q.nodes[i].at; uint64(at)>>shift == d+skip {
+				q.next, q.nextAt = i, at
+				found = true
+				if q.left--; q.left == 0 {
+					q.endPeriod()
+				}
+			}
+		}
+		if !found {
+			q.findNext()
+		}
+		e.now = nd.at
 		e.events++
-		e.handlers[k](at, a, gen)
+		e.handlers[nd.kind](nd.at, nd.a, nd.gen)
 	}
-	if !e.stopped && e.now < until {
-		e.now = until
+	if !e.stopped {
+		e.now = max(e.now, until)
 	}
 	return e.events - start
 }
@@ -186,9 +234,9 @@ func (e *Engine) Step() bool {
 	if e.q.n == 0 {
 		return false
 	}
-	at, a, gen, k, _ := e.q.take(math.MaxInt64)
-	e.now = at
+	nd := e.q.take(math.MaxInt64)
+	e.now = nd.at
 	e.events++
-	e.handlers[k](at, a, gen)
+	e.handlers[nd.kind](nd.at, nd.a, nd.gen)
 	return true
 }

@@ -74,8 +74,9 @@ func TestEngineSameSeedSameDraws(t *testing.T) {
 // BenchmarkEngine measures raw engine throughput on the hold model: a steady
 // population of pending events (as in a simulated machine with that many
 // timers), each handler scheduling its successor at a time drawn uniformly
-// from 1..10,000 ns ahead. The figure of merit is events/s;
-// TestEngineAgainstSimPy holds it against SimPy's on the same model.
+// from 1..10,000 ns ahead, run by Engine.Run as a simulation runs. The
+// figure of merit is events/s; TestEngineAgainstSimPy holds it against
+// SimPy's on the same model.
 func BenchmarkEngine(b *testing.B) {
 	for _, pending := range []int{16, 256, 4096} {
 		b.Run("pending="+strconv.Itoa(pending), func(b *testing.B) { benchHold(b, pending) })
@@ -84,29 +85,44 @@ func BenchmarkEngine(b *testing.B) {
 
 // benchHold runs b.N events of the hold model with pending events.
 func benchHold(b *testing.B, pending int) {
-	_, step := holdModel(pending)
+	h := newHold(pending)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		step()
-	}
+	h.run(b.N)
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
-// holdModel returns an engine holding pending events of the hold model and
-// the function that runs its next event.
-func holdModel(pending int) (*Engine, func() bool) {
-	e := New(1)
+// hold is the hold model on an engine: each event draws one number from the
+// engine's random source, as SimPy's holders do, and schedules its
+// successor that far ahead; and, as they do, counts the events and stops
+// the run at the limit.
+type hold struct {
+	e     *Engine
+	limit uint64
+}
+
+// newHold returns the hold model with pending events scheduled.
+func newHold(pending int) *hold {
+	h := &hold{e: New(1)}
+	e := h.e
 	var k Kind
-	r := e.Rand()
 	k = e.On(func(now int64, a int32, gen uint32) {
-		e.After(1+r.Int64N(10000), k, a, gen)
+		if e.Events() == h.limit {
+			e.Stop()
+		}
+		e.After(1+e.Int64N(10000), k, a, gen)
 	})
 	for i := 0; i < pending; i++ {
-		e.At(r.Int64N(10000), k, int32(i), 0)
+		e.At(e.Int64N(10000), k, int32(i), 0)
 	}
-	return e, e.Step
+	return h
+}
+
+// run runs the next n events (n > 0) of the model.
+func (h *hold) run(n int) {
+	h.limit = h.e.Events() + uint64(n)
+	h.e.Run(math.MaxInt64)
 }
 
 func TestJitterStaysWithinHalfAndOneAndAHalfTimesTheCost(t *testing.T) {
@@ -173,6 +189,30 @@ func TestEngineJitterNeverNegative(t *testing.T) {
 		if j := e.Jitter(time.Duration(math.MaxInt64)); j < math.MaxInt64/2 {
 			t.Fatalf("Jitter(MaxInt64) = %d, want ≥ MaxInt64/2", j)
 		}
+	}
+}
+
+// TestEngineStopLeavesTheClockAtTheEvent pins that a Run ended by Stop
+// leaves the clock at the stopping event's time, even when that event was
+// the last pending, and that the next Run goes on from there.
+func TestEngineStopLeavesTheClockAtTheEvent(t *testing.T) {
+	e := New(1)
+	var stop, tick Kind
+	stop = e.On(func(now int64, _ int32, _ uint32) { e.Stop() })
+	tick = e.On(func(now int64, _ int32, _ uint32) {})
+	e.At(100, tick, 0, 0)
+	e.At(200, stop, 0, 0)
+	if ran := e.Run(1000); ran != 2 || e.Now() != 200 {
+		t.Fatalf("Run(1000) ran %d events and left the clock at %d, want 2 and 200 (the stopping event's)", ran, e.Now())
+	}
+	e.At(300, tick, 0, 0)
+	e.At(400, stop, 0, 0)
+	e.At(500, tick, 0, 0)
+	if ran := e.Run(1000); ran != 2 || e.Now() != 400 || e.Pending() != 1 {
+		t.Fatalf("second Run ran %d events, clock %d, pending %d; want 2, 400, 1", ran, e.Now(), e.Pending())
+	}
+	if ran := e.Run(1000); ran != 1 || e.Now() != 1000 {
+		t.Fatalf("third Run ran %d events, clock %d; want 1 and 1000 (until reached)", ran, e.Now())
 	}
 }
 

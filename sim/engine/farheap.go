@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // farHeap holds the calendar's events more than a year ahead of its cursor:
 // a 4-ary min-heap keyed by (time, sequence number), the sequence numbering
 // the events in the order they were scheduled. A 4-ary heap is shallower than
@@ -64,4 +66,33 @@ func (h *farHeap) pop() farEntry {
 		s[i] = last
 	}
 	return top
+}
+
+// pushFar puts node i, of day d a year or more past the cursor, in the far
+// heap.
+func (q *calendar) pushFar(i int32, d uint64) {
+	q.farSeq++
+	q.far.push(farEntry{at: q.nodes[i].at, seq: q.farSeq, i: i})
+	q.farDay = min(q.farDay, d)
+}
+
+// migrate moves the far events within a year of the cursor to their
+// buckets, in order.
+func (q *calendar) migrate() {
+	end := q.day + q.mask
+	for len(q.far) > 0 && uint64(q.far[0].at)>>(q.shift&63) <= end {
+		i := q.far.pop().i
+		b := uint64(q.nodes[i].at) >> (q.shift & 63) & q.mask
+		q.nodes[i].next = -1
+		if q.buckets[b] < 0 {
+			q.buckets[b] = i
+			q.occ[b>>6] |= 1 << (b & 63)
+		} else {
+			q.link(i, b)
+		}
+	}
+	q.farDay = math.MaxUint64
+	if len(q.far) > 0 {
+		q.farDay = uint64(q.far[0].at) >> (q.shift & 63)
+	}
 }

@@ -90,7 +90,7 @@ func holdCalendar(b *testing.B, pending int) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		at, _, _, _, _ := q.take(1<<63 - 1)
+		at := q.take(1<<63 - 1).at
 		q.push(at+1+r.Int64N(10000), 0, 0, 0)
 	}
 }
@@ -132,7 +132,7 @@ func replayCalendar(b *testing.B, ops []int64) {
 		case d >= 0:
 			q.push(now+d, 0, 0, 0)
 		case q.n > 0:
-			now, _, _, _, _ = q.take(1<<63 - 1)
+			now = q.take(1<<63 - 1).at
 		}
 		i++
 	}

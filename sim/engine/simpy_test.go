@@ -65,16 +65,11 @@ const simpyRatio = 40
 // holdRate runs events events of BenchmarkEngine's hold model with pending
 // events and returns the events per second of the process's CPU time.
 func holdRate(pending, events int) float64 {
-	e, step := holdModel(pending)
-	for range events / 10 { // warm the caches and the calendar's buckets
-		step()
-	}
+	h := newHold(pending)
+	h.run(events / 10) // warm the caches and the calendar's buckets
 	start, _ := processCPU()
-	for range events {
-		step()
-	}
+	h.run(events)
 	end, _ := processCPU()
-	_ = e
 	return float64(events) / max(end-start, time.Microsecond).Seconds()
 }
 

@@ -93,15 +93,15 @@ func (m *Machine) advance(t *thread, id int32) {
 				}
 			}
 		case OpTrxBegin:
-			m.activeTrx++
+			m.trxBegin(t)
 			m.next(t)
 		case OpTrxEnd:
-			m.activeTrx--
+			m.trxEnd(t)
 			m.next(t)
 		case OpReadView:
 			if t.step == opStart {
 				t.step = opCharged
-				m.runBurst(t, id, int64(m.activeTrx)*int64(op.Dur), CatUser)
+				m.runBurst(t, id, m.readViewCost(t, op), CatUser)
 				return
 			}
 			m.next(t)

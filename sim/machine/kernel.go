@@ -299,7 +299,7 @@ func (m *Machine) CheckProgram(prog []Op) error { return m.checkProgram(prog) }
 // thread waits for its client at the Wait priority, as after any statement.
 func (m *Machine) RestartTrx(id int32) {
 	t := &m.threads[id]
-	m.activeTrx--
+	m.trxEnd(t)
 	if m.cfg.Priorities {
 		t.hint = prio.Wait
 		t.weight = cfsWeight(t.hint)

@@ -59,6 +59,7 @@ type Machine struct {
 	syncWake bool
 
 	activeTrx int
+	trxOn     []int32 // active transactions by the socket they began on (readview.go)
 	activeSum uint64
 	units     uint64
 	acct      [numCoreSets][NumCats]int64 // CPU time charged, by set of cores and category
@@ -74,6 +75,7 @@ func New(cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, e: engine.New(cfg.Seed)}
+	m.trxOn = make([]int32, max(cfg.Sockets, 1)+1) // the last: the client's cores (socket)
 	m.sy.m = m
 	m.sy.arrMu = -1
 	if cfg.SyncArray != SyncArrayNone {

@@ -64,6 +64,9 @@ type thread struct {
 	rqNext, rqPrev, ageNext, agePrev int32
 
 	units uint64 // OpDone units this thread completed
+	// trxAt is 1 + the socket its active transaction began on, 0 when it
+	// has none (readview.go).
+	trxAt int32
 
 	// set is the thread's set of cores; qi its index in its set's run queue
 	// while runnable, -1 otherwise; buddyOf the core whose last buddy it

@@ -93,27 +93,55 @@ func oltpReadWrite() Workload {
 			}
 			logMu := env.LogMutex()
 			const rtt = 5 * us
+			// a 5.5 server opens and closes the table under LOCK_open in
+			// every statement, and takes its MDL ticket in the first (held
+			// to the commit), out of the statement's parse budget
+			var s55 *server55
+			if Is55(env.Server()) {
+				s := serverMutexes(env, kernel)
+				s55 = &s
+			}
+			parse := func(first bool) []machine.Op {
+				if s55 == nil {
+					return []machine.Op{cpu(12 * us)}
+				}
+				d := 12*us - lockOpenGet - lockOpenPut
+				if first {
+					d -= mdlMapFind + mdlGrant
+				}
+				return append([]machine.Op{cpu(d)}, s55.openTable(first)...)
+			}
+			closeTable := func(b []machine.Op) []machine.Op {
+				if s55 == nil {
+					return b
+				}
+				return append(b, s55.closeTable()...)
+			}
 			var p []machine.Op
 			p = append(p, trxStatement(rtt, 3*us, cpu(3*us))...) // BEGIN
 			for i := range 10 {
-				body := []machine.Op{cpu(12 * us)}
+				body := parse(i == 0)
 				if i == 0 { // trx_start_low and read_view_open_now, under kernel_mutex
-					body = append(body, lock(kernel), trxBegin(), cpu(1*us), readView(250*time.Nanosecond), unlock(kernel))
+					work, view := 1*us, readView(250*time.Nanosecond)
+					if s55 != nil { // the walk's lines at the machine's price; its own in the work
+						work, view = 1*us+250*time.Nanosecond, readViewLines(viewLines)
+					}
+					body = append(body, lock(kernel), trxBegin(), cpu(work), view, unlock(kernel))
 				}
 				body = append(body, pageFixes(bp, 3, 5*us)...)
-				p = append(p, trxStatement(rtt, 3*us, body...)...)
+				p = append(p, trxStatement(rtt, 3*us, closeTable(body)...)...)
 			}
 			rangeBody := func(extra time.Duration) []machine.Op {
-				b := []machine.Op{cpu(12 * us)}
+				b := parse(false)
 				b = append(b, pageFixes(bp, 5, 5*us)...)
-				return append(b, cpu(30*us+extra))
+				return closeTable(append(b, cpu(30*us+extra)))
 			}
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(0)...)...)     // simple range: 100 rows sent
 			p = append(p, trxStatement(rtt, 3*us, rangeBody(0)...)...)      // sum
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(20*us)...)...) // order by: filesort
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(40*us)...)...) // distinct: temporary table
 			update := func(secondary bool) []machine.Op {
-				b := []machine.Op{cpu(12 * us)}
+				b := parse(false)
 				b = append(b, pageFixes(bp, 3, 5*us)...)
 				b = append(b, rowLock(kernel))
 				b = append(b, rowChange(bp, logMu, 5*us)...)
@@ -121,7 +149,7 @@ func oltpReadWrite() Workload {
 					b = append(b, pageFixes(bp, 3, 5*us)...)
 					b = append(b, rowChange(bp, logMu, 5*us)...)
 				}
-				return b
+				return closeTable(b)
 			}
 			p = append(p, pickRow())
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // index update
@@ -132,6 +160,10 @@ func oltpReadWrite() Workload {
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // DELETE r: clustered and secondary delete-mark
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // INSERT r: clustered and secondary insert
 			commit := []machine.Op{cpu(3 * us), lockRelease(kernel), lock(kernel), cpu(1 * us), trxEnd(), unlock(kernel), logCommit()}
+			if s55 != nil { // the MDL ticket released after the commit (release_transactional_locks)
+				commit[0] = cpu(3*us - mdlRemove)
+				commit = append(commit, s55.releaseMDL()...)
+			}
 			p = append(p, trxStatement(rtt, 3*us, commit...)...)
 			return append(p, done(1))
 		},
@@ -160,6 +192,9 @@ func oltpPointSelect() Workload {
 			"and table lock, 3 page fixes of 1 µs under page latches, 2 µs row and result (inside the " +
 			"innodb_thread_concurrency gate), write.",
 		Setup: func(env Env) []machine.Op {
+			if Is55(env.Server()) {
+				return pointSelect55(env)
+			}
 			return statement(30*us, append([]machine.Op{cpu(4 * us)}, inInnoDB(cpu(1*us), cpu(1*us), cpu(1*us), cpu(2*us))...)...)
 		},
 	}
