@@ -49,10 +49,14 @@ func (FileBackend) ReadAt(f File, p []byte, off int64) (int, error) {
 	return f.ReadAt(p, off)
 }
 
-// WriteAt writes p at off to f.
+// WriteAt writes p at off to f. A write to a file os.File.WriteAt refuses
+// for O_APPEND fails with ErrAppendMode.
 func (FileBackend) WriteAt(f File, p []byte, off int64) (int, error) {
 	if f == nil {
 		return 0, ErrNoFile
+	}
+	if err := refusesWrite(f); err != nil {
+		return 0, err
 	}
 	return f.WriteAt(p, off)
 }

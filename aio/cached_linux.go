@@ -59,42 +59,47 @@ type cacheFile struct {
 const maxCacheFiles = 4096
 
 // cachedRead tries to read all of p at off from f's page cache on the
-// calling thread, with c's scratch, and reports whether it did. It counts
-// each read it did as a request submitted and completed, and each attempt
-// as a system call (Stats).
-func (a *Array) cachedRead(call *call, f File, p []byte, off int64) bool {
+// calling thread, with c's scratch, and returns the bytes it read into the
+// front of p: len(p) when the cache held them all, fewer (0 included) when
+// it held only the first pages, the file ended, or the attempt was not
+// made. It counts each whole read as a request submitted and completed,
+// and each attempt as a system call (Stats).
+func (a *Array) cachedRead(call *call, f File, p []byte, off int64) int {
 	file, ok := f.(*os.File)
-	if !ok || len(p) == 0 {
-		return false
+	if !ok || file == nil || len(p) == 0 {
+		return 0
 	}
 	c := &call.cache
 	cf := c.lastCF
 	if c.lastFile != file {
 		if cf = a.cacheFile(file); cf == nil {
-			return false
+			return 0
 		}
 		c.lastFile, c.lastCF = file, cf
 	}
 	if cf.skip {
-		return false
+		return 0
 	}
 	c.iov[0], c.off, c.n, c.err = p, off, 0, nil
 	if err := cf.rc.Control(c.pread); err != nil {
 		c.iov[0] = nil
-		return false // closed: the request says so
+		return 0 // closed: the request says so
 	}
 	c.iov[0] = nil
 	if c.err == nil && c.n == len(p) {
 		// Striped by call, and a pooled call mostly stays on one P: the
 		// hits of two CPUs do not share a cache line.
 		a.cacheHits[call.stripe].n.Add(1)
-		return true
+		return c.n
 	}
 	a.cacheMisses.Add(1)
 	if c.err == unix.EOPNOTSUPP || c.err == unix.EINVAL {
 		cf.skip = true // the kernel refuses RWF_NOWAIT on this file: never again
 	}
-	return false
+	if c.err != nil {
+		return 0
+	}
+	return c.n // the front of p, read: the request reads the rest
 }
 
 // cacheFile returns what cachedRead knows of file, learning it (one fcntl)

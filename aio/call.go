@@ -3,6 +3,7 @@ package aio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -23,19 +24,28 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 // counted as any other; p must stay untouched until ReadAt returns (with
 // O_DIRECT, aligned as AlignedBuffer's).
 //
-// ctx covers the read until it is issued: if ctx ends while the read waits
-// for a slot or in its slot, ReadAt returns 0 and an error wrapping
-// ctx.Err() and ErrCanceled, and the read never happens. If ctx ends after
+// ctx covers the read until it is issued: if ctx has ended when ReadAt is
+// called, or ends while the read waits for a slot or in its slot, ReadAt
+// returns 0 and an error wrapping ctx.Err() and ErrCanceled, and the read
+// never happens (but see the page cache below). If ctx ends after
 // the read was issued, ReadAt still waits for it, since the kernel may be
 // writing into p: under native AIO it first asks the kernel to cancel it
 // (IORING_OP_ASYNC_CANCEL; a read merged with others is left to complete),
 // and returns 0 and an error wrapping ctx.Err() and ErrCanceled if that
 // stopped it before it began, n > 0 and an error wrapping ctx.Err() if it
 // stopped part way, else the read's own result. So err == nil, or n, says
-// what was read; errors.Is(err, ErrCanceled) that nothing was.
+// what was read; errors.Is(err, ErrCanceled) that nothing was, n is 0 and
+// p is untouched.
 //
-// Errors are Submit's (ErrInvalidRequest for an empty p or a negative off,
-// ErrClosed, ...), the I/O's (an *os.PathError from the file), or
+// An empty p (len 0) reads nothing and ReadAt returns 0, nil at once, as
+// os.File.ReadAt does: no request is submitted or counted, and neither
+// ctx, the Array's state (closed or not) nor the file is looked at, only
+// the arguments Submit would refuse (a negative off, a File that is a nil
+// pointer: ErrInvalidRequest). Submit itself refuses a Request with an
+// empty Buf, which would take a slot for nothing.
+//
+// Errors are Submit's (ErrInvalidRequest for a negative off or an invalid
+// File, ErrClosed, ...), the I/O's (an *os.PathError from the file), or
 // ErrCallFromDone.
 //
 // On Linux a read of an *os.File not opened with O_DIRECT first tries the
@@ -43,8 +53,13 @@ var ErrCallFromDone = errors.New("aio: synchronous call from a Done callback, wh
 // waits for a device): a read the cache holds whole is done there, with no
 // handoff to a handler, as os.File.ReadAt would do it, and counted as a
 // request submitted and completed (Stats; its preadv2 in Syscalls, the
-// attempts that fall short too). A read it cannot finish goes through the
-// array. Such a read never waits, so its ctx and hint change nothing.
+// attempts that fall short too). Such a read never waits, so its ctx and
+// hint change nothing. A read the cache holds only the first pages of has
+// those copied into p there, and the rest goes through the array as a
+// request; if ctx ends before that request is issued, ReadAt returns the
+// count of the bytes copied, n > 0, and an error wrapping ctx.Err() but
+// not ErrCanceled, as a read stopped part way. A read the cache holds none
+// of goes through the array whole.
 //
 // Under WakeDeferred the read is a batch of its own: ReadAt
 // wakes its segment (native AIO: submits it) at once, as a Flush of that
@@ -60,10 +75,12 @@ func (a *Array) ReadAt(ctx context.Context, f File, p []byte, off int64) (n int,
 
 // WriteAt writes p to f at byte offset off through the array and returns
 // when the write is done, with the number of bytes written and the error,
-// as os.File.WriteAt (n < len(p) comes with a non-nil error). Everything
-// else is ReadAt's: the hint, what ctx covers, and what n and the error say
-// about a write whose ctx ended (errors.Is(err, ErrCanceled): nothing was
-// written).
+// as os.File.WriteAt (n < len(p) comes with a non-nil error). A write to
+// a file opened with O_APPEND fails with ErrAppendMode, as os.File.WriteAt
+// refuses it. Everything else is ReadAt's: the hint, what ctx covers, what
+// n and the error say about a write whose ctx ended (errors.Is(err,
+// ErrCanceled): nothing was written), and an empty p (0, nil; but a file
+// os.File.WriteAt refuses for O_APPEND gives ErrAppendMode).
 func (a *Array) WriteAt(ctx context.Context, f File, p []byte, off int64) (n int, err error) {
 	return a.call(ctx, Write, f, p, off)
 }
@@ -114,12 +131,21 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 	if a.inDone.Load() > 0 && a.calledFromDone() {
 		return 0, ErrCallFromDone
 	}
+	if len(p) == 0 && !op.isSync() {
+		return 0, emptyCall(op, f, off)
+	}
 	c := a.calls.Get().(*call)
-	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil && a.cachedRead(c, f, p, off) {
-		a.calls.Put(c)
-		return len(p), nil
+	cached := 0 // bytes read from the page cache, at the front of p
+	if op == Read && off >= 0 && !a.closing.Load() && ctx.Err() == nil {
+		if cached = a.cachedRead(c, f, p, off); cached == len(p) {
+			a.calls.Put(c)
+			return cached, nil
+		}
 	}
 	r := &c.r
+	// The request reads the rest, past what the cache gave.
+	length, start := len(p), off
+	p, off = p[cached:], off+int64(cached)
 	r.Op, r.Kind, r.File, r.Offset, r.Buf, r.Context = op, KindNormal, f, off, p, ctx
 	r.Hint, _ = prio.FromContext(ctx)
 	slot, gen, err := a.submit(ctx, r)
@@ -143,10 +169,32 @@ func (a *Array) call(ctx context.Context, op Op, f File, p []byte, off int64) (i
 		}
 		err = c.err
 	}
-	n := r.n
+	n := cached + r.n
+	if cached > 0 && errors.Is(err, ErrCanceled) {
+		// p was written: the read stopped part way, which ErrCanceled
+		// (no byte read) would deny.
+		err = fmt.Errorf("aio: read of %d bytes at offset %d stopped after the %d bytes the page cache held: %w",
+			length, start, cached, ctx.Err())
+	}
 	c.err, r.File, r.Buf, r.Context, r.n = nil, nil, nil, nil, 0
 	a.calls.Put(c)
 	return n, err
+}
+
+// emptyCall is the result of a ReadAt or WriteAt (op) of no bytes (see
+// ReadAt): nil, unless Submit would refuse its File or Offset, or
+// os.File.WriteAt the write (ErrAppendMode).
+func emptyCall(op Op, f File, off int64) error {
+	if off < 0 {
+		return fmt.Errorf("aio: Offset = %d, want ≥ 0: %w", off, ErrInvalidRequest)
+	}
+	if err := checkFile(f); err != nil {
+		return err
+	}
+	if op == Write {
+		return refusesWrite(f)
+	}
+	return nil
 }
 
 // cacheStripes is how many counters ReadAt's page-cache reads are spread

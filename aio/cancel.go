@@ -43,8 +43,11 @@ func (a *Array) cancel(r *Request, g int, gen uint32) {
 }
 
 // ErrCanceled is wrapped, beside the context's own error, by the error of a
-// request canceled before its I/O began: errors.Is(err, ErrCanceled) says
-// that no byte of it was read or written (see Submit).
+// request that its context's end kept from beginning its I/O: refused by
+// Submit (or a synchronous call) for a context that had ended or that
+// ended while it waited for a slot, or completed before its I/O began.
+// errors.Is(err, ErrCanceled) says that no byte of it was read or written
+// (see "Cancellation" in the package doc).
 var ErrCanceled = errors.New("aio: canceled before the I/O began")
 
 // canceledError is the error of r canceled for its context: before it was

@@ -96,6 +96,18 @@
 // the kernel stopped it before it began. InnoDB has no cancellation: its
 // requests always complete.
 //
+// The rule for errors: every error that a context's end causes wraps both
+// the context's error (context.Canceled, context.DeadlineExceeded) and
+// ErrCanceled, wherever the context ended — before Submit (or a
+// synchronous call) was entered, while it waited for a free slot, while
+// the request waited in its slot or in the overflow queue, or in the
+// kernel before the I/O began. ErrCanceled promises that no byte was read
+// or written, so the one exception is an I/O stopped part way (a native
+// cancel that came late, or a ReadAt whose first bytes came from the page
+// cache): its error wraps the context's error alone, and n > 0 says what
+// was moved. A request refused by Submit was never accepted; its Done is
+// not called.
+//
 // # One core, two drivers
 //
 // Core holds every decision: slot choice, pick and merge, wake sets, counters.

@@ -374,8 +374,10 @@ func failedDespiteCount(err error) bool {
 // that panicked (see PanicError).
 var ErrBackendPanic = errors.New("aio: backend panicked")
 
-// PanicError is what a panic in a Backend call becomes: every request of that
-// call fails with it (wrapped with the request's op, length and offset), is
+// PanicError is what a panic in a Backend call becomes, and under native AIO
+// a panic in the methods of a request's File that the driver calls to find
+// its descriptor (SyscallConn, Fd, Name): every request of that call or
+// batch fails with it (wrapped with the request's op, length and offset), is
 // counted as failed, and the handler goes on serving. errors.Is(err,
 // ErrBackendPanic) holds, and when the panic value is an error, errors.Is and
 // errors.As reach it too. A Done that wants the crash back can panic again.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,6 +52,9 @@ type fileEntry struct {
 	rc    syscall.RawConn // f's, kept so that an acquisition allocates nothing
 	fd    int32           // the descriptor it was registered from; -1 if empty
 	users int32           // batches in the kernel that name it
+	// appends: the descriptor had O_APPEND when registered, so a write
+	// would land at the end whatever its offset (refused: ErrAppendMode).
+	appends bool
 }
 
 // sweepEvery is how many acquisitions pass between sweeps for closed Files.
@@ -71,9 +75,24 @@ func (t *fileTable) init(r *ring, n int) {
 // acquire returns the entry of f for a batch of op, registering f if it has
 // none, or the error that fails the batch's requests: ErrNoFile for a nil
 // File, os.ErrClosed for a closed *os.File, ESPIPE for a file without
-// offsets, ErrInvalidRequest for a File with no descriptor. The entry is
-// held until release.
-func (t *fileTable) acquire(op Op, f File) (int32, error) {
+// offsets, ErrAppendMode for a write to a descriptor with O_APPEND, ErrInvalidRequest for a File with no descriptor, a *PanicError
+// for a File whose methods (SyscallConn, its RawConn's Control, Fd, Name)
+// panicked. The entry is held until release.
+//
+// The caller holds the segment's lock, so a panic in the File's methods is
+// recovered here: let through, it would leave the lock held and the
+// segment's submitters, handler and Close waiting for it forever.
+func (t *fileTable) acquire(op Op, f File) (at int32, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			at, err = -1, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return t.acquireFile(op, f)
+}
+
+// acquireFile is acquire, without the recover.
+func (t *fileTable) acquireFile(op Op, f File) (int32, error) {
 	if t.uses++; t.uses >= sweepEvery {
 		t.sweep(nil)
 	}
@@ -115,6 +134,9 @@ func (t *fileTable) acquire(op Op, f File) (int32, error) {
 	if t.err != nil {
 		return -1, pathError(op, f, t.err)
 	}
+	if op == Write && t.entries[t.at].appends {
+		return -1, pathError(op, f, ErrAppendMode)
+	}
 	t.entries[t.at].users++
 	return t.at, nil
 }
@@ -149,6 +171,14 @@ func (t *fileTable) lookup(fd uintptr) {
 		t.err = err
 		return
 	}
+	// A write to an O_APPEND descriptor lands at the end whatever its
+	// offset, in io_uring as in pwrite; the entry remembers the flag so
+	// that such writes are refused (ErrAppendMode). Once per File and ring.
+	flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+	if err != nil {
+		t.err = err
+		return
+	}
 	if len(t.free) == 0 {
 		t.sweep(t.f)
 	}
@@ -159,7 +189,7 @@ func (t *fileTable) lookup(fd uintptr) {
 		t.err = fmt.Errorf("registering it with io_uring: %w", errno)
 		return
 	}
-	t.entries[e] = fileEntry{f: t.f, fd: int32(fd)}
+	t.entries[e] = fileEntry{f: t.f, fd: int32(fd), appends: flags&unix.O_APPEND != 0}
 	t.index[t.f] = e
 	t.at = e
 }

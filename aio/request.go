@@ -3,6 +3,7 @@ package aio
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 
 	"github.com/innosim/innosim/prio"
@@ -25,6 +26,7 @@ type Request struct {
 	// Requests merge only when their File values are == (so it must be a
 	// comparable value, typically *os.File). It may be nil for the Latency
 	// backend; with FileBackend a nil File fails the request with ErrNoFile.
+	// A nil pointer in a File (a nil *os.File) is refused by Submit.
 	File File
 	// Offset is the byte offset in File, ≥ 0; 0 for a sync.
 	Offset int64
@@ -78,6 +80,33 @@ type Request struct {
 	next     *Request        // the overflow queue's link (overflow.go)
 }
 
+// checkFile reports why f cannot be a request's File, as an error wrapping
+// ErrInvalidRequest: its type is not comparable, or it is a nil pointer.
+func checkFile(f File) error {
+	switch {
+	case f != nil && !reflect.TypeOf(f).Comparable():
+		// The merge test compares Files with ==, which panics on these.
+		return fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
+			f, ErrInvalidRequest)
+	case nilPointer(f):
+		return fmt.Errorf("aio: request File is a nil %T, want an open file: %w", f, ErrInvalidRequest)
+	}
+	return nil
+}
+
+// nilPointer reports whether f is a nil pointer in a non-nil File, as a
+// nil *os.File: its methods would fail or panic on every use.
+func nilPointer(f File) bool {
+	if file, ok := f.(*os.File); ok {
+		return file == nil
+	}
+	if f == nil {
+		return false
+	}
+	v := reflect.ValueOf(f)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 // checkRequest reports why r cannot be submitted, as an error wrapping
 // ErrInvalidRequest, or returns r's SlotRequest (File not yet numbered).
 func checkRequest(r *Request) (SlotRequest, error) {
@@ -90,10 +119,9 @@ func checkRequest(r *Request) (SlotRequest, error) {
 		return SlotRequest{}, fmt.Errorf("aio: %s with an empty Buf: %w", r.Op, ErrInvalidRequest)
 	case len(r.Buf) != 0 && r.Op.isSync():
 		return SlotRequest{}, fmt.Errorf("aio: %s with a Buf of %d bytes, want none: %w", r.Op, len(r.Buf), ErrInvalidRequest)
-	case r.File != nil && !reflect.TypeOf(r.File).Comparable():
-		// The merge test compares Files with ==, which panics on these.
-		return SlotRequest{}, fmt.Errorf("aio: request File of type %T is not comparable, want a pointer such as *os.File: %w",
-			r.File, ErrInvalidRequest)
+	}
+	if err := checkFile(r.File); err != nil {
+		return SlotRequest{}, err
 	}
 	sr := SlotRequest{Op: r.Op, Kind: r.Kind, Offset: r.Offset, Length: int64(len(r.Buf)), Hint: r.Hint}
 	return sr, checkSlotRequest(sr)

@@ -13,15 +13,16 @@ import (
 //
 //   - an error wrapping ErrInvalidRequest: r is nil, has no Done, an empty Buf
 //     (a read or write) or a Buf (a sync), a File whose type is not
-//     comparable, a negative Offset (a sync: not 0), an Offset + len(Buf)
+//     comparable or that is a nil pointer (a nil *os.File), a negative Offset (a sync: not 0), an Offset + len(Buf)
 //     past the int64 range, or an unknown Op, Kind or Hint (checked first,
 //     whatever ctx and the Array's state);
 //   - ErrClosed: Close has begun, before r was accepted (not counted),
 //     whatever ctx;
 //   - ErrInFlight: r was accepted before and its Done has not been called;
-//   - an error wrapping ctx's error: ctx had ended on entry, or ended while
-//     Submit waited for a free slot (counted as submitted and canceled, so
-//     Stats shows the requests that callers gave up on).
+//   - an error wrapping ErrCanceled and ctx's error (or r.Context's): it
+//     had ended on entry, or ended while Submit waited for a free slot
+//     (counted as submitted and canceled, so Stats shows the requests that
+//     callers gave up on).
 //
 // ctx covers only the wait for a slot. r.Context, if set, covers the
 // request itself until its I/O is issued (see Request.Context): one that has
@@ -78,14 +79,14 @@ func (a *Array) submit(ctx context.Context, r *Request) (slot int, gen uint32, e
 func (a *Array) accept(ctx context.Context, r *Request, sr SlotRequest) (slot int, gen uint32, err error) {
 	if err := ctx.Err(); err != nil {
 		a.canceled.Add(1)
-		return -1, 0, fmt.Errorf("aio: submit: %w", err)
+		return -1, 0, fmt.Errorf("aio: submit: %w: %w", ErrCanceled, err)
 	}
 	r.ctx = nil
 	var ended <-chan struct{} // r.Context's, which also ends a wait for a slot
 	if c := r.Context; c != nil {
 		if err := c.Err(); err != nil {
 			a.canceled.Add(1)
-			return -1, 0, fmt.Errorf("aio: submit: the request's Context: %w", err)
+			return -1, 0, fmt.Errorf("aio: submit: %w: the request's Context: %w", ErrCanceled, err)
 		}
 		if ended = c.Done(); ended != nil {
 			r.ctx = c
@@ -177,7 +178,7 @@ func (a *Array) accept(ctx context.Context, r *Request, sr SlotRequest) (slot in
 		}
 		full.leave(w)
 		a.canceled.Add(1)
-		return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: %w", id, cause)
+		return -1, 0, fmt.Errorf("aio: waiting for a free slot in the %s array: %w: %w", id, ErrCanceled, cause)
 	}
 }
 

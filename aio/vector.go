@@ -32,10 +32,15 @@ func (FileBackend) ReadvAt(f File, bufs [][]byte, off int64) (int, error) {
 }
 
 // WritevAt writes bufs, in order, at off: pwritev(2) on Linux for an *os.File,
-// else a WriteAt per buffer.
+// else a WriteAt per buffer. A file os.File.WriteAt refuses for O_APPEND
+// fails with ErrAppendMode before any byte is written, as WriteAt does
+// (pwritev would append).
 func (FileBackend) WritevAt(f File, bufs [][]byte, off int64) (int, error) {
 	if f == nil {
 		return 0, ErrNoFile
+	}
+	if err := refusesWrite(f); err != nil {
+		return 0, err
 	}
 	return vectorIO(f, bufs, off, true)
 }
