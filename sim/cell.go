@@ -21,6 +21,7 @@ import (
 	"github.com/innosim/innosim/sim/redolog"
 	"github.com/innosim/innosim/sim/rowlock"
 	"github.com/innosim/innosim/sim/threadpool"
+	"github.com/innosim/innosim/sim/workload"
 )
 
 // Cell is one simulated run: a workload with a number of client threads on a
@@ -216,6 +217,7 @@ func (c Cell) build() (*built, error) {
 	if c.Log != nil {
 		b.logCfg = *c.Log
 	}
+	b.logCfg.SrwMutex = workload.IsSrw(c.Server) // the server's release decides log_sys's mutex
 	pool, page := c.BufferPool, int64(16<<10)
 	if pool == 0 {
 		pool = DefaultBufferPool

@@ -17,6 +17,11 @@ type Config struct {
 	// 0 does neither at commit (the master thread writes and fsyncs once a
 	// second). Range 0..2.
 	FlushAtTrxCommit int
+	// SrwMutex makes log_sys's mutex MariaDB 10.6's srw_mutex, which waits
+	// on its futex without a yield and whose release wakes one waiter
+	// (futex_wake(1)), instead of an InnoDB 5.x mutex, which yields before
+	// it waits and whose release wakes every waiter (os_event_set).
+	SrwMutex bool
 }
 
 // DefaultConfig is MySQL's default: innodb_flush_log_at_trx_commit = 1.
@@ -108,7 +113,7 @@ func Install(m *machine.Machine, cfg Config, dev *device.Device) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	l := &Log{m: m, dev: dev, cfg: cfg, mutex: m.AddMutex(machine.Mutex{Name: "log_sys", Spin: true, WakeAll: true})}
+	l := &Log{m: m, dev: dev, cfg: cfg, mutex: m.AddMutex(machine.Mutex{Name: "log_sys", Spin: true, WakeAll: !cfg.SrwMutex, NoYield: cfg.SrwMutex})}
 	m.Handle(machine.OpLogCommit, l)
 	if cfg.FlushAtTrxCommit != 1 {
 		master := []machine.Op{{Kind: machine.OpSleep, Dur: MasterInterval, Arg: machine.SleepThink}, {Kind: machine.OpLogCommit, Arg: MasterFlush}}

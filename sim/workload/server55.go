@@ -23,6 +23,27 @@ func Is55(srv mycnf.Server) bool {
 	return err1 == nil && err2 == nil && major == 5 && minor == 5
 }
 
+// IsSrw reports whether srv's InnoDB has MariaDB 10.6's latches
+// (MDEV-21452): its mutexes are srw_mutex, a futex word that spins
+// innodb_sync_spin_loops rounds, then waits in the kernel, and whose release
+// wakes one waiter (srw_mutex_impl::wake: futex_wake(1)); no wait array
+// (sync0arr.cc removed); no global mutex on a page fix (buf_page_get_gen
+// latches the page_hash cell shared), on a transaction's start or read view
+// (trx_sys.rw_trx_hash, a lock-free hash) or on its commit; a record lock
+// takes lock_sys.latch shared and its hash cell's latch (LockGuard).
+func IsSrw(srv mycnf.Server) bool {
+	if srv.Product != mycnf.MariaDB {
+		return false
+	}
+	parts := strings.Split(srv.Version, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return err1 == nil && err2 == nil && (major > 10 || major == 10 && minor >= 6)
+}
+
 // server55 holds the global mutexes every statement of a 5.5 server takes
 // on its way to and from InnoDB (MariaDB 5.5.28 as read; the InnoDB is
 // XtraDB, MariaDB 5.5's default):

@@ -22,10 +22,15 @@ func trxStatement(rtt, sendWork time.Duration, body ...machine.Op) []machine.Op 
 
 // pageFixes fixes n B-tree pages under the buf_pool mutex (buf_page_get_gen
 // in MySQL 5.1 takes buf_pool->mutex for every fix), each followed by work of
-// the row or key work on the page.
+// the row or key work on the page. bufPool −1 fixes them under no global
+// mutex (MariaDB 10.6 on, see IsSrw: the page_hash cell's latch, shared).
 func pageFixes(bufPool int32, n int, work time.Duration) []machine.Op {
 	var p []machine.Op
 	for range n {
+		if bufPool < 0 { // the page_hash cell's latch, shared: no global mutex
+			p = append(p, cpu(500*time.Nanosecond+work))
+			continue
+		}
 		p = append(p, lock(bufPool), cpu(500*time.Nanosecond), unlock(bufPool), cpu(work))
 	}
 	return p
@@ -35,12 +40,23 @@ func pageFixes(bufPool int32, n int, work time.Duration) []machine.Op {
 // the undo record (trx_undo_report_row_operation: an undo page fixed under
 // buf_pool), the change on the page, and the mini-transaction's commit, which
 // copies its redo records into the log buffer under log_sys->mutex
-// (mtr_commit → log_reserve_and_write_fast).
+// (mtr_commit → log_reserve_and_write_fast). bufPool −1 is MariaDB 10.6 on
+// (pageFixes), whose commit holds log_sys's mutex only for lsnReserve.
 func rowChange(bufPool, logMutex int32, work time.Duration) []machine.Op {
 	p := pageFixes(bufPool, 1, 2*us)
 	p = append(p, cpu(work))
+	if bufPool < 0 { // MariaDB 10.6 on (IsSrw): only the lsn's reservation is under log_sys's mutex
+		return append(p, lock(logMutex), cpu(lsnReserve), unlock(logMutex), cpu(1*us-lsnReserve))
+	}
 	return append(p, lock(logMutex), cpu(1*us), unlock(logMutex))
 }
+
+// lsnReserve is the CPU of log_t::append_prepare's reservation of the
+// mini-transaction's bytes (MariaDB 10.6 on: lsn and buf_free advanced under
+// lock_lsn, or one fetch_add in later releases); the copy into the log
+// buffer (mtr_t::finish_writer, log_t::append) follows outside it, under
+// log_sys.latch shared. An estimate of a few loads and stores.
+const lsnReserve = 100 * time.Nanosecond
 
 // studyARows is study A's table: sysbench 0.4's sbtest of 10M rows, with
 // the special distribution's defaults (1% of the rows get 75% of the picks).
@@ -74,6 +90,13 @@ var studyARows = rowlock.Table{Rows: 10_000_000, HotShare: 0.01, HotAccess: 0.75
 // the sort, 40 µs for the temporary table; a row change's undo record, page
 // change (5–10 µs) and mini-transaction commit under log_sys->mutex. The
 // client runs on another host (5 µs round trip, no client CPU here).
+//
+// On MariaDB 10.6 on (IsSrw) the same statements and CPU take no
+// kernel_mutex and no buf_pool mutex: the transaction's start, read view
+// (its walk of the other active transactions' lines) and commit are
+// lock-free, a page fix latches its page_hash cell shared, a row lock runs
+// under lock_sys's latch and a mini-transaction's commit holds log_sys's
+// mutex only for its lsn's reservation (lsnReserve); both are srw_mutex.
 func oltpReadWrite() Workload {
 	return Workload{
 		Name: "oltp_read_write", Unit: "transactions/s",
@@ -86,10 +109,16 @@ func oltpReadWrite() Workload {
 			"for every mini-transaction and the commit's log write, group commit's fsync on the device " +
 			"(innodb_flush_log_at_trx_commit; 1 needs -device).",
 		Setup: func(env Env) []machine.Op {
-			mu := innodbMutexes(env, "kernel_mutex", "buf_pool")
-			kernel, bp := mu[0], mu[1]
-			if g := env.GateMutex(); g >= 0 {
-				kernel = g // one mutex for the gate and kernel_mutex (see gate.Install)
+			srw := IsSrw(env.Server())
+			var kernel, bp int32
+			if srw { // the row locks' latch; no kernel_mutex, no buf_pool mutex (IsSrw)
+				kernel, bp = innodbMutexes(env, "lock_sys")[0], -1
+			} else {
+				mu := innodbMutexes(env, "kernel_mutex", "buf_pool")
+				kernel, bp = mu[0], mu[1]
+				if g := env.GateMutex(); g >= 0 {
+					kernel = g // one mutex for the gate and kernel_mutex (see gate.Install)
+				}
 			}
 			logMu := env.LogMutex()
 			const rtt = 5 * us
@@ -126,7 +155,11 @@ func oltpReadWrite() Workload {
 					if s55 != nil { // the walk's lines at the machine's price; its own in the work
 						work, view = 1*us+250*time.Nanosecond, readViewLines(viewLines)
 					}
-					body = append(body, lock(kernel), trxBegin(), cpu(work), view, unlock(kernel))
+					if srw { // trx_start_low and ReadView::snapshot: rw_trx_hash, lock-free
+						body = append(body, trxBegin(), cpu(work+250*time.Nanosecond), readViewLines(viewLines))
+					} else {
+						body = append(body, lock(kernel), trxBegin(), cpu(work), view, unlock(kernel))
+					}
 				}
 				body = append(body, pageFixes(bp, 3, 5*us)...)
 				p = append(p, trxStatement(rtt, 3*us, closeTable(body)...)...)
@@ -160,6 +193,9 @@ func oltpReadWrite() Workload {
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // DELETE r: clustered and secondary delete-mark
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // INSERT r: clustered and secondary insert
 			commit := []machine.Op{cpu(3 * us), lockRelease(kernel), lock(kernel), cpu(1 * us), trxEnd(), unlock(kernel), logCommit()}
+			if srw { // trx_t::commit_in_memory: the rw_trx_hash entry erased, lock-free
+				commit = []machine.Op{cpu(3 * us), lockRelease(kernel), cpu(1 * us), trxEnd(), logCommit()}
+			}
 			if s55 != nil { // the MDL ticket released after the commit (release_transactional_locks)
 				commit[0] = cpu(3*us - mdlRemove)
 				commit = append(commit, s55.releaseMDL()...)

@@ -163,7 +163,9 @@ func inInnoDB(body ...machine.Op) []machine.Op {
 func innodbMutexes(env Env, names ...string) []int32 {
 	var ids []int32
 	for _, n := range names {
-		ids = append(ids, env.AddMutex(machine.Mutex{Name: n, Spin: true, WakeAll: true}))
+		// MariaDB 10.6 on: srw_mutex, waiting without a yield, its release waking one waiter
+		srw := IsSrw(env.Server())
+		ids = append(ids, env.AddMutex(machine.Mutex{Name: n, Spin: true, WakeAll: !srw, NoYield: srw}))
 	}
 	return ids
 }
