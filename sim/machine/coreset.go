@@ -24,8 +24,8 @@ const (
 // doc), its idle cores, and what its switches refill: its threads, their
 // own footprints and its caches.
 type coreSet struct {
-	lo, hi int     // its cores: m.cores[lo:hi]
-	runq   []int32 // runnable threads: under CFS and EEVDF a binary heap by better, under TS unordered
+	lo, hi int      // its cores: m.cores[lo:hi]
+	rq     runQueue // runnable threads
 	minVr  int64
 	idle   int
 	// threads counts the set's threads and footSum their own footprints

@@ -143,12 +143,12 @@ func TestLastBuddyGetsTheCoreBack(t *testing.T) {
 	// the woken thread: a long sleeper, behind every other by the credit
 	wt := &m.threads[woken]
 	m.block(wt)
-	require.Len(t, q.runq, 9)
+	require.Equal(t, 9, q.rq.n)
 	wt.vr = 0 // it slept since the start
 	m.wake(woken)
 	require.Equal(t, woken, m.cores[0].cur, "the sleeper preempts")
 	require.Equal(t, cur, m.cores[0].last, "eleven runnable threads on one core: the preempted one is its last buddy")
-	left := q.runq[0]
+	left := m.bestRunnable(q)
 	require.NotEqual(t, cur, left, "the preempted thread is not the leftmost")
 	m.block(wt)
 	assert.Equal(t, cur, m.cores[0].cur, "the buddy, not the leftmost %d, gets the core", left)

@@ -84,7 +84,7 @@ func (m *Machine) put(id int32, c int) {
 	q := &m.sets[t.set]
 	switch m.cfg.Scheduler {
 	case CFS:
-		nr := int64(len(q.runq)/q.cpus() + 1)
+		nr := int64(q.rq.n/q.cpus() + 1)
 		t.slEnd = m.e.Now() + max(int64(m.fair.Latency)/nr, int64(m.fair.MinGranularity))
 		if t.vr < q.minVr {
 			// never let a long sleeper bank more than its credit
@@ -126,8 +126,8 @@ func (m *Machine) dispatch(c int) {
 	}
 	if b := m.cores[c].last; b >= 0 && m.cfg.Scheduler == CFS {
 		bt := &m.threads[b]
-		if left := &m.threads[q.runq[i]]; bt.vr-left.vr <= m.wakeupGran(left) {
-			i = int(bt.qi)
+		if left := &m.threads[i]; bt.vr-left.vr <= m.wakeupGran(left) {
+			i = b
 		}
 	}
 	id := m.takeRunnable(q, i)
@@ -227,7 +227,7 @@ func (m *Machine) victim(t *thread) int {
 		if m.cfg.Scheduler == TS {
 			key = -int64(m.tsPrio(r))
 		} else {
-			key = r.vr + (m.e.Now()-r.start)*nice0Weight/r.weight
+			key = r.vr + m.vruntimeOf(m.e.Now()-r.start, r.weight)
 		}
 		if best < 0 || key > bestKey {
 			best, bestKey = c, key
@@ -261,7 +261,7 @@ func (m *Machine) wakePreempt(c int) {
 		return
 	}
 	q := m.setOf(c)
-	if len(q.runq)+q.busy()+1 < m.fair.NrLatency*q.cpus() {
+	if q.rq.n+q.busy()+1 < m.fair.NrLatency*q.cpus() {
 		return
 	}
 	if old := m.cores[c].last; old >= 0 {
@@ -301,7 +301,7 @@ func (m *Machine) block(t *thread) {
 	}
 	if t.state == stRunnable {
 		if t.qi >= 0 {
-			m.takeRunnable(q, int(t.qi))
+			m.dequeue(q, t)
 		}
 		t.state = stBlocked
 		t.gen++
@@ -365,12 +365,12 @@ func (m *Machine) sliceEnd(t *thread, id int32) {
 			t.cpupri = tsQuantumExpired(t.cpupri)
 			t.qleft = tsQuantum(t.cpupri)
 		}
-		if i := m.bestRunnable(q); i >= 0 && m.tsPrio(&m.threads[q.runq[i]]) >= m.tsPrio(t) {
+		if i := m.bestRunnable(q); i >= 0 && m.tsPrio(&m.threads[i]) >= m.tsPrio(t) {
 			m.requeue(t, id)
 			return
 		}
 	} else {
-		if i := m.bestRunnable(q); i >= 0 && m.threads[q.runq[i]].vr < t.vr {
+		if i := m.bestRunnable(q); i >= 0 && m.threads[i].vr < t.vr {
 			m.requeue(t, id)
 			return
 		}
@@ -429,7 +429,7 @@ func (m *Machine) yield(t *thread, id int32) bool {
 	if i < 0 {
 		return true
 	}
-	r := &m.threads[q.runq[i]]
+	r := &m.threads[i]
 	switch m.cfg.Scheduler {
 	case TS:
 		if m.tsPrio(r) < m.tsPrio(t) {

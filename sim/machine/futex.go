@@ -55,7 +55,7 @@ func (m *Machine) preemptedAtReturn(t *thread) bool {
 	if i < 0 {
 		return false
 	}
-	r := &m.threads[q.runq[i]]
+	r := &m.threads[i]
 	switch m.cfg.Scheduler {
 	case TS:
 		if m.tsPrio(r) <= m.tsPrio(t) {

@@ -87,7 +87,7 @@ func (m *Machine) advance(t *thread, id int32) {
 			t.weight = cfsWeight(t.hint)
 			m.next(t)
 			if q := &m.sets[t.set]; m.cfg.Scheduler == TS {
-				if i := m.bestRunnable(q); i >= 0 && m.tsPrio(&m.threads[q.runq[i]]) > m.tsPrio(t) {
+				if i := m.bestRunnable(q); i >= 0 && m.tsPrio(&m.threads[i]) > m.tsPrio(t) {
 					m.requeue(t, id) // lowered below a runnable thread: surrender the core
 					return
 				}

@@ -12,7 +12,7 @@ import (
 // core is one CPU: the thread on it (or on its way to it), -1 if idle, and,
 // under the Go runtime layer, the threads ready to run on it in order
 // (GoRuntime keeps a run queue per CPU; the interpreter's schedulers keep one
-// for each set of cores, coreSet.runq).
+// for each set of cores, coreSet.rq).
 type core struct {
 	cur  int32
 	runq []int32

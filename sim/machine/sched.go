@@ -178,15 +178,22 @@ func tsUpri(h prio.Hint) int { return h.TSLevel() - prio.Normal.TSLevel() }
 // cfsWeight is the CFS load weight of a hint (prio.Hint.Weight: 1024 at nice 0).
 func cfsWeight(h prio.Hint) int64 { return int64(h.Weight()) }
 
+// tsLevel is thread t's dispatch priority before ts_maxwait: its CPU
+// priority plus its user priority, clamped to 0..59.
+func (m *Machine) tsLevel(t *thread) int { return min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1) }
+
+// tsPrio is thread t's dispatch priority: tsLevel, raised to ts_lwait for a
+// thread that has waited on the run queue for more than ts_maxwait.
 func (m *Machine) tsPrio(t *thread) int {
-	p := min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1)
+	p := m.tsLevel(t)
 	if t.state == stRunnable && m.e.Now()-t.enqAt > tsMaxWait && p < tsLwait {
 		p = tsLwait
 	}
 	return p
 }
 
-// better reports whether runnable thread a should run before b.
+// better reports whether runnable thread a should run before b: the order
+// of the run queue (runQueue).
 func (m *Machine) better(a, b *thread) bool {
 	if m.cfg.Scheduler == TS {
 		pa, pb := m.tsPrio(a), m.tsPrio(b)
@@ -201,7 +208,6 @@ func (m *Machine) better(a, b *thread) bool {
 
 func (m *Machine) enqueue(id int32, front bool) {
 	t := &m.threads[id]
-	q := &m.sets[t.set]
 	t.state = stRunnable
 	t.enqAt = m.e.Now()
 	m.seq++
@@ -210,95 +216,38 @@ func (m *Machine) enqueue(id int32, front bool) {
 	} else {
 		t.enqKey = m.seq
 	}
-	t.qi = int32(len(q.runq))
-	q.runq = append(q.runq, id)
-	if m.cfg.Scheduler.fair() {
-		m.runqUp(q, len(q.runq)-1)
-	}
+	m.rqPush(&m.sets[t.set].rq, id, front)
 }
 
-// bestRunnable returns the index, in its set's run queue, of the thread of
-// set q that should run next (better than every other), or -1 when none is
-// runnable. Under CFS and EEVDF the queue is a binary heap ordered by
-// better, whose keys (vruntime, then the enqueue order) do not change while
-// a thread is queued, so the best is at 0, as the leftmost entity of the
-// fair class's red-black tree; under TS a queued thread's priority rises
-// with its wait (ts_maxwait), so the queue is scanned. The answer is the
-// same either way: better is a total order.
-func (m *Machine) bestRunnable(q *coreSet) int {
-	if len(q.runq) == 0 {
-		return -1
-	}
-	if m.cfg.Scheduler.fair() {
-		return 0
-	}
-	best := 0
-	for i, id := range q.runq {
-		if m.better(&m.threads[id], &m.threads[q.runq[best]]) {
-			best = i
-		}
-	}
-	return best
+// bestRunnable returns the thread of set q that should run next (better
+// than every other runnable one), or -1 when none is runnable.
+func (m *Machine) bestRunnable(q *coreSet) int32 { return m.rqBest(&q.rq) }
+
+// takeRunnable removes runnable thread id from set q's run queue and
+// returns it, as dequeue.
+func (m *Machine) takeRunnable(q *coreSet, id int32) int32 {
+	m.dequeue(q, &m.threads[id])
+	return id
 }
 
-// takeRunnable removes the thread at index i of set q's run queue and
-// returns its id; a core's last buddy that is taken, by any core, is no
-// longer one.
-func (m *Machine) takeRunnable(q *coreSet, i int) int32 {
-	id := q.runq[i]
-	last := len(q.runq) - 1
-	q.runq[i] = q.runq[last]
-	m.threads[q.runq[i]].qi = int32(i)
-	q.runq = q.runq[:last]
-	if m.cfg.Scheduler.fair() && i < last {
-		m.runqDown(q, i)
-		m.runqUp(q, i)
-	}
-	t := &m.threads[id]
+// dequeue removes queued thread t from set q's run queue; a core's last
+// buddy that is taken, by any core, is no longer one.
+func (m *Machine) dequeue(q *coreSet, t *thread) {
+	m.rqRemove(&q.rq, t)
 	t.qi = -1
 	if t.buddyOf >= 0 {
 		m.cores[t.buddyOf].last = -1
 		t.buddyOf = -1
 	}
-	return id
 }
 
-// runqUp and runqDown restore the fair class's heap order around index i
-// of set q's run queue, keeping each thread's index (thread.qi).
-func (m *Machine) runqUp(q *coreSet, i int) {
-	r := q.runq
-	for i > 0 {
-		p := (i - 1) / 2
-		if !m.better(&m.threads[r[i]], &m.threads[r[p]]) {
-			return
-		}
-		m.swapRunq(r, i, p)
-		i = p
+// vruntimeOf is the virtual runtime of ns of CPU at weight w: ns ×
+// 1024/w (calc_delta_fair), without the division at nice 0.
+func (m *Machine) vruntimeOf(ns, w int64) int64 {
+	if w == nice0Weight {
+		return ns
 	}
-}
-
-func (m *Machine) runqDown(q *coreSet, i int) {
-	r := q.runq
-	for {
-		b, l := i, 2*i+1
-		if l < len(r) && m.better(&m.threads[r[l]], &m.threads[r[b]]) {
-			b = l
-		}
-		if rt := l + 1; rt < len(r) && m.better(&m.threads[r[rt]], &m.threads[r[b]]) {
-			b = rt
-		}
-		if b == i {
-			return
-		}
-		m.swapRunq(r, i, b)
-		i = b
-	}
-}
-
-func (m *Machine) swapRunq(r []int32, i, j int) {
-	r[i], r[j] = r[j], r[i]
-	m.threads[r[i]].qi = int32(i)
-	m.threads[r[j]].qi = int32(j)
+	return ns * nice0Weight / w
 }
 
 // wakeupGran is the wakeup granularity in the virtual runtime of thread se

@@ -58,6 +58,10 @@ type thread struct {
 	slEnd  int64 // CFS slice end
 	enqKey int64
 	enqAt  int64
+	// rqNext and rqPrev link a TS thread into its priority's run queue,
+	// ageNext and agePrev into the queue's threads below ts_lwait
+	// (runQueue).
+	rqNext, rqPrev, ageNext, agePrev int32
 
 	units uint64 // OpDone units this thread completed
 	// trxAt is 1 + the socket its active transaction began on, 0 when it
