@@ -118,7 +118,7 @@ func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
 		{"a chart format", []string{"--threads", "1,64", "--cpus", "16", "--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
 		{"a csv in no directory", []string{"--threads", "1,64", "--cpus", "16", "--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
 		{"a json in no directory", []string{"--threads", "1,64", "--cpus", "16", "--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
-		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 1, "not a regular file"},
+		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 2, "a directory: want a file path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,7 +445,8 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	long, _ := scans("--warmup", "steady", "--measure", "5s")
 	assert.InEpsilon(t, long, steady, 0.1, "the default window after a steady warm-up reads the 5 s window's figure")
 	ramp, js := scans()
-	assert.Equal(t, "20ms", js["warmup"], "the default without -client")
+	assert.Equal(t, "fixed", js["warmup"], "the default without -client")
+	assert.Equal(t, float64(20_000_000), js["warmup_ns"], "20 ms")
 	assert.Greater(t, ramp, 3*steady, "a fixed 20 ms warm-up measures the device queue filling")
 
 	code, out, _ := runCmd(append(slices.Clone(args), "--warmup", "20ms", "--show-settings")...)
