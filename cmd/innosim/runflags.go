@@ -205,7 +205,7 @@ func newRunFlagSet(stderr io.Writer) (*cmdflag.FlagSet, *runFlags) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
-	fs.Var(&f.warmup, "warmup", "each cell's warm-up: a fixed virtual `duration` of 1ms..1m, or steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails; it can stop on a ramp slower than its windows) (default: steady with -client, 20ms without)")
+	fs.Var(&f.warmup, "warmup", "each cell's warm-up: steady (until MSER-5 and Geweke's test find a level that a series twice as long confirms within 5%, and under cfs not before every thread could have had its sleeper credit of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time, or 8 × -measure if longer, prints not steady), or a fixed virtual `duration` of 1ms..1m, judged by nobody (default: steady)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file; - writes them to stdout instead of the tables")
