@@ -18,9 +18,8 @@
 //	PolicyIdle    sched_setscheduler(SCHED_IDLE) for Background and below   RocksDB kIdle
 //
 // Study A (innosim reproduce a) is why the choice matters: on Solaris, MySQL 5.1's
-// priorities cost a few percent below the core count (two system calls per query,
-// ratio 0.93–0.97) and paid off only when threads outnumbered cores (up to 7.67× at
-// 64 threads on 16 cores). A scheduler's priorities only decide who waits, and
+// priorities cost a few percent below the core count (two system calls per query)
+// and paid off only when threads outnumbered cores. A scheduler's priorities only decide who waits, and
 // nobody waits while there are idle cores. On Linux the same calls never did
 // anything: SCHED_OTHER accepts only sched_priority 0, so PolicyLegacy faithfully
 // gets EINVAL, reports it and changes nothing. PolicyNice is the Linux mechanism

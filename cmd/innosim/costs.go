@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/innosim/innosim/internal/cmdflag"
 	"io"
 	"strings"
 
@@ -55,7 +56,7 @@ func warnDefaulted(stderr io.Writer, command string, cf costFile, defaulted []st
 	}
 	all := len(sim.ProfileKeys())
 	fmt.Fprintf(stderr, "innosim %s: warning: %s gives %d of %d costs; the other %d keep old-kernel's values: %s\n",
-		command, cf.named, all-len(defaulted), all, len(defaulted), strings.Join(defaulted, ", "))
+		command, cmdflag.TerminalSafe(cf.named), all-len(defaulted), all, len(defaulted), strings.Join(defaulted, ", "))
 }
 
 // costsInUse says which cost profile run's cells use, for -show-settings:

@@ -37,7 +37,9 @@ func exitStatus(ctx context.Context, name string, err error, stderr io.Writer) i
 	}
 	if !errors.Is(err, errFailed) {
 		// a package's own prefix ("calibrate: ...") repeats the command's
-		fmt.Fprintf(stderr, "innosim %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
+		// a name the user gave may hold control characters: escaped, never
+		// obeyed by the terminal
+		fmt.Fprintf(stderr, "innosim %s: %s\n", name, cmdflag.TerminalSafe(strings.TrimPrefix(err.Error(), name+": ")))
 	}
 	if ue != nil && ue.BadFlag {
 		fmt.Fprintf(stderr, "run 'innosim help %s' for the flags\n", name)

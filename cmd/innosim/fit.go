@@ -35,8 +35,8 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"(or threads, n) and throughput (or x) chooses the columns unless -n or -x is given. A CSV written by",
 		"innosim run --csv (a header with threads and throughput) is fitted per series, -n and -x included.",
 		"Rows at one concurrency combine into their mean before the fit, which reads only it and their count.")
-	nCol := fs.Int("n", 1, "column (1-based) holding the concurrency")
-	xCol := fs.Int("x", 2, "column (1-based) holding the throughput")
+	nCol := fs.IntRange("n", 1, 1, maxFitColumn, "`column` (1-based, 1..1024) holding the concurrency")
+	xCol := fs.IntRange("x", 2, 1, maxFitColumn, "`column` (1-based, 1..1024) holding the throughput")
 	jsonPath := fs.String("json", "", "also write the fit to this JSON file; - writes it to stdout instead of the text")
 	files, err := fs.ParseInterspersed(args)
 	if err != nil {
@@ -47,7 +47,6 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdflag.Usagef("want one FILE.csv, got %d arguments", len(files))
 	}
 	if err := fs.Check(
-		cmdflag.Refuse(func() bool { return *nCol < 1 || *xCol < 1 }, "-n %d -x %d: columns count from 1", *nCol, *xCol),
 		cmdflag.Refuse(func() bool { return *nCol == *xCol }, "-n and -x are both column %d: want two columns", *nCol),
 	); err != nil {
 		return err
@@ -58,6 +57,9 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := jsonOut.CheckInput(name, name); err != nil {
+		return err
+	}
 	f, err := infile.Open(name)
 	if err != nil {
 		return err
@@ -100,6 +102,9 @@ func fit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// maxFitColumn bounds -n and -x: a CSV of measurements has a few columns.
+const maxFitColumn = 1024
 
 // maxFitInput bounds what fit reads, 16 MiB: a CSV of measurements is a few
 // KiB, and a sweep's run --csv well under a MiB.
@@ -279,8 +284,15 @@ func point(rec []string, nc, xc int) (n, x float64, err error) {
 	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
 		return 0, 0, fmt.Errorf("%q, %q: want finite numbers", rec[nc], rec[xc])
 	}
+	if a < 1 || a > maxFitConcurrency {
+		return 0, 0, fmt.Errorf("concurrency %v (column -n %d): want 1..%d", a, nc+1, maxFitConcurrency)
+	}
 	return a, b, nil
 }
+
+// maxFitConcurrency bounds a row's concurrency: a million threads, far past
+// what run and live sweep (10,000).
+const maxFitConcurrency = 1_000_000
 
 // errTooLarge is capped's error once more than its bytes were read.
 var errTooLarge = errors.New("larger than the bound")

@@ -260,3 +260,16 @@ func TestFitWritesJSON(t *testing.T) {
 	assert.Contains(t, out, `"error": "want throughput at ≥ 4 distinct concurrencies (one more than the model's 3 parameters), got 2"`)
 	assert.True(t, strings.HasSuffix(stderr, "got 2\n"), "no sentinel's text after the reason: %s", stderr)
 }
+
+// A concurrency of 1e12 was fitted, and a peak of 2.2 million threads
+// printed; one of -1 was refused in the USL package's terms. Each names the
+// column's flag and the range.
+func TestFitRefusesAConcurrencyOutOfRange(t *testing.T) {
+	for _, n := range []string{"1e12", "-1", "0.5"} {
+		p := filepath.Join(t.TempDir(), "r.csv")
+		require.NoError(t, os.WriteFile(p, []byte("concurrency,throughput\n1,100\n2,190\n4,350\n"+n+",400\n"), 0o644))
+		code, stdout, stderr := runCmd("fit", p)
+		assert.Equal(t, 1, code, stdout)
+		assert.Contains(t, stderr, "row 5: concurrency "+strings.Replace(n, "1e12", "1e+12", 1)+" (column -n 1): want 1..1000000")
+	}
+}

@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/innosim/innosim/internal/report"
 )
 
 // Every command that writes JSON takes --json FILE, and --json - for stdout
@@ -44,15 +43,37 @@ func TestRunRefusesShowSettingsWithJSONToStdout(t *testing.T) {
 	assert.Contains(t, stderr, "-show-settings with -json -")
 }
 
-// "-" names stdout for -json only: a -csv of "-" is a file named "-", and
-// -json - beside a file output is not a clash of two flags on one path.
-func TestJSONDashIsStdoutOnly(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--json", "-", "--csv", "-")
-	require.Equal(t, 0, code, stderr)
-	assert.True(t, strings.HasPrefix(out, "{"), out)
-	b, err := os.ReadFile(filepath.Join(dir, "-"))
+// reproduce --json wrote every table cell as a string ("0.98", "-"): a
+// figure is a JSON number, or null where the table has none.
+func TestReproduceJSONFiguresAreNumbers(t *testing.T) {
+	tj := newTableJSON(report.Table{Title: "t", Header: []string{"wake", "io threads", "pub", "sim", "sim/pub"},
+		Rows: [][]string{{"all", "16+16", "910000", "892370", "0.98"}, {"targeted", "4+4", "-", "1.1e+06", ""}}})
+	b, err := json.Marshal(tj)
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(b), "cpus,threads,throughput"), string(b))
+	assert.JSONEq(t, `{"title":"t","header":["wake","io threads","pub","sim","sim/pub"],
+		"rows":[["all","16+16",910000,892370,0.98],["targeted","4+4",null,1100000,null]]}`, string(b))
+}
+
+// run --json wrote its window and warm-up as Go's duration text ("1ms",
+// "20ms"): they are numbers of nanoseconds, the warm-up null when it is
+// steady (no one figure), beside its kind.
+func TestRunJSONDurationsAreNumbers(t *testing.T) {
+	code, out, stderr := runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	assert.Equal(t, float64(2_000_000), raw["measure_ns"])
+	assert.Equal(t, "fixed", raw["warmup"])
+	assert.Equal(t, float64(20_000_000), raw["warmup_ns"])
+
+	code, out, stderr = runCmd("run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "2ms", "--warmup", "steady", "--json", "-")
+	if code != 0 {
+		t.Skipf("a steady warm-up of this cell did not settle: %s", stderr)
+	}
+	raw = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &raw), out)
+	assert.Equal(t, "steady", raw["warmup"])
+	v, ok := raw["warmup_ns"]
+	assert.True(t, ok)
+	assert.Nil(t, v)
 }

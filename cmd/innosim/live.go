@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -51,11 +50,11 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	fs.StringVar(&f.setting, "setting", "thread_handling=one-thread-per-connection,pool-of-threads", "one server variable and its values, key=v1,v2 (the server restarts per value); empty for none")
 	fs.DurationVar(&f.cfg.Duration, "time", f.cfg.Duration, "measured time per point, a `duration` of whole seconds, 1s..1h")
 	fs.DurationVar(&f.cfg.Warmup, "warmup", f.cfg.Warmup, "unmeasured run before each point, a `duration` of whole seconds, 0..1h; 0 for none")
-	fs.IntVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, fmt.Sprintf("measured runs per point, 1..%d; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)", live.MaxRepeats))
-	fs.IntVar(&f.cfg.Tables, "tables", f.cfg.Tables, "sysbench --tables, 1..64")
-	fs.IntVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, "sysbench --table-size (rows per table), 1..10000000")
+	fs.IntRangeVar(&f.cfg.Repeats, "repeats", f.cfg.Repeats, 1, live.MaxRepeats, fmt.Sprintf("measured `runs` per point, 1..%d; the median by throughput is reported (with -rotation, by server CPU; of an even count, the lower middle)", live.MaxRepeats))
+	fs.IntRangeVar(&f.cfg.Tables, "tables", f.cfg.Tables, 1, 64, "sysbench --tables, a `count` of 1..64")
+	fs.IntRangeVar(&f.cfg.TableSize, "table-size", f.cfg.TableSize, 1, 10_000_000, "sysbench --table-size, `rows` per table, 1..10000000")
 	fs.Int64Var(&f.bufferPoolMiB, "buffer-pool", f.cfg.BufferPool>>20, "innodb_buffer_pool_size in MiB, 8..65536")
-	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation)")
+	fs.StringVar(&f.csv, "csv", "", "also write the points to this CSV file (innosim validate --table reads it; with -rotation, validate --rotation); - writes it to stdout instead of the table")
 	fs.CountsVar(&f.rotation, "rotation", nil, live.MaxThreads, fmt.Sprintf("instead of the sweep, the rotation probe: one client thread running the workload on each of these `counts` of connections in turn (comma-separated: 1 and at least one more in 2..%d, run in ascending order), server and client on one CPU, printing the server's CPU per query; connect, whose connections live for one event, at 1 connection only (not with -threads, -time, -warmup)", live.MaxThreads))
 	fs.StringVar(&f.mariadbd, "mariadbd", "", "mariadbd program (default: from PATH, /usr/sbin)")
 	fs.StringVar(&f.installDB, "install-db", "", "mariadb-install-db program (default: from PATH, /usr/bin)")
@@ -88,29 +87,35 @@ func parseLiveFlags(args []string, stderr io.Writer) (cfg live.Config, csvPath s
 	if len(f.rotation) > 0 {
 		c.Threads, c.Duration, c.Warmup = nil, 0, 0
 		if err := c.ValidateRotation(f.rotation); err != nil {
-			return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
+			return cfg, "", nil, true, liveFlagError(err)
 		}
 		return c, f.csv, f.rotation, false, nil
 	}
 	if err := c.Validate(); err != nil {
-		return cfg, "", nil, true, cmdflag.Usagef("%v", liveFlagError(err))
+		return cfg, "", nil, true, liveFlagError(err)
 	}
 	return c, f.csv, nil, false, nil
 }
 
-// liveFlagError names the flag behind a Config field in a validation error.
-func liveFlagError(err error) string {
-	msg := err.Error()
-	for field, fl := range map[string]string{
-		"Workloads =": "-workload", "Threads =": "-threads", "Setting =": "-setting", "Values =": "-setting values",
-		"Duration =": "-time", "Warmup =": "-warmup", "Repeats =": "-repeats", "Tables =": "-tables",
-		"TableSize =": "-table-size", "BufferPool =": "-buffer-pool", "connections =": "-rotation",
-	} {
-		if strings.Contains(msg, field) {
-			return fl + ": " + msg
+// liveFieldFlags names the flag behind each live.Config field (live.FieldError).
+var liveFieldFlags = map[string]string{
+	"Workloads": "-workload", "Threads": "-threads", "Setting": "-setting", "Values": "-setting values",
+	"Duration": "-time", "Warmup": "-warmup", "Repeats": "-repeats", "Tables": "-tables",
+	"TableSize": "-table-size", "BufferPool": "-buffer-pool", "connections": "-rotation",
+}
+
+// liveFlagError returns a refusal of live.Config.Validate or
+// ValidateRotation as a usage error that names the flag of its field,
+// keeping the error (errors.As a *live.FieldError, errors.Is
+// live.ErrInvalidConfig).
+func liveFlagError(err error) error {
+	var fe *live.FieldError
+	if errors.As(err, &fe) {
+		if fl, ok := liveFieldFlags[fe.Field]; ok {
+			return cmdflag.Usagef("%s: %w", fl, err)
 		}
 	}
-	return msg
+	return cmdflag.Usagef("%w", err)
 }
 
 func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -123,25 +128,29 @@ func liveRun(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer discardAll(outs)
+	text := stdout // the table, unless the CSV goes to stdout instead
+	if anyStdout(outs) {
+		text = io.Discard
+	}
 	prog := newProgress(stderr, "live")
 	defer prog.Close()
-	cfg.Log = prog // its lines and the progress lines, one at a time
+	cfg.Log = innosimLines{prog} // its lines and the progress lines, one at a time
 	cfg.Progress = prog.Phase("points", "points")
 	if len(rotation) > 0 {
-		return liveRotate(ctx, cfg, rotation, outs[0], stdout, prog.Close)
+		return liveRotate(ctx, cfg, rotation, outs[0], text, prog.Close)
 	}
 	points, err := live.Run(ctx, cfg)
 	prog.Close()
 	if err != nil {
 		total := max(len(cfg.Values), 1) * len(cfg.Workloads) * len(cfg.Threads)
-		return keepMeasured(ctx, err, len(points), total, outs[0], stdout, liveTable(cfg, points),
+		return keepMeasured(ctx, err, len(points), total, outs[0], text, liveTable(cfg, points),
 			func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 	}
 	t := liveTable(cfg, points)
-	if err := t.WriteText(stdout); err != nil {
+	if err := t.WriteText(text); err != nil {
 		return err
 	}
-	return outs[0].Write(func(out *os.File) error { return live.WriteCSV(out, cfg.Setting, points) })
+	return outs[0].WriteStream(func(w io.Writer) error { return live.WriteCSV(w, cfg.Setting, points) })
 }
 
 // keepMeasured returns what live reports of a sweep (or rotation probe)
@@ -239,7 +248,7 @@ func liveRotate(ctx context.Context, cfg live.Config, rotation []int, out *outfi
 	if err := t.WriteText(stdout); err != nil {
 		return err
 	}
-	return out.Write(func(f *os.File) error { return live.WriteRotationCSV(f, cfg.Setting, points) })
+	return out.WriteStream(func(w io.Writer) error { return live.WriteRotationCSV(w, cfg.Setting, points) })
 }
 
 // rotationTable is live -rotation's printed table: a row per setting value
@@ -274,4 +283,16 @@ func rotationTable(cfg live.Config, rotation []int, points []live.RotationPoint)
 		t.AddRow(row...)
 	}
 	return t
+}
+
+// innosimLines writes live's log lines ("live: starting ...", one a Write)
+// to w as every line of the command reads: "innosim live: ...", with any
+// control character of a name in them escaped.
+type innosimLines struct{ w io.Writer }
+
+func (l innosimLines) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, "innosim "+cmdflag.TerminalSafe(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/live"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/stretchr/testify/assert"
@@ -36,7 +37,7 @@ func TestLiveRefusesBadFlagsNamingTheFlag(t *testing.T) {
 		{"--setting=thread_handling", "-setting \"thread_handling\": want key=v1,v2"},
 		{"--setting=thread_handling=no-threads", "-setting values: live: Values"},
 		{"--time=500ms", "-time: live: Duration"},
-		{"--repeats=0", "-repeats: live: Repeats = 0, want 1..100"},
+		{"--repeats=0", "flag -repeats: 0 is out of range: want 1..100"},
 		{"--buffer-pool=1", "-buffer-pool 1: want 8..65536 (MiB)"},
 		// the probe has its own events and one client thread: a sweep's
 		// flags would be ignored
@@ -98,4 +99,30 @@ func TestLiveDefaultSweepHasTheLevelRow(t *testing.T) {
 	c, _, _, _, err := parseLiveFlags(nil, &stderr)
 	require.NoError(t, err)
 	assert.Contains(t, c.Threads, validate.LiveLevelThreads)
+}
+
+// live's refusals of its configuration were matched by their text ("Threads
+// =") and flattened into a string: the field's flag is named from the typed
+// live.FieldError, and the error still is one.
+func TestLiveRefusalsAreTyped(t *testing.T) {
+	cfg := live.DefaultConfig()
+	cfg.Tables = 0
+	err := liveFlagError(cfg.Validate())
+	require.Error(t, err)
+	assert.True(t, cmdflag.IsUsage(err))
+	assert.True(t, strings.HasPrefix(err.Error(), "-tables: live: Tables = 0"), err.Error())
+	var fe *live.FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "Tables", fe.Field)
+	assert.ErrorIs(t, err, live.ErrInvalidConfig)
+}
+
+// live's own lines read "live: starting ..." among lines that all begin
+// "innosim live: ".
+func TestLiveLinesBeginWithTheCommand(t *testing.T) {
+	var b strings.Builder
+	n, err := innosimLines{&b}.Write([]byte("live: starting mariadbd in \x1b[2J\n"))
+	require.NoError(t, err)
+	assert.Equal(t, len("live: starting mariadbd in \x1b[2J\n"), n)
+	assert.Equal(t, "innosim live: starting mariadbd in \\x1b[2J\n", b.String())
 }

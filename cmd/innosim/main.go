@@ -3,7 +3,7 @@
 // compares benchmark runs, reads CPU profiles for contention, and calibrates the
 // simulator's costs on this machine.
 //
-//	innosim reproduce [--json F] [a|b|c|d|all]  published vs simulated, then a PASS/FAIL line per study
+//	innosim reproduce [--json F] [all | a b c d ...]  published vs simulated, then a PASS/FAIL line per study
 //	innosim validate [--table F.csv]  every published table and field case: error, fitted or predicted
 //	innosim run --workload W --threads 1,2,4 --cpus 4,8 [--cnf FILE] [--aio simulated|native] [--vary key=v1,v2] [--csv F] [--json F] [--plot F.svg]
 //	innosim fit FILE.csv              fit σ, κ, λ to (concurrency, throughput) rows, or per series of run --csv
@@ -16,10 +16,12 @@
 // Run "innosim help COMMAND" for a command's flags, "innosim --version" for the
 // module version and VCS revision it was built from. The same seed gives the same
 // output, byte for byte, whatever GOMAXPROCS. Every command that writes JSON
-// takes --json FILE, or --json - for stdout instead of its text. A command
-// line the command cannot run exits 2; Ctrl-C (or SIGTERM) stops a command,
-// which cleans up and exits 128 + the signal's number (130), and a second one
-// ends the process at once.
+// takes --json FILE, or --json - for stdout instead of its text (as --csv -
+// does). Flags may come before or after a command's arguments. It exits 0
+// when done, 1 on a failure or a FAIL verdict, 2 for a command line the
+// command cannot run; Ctrl-C (or SIGTERM) stops a command, which cleans up
+// and exits 128 + the signal's number (130), and a second one ends the
+// process at once (docs/cmd/README.md).
 package main
 
 import (
@@ -31,6 +33,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // command is one subcommand. A new subcommand is a new file with a function
@@ -99,6 +103,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		return exitStatus(ctx, name, c.run(ctx, rest, stdout, stderr), stderr)
+	}
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	if s := cmdflag.Suggest(name, names); s != "" {
+		fmt.Fprintf(stderr, "innosim: unknown command %q: did you mean %s?\n", name, s)
+		fmt.Fprintln(stderr, "run 'innosim help' for the commands")
+		return 2
 	}
 	fmt.Fprintf(stderr, "innosim: unknown command %q\n", name)
 	usage(stderr)

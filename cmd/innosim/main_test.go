@@ -285,7 +285,9 @@ func TestFlagsAfterTheGroupOrStudyAreParsed(t *testing.T) {
 		{"validate's groups after --", []string{"validate", "c", "--", "--table", "x.csv"}, 2, `"--table", want a, b, c, d, field`},
 		{"reproduce's -charts and -json after its study", []string{"reproduce", "d", "--charts", notDir, "--json", "d.json"}, 1, "-charts " + notDir + ": not a directory"},
 		{"reproduce's -costs after its study", []string{"reproduce", "c", "-costs=x.profile"}, 2, "-costs: a study runs on its own machine"},
-		{"reproduce's two studies around a flag", []string{"reproduce", "c", "--seed", "2", "d"}, 2, `want one study, got "c d"`},
+		{"reproduce's study named twice around a flag", []string{"reproduce", "c", "--seed", "2", "c"}, 2, `study "c" given twice`},
+		{"reproduce's all beside a study", []string{"reproduce", "a", "all"}, 2, `all with "a": all is every study, want it alone`},
+		{"reproduce's unknown study after a known one", []string{"reproduce", "a", "e"}, 2, `study "e", want a, b, c, d or all`},
 		{"reproduce's study after --", []string{"reproduce", "--", "-c"}, 2, `study "-c", want a, b, c, d or all`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -317,10 +319,15 @@ func TestFlagErrorsComeFirstWithTheRange(t *testing.T) {
 		{[]string{"live", "--time", "5"}, `invalid value "5" for flag -time: no unit: want a duration with a unit`},
 		{[]string{"live", "--warmup", "1"}, `invalid value "1" for flag -warmup: no unit: want a duration with a unit`},
 		{[]string{"calibrate", "--check", "--benchtime", "5"}, `invalid value "5" for flag -benchtime: no unit: want a duration with a unit`},
-		{[]string{"calibrate", "--repeats", "x"}, `invalid value "x" for flag -repeats: parse error`},
+		{[]string{"calibrate", "--repeats", "x"}, `invalid value "x" for flag -repeats: "x" is not a whole number: want 1..1000`},
 		{[]string{"validate", "--seeds", "0"}, `invalid value "0" for flag -seeds: want a count of 1..16`},
 		{[]string{"reproduce", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"fit", "-n", "x"}, `invalid value "x" for flag -n: parse error`},
+		{[]string{"fit", "-n", "x"}, `invalid value "x" for flag -n: "x" is not a whole number: want 1..1024`},
+		{[]string{"fit", "-n", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -n: 99999999999999999999 is out of range: want 1..1024`},
+		{[]string{"run", "--seed", "-1"}, `invalid value "-1" for flag -seed: -1 is out of range: want 0..18446744073709551615`},
+		{[]string{"reproduce", "--seed", "1e9"}, `invalid value "1e9" for flag -seed: "1e9" is not a whole number: want 0..18446744073709551615`},
+		{[]string{"live", "--tables", "65"}, `invalid value "65" for flag -tables: 65 is out of range: want 1..64`},
+		{[]string{"live", "--table-size", "99999999999999999999"}, `invalid value "99999999999999999999" for flag -table-size: 99999999999999999999 is out of range: want 1..10000000`},
 		{[]string{"compare", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"profile", "-top", "x"}, `invalid value "x" for flag -top: parse error`},
 		{[]string{"workloads", "-bogus"}, "flag provided but not defined: -bogus"},
@@ -345,7 +352,7 @@ func TestHelpGivesTheRanges(t *testing.T) {
 	}{
 		{"run", []string{"-threads counts\n", "1..10000", "-cpus counts\n", "1..1024", "-measure duration\n", "1ms..1m", "units 1..1024"}},
 		{"live", []string{"-threads counts\n", "1..10000", "-time duration\n", "1s..1h", "-warmup duration\n", "0..1h",
-			"-repeats int\n", "1..100", "-tables int\n", "1..64", "-table-size int\n", "1..10000000", "-buffer-pool int\n", "8..65536"}},
+			"-repeats runs\n", "1..100", "-tables count\n", "1..64", "-table-size rows\n", "1..10000000", "-buffer-pool int\n", "8..65536"}},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			code, _, stderr := runCmd("help", tc.command)
@@ -355,4 +362,61 @@ func TestHelpGivesTheRanges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Flags after the positional arguments are parsed by every command that
+// takes arguments: compare OLD NEW -json - and profile FILE -top 3 read
+// "-json" and "-top" as files, and workloads NAME -h as a workload.
+func TestFlagsAfterArgumentsAreParsedEverywhere(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compare", "a.txt", "b.txt", "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"profile", "x.pprof", "-top", "x"}, 2, `invalid value "x" for flag -top`},
+		{[]string{"workloads", "connect", "-bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"fit", "x.csv", "-n", "0"}, 2, "for flag -n: 0 is out of range"},
+	} {
+		code, stdout, stderr := runCmd(c.args...)
+		assert.Equal(t, c.code, code, "%v: %s", c.args, stderr)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
+		assert.Empty(t, stdout)
+	}
+}
+
+// A mistyped command or flag names the nearest one.
+func TestDidYouMean(t *testing.T) {
+	code, _, stderr := runCmd("reprodce")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `innosim: unknown command "reprodce": did you mean reproduce?`)
+	code, _, stderr = runCmd("run", "--workload", "connect", "--thread", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "innosim run: flag provided but not defined: -thread: did you mean -threads?")
+	code, _, stderr = runCmd("frobnicate")
+	assert.Equal(t, 2, code)
+	assert.NotContains(t, stderr, "did you mean")
+}
+
+// The exit statuses docs/cmd/README.md documents are the ones the commands
+// return: every status in its table, and each one exercised here.
+func TestExitStatusesAreTheDocumentedOnes(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cmd", "README.md"))
+	require.NoError(t, err)
+	var documented []string
+	for _, m := range regexp.MustCompile(`(?m)^\| (\d+) \|`).FindAllStringSubmatch(string(b), -1) {
+		documented = append(documented, m[1])
+	}
+	assert.Equal(t, []string{"0", "1", "2", "130"}, documented)
+
+	code, _, stderr := runCmd("workloads", "connect")
+	assert.Equal(t, 0, code, stderr)
+	code, _, _ = runCmd("fit", filepath.Join(t.TempDir(), "missing.csv"))
+	assert.Equal(t, 1, code)
+	code, _, _ = runCmd("run", "--bogus")
+	assert.Equal(t, 2, code)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalled{os.Interrupt})
+	code, _, stderr = runCmdContext(ctx, "run", "--workload", "connect", "--threads", "1", "--cpus", "2", "--measure", "1ms")
+	assert.Equal(t, 130, code, stderr)
 }

@@ -111,3 +111,55 @@ func TestREADMEOutputsAreIgnored(t *testing.T) {
 		assert.True(t, ignored(path), "%s, which a README command writes in the root, is not in .gitignore", path)
 	}
 }
+
+// README had two "## Embedding" sections: every heading of the README and
+// of a command's page is there once.
+func TestDocsHaveEachHeadingOnce(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "cmd", "*.md"))
+	require.NoError(t, err)
+	for _, p := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		seen := map[string]bool{}
+		inCode := false
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				inCode = !inCode
+			}
+			if inCode || !strings.HasPrefix(line, "#") {
+				continue
+			}
+			assert.False(t, seen[line], "%s: %q twice", p, line)
+			seen[line] = true
+		}
+	}
+}
+
+// compare's page ran every benchmark ten times (hours) between a git stash
+// and a pop that, with nothing stashed, restores an older stash. Its recipe
+// names benchmarks the root package has and sets nothing aside with stash.
+func TestCompareRecipeRunsAsWritten(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "docs", "cmd", "compare.md"))
+	require.NoError(t, err)
+	recipe := string(b)[:strings.Index(string(b), "\n```\n")]
+	assert.NotContains(t, recipe, "git stash")
+	benches, err := filepath.Glob(filepath.Join(root, "bench_*_test.go"))
+	require.NoError(t, err)
+	var names []string
+	for _, f := range benches {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range regexp.MustCompile(`(?m)^func Benchmark(\w+)\(`).FindAllStringSubmatch(string(src), -1) {
+			names = append(names, m[1])
+		}
+	}
+	ms := regexp.MustCompile(`-bench (\S+)`).FindAllStringSubmatch(recipe, -1)
+	require.NotEmpty(t, ms)
+	for _, m := range ms {
+		assert.NotEqual(t, ".", m[1], "every benchmark")
+		assert.Contains(t, names, m[1])
+	}
+	assert.Regexp(t, `-count ([6-9]|\d\d)`, recipe, "compare judges six runs a side or more")
+}

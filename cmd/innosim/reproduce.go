@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/innosim/innosim/internal/cmdflag"
@@ -17,15 +20,51 @@ import (
 
 // studyJSON is one study as reproduce --json writes it.
 type studyJSON struct {
-	ID        string         `json:"id"`
-	Title     string         `json:"title"`
-	Mechanism string         `json:"mechanism"`
-	Seed      uint64         `json:"seed"`
-	Tables    []report.Table `json:"tables"`
-	Notes     []string       `json:"notes,omitempty"`
-	Checks    []checkJSON    `json:"checks"`
-	Pass      bool           `json:"pass"`
-	Verdict   string         `json:"verdict"`
+	ID        string      `json:"id"`
+	Title     string      `json:"title"`
+	Mechanism string      `json:"mechanism"`
+	Seed      uint64      `json:"seed"`
+	Tables    []tableJSON `json:"tables"`
+	Notes     []string    `json:"notes,omitempty"`
+	Checks    []checkJSON `json:"checks"`
+	Pass      bool        `json:"pass"`
+	Verdict   string      `json:"verdict"`
+}
+
+// tableJSON is a report.Table as JSON writes it: a cell that is a figure
+// (it reads as a finite number) is a number, one that stands for no figure
+// ("-" or empty) is null, and any other (a label, "16+16") a string.
+type tableJSON struct {
+	Title  string   `json:"title,omitempty"`
+	Header []string `json:"header"`
+	Rows   [][]any  `json:"rows"`
+}
+
+func newTableJSON(t report.Table) tableJSON {
+	tj := tableJSON{Title: t.Title, Header: t.Header, Rows: [][]any{}}
+	for _, row := range t.Rows {
+		cells := make([]any, len(row))
+		for i, c := range row {
+			switch v, err := strconv.ParseFloat(c, 64); {
+			case c == "-" || c == "":
+				cells[i] = nil
+			case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0):
+				cells[i] = v
+			default:
+				cells[i] = c
+			}
+		}
+		tj.Rows = append(tj.Rows, cells)
+	}
+	return tj
+}
+
+func tablesJSON(ts []report.Table) []tableJSON {
+	out := make([]tableJSON, len(ts))
+	for i, t := range ts {
+		out[i] = newTableJSON(t)
+	}
+	return out
 }
 
 type checkJSON struct {
@@ -104,15 +143,16 @@ func reproduce(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return writeVerdicts(text, jsonOut, js)
 }
 
-// parseReproduce reads reproduce's flags and its one study (all when none
-// is named), and refuses -costs: a study runs on its own machine.
+// parseReproduce reads reproduce's flags and its studies, in the order
+// named (all when none is named), and refuses -costs: a study runs on its own machine.
 func parseReproduce(args []string, stderr io.Writer) (reproduceOptions, error) {
-	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [a|b|c|d|all]",
+	fs := cmdflag.New("reproduce", stderr, "innosim reproduce [flags] [all | a b c d ...]",
 		"Runs each study's sweep in simulation and prints the simulated table beside the",
 		"published one, then one verdict line per study; exits 1 if any study fails.",
 		"Each study runs on the machine of its publication, with its own cost profiles",
 		"(study C compares two kernels); a calibrated profile is for run --costs.",
-		"Flags may come before or after the study; -- ends the flags.")
+		"Name studies to run only them, in the order named (reproduce a c); none, or all, runs",
+		"every study. Flags may come before or after the studies; -- ends the flags.")
 	var o reproduceOptions
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed of every simulated cell")
 	fs.StringVar(&o.charts, "charts", "", "write one SVG chart per study into this directory (made if missing; its parent must exist)")
@@ -122,17 +162,21 @@ func parseReproduce(args []string, stderr io.Writer) (reproduceOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	switch {
-	case len(which) == 0 || len(which) == 1 && which[0] == "all":
-		o.studies = study.All()
-	case len(which) == 1:
-		s, err := study.Lookup(which[0])
-		if err != nil {
-			return o, cmdflag.Usagef("study %q, want a, b, c, d or all", which[0])
+	if len(which) == 0 || len(which) == 1 && which[0] == "all" {
+		o.studies, which = study.All(), nil
+	}
+	for i, id := range which {
+		if id == "all" {
+			return o, cmdflag.Usagef("all with %q: all is every study, want it alone", strings.Join(slices.Delete(slices.Clone(which), i, i+1), " "))
 		}
-		o.studies = []study.Study{s}
-	default:
-		return o, cmdflag.Usagef("want one study, got %q", strings.Join(which, " "))
+		if j := slices.Index(which[:i], id); j >= 0 {
+			return o, cmdflag.Usagef("study %q given twice: want each study once", id)
+		}
+		s, err := study.Lookup(id)
+		if err != nil {
+			return o, cmdflag.Usagef("study %q, want a, b, c, d or all", id)
+		}
+		o.studies = append(o.studies, s)
 	}
 	// A study's verdict holds its published machine's costs against its
 	// published figures: study C's two kernels would become one, and A, B
@@ -168,7 +212,7 @@ func writeStudy(text io.Writer, s study.Study, rep *study.Report) error {
 
 // newStudyJSON is a study's report as reproduce --json writes it.
 func newStudyJSON(s study.Study, rep *study.Report, seed uint64) studyJSON {
-	sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: seed, Tables: rep.Tables, Notes: rep.Notes,
+	sj := studyJSON{ID: s.ID, Title: s.Title, Mechanism: s.Mechanism, Seed: seed, Tables: tablesJSON(rep.Tables), Notes: rep.Notes,
 		Pass: rep.Pass(), Verdict: rep.Verdict()}
 	for _, c := range rep.Checks {
 		sj.Checks = append(sj.Checks, checkJSON{Name: c.Name, Pass: c.Pass, Detail: c.Detail})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,4 +55,20 @@ func TestReproduceChecksChartsBeforeTheFirstStudy(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "nothing created beside the file")
 	assert.Equal(t, "f", entries[0].Name())
+}
+
+// reproduce a c, as its page shows, was refused ("want one study"): studies
+// named run in the order named.
+func TestReproduceRunsTheStudiesNamed(t *testing.T) {
+	o, err := parseReproduce([]string{"c", "--seed", "2", "a"}, io.Discard)
+	require.NoError(t, err)
+	var ids []string
+	for _, s := range o.studies {
+		ids = append(ids, s.ID)
+	}
+	assert.Equal(t, []string{"c", "a"}, ids)
+	assert.Equal(t, uint64(2), o.seed)
+	o, err = parseReproduce(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Len(t, o.studies, 4)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/progress"
 	"github.com/innosim/innosim/sim"
 )
@@ -35,12 +36,15 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer discardAll(outs)
+	if err := outfile.CheckInputs(outs, "-cnf "+o.cnf, o.cnf, "-costs "+o.costs, o.costs); err != nil {
+		return err
+	}
 	res, err := sw.run(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	text := stdout // the tables, unless the JSON goes to stdout instead
-	if outs[1].IsStdout() {
+	text := stdout // the tables, unless the CSV or JSON goes to stdout instead
+	if anyStdout(outs) {
 		text = io.Discard
 	}
 	return newRunReport(ctx, sw, res).write(text, outs[0], outs[1], outs[2])

@@ -119,7 +119,7 @@ func TestRunValidatesEverythingBeforeTheFirstCell(t *testing.T) {
 		{"a chart format", []string{"--threads", "1,64", "--cpus", "16", "--plot", filepath.Join(dir, "x.jpg")}, 2, `extension ".jpg"`},
 		{"a csv in no directory", []string{"--threads", "1,64", "--cpus", "16", "--csv", "/no/dir/x.csv"}, 1, "-csv: open /no/dir/"},
 		{"a json in no directory", []string{"--threads", "1,64", "--cpus", "16", "--json", "/no/dir/x.json"}, 1, "-json: open /no/dir/"},
-		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 1, "not a regular file"},
+		{"a directory as the csv", []string{"--threads", "1,64", "--cpus", "16", "--csv", dir}, 2, "a directory: want a file path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -448,9 +448,11 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	assert.InEpsilon(t, long, steady, 0.1, "the default window after a steady warm-up reads the 5 s window's figure")
 	byDefault, js := scans()
 	assert.Equal(t, "steady", js["warmup"], "the default without -client")
+	assert.Nil(t, js["warmup_ns"], "no one figure for a steady warm-up")
 	assert.Equal(t, steady, byDefault, "the default is the steady warm-up")
 	ramp, js := scans("--warmup", "20ms")
-	assert.Equal(t, "20ms", js["warmup"])
+	assert.Equal(t, "fixed", js["warmup"])
+	assert.Equal(t, float64(20_000_000), js["warmup_ns"], "20 ms")
 	assert.Greater(t, ramp, 3*steady, "a fixed 20 ms warm-up measures the device queue filling")
 
 	code, out, _ := runCmd(append(slices.Clone(args), "--warmup", "20ms", "--show-settings")...)

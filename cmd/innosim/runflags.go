@@ -103,6 +103,9 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMaxConnections(base, f.threads); err != nil {
+		return nil, err
+	}
 	srv, _ := mycnf.ParseServer(f.server) // readCnf refused a bad one
 	o := &runOptions{runFlags: *f, fs: fs, varyValues: []string{""}, server: srv, base: base}
 	if fs.Given("vary") {
@@ -120,6 +123,8 @@ func runRules(f *runFlags) []cmdflag.Rule {
 		cmdflag.Exclusive("costs", "profile"),
 		cmdflag.Refuse(func() bool { return f.showSettings && f.json == outfile.Stdout },
 			"-show-settings with -json -: the settings would go to stdout with the JSON, whose rows hold them already: want one"),
+		cmdflag.Refuse(func() bool { return f.showSettings && f.csv == outfile.Stdout },
+			"-show-settings with -csv -: the settings would go to stdout with the CSV: want one"),
 		cmdflag.Required("workload", "one of "+strings.Join(sim.WorkloadNames(), ", ")),
 		cmdflag.OneOf("workload", sim.WorkloadNames()...),
 		cmdflag.Within("measure", time.Millisecond, time.Minute),
@@ -206,7 +211,7 @@ func newRunFlagSet(stderr io.Writer) (*cmdflag.FlagSet, *runFlags) {
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
 	fs.Var(&f.warmup, "warmup", "each cell's warm-up: steady (until MSER-5 and Geweke's test find a level that a series twice as long confirms within 5%, and under cfs not before every thread could have had its sleeper credit of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time, or 8 × -measure if longer, prints not steady), or a fixed virtual `duration` of 1ms..1m, judged by nobody (default: steady)")
-	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file")
+	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file; - writes it to stdout instead of the text")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file; - writes them to stdout instead of the tables")
 	return fs, f

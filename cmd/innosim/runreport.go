@@ -33,9 +33,10 @@ func newRunReport(ctx context.Context, sw *sweep, res []sim.Result) runReport {
 	rep := runReport{unit: w.Unit,
 		table: report.Table{Title: fmt.Sprintf("%s (%s) by client threads", sw.workload, w.Unit)},
 		long:  report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share", "reads_per_s", "writes_per_s", "fsyncs_per_s"}},
-		js: runJSON{Workload: sw.workload, Unit: w.Unit, Seed: sw.seed, Measure: sw.measure.String(), Warmup: warmupName(sw.runFlags),
+		js: runJSON{Workload: sw.workload, Unit: w.Unit, Seed: sw.seed, MeasureNs: sw.measure.Nanoseconds(),
 			Vary: sw.varyKey, Cnf: sw.cnf, Server: sw.runFlags.server},
 	}
+	rep.js.Warmup, rep.js.WarmupNs = warmupJSON(sw.runFlags)
 	lead := []string{"cpus"}
 	if sw.varyKey != "" {
 		lead = []string{sw.varyKey, "cpus"}
@@ -121,7 +122,7 @@ func (rep runReport) write(text io.Writer, csvOut, jsonOut, plotOut *outfile.Fil
 			return err
 		}
 	}
-	if err := csvOut.Fill(func(out *os.File) error { return rep.long.WriteCSV(out) }); err != nil {
+	if err := csvOut.FillStream(rep.long.WriteCSV); err != nil {
 		return err
 	}
 	if err := jsonOut.FillStream(func(w io.Writer) error { return report.WriteJSON(w, rep.js) }); err != nil {
@@ -147,16 +148,17 @@ const notSteady = "not steady"
 // runJSON is what run --json writes: the sweep's settings, one entry per cell
 // and one per row of the table (each row with the settings its cells ran).
 type runJSON struct {
-	Workload string     `json:"workload"`
-	Unit     string     `json:"unit"`
-	Seed     uint64     `json:"seed"`
-	Measure  string     `json:"measure"`
-	Warmup   string     `json:"warmup"`
-	Cnf      string     `json:"cnf,omitempty"`
-	Server   string     `json:"server"`
-	Vary     string     `json:"vary,omitempty"`
-	Cells    []cellJSON `json:"cells"`
-	Rows     []rowJSON  `json:"rows"`
+	Workload  string     `json:"workload"`
+	Unit      string     `json:"unit"`
+	Seed      uint64     `json:"seed"`
+	MeasureNs int64      `json:"measure_ns"` // the window measured, virtual nanoseconds
+	Warmup    string     `json:"warmup"`     // fixed, or steady: until two windows agree
+	WarmupNs  *int64     `json:"warmup_ns"`  // a fixed warm-up; null for steady
+	Cnf       string     `json:"cnf,omitempty"`
+	Server    string     `json:"server"`
+	Vary      string     `json:"vary,omitempty"`
+	Cells     []cellJSON `json:"cells"`
+	Rows      []rowJSON  `json:"rows"`
 }
 
 // settingsJSON is what a row's cells ran with, after the option file, the

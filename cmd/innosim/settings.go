@@ -43,7 +43,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 	var others []string
 	for _, w := range file.Warnings(srv) {
 		if all || w.Likely() {
-			fmt.Fprintf(stderr, "innosim run: warning: %s\n", w)
+			fmt.Fprintf(stderr, "innosim run: warning: %s\n", cmdflag.TerminalSafe(w.String()))
 		} else {
 			others = append(others, w.Option.Key)
 		}
@@ -55,7 +55,7 @@ func readCnf(path, server string, all bool, stderr io.Writer) (mycnf.Settings, e
 			more = ", ..."
 		}
 		fmt.Fprintf(stderr, "innosim run: %s: %d options innosim does not model have no effect (%s%s); -show-settings lists each\n",
-			path, len(others), strings.Join(shown, ", "), more)
+			cmdflag.QuotePath(path), len(others), strings.Join(shown, ", "), more)
 	}
 	return s, nil
 }
@@ -131,4 +131,29 @@ func removedBy(srv mycnf.Server, key string) bool {
 // removedMessage says why key is refused for srv.
 func removedMessage(srv mycnf.Server, key string) string {
 	return fmt.Sprintf("%s has no %s (MariaDB ignores it from 10.5.5 and removed it in 10.6, MDEV-23379): want it unset, or a -server that has it (mariadb-10.4, mysql)", srv, key)
+}
+
+// checkMaxConnections refuses a sweep whose client threads, a connection
+// each (as sysbench opens them), exceed a max_connections the option file
+// sets: the server would refuse every connection past it with "Too many
+// connections" (ER_CON_COUNT_ERROR, MariaDB's sql/sql_connect.cc), which the
+// simulator does not model, so a cell past it would print a figure for a
+// server that cannot run it. MySQL's default (151), which no line of the
+// file chose, is not held against the sweep: the simulator's cells then
+// stand for a server with max_connections raised to their threads.
+func checkMaxConnections(s mycnf.Settings, threads []int) error {
+	i := slices.IndexFunc(s.List(), func(st mycnf.Setting) bool { return st.Key == "max_connections" })
+	if i < 0 || len(threads) == 0 {
+		return nil
+	}
+	st := s.List()[i]
+	if st.IsDefault() {
+		return nil
+	}
+	most := slices.Max(threads)
+	if most <= s.MaxConnections {
+		return nil
+	}
+	return cmdflag.Usagef("-threads %d with %s: max_connections = %d: the server refuses every connection past %d (Too many connections), and a client thread is a connection: want -threads up to %d, or a higher max_connections",
+		most, st.From, s.MaxConnections, s.MaxConnections, s.MaxConnections)
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
+	"github.com/innosim/innosim/internal/outfile"
+	"github.com/innosim/innosim/internal/report"
 	"github.com/innosim/innosim/internal/study"
 	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
@@ -79,6 +81,7 @@ type validateOptions struct {
 	tables     pathList
 	costs      string
 	rotation   string
+	jsonPath   string
 	parts      []string // the groups to run
 	partsGiven []string // the groups named
 }
@@ -92,6 +95,18 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	outs, err := outputs(stdout, "-json", o.jsonPath)
+	if err != nil {
+		return err
+	}
+	defer discardAll(outs)
+	inputs := []string{"-costs " + o.costs, o.costs, "-rotation " + o.rotation, o.rotation}
+	for _, t := range o.tables {
+		inputs = append(inputs, "-table "+t, t)
+	}
+	if err := outfile.CheckInputs(outs, inputs...); err != nil {
+		return err
+	}
 	users, err := o.userTables(stderr)
 	if err != nil {
 		return err
@@ -100,8 +115,17 @@ func validateRun(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	missed, err := validate.WriteSeeds(stdout, seedList, runs)
+	text := stdout // the tables, unless the JSON goes to stdout instead
+	if anyStdout(outs) {
+		text = io.Discard
+	}
+	missed, err := validate.WriteSeeds(text, seedList, runs)
 	if err != nil {
+		return err
+	}
+	if err := outs[0].WriteStream(func(w io.Writer) error {
+		return report.WriteJSON(w, newValidateJSON(seedList, runs, missed))
+	}); err != nil {
 		return err
 	}
 	if missed {
@@ -128,6 +152,7 @@ func parseValidate(args []string, stderr io.Writer) (*validateOptions, error) {
 	fs.Var(&o.tables, "table", "also validate this CSV table (repeatable): header cpus,scheduler,costs,workload,threads,published, or a table of innosim live --csv")
 	fs.StringVar(&o.costs, "costs", "", "cost profile file (innosim calibrate --out) of the machine that live tables were measured on; default new-kernel")
 	fs.StringVar(&o.rotation, "rotation", "", "a rotation probe's CSV (innosim live -rotation --csv) of the same machine and server: each live curve's server and client footprints are fitted to it (needs -costs)")
+	fs.StringVar(&o.jsonPath, "json", "", "also write every table, its cells, summary and verdict to this JSON file; - writes it to stdout instead of the text")
 	parts, err := fs.ParseInterspersed(args)
 	if err != nil {
 		return nil, err
@@ -234,10 +259,10 @@ func (o *validateOptions) userTable(path string, profile *sim.CostProfile, stder
 		}
 	}
 	if ut.Incomplete != "" {
-		fmt.Fprintf(stderr, "validate: %s: %s: its curves may lack rows\n", path, ut.Incomplete)
+		fmt.Fprintf(stderr, "innosim validate: %s: %s: its curves may lack rows\n", cmdflag.QuotePath(path), ut.Incomplete)
 	}
 	if ut.ResidentFootprints() && (profile == nil || !profile.HasCaches()) && o.rotation == "" {
-		fmt.Fprintf(stderr, "validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", path)
+		fmt.Fprintf(stderr, "innosim validate: %s: the memory columns' footprints are not charged: they need -costs, a calibrated profile with caches to refill them\n", cmdflag.QuotePath(path))
 	}
 	return ut, nil
 }
@@ -305,14 +330,14 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 				if f.fit.AtFloor {
 					note = ": the probe grew no more than a connection with none of its own would"
 				}
-				fmt.Fprintf(stderr, "validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", ut.Name, c, f.side, (f.fit.Footprint+512)/1024, path, note)
+				fmt.Fprintf(stderr, "innosim validate: %s: %s: %s footprint %d KiB (fitted to %s%s)\n", cmdflag.QuotePath(ut.Name), c, f.side, (f.fit.Footprint+512)/1024, cmdflag.QuotePath(path), note)
 			}
 		}
 		probed, printed := rot.Curves(), map[string]bool{}
 		for i, c := range ut.Curves {
 			if !printed[c] && slices.Contains(probed, c) {
 				cl := ut.Cells[i].Client
-				fmt.Fprintf(stderr, "validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", ut.Name, c, cl.ServerCPU, cl.Event, path)
+				fmt.Fprintf(stderr, "innosim validate: %s: %s: server CPU %v, client CPU %v a unit (%s, one connection)\n", cmdflag.QuotePath(ut.Name), c, cl.ServerCPU, cl.Event, cmdflag.QuotePath(path))
 				printed[c] = true
 			}
 			used[c] = true // connect's too: its one-connection row was read
@@ -321,7 +346,7 @@ func applyRotation(path string, users []validate.UserTable, stderr io.Writer) er
 	}
 	for _, c := range rot.Curves() {
 		if !used[c] {
-			fmt.Fprintf(stderr, "validate: %s: %s is in no live table: not used\n", path, c)
+			fmt.Fprintf(stderr, "innosim validate: %s: %s is in no live table: not used\n", cmdflag.QuotePath(path), c)
 		}
 	}
 	return nil

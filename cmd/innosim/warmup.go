@@ -43,6 +43,17 @@ func warmupName(f runFlags) string {
 	return wu.String()
 }
 
+// warmupJSON is the warm-up a run uses as run --json writes it: "fixed"
+// and its nanoseconds, or "steady" and nil (null): no one figure.
+func warmupJSON(f runFlags) (string, *int64) {
+	wu := f.warmup.effective(f.client.cfg != nil)
+	if wu.steady {
+		return "steady", nil
+	}
+	ns := wu.d.Nanoseconds()
+	return "fixed", &ns
+}
+
 // effective is the warm-up a run uses: w as given, else steady, with or
 // without the client on the machine (client).
 func (w warmupFlag) effective(client bool) warmupFlag {

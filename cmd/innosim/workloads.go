@@ -25,10 +25,10 @@ func listWorkloads(_ context.Context, args []string, stdout, stderr io.Writer) e
 	fs := cmdflag.New("workloads", stderr, "innosim workloads [NAME ...]",
 		"Lists the simulator's workloads (run --workload's values) with what each executes",
 		"per unit and the unit it counts; names limit the list to them.")
-	if err := fs.Parse(args); err != nil {
+	names, err := fs.ParseInterspersed(args)
+	if err != nil {
 		return err
 	}
-	names := fs.Args()
 	if len(names) == 0 {
 		names = sim.WorkloadNames()
 	}

@@ -35,20 +35,24 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		"Compares two go test -bench outputs; refuses a verdict when their environments differ.")
 	fail := fs.Bool("fail", false, "return an error (non-zero exit) when the verdict is a regression, or when the environments differ and there is no verdict")
 	jsonPath := fs.String("json", "", "also write the comparison to this JSON file; - writes it to stdout instead of the text")
-	if err := fs.Parse(args); err != nil {
+	names, err := fs.ParseInterspersed(args) // flags before, between or after the files
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
+	if len(names) != 2 {
 		fs.Usage()
-		return cmdflag.Usagef("want two files, got %d", fs.NArg())
+		return cmdflag.Usagef("want two files, got %d", len(names))
 	}
 	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
 	if err != nil {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := outfile.CheckInputs([]*outfile.File{jsonOut}, names[0], names[0], names[1], names[1]); err != nil {
+		return err
+	}
 	var files [2]*File
-	for i, name := range fs.Args() {
+	for i, name := range names {
 		f, err := parseFile(name)
 		if err != nil {
 			return err

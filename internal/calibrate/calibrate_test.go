@@ -188,9 +188,33 @@ func TestRunJSON(t *testing.T) {
 	require.NoError(t, Run(context.Background(), smallRun("-json", "-"), &out, &bytes.Buffer{}))
 	var js runJSON
 	require.NoError(t, json.Unmarshal(out.Bytes(), &js), out.String())
-	require.Positive(t, js.Costs.Syscall.Median)
-	require.Equal(t, 3, js.Costs.ContextSwitch.Repeats)
+	fig := func(name string) figureJSON {
+		for _, f := range js.Costs.Figures {
+			if f.Name == name {
+				return f
+			}
+		}
+		t.Fatalf("no figure %q in %s", name, out.String())
+		return figureJSON{}
+	}
+	require.Positive(t, *fig("system call").Median)
+	require.Equal(t, 3, fig("context switch").Repeats)
 	require.Nil(t, js.Check)
+	// a ring past -max-ring is not measured: null, not a cost of 0 (its
+	// zero Measurement printed as "0s" and in the JSON as 0, as if measured)
+	ring := fig(ringName(1024, 0))
+	require.False(t, ring.Measured)
+	require.Nil(t, ring.Median)
+	// the keys are snake_case and the figures numbers: Costs was written
+	// as Go spells it ("GoroutineHandoff": {"Median": 1234, ...})
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &raw))
+	costs := raw["costs"].(map[string]any)
+	for k := range costs {
+		require.Regexp(t, `^[a-z0-9_]+$`, k)
+	}
+	first := costs["figures"].([]any)[0].(map[string]any)
+	require.IsType(t, float64(0), first["median"])
 
 	path := filepath.Join(t.TempDir(), "costs.json")
 	out.Reset()
@@ -199,7 +223,7 @@ func TestRunJSON(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &js))
-	require.Equal(t, 3, js.Costs.Syscall.Repeats)
+	require.Equal(t, 3, fig("system call").Repeats)
 }
 
 func TestPreemptShare(t *testing.T) {

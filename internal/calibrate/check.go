@@ -209,6 +209,19 @@ func (o CheckOptions) Estimate() (lo, hi time.Duration) {
 	return runs * b, 2 * runs * b
 }
 
+// checkEstimate is what Run says before the check's benchmark runs: how
+// long they take on a quiet machine (Estimate), and, honestly, that a loaded
+// one takes longer, by how much it cannot tell; the progress lines that
+// follow count the runs done.
+func checkEstimate(o CheckOptions, load Load) string {
+	lo, hi := o.Estimate()
+	msg := fmt.Sprintf("innosim calibrate: check: the benchmark runs take %v to %v on a quiet machine; they need one (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)", lo, hi)
+	if load.Busy() {
+		msg += fmt.Sprintf("; this one is busy (%s): expect them to take longer, by how much depends on the load, and follow the runs below", load)
+	}
+	return msg
+}
+
 // WriteTo writes the report: one row per case (predicted, measured, their ratio,
 // the wakeups and futex calls per op of each), one per ratio, and the verdict.
 func (r CheckReport) WriteTo(w io.Writer) (int64, error) {

@@ -86,7 +86,7 @@ func busyWarning(c Costs, out string) string {
 		why = append(why, fmt.Sprintf("%d of %d figures spread past ±%.0f%% between their measurements: %s",
 			len(noisy), len(c.rows()), 100*NoisySpread, strings.Join(noisy, ", ")))
 	}
-	msg := "calibrate: warning: this machine was busy while measured (" + strings.Join(why, "; ") + "): the costs carry that noise"
+	msg := "innosim calibrate: warning: this machine was busy while measured (" + strings.Join(why, "; ") + "): the costs carry that noise"
 	if out != "" {
 		msg += ", and so does the profile written to " + out + " (its header says so)"
 	}

@@ -38,7 +38,7 @@ func TestCalibrateSaysWhenTheMachineWasBusy(t *testing.T) {
 	assert.Equal(t, []string{"system call ±50%"}, c.Noisy())
 
 	w := busyWarning(c, "costs.profile")
-	assert.Equal(t, "calibrate: warning: this machine was busy while measured (1 of 23 figures spread past ±25% between their measurements: system call ±50%): the costs carry that noise, and so does the profile written to costs.profile (its header says so); measure again on a quiet machine", w)
+	assert.Equal(t, "innosim calibrate: warning: this machine was busy while measured (1 of 23 figures spread past ±25% between their measurements: system call ±50%): the costs carry that noise, and so does the profile written to costs.profile (its header says so); measure again on a quiet machine", w)
 
 	c.Load = Load{Average: 28.62, CPUs: 2}
 	assert.True(t, c.Load.Busy())

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -136,7 +137,7 @@ func fitFootprint(p sim.CostProfile, ms [len(RingWorkingSets)][len(RingThreads)]
 		}
 	}
 	pts = slices.DeleteFunc(pts, func(pt point) bool { _, ok := intercept[pt.size]; return !ok })
-	if len(intercept) < 2 || l2 <= 0 || llc < l2 {
+	if footprintFitMissing(ms, l2, llc) != "" {
 		return p
 	}
 	best, bestErr := p, math.Inf(1)
@@ -200,4 +201,31 @@ func fitFootprint(p sim.CostProfile, ms [len(RingWorkingSets)][len(RingThreads)]
 		}
 	}
 	return best
+}
+
+// footprintFitMissing returns why fitFootprint cannot fit the rings ms with
+// the caches l2 and llc (bytes), or "" when it can: it needs two working
+// sets measured at two ring sizes or more each, and both caches' sizes.
+func footprintFitMissing(ms [len(RingWorkingSets)][len(RingThreads)]Measurement, l2, llc int64) string {
+	sets := 0
+	for _, row := range ms {
+		n := 0
+		for _, m := range row {
+			if m.Repeats > 0 {
+				n++
+			}
+		}
+		if n >= 2 {
+			sets++
+		}
+	}
+	switch {
+	case sets < 2:
+		return fmt.Sprintf("it needs two working sets measured at two ring sizes or more each, and has %d (every ring measured: -max-ring %d)", sets, RingThreads[len(RingThreads)-1])
+	case l2 <= 0 || llc <= 0:
+		return "this system does not give its L2 and last-level cache sizes (sysfs cacheinfo)"
+	case llc < l2:
+		return fmt.Sprintf("the last-level cache (%d bytes) is smaller than L2 (%d bytes)", llc, l2)
+	}
+	return ""
 }

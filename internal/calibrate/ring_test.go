@@ -3,6 +3,7 @@ package calibrate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +83,41 @@ func TestReadCachesReadsSysfs(t *testing.T) {
 	l2, llc = readCaches(filepath.Join(dir, "none"))
 	assert.Zero(t, l2+llc, "no cacheinfo: unknown")
 	assert.Zero(t, parseCacheSize("lots"))
+}
+
+// The cache fit that cannot be made said nothing: the profile kept
+// old-kernel's zeros for switch_footprint and the refills, unexplained.
+func TestWriteTableSaysWhyTheCacheFitIsNotPossibleAndWhatIsUnmeasured(t *testing.T) {
+	var ms [len(RingWorkingSets)][len(RingThreads)]Measurement
+	for si := range ms {
+		ms[si][0] = Measurement{Median: time.Microsecond, Q1: time.Microsecond, Q3: time.Microsecond, Min: time.Microsecond, Max: time.Microsecond, Repeats: 3}
+	}
+	c := Costs{Ring: ms, CacheL2: 512 << 10, CacheLLC: 32 << 20}
+	var out strings.Builder
+	require.NoError(t, c.WriteTable(&out))
+	assert.Contains(t, out.String(), "cache fit: not possible: it needs two working sets measured at two ring sizes or more each, and has 0")
+	assert.Regexp(t, `switch in a ring of 1024, 0 KiB each +not measured`, out.String())
+	assert.Contains(t, out.String(), "not measured: ")
+
+	for si := range ms {
+		ms[si][1] = ms[si][0]
+	}
+	c = Costs{Ring: ms}
+	out.Reset()
+	require.NoError(t, c.WriteTable(&out))
+	assert.Contains(t, out.String(), "cache fit: not possible: this system does not give its L2 and last-level cache sizes")
+	c.CacheL2, c.CacheLLC = 1<<20, 512<<10
+	assert.Contains(t, footprintFitMissing(c.Ring, c.CacheL2, c.CacheLLC), "smaller than L2")
+	c.CacheLLC = 32 << 20
+	assert.Empty(t, footprintFitMissing(c.Ring, c.CacheL2, c.CacheLLC))
+}
+
+// --check's estimate held only on a quiet machine and said so nowhere: on a
+// loaded one the runs took several times longer than it.
+func TestCheckEstimateSaysWhatALoadedMachineDoes(t *testing.T) {
+	quiet := checkEstimate(CheckOptions{}, Load{Average: 0.1, CPUs: 2})
+	assert.Contains(t, quiet, "on a quiet machine")
+	assert.NotContains(t, quiet, "busy")
+	busy := checkEstimate(CheckOptions{}, Load{Average: 9, CPUs: 2})
+	assert.Contains(t, busy, "this one is busy (load average 9.00 on 2 CPUs): expect them to take longer")
 }

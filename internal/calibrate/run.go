@@ -14,7 +14,6 @@ import (
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/outfile"
 	"github.com/innosim/innosim/internal/progress"
-	"github.com/innosim/innosim/internal/report"
 )
 
 // Run is the `innosim calibrate [-repeats N] [-rounds N] [-json FILE] [-out
@@ -38,15 +37,15 @@ import (
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cmdflag.New("calibrate", stderr, "innosim calibrate [-repeats N] [-rounds N] [-max-ring N] [-json FILE] [-out FILE] [-check [-benchtime D] [-count N]]",
 		"Measures this machine's handoff, futex, system call, context switch, mutex and sysmon-tick costs.")
-	repeats := fs.Int("repeats", DefaultRepeats, "measurements per figure (1..1000)")
-	rounds := fs.Int("rounds", DefaultRounds, "operations per measurement (1..1000000)")
-	maxRing := fs.Int("max-ring", RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many threads (2..1024; the rings of 1,024 threads take most of the time)")
+	repeats := fs.IntRange("repeats", DefaultRepeats, 1, 1000, "`measurements` per figure (1..1000)")
+	rounds := fs.IntRange("rounds", DefaultRounds, 1, 1_000_000, "`operations` per measurement (1..1000000)")
+	maxRing := fs.IntRange("max-ring", RingThreads[len(RingThreads)-1], RingThreads[0], RingThreads[len(RingThreads)-1], "measure the switch rings of at most this many `threads` (2..1024; the rings of 1,024 threads take most of the time)")
 	jsonPath := fs.String("json", "", "also write the costs (durations in nanoseconds) and the check to this JSON file; - writes them to stdout instead of the text")
 	out := fs.String("out", "", "also write the cost profile to this file (for run --costs and validate --costs)")
 	check := fs.Bool("check", false, "then predict BenchmarkAIOWake (futex mode) with the costs, run it, and compare")
 	benchtime := new(time.Duration)
 	fs.DurationVar(benchtime, "benchtime", time.Second, "with -check: run time of each benchmark case, a `duration` of 1ns..1m (as go test -benchtime)")
-	count := fs.Int("count", 5, "with -check: runs of each benchmark case, compared by their median (1..20, as go test -count)")
+	count := fs.IntRange("count", 5, 1, 20, "with -check: `runs` of each benchmark case, compared by their median (1..20, as go test -count)")
 	if err := fs.Parse(args); err != nil {
 		return err // -h (the usage is printed) or a bad flag (nothing is)
 	}
@@ -63,11 +62,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		val  any
 		want string
 	}{
-		{*repeats < 1 || *repeats > 1000, "repeats", *repeats, "1..1000"},
-		{*rounds < 1 || *rounds > 1_000_000, "rounds", *rounds, "1..1000000"},
-		{*maxRing < RingThreads[0] || *maxRing > RingThreads[len(RingThreads)-1], "max-ring", *maxRing, "2..1024"},
 		{*benchtime < 1 || *benchtime > time.Minute, "benchtime", *benchtime, "1ns..1m0s"},
-		{*count < 1 || *count > 20, "count", *count, "1..20"},
 	} {
 		if r.bad {
 			fs.Usage()
@@ -111,7 +106,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	js := runJSON{Costs: c, Noisy: c.Noisy()}
+	js := runJSON{Costs: costsJSONOf(c), Noisy: c.Noisy()}
 	writeJSON := func() error {
 		return jsonOut.WriteStream(func(w io.Writer) error {
 			enc := json.NewEncoder(w)
@@ -126,7 +121,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := profile.Write(func(f *os.File) error { return c.WriteProfile(f, "calibrated", benchenv.Current()) }); err != nil {
 			return fmt.Errorf("calibrate: %w", err)
 		}
-		fmt.Fprintf(prog, "cost profile written to %s\n", *out)
+		fmt.Fprintf(prog, "innosim calibrate: cost profile written to %s\n", cmdflag.QuotePath(*out))
 	}
 	if !*check {
 		return writeJSON()
@@ -134,11 +129,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	update := prog.Phase("check", "benchmark runs")
 	co := CheckOptions{Costs: c, Benchtime: *benchtime, Count: *count,
 		Progress: func(name string, done, total int) {
-			fmt.Fprintf(prog, "running %s\n", name)
+			fmt.Fprintf(prog, "innosim calibrate: check: running %s (%d of %d runs done)\n", name, done, total)
 			update(done, total)
 		}}
-	lo, hi := co.Estimate()
-	fmt.Fprintf(prog, "check: the benchmark runs take about %v to %v; they need a quiet machine (other load spreads the runs, and a spread wider than a bound makes the verdict inconclusive)\n", lo, hi)
+	fmt.Fprintln(prog, checkEstimate(co, c.Load))
 	rep, err := Check(ctx, co)
 	prog.Close()
 	if err != nil {
@@ -172,11 +166,19 @@ var ErrCheckInconclusive = fmt.Errorf("%w: measurement too noisy to tell", ErrCh
 var ErrCheckFailed = errors.New("calibrate: prediction outside the bounds")
 
 // WriteTable writes c as a table: one row per cost with its median, quartiles and
-// extremes (a figure whose probe could not run here has n = 0).
+// extremes; a figure whose probe did not run (a ring past Options.MaxRing, a
+// probe this machine cannot run) reads "not measured", and a line under the
+// table says what the profile keeps for it.
 func (c Costs) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cost\tmedian\tq1\tq3\tmin\tmax\tn\t")
+	unmeasured := 0
 	for _, r := range c.rows() {
+		if (r.share != nil && r.share.Repeats == 0) || (r.share == nil && r.m.Repeats == 0) {
+			fmt.Fprintf(tw, "%s\tnot measured\t-\t-\t-\t-\t0\t\n", r.name)
+			unmeasured++
+			continue
+		}
 		if r.share != nil {
 			s := r.share
 			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t\n", r.name, s.Median, s.Q1, s.Q3, s.Min, s.Max, s.Repeats)
@@ -187,6 +189,16 @@ func (c Costs) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("calibrate: write table: %w", err)
+	}
+	if unmeasured > 0 {
+		if _, err := fmt.Fprintf(w, "not measured: %d figures (rings past -max-ring, probes this machine cannot run); a cost profile keeps old-kernel's values for them\n", unmeasured); err != nil {
+			return fmt.Errorf("calibrate: write table: %w", err)
+		}
+	}
+	if why := footprintFitMissing(c.Ring, c.CacheL2, c.CacheLLC); why != "" {
+		if _, err := fmt.Fprintf(w, "cache fit: not possible: %s; switch_footprint, refill_llc and refill_memory keep old-kernel's values (0)\n", why); err != nil {
+			return fmt.Errorf("calibrate: write table: %w", err)
+		}
 	}
 	return nil
 }
@@ -227,14 +239,6 @@ func (c Costs) rows() []row {
 	return rows
 }
 
-// runJSON is what calibrate -json writes: the costs, the noisy figures
-// (Costs.Noisy) and, with -check, the check.
-type runJSON struct {
-	Costs Costs      `json:"costs"`
-	Noisy []string   `json:"noisy,omitempty"`
-	Check *checkJSON `json:"check,omitempty"`
-}
-
 // checkJSON is a CheckReport with each figure's verdict, and the check's:
 // PASS, FAIL or INCONCLUSIVE.
 type checkJSON struct {
@@ -248,35 +252,35 @@ type checkJSON struct {
 // its runs, predicted/measured, and whether it passed or was too noisy to
 // tell.
 type caseJSON struct {
-	Name             string  `json:"name"`
-	PredictedNs      float64 `json:"predicted_ns"`
-	MeasuredNs       float64 `json:"measured_ns"`
-	MeasuredMinNs    float64 `json:"measured_min_ns"`
-	MeasuredMaxNs    float64 `json:"measured_max_ns"`
-	Runs             int     `json:"runs"`
-	Spread           float64 `json:"spread"`
-	Ratio            float64 `json:"ratio"`
-	PredictedWakeups float64 `json:"predicted_wakeups"`
-	MeasuredWakeups  float64 `json:"measured_wakeups"`
-	PredictedFutex   float64 `json:"predicted_futex"`
-	MeasuredFutex    float64 `json:"measured_futex"`
-	Pass             bool    `json:"pass"`
-	Inconclusive     bool    `json:"inconclusive"`
+	Name             string   `json:"name"`
+	PredictedNs      float64  `json:"predicted_ns"`
+	MeasuredNs       float64  `json:"measured_ns"`
+	MeasuredMinNs    float64  `json:"measured_min_ns"`
+	MeasuredMaxNs    float64  `json:"measured_max_ns"`
+	Runs             int      `json:"runs"`
+	Spread           float64  `json:"spread"`
+	Ratio            *float64 `json:"ratio"`
+	PredictedWakeups float64  `json:"predicted_wakeups"`
+	MeasuredWakeups  float64  `json:"measured_wakeups"`
+	PredictedFutex   float64  `json:"predicted_futex"`
+	MeasuredFutex    float64  `json:"measured_futex"`
+	Pass             bool     `json:"pass"`
+	Inconclusive     bool     `json:"inconclusive"`
 }
 
 // ratioJSON is a CheckRatio, with its verdict.
 type ratioJSON struct {
-	Handlers     int     `json:"handlers"`
-	Predicted    float64 `json:"predicted"`
-	Measured     float64 `json:"measured"`
-	Spread       float64 `json:"spread"`
-	Ratio        float64 `json:"ratio"`
-	Pass         bool    `json:"pass"`
-	Inconclusive bool    `json:"inconclusive"`
+	Handlers     int      `json:"handlers"`
+	Predicted    *float64 `json:"predicted"`
+	Measured     *float64 `json:"measured"`
+	Spread       float64  `json:"spread"`
+	Ratio        *float64 `json:"ratio"`
+	Pass         bool     `json:"pass"`
+	Inconclusive bool     `json:"inconclusive"`
 }
 
 // checkJSONOf returns r as checkJSON; a figure that is not finite (a ratio
-// of nothing measured) is 0.
+// of nothing measured) is null.
 func checkJSONOf(r CheckReport) *checkJSON {
 	js := &checkJSON{Cases: []caseJSON{}, Ratios: []ratioJSON{}, Verdict: "PASS"}
 	switch {
@@ -288,12 +292,12 @@ func checkJSONOf(r CheckReport) *checkJSON {
 	for _, c := range r.Cases {
 		js.Cases = append(js.Cases, caseJSON{Name: c.Name(), PredictedNs: c.Predicted, MeasuredNs: c.Measured,
 			MeasuredMinNs: c.MeasuredMin, MeasuredMaxNs: c.MeasuredMax, Runs: c.Runs, Spread: c.Spread(),
-			Ratio: report.Finite(c.Ratio()), PredictedWakeups: c.PredictedWakeups, MeasuredWakeups: c.MeasuredWakeups,
+			Ratio: orNull(c.Ratio()), PredictedWakeups: c.PredictedWakeups, MeasuredWakeups: c.MeasuredWakeups,
 			PredictedFutex: c.PredictedFutex, MeasuredFutex: c.MeasuredFutex, Pass: c.Pass(), Inconclusive: c.Inconclusive()})
 	}
 	for _, q := range r.Ratios {
-		js.Ratios = append(js.Ratios, ratioJSON{Handlers: q.Handlers, Predicted: report.Finite(q.Predicted), Measured: report.Finite(q.Measured),
-			Spread: q.Spread, Ratio: report.Finite(q.Ratio()), Pass: q.Pass(), Inconclusive: q.Inconclusive()})
+		js.Ratios = append(js.Ratios, ratioJSON{Handlers: q.Handlers, Predicted: orNull(q.Predicted), Measured: orNull(q.Measured),
+			Spread: q.Spread, Ratio: orNull(q.Ratio()), Pass: q.Pass(), Inconclusive: q.Inconclusive()})
 	}
 	return js
 }

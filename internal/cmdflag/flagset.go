@@ -65,7 +65,7 @@ func (fs *FlagSet) Parse(args []string) error {
 		fs.Usage()
 		return err
 	}
-	return &UsageError{Err: err, BadFlag: true}
+	return &UsageError{Err: fs.withSuggestion(err), BadFlag: true}
 }
 
 // ParseInterspersed parses the flags wherever they stand among the

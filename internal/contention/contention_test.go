@@ -365,6 +365,38 @@ func TestParseBoundedRefusesHugeInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge)
 	require.Contains(t, err.Error(), "bomb.pprof: more than 65536 bytes once decompressed")
 
+	// Many members, each small with a small trailer: the decompressed
+	// bytes are counted across members, and the members themselves.
+	var multi bytes.Buffer
+	for range 8 {
+		zw := gzip.NewWriter(&multi)
+		_, err := zw.Write(make([]byte, 16<<10))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+	}
+	_, err = parseBounded(bytes.NewReader(multi.Bytes()), "multi.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "multi.pprof: more than 65536 bytes once decompressed")
+	var empties bytes.Buffer
+	for range maxGzipMembers + 1 {
+		zw := gzip.NewWriter(&empties)
+		require.NoError(t, zw.Close())
+	}
+	_, err = parseBounded(bytes.NewReader(empties.Bytes()), "empties.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "empties.pprof: more than 64 gzip members")
+
+	// gzip inside gzip: profile.ParseData decompresses the inner one again,
+	// past every bound.
+	var nested bytes.Buffer
+	zw = gzip.NewWriter(&nested)
+	_, err = zw.Write(bomb.Bytes())
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	_, err = parseBounded(bytes.NewReader(nested.Bytes()), "nested.pprof", 1<<20, 64<<10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.Contains(t, err.Error(), "nested.pprof: gzip inside gzip")
+
 	_, err = parseBounded(zeroReader{}, "/dev/zero", 64<<10, 1<<20)
 	require.ErrorIs(t, err, ErrTooLarge)
 	require.Contains(t, err.Error(), "/dev/zero: file larger than 65536 bytes")

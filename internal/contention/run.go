@@ -30,23 +30,27 @@ func Run(args []string, stdout, stderr io.Writer) error {
 		"Prints the share of CPU samples in futex or runtime-lock code and the top such frames.")
 	top := fs.Int("top", 10, "number of contention frames to list (0 for all)")
 	jsonPath := fs.String("json", "", "also write the report to this JSON file; - writes it to stdout instead of the text")
-	if err := fs.Parse(args); err != nil {
+	names, err := fs.ParseInterspersed(args) // flags before or after the file
+	if err != nil {
 		return err
 	}
 	switch {
 	case *top < 0:
 		fs.Usage()
 		return cmdflag.Usagef("-top = %d, want ≥ 0 (0 lists every frame)", *top)
-	case fs.NArg() != 1:
+	case len(names) != 1:
 		fs.Usage()
-		return cmdflag.Usagef("want one profile file, got %d arguments", fs.NArg())
+		return cmdflag.Usagef("want one profile file, got %d arguments", len(names))
 	}
-	name := fs.Arg(0)
+	name := names[0]
 	jsonOut, err := outfile.NewStdout("-json", *jsonPath, stdout)
 	if err != nil {
 		return err
 	}
 	defer jsonOut.Discard()
+	if err := jsonOut.CheckInput(name, name); err != nil {
+		return err
+	}
 	f, err := infile.Open(name) // a regular file: a named pipe would block, /dev/zero never end
 	if err != nil {
 		return err // an *fs.PathError, naming the file
@@ -112,6 +116,7 @@ func writeJSON(w io.Writer, name string, p *profile.Profile, top int) error {
 const (
 	maxProfileFile  = 64 << 20  // bytes read from the file
 	maxProfileBytes = 128 << 20 // bytes after gzip decompression
+	maxGzipMembers  = 64        // gzip members (runtime/pprof writes one)
 )
 
 // ErrTooLarge is returned by Run for a profile file, or its decompressed
@@ -139,17 +144,38 @@ func parseBounded(r io.Reader, name string, maxFile, maxData int) (*profile.Prof
 		if size > maxData {
 			return nil, fmt.Errorf("%s: %d bytes once decompressed, more than %d: %w", name, size, maxData, ErrTooLarge)
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(data))
+		br := bytes.NewReader(data)
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		// Member by member (RFC 1952 lets a file concatenate them), each
+		// counted: a profile is one, and a file of millions of empty
+		// members decompresses to nothing, slowly.
+		zr.Multistream(false)
 		var buf bytes.Buffer
 		buf.Grow(size + 1)
-		if _, err := buf.ReadFrom(io.LimitReader(zr, int64(maxData)+1)); err != nil {
-			return nil, fmt.Errorf("%s: decompress: %w", name, err)
+		for members := 1; ; members++ {
+			if members > maxGzipMembers {
+				return nil, fmt.Errorf("%s: more than %d gzip members: %w", name, maxGzipMembers, ErrTooLarge)
+			}
+			if _, err := buf.ReadFrom(io.LimitReader(zr, int64(maxData-buf.Len())+1)); err != nil {
+				return nil, fmt.Errorf("%s: decompress: %w", name, err)
+			}
+			if buf.Len() > maxData {
+				return nil, fmt.Errorf("%s: more than %d bytes once decompressed: %w", name, maxData, ErrTooLarge)
+			}
+			if err := zr.Reset(br); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: decompress: %w", name, err)
+			}
+			zr.Multistream(false) // Reset restores the default
 		}
-		if data = buf.Bytes(); len(data) > maxData {
-			return nil, fmt.Errorf("%s: more than %d bytes once decompressed: %w", name, maxData, ErrTooLarge)
+		data = buf.Bytes()
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			// profile.ParseData would decompress it again, without a bound
+			return nil, fmt.Errorf("%s: gzip inside gzip, not a profile: %w", name, ErrTooLarge)
 		}
 	}
 	p, err := profile.ParseData(data)

@@ -11,15 +11,13 @@
 // merge, no I/O, no locks, and, unlike the real driver, no Go runtime, whose
 // locked threads must each get a P (GOMAXPROCS of them) to run after a wake.
 //
-// What it is for: issue 2 asks that targeted wake at 64 handlers cost at most
-// 1.5× its cost at 4. Under this load the 4-handler case is special (submitter
-// j only ever talks to handler j, so each pair settles on one CPU and a handler
-// often finds its next request before it sleeps), and how much that is worth
-// is a property of the machine's scheduler and wake path. This package
-// measures it where the aio package cannot change it. On the 2-vCPU build
-// machine the kernel alone charged about as much at 64 handlers as at 4 (4 to
-// 64 ratios of 0.76 to 1.46 over quiet runs), so mode=futex's growth there
-// comes from Go's Ps (aio's package doc, "HandlerFutex and GOMAXPROCS").
+// What it is for: whether targeted wake's cost at many handler threads comes
+// from the kernel or from Go. Under this load the 4-handler case is special
+// (submitter j only ever talks to handler j, so each pair settles on one CPU
+// and a handler often finds its next request before it sleeps), and how much
+// that is worth is a property of the machine's scheduler and wake path. This
+// package measures it where the aio package cannot change it; the root
+// package's BenchmarkAIOWakeFloor reports it beside BenchmarkAIOWake.
 //
 // It needs Linux and cgo (a C compiler); elsewhere Supported is false and Start
 // returns ErrUnsupported.

@@ -18,6 +18,24 @@ var ErrInvalidConfig = errors.New("invalid live configuration")
 // found; the error says how to install them.
 var ErrMissing = errors.New("program not installed")
 
+// FieldError is the error of a Config field (or ValidateRotation's
+// connections) outside its allowed range, as Validate and ValidateRotation
+// return it: errors.As gives the field, so that a command can name its own
+// flag for it. It wraps ErrInvalidConfig.
+type FieldError struct {
+	Field string // the Config field ("Threads"), or "connections"
+	Got   string // the value given, as the message shows it
+	Want  string // the allowed range or values
+}
+
+// Error reads "live: Field = Got, want Want: invalid live configuration".
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("live: %s = %s, want %s: %v", e.Field, e.Got, e.Want, ErrInvalidConfig)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *FieldError) Unwrap() error { return ErrInvalidConfig }
+
 // InstallHint says how to install the two packages on Debian and Ubuntu:
 // the commands, run as root.
 const InstallHint = "apt-get update && apt-get install -y mariadb-server sysbench (as root, or with sudo)"
@@ -120,9 +138,7 @@ var settingValue = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
 // Validate checks every field; the error wraps ErrInvalidConfig and names the
 // field and its allowed range.
 func (c Config) Validate() error {
-	bad := func(field, got, want string) error {
-		return fmt.Errorf("live: %s = %s, want %s: %w", field, got, want, ErrInvalidConfig)
-	}
+	bad := func(field, got, want string) error { return &FieldError{field, got, want} }
 	if len(c.Workloads) == 0 {
 		return bad("Workloads", "none", "one or more of "+strings.Join(Workloads, ", "))
 	}

@@ -141,9 +141,7 @@ func (c Config) ValidateRotation(connections []int) error {
 	if err := probe.Validate(); err != nil {
 		return err
 	}
-	bad := func(field, got, want string) error {
-		return fmt.Errorf("live: %s = %s, want %s: %w", field, got, want, ErrInvalidConfig)
-	}
+	bad := func(field, got, want string) error { return &FieldError{field, got, want} }
 	if len(c.Threads) != 0 || c.Duration != 0 || c.Warmup != 0 {
 		return bad("Threads, Duration, Warmup", fmt.Sprintf("%v, %v, %v", c.Threads, c.Duration, c.Warmup), "none, 0, 0 (the rotation probe's events are its own)")
 	}

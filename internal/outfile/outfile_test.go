@@ -70,7 +70,15 @@ func TestWriteReplacesTheDestination(t *testing.T) {
 	assert.Equal(t, "new\n", string(b))
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the destination's permissions are kept, as > keeps them")
+
+	fresh := filepath.Join(filepath.Dir(path), "fresh.csv")
+	o, err = New("-csv", fresh)
+	require.NoError(t, err)
+	require.NoError(t, o.Write(func(f *os.File) error { _, err := f.WriteString("x\n"); return err }))
+	fi, err = os.Stat(fresh)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), "a new file is 0644, not CreateTemp's 0600")
 }
 
 // "-" is standard output for an output that may go there (every -json):

@@ -15,6 +15,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/innosim/innosim/internal/cmdflag"
 )
 
 // Every is how often a Reporter writes a line when its writer is not a
@@ -104,7 +106,8 @@ func (r *Reporter) Phase(label, unit string) func(done, total int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.finishBar()
-	r.label, r.unit, r.done, r.total = label, unit, 0, 0
+	// a label may hold a name from a file (a table's): escaped, never obeyed
+	r.label, r.unit, r.done, r.total = cmdflag.TerminalSafe(label), unit, 0, 0
 	if r.lines && !r.closed {
 		r.line()
 	}

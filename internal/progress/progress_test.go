@@ -142,3 +142,16 @@ func TestBarsWritesNothingOffATerminal(t *testing.T) {
 	r.Close()
 	assert.Equal(t, []string{"a warning"}, out.lines())
 }
+
+// A phase named for a user's table ("# name:" of a CSV) wrote the name raw:
+// its control characters are escaped.
+func TestPhaseLabelsAreEscaped(t *testing.T) {
+	var out syncBuffer
+	c := &clock{t: time.Unix(1000, 0)}
+	r := newReporter(&out, "innosim validate", false, true, time.Hour, c.now)
+	r.Phase("user table: \x1b]0;owned\a", "cells")
+	r.Close()
+	all := strings.Join(out.lines(), "\n")
+	assert.NotContains(t, all, "\x1b")
+	assert.Contains(t, all, `user table: \x1b]0;owned\a`)
+}

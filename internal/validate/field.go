@@ -19,8 +19,10 @@ import (
 // fieldCase builds one field case's cells and, from their results, its table.
 type fieldCase struct {
 	cells func() ([]sim.Cell, error)
-	// then, when not nil, gives cells to run after cells, from their results;
-	// table gets both stages' results, cells' first.
+	// then, when not nil, gives cells to run after cells, from their
+	// results: one for each of them (the same cells again, measured anew),
+	// so that the case's cells are known before the first runs; table gets
+	// both stages' results, cells' first.
 	then  func(first []sim.Result) ([]sim.Cell, error)
 	table func(res []sim.Result) Table
 }
@@ -30,27 +32,40 @@ type fieldCase struct {
 // run side by side (each case's cells as sim.RunCells runs them), so a long
 // case does not wait for the others; every cell has its own machine and
 // seed, and the figures do not depend on the order the cells ran in.
-// progress, if not nil, is told as cells finish the cells done and the total
-// so far (which grows when a case's second stage starts), from several
-// goroutines.
+// progress, if not nil, is told as cells finish the cells done and the
+// total, both stages' cells of every case from the first call on, from
+// several goroutines.
 func FieldCases(ctx context.Context, seed uint64, progress func(done, total int)) ([]Table, error) {
 	cases := []fieldCase{bug40604(), bug15815(), bug52806(), bug111102(), threadCollapse()}
 	out := make([]Table, len(cases))
+	first := make([][]sim.Cell, len(cases))
+	total := 0
+	for k, fc := range cases {
+		cells, err := fc.cells()
+		if err != nil {
+			return nil, fmt.Errorf("validate: field case %d: %w", k, err)
+		}
+		first[k] = cells
+		total += fc.stages() * len(cells)
+	}
 	var mu sync.Mutex
-	done, total := 0, 0
-	count := func(cells, finished int) {
+	done := 0
+	count := func() {
 		if progress == nil {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		done, total = done+finished, total+cells
+		done++
 		progress(done, total)
+	}
+	if progress != nil {
+		progress(0, total)
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	for k, fc := range cases {
 		g.Go(func() error {
-			t, err := fc.run(ctx, seed*1_000_003+uint64(1000*k), count)
+			t, err := fc.run(ctx, first[k], seed*1_000_003+uint64(1000*k), count)
 			if err != nil {
 				return fmt.Errorf("validate: field case %d: %w", k, err)
 			}
@@ -64,23 +79,24 @@ func FieldCases(ctx context.Context, seed uint64, progress func(done, total int)
 	return out, nil
 }
 
-// run simulates the case's cells, seeding cell i (of both stages, cells'
-// first) with base + i, and returns its table. It tells count each stage's
-// cells as the stage starts (count(n, 0)) and each cell as it finishes
-// (count(0, 1)).
-func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, finished int)) (Table, error) {
-	cells, err := fc.cells()
-	if err != nil {
-		return Table{}, err
+// stages is how many times the case runs its cells: 2 with then, else 1.
+func (fc fieldCase) stages() int {
+	if fc.then != nil {
+		return 2
 	}
+	return 1
+}
+
+// run simulates the case's cells (as fc.cells built them), seeding cell i
+// (of both stages, cells' first) with base + i, and returns its table. It
+// calls finished as each cell finishes.
+func (fc fieldCase) run(ctx context.Context, cells []sim.Cell, base uint64, finished func()) (Table, error) {
 	for i := range cells {
 		cells[i].Machine.Seed = base + uint64(i)
 	}
 	steady := steadyCells(cells)
 	Shorten(ctx, cells)
-	count(len(cells), 0)
-	finished := func(int) { count(0, 1) }
-	res, err := sim.RunCells(ctx, cells, finished)
+	res, err := sim.RunCells(ctx, cells, func(int) { finished() })
 	if err != nil {
 		return Table{}, err
 	}
@@ -93,10 +109,12 @@ func (fc fieldCase) run(ctx context.Context, base uint64, count func(cells, fini
 		for i := range more {
 			more[i].Machine.Seed = base + uint64(len(cells)+i)
 		}
+		if len(more) != len(cells) {
+			return Table{}, fmt.Errorf("validate: a field case's second stage has %d cells, want one for each of the first's %d", len(more), len(cells))
+		}
 		steady := steadyCells(more)
 		Shorten(ctx, more)
-		count(len(more), 0)
-		r2, err := sim.RunCells(ctx, more, finished)
+		r2, err := sim.RunCells(ctx, more, func(int) { finished() })
 		if err != nil {
 			return Table{}, err
 		}

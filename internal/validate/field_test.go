@@ -2,7 +2,11 @@ package validate
 
 import (
 	"context"
+	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/innosim/innosim/sim"
 )
@@ -32,4 +36,25 @@ func TestBug52806WaitersSleepInBothSettings(t *testing.T) {
 	if len(tb.Checks) == 0 || !tb.Checks[0].Pass {
 		t.Errorf("first check = %+v, want the passing sleep check", tb.Checks)
 	}
+}
+
+// validate's progress line read "13 of 14 cells" and then "14 of 18": the
+// second stage's cells joined the total only as it started. The total is
+// every stage's cells from the first call on, and done reaches it.
+func TestFieldCasesProgressKnowsItsTotalFromTheStart(t *testing.T) {
+	var mu sync.Mutex
+	var totals []int
+	last := 0
+	_, err := FieldCases(Quick(context.Background()), 1, func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		totals = append(totals, total)
+		last = done
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, totals)
+	for _, n := range totals {
+		assert.Equal(t, totals[0], n, "the total never changes")
+	}
+	assert.Equal(t, totals[0], last, "every cell counted")
 }
