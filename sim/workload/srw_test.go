@@ -8,6 +8,7 @@ import (
 
 	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim/machine"
+	"github.com/innosim/innosim/sim/rowlock"
 )
 
 func TestIsSrw(t *testing.T) {
@@ -26,10 +27,10 @@ func TestIsSrw(t *testing.T) {
 	}
 }
 
-// On MariaDB 10.6 on, complex OLTP takes no kernel_mutex and no buf_pool
-// mutex: its mutexes are the row locks' and log_sys's mini-transaction
-// commits, futex mutexes that wake one waiter and do not yield; the
-// statements' CPU is the 5.1 program's.
+// On MariaDB 10.6 on, complex OLTP takes no kernel_mutex, no buf_pool mutex
+// and no global mutex for a row lock, and reserves each mini-transaction's
+// lsn under an srw_mutex of its own; the statements' CPU is the 5.1
+// program's.
 func TestReadWriteSrwTakesNoGlobalMutexOnItsPath(t *testing.T) {
 	w, err := Lookup("oltp_read_write")
 	require.NoError(t, err)
@@ -43,13 +44,18 @@ func TestReadWriteSrwTakesNoGlobalMutexOnItsPath(t *testing.T) {
 	assert.Equal(t, base, cpuSrw, "the same CPU, no longer under global mutexes")
 	assert.Zero(t, locks["kernel_mutex"])
 	assert.Zero(t, locks["buf_pool"])
+	assert.Zero(t, locks["log_sys"], "the log write's lock is not the lsn's reservation's")
+	assert.Equal(t, 9, locks["log_sys.lsn_lock"], "one reservation a row change")
 	for _, mu := range m.Mutexes() {
-		if mu.Name == "lock_sys" {
+		if mu.Name == "log_sys.lsn_lock" {
 			assert.True(t, mu.Spin && mu.NoYield && !mu.WakeAll, "srw_mutex: %+v", mu)
 		}
 	}
 	var views int
 	for _, op := range p {
+		if op.Kind == machine.OpRowLock || op.Kind == machine.OpLockRelease {
+			assert.Equal(t, int32(rowlock.NoMutex), op.Arg, "row locks under no global mutex")
+		}
 		if op.Kind == machine.OpReadView {
 			views++
 			assert.Equal(t, int32(viewLines), op.Arg, "rw_trx_hash's walk at the machine's line price")

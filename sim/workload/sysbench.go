@@ -53,9 +53,10 @@ func rowChange(bufPool, logMutex int32, work time.Duration) []machine.Op {
 
 // lsnReserve is the CPU of log_t::append_prepare's reservation of the
 // mini-transaction's bytes (MariaDB 10.6 on: lsn and buf_free advanced under
-// lock_lsn, or one fetch_add in later releases); the copy into the log
-// buffer (mtr_t::finish_writer, log_t::append) follows outside it, under
-// log_sys.latch shared. An estimate of a few loads and stores.
+// log_sys's lsn_lock, or one fetch_add in later releases), a lock apart from
+// the log write's (group_commit_lock write_lock and flush_lock); the copy
+// into the log buffer (mtr_t::finish_writer, log_t::append) follows outside
+// it, under log_sys.latch shared. An estimate of a few loads and stores.
 const lsnReserve = 100 * time.Nanosecond
 
 // studyARows is study A's table: sysbench 0.4's sbtest of 10M rows, with
@@ -94,9 +95,10 @@ var studyARows = rowlock.Table{Rows: 10_000_000, HotShare: 0.01, HotAccess: 0.75
 // On MariaDB 10.6 on (IsSrw) the same statements and CPU take no
 // kernel_mutex and no buf_pool mutex: the transaction's start, read view
 // (its walk of the other active transactions' lines) and commit are
-// lock-free, a page fix latches its page_hash cell shared, a row lock runs
-// under lock_sys's latch and a mini-transaction's commit holds log_sys's
-// mutex only for its lsn's reservation (lsnReserve); both are srw_mutex.
+// lock-free, a page fix latches its page_hash cell shared, a row lock takes
+// no global mutex (rowlock.NoMutex) and a mini-transaction's commit holds
+// log_sys's lsn_lock, an srw_mutex, only for its lsn's reservation
+// (lsnReserve).
 func oltpReadWrite() Workload {
 	return Workload{
 		Name: "oltp_read_write", Unit: "transactions/s",
@@ -111,8 +113,8 @@ func oltpReadWrite() Workload {
 		Setup: func(env Env) []machine.Op {
 			srw := IsSrw(env.Server())
 			var kernel, bp int32
-			if srw { // the row locks' latch; no kernel_mutex, no buf_pool mutex (IsSrw)
-				kernel, bp = innodbMutexes(env, "lock_sys")[0], -1
+			if srw { // no kernel_mutex, no buf_pool mutex, no global lock for a row lock (IsSrw)
+				kernel, bp = rowlock.NoMutex, -1
 			} else {
 				mu := innodbMutexes(env, "kernel_mutex", "buf_pool")
 				kernel, bp = mu[0], mu[1]
@@ -121,6 +123,9 @@ func oltpReadWrite() Workload {
 				}
 			}
 			logMu := env.LogMutex()
+			if srw { // the lsn's reservation has a lock of its own, not the log write's (lsnReserve)
+				logMu = innodbMutexes(env, "log_sys.lsn_lock")[0]
+			}
 			const rtt = 5 * us
 			// a 5.5 server opens and closes the table under LOCK_open in
 			// every statement, and takes its MDL ticket in the first (held
