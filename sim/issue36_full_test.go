@@ -40,7 +40,8 @@ func envList(t *testing.T, env string, def []int) []int {
 }
 
 // A published point-select sweep's setup: MariaDB 5.5, the box's kernel,
-// sysbench on a quarter of the box (spec.ClientSplit), thread per connection
+// sysbench 0.4/0.5 (its global statistics mutexes; INNOSIM_STATS=0 leaves
+// them out) on a quarter of the box (spec.ClientSplit), thread per connection
 // and the pool with thread_pool_size the server's CPUs, the footprints of
 // this machine's calibration and its rotation probe's fit.
 func TestPointSelectSweepFull(t *testing.T) {
@@ -61,7 +62,7 @@ func TestPointSelectSweepFull(t *testing.T) {
 			for _, n := range threads {
 				c := Cell{Workload: envOr("INNOSIM_WORKLOAD", "oltp_point_select"), Threads: n, Machine: mc, ThreadHandling: th,
 					Server: mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"},
-					Client: &ClientConfig{Event: time.Duration(envList(t, "INNOSIM_EVENT_NS", []int{6680})[0]), ServerFootprint: int64(envList(t, "INNOSIM_SFOOT", []int{79 << 10})[0]), ClientFootprint: int64(envList(t, "INNOSIM_CFOOT", []int{16 << 10})[0])},
+					Client: &ClientConfig{Event: time.Duration(envList(t, "INNOSIM_EVENT_NS", []int{6680})[0]), ServerFootprint: int64(envList(t, "INNOSIM_SFOOT", []int{79 << 10})[0]), ClientFootprint: int64(envList(t, "INNOSIM_CFOOT", []int{16 << 10})[0]), StatsMutexes: os.Getenv("INNOSIM_STATS") != "0"},
 					Warmup: 20 * time.Millisecond, Measure: measure,
 					Steady: &SteadyWarmup{Max: 12*time.Second + 32*measure},
 				}

@@ -58,7 +58,21 @@ type Config struct {
 	// (CacheL2, CacheLLC: a calibrated one); Sockets.Add refuses one
 	// otherwise, which would charge it nothing.
 	ServerFootprint, ClientFootprint int64
+	// StatsMutexes runs each client event through the global mutexes of
+	// sysbench 0.4 and 0.5's statistics (sb_logger.c, script_lua.c): its
+	// LOG_EVENT_START takes timers_mutex to start the thread's timer, its
+	// LOG_EVENT_STOP takes timers_mutex again to stop it and the
+	// percentile's mutex to count the time (sb_percentile_update), and the
+	// Lua driver counts it into a second percentile under that one's mutex:
+	// four pthread-mutex sections of StatsHold each, out of Event, around
+	// one round of the server's program. false is sysbench 1.0, whose timers
+	// and histograms are per thread.
+	StatsMutexes bool
 }
+
+// StatsHold is the CPU inside each of StatsMutexes' sections: a timer's
+// clock read or a histogram cell's increment (an estimate).
+const StatsHold = 100 * time.Nanosecond
 
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
@@ -102,6 +116,9 @@ type Sockets struct {
 	poller  Poller      // the thread pool serving the connections, or nil
 	remotes []remote    // clients across the network (AddRemote), by remote key
 	evSend  engine.Kind // a remote client's request reaches the server
+	// stats are sysbench 0.4/0.5's timers_mutex and its two percentiles'
+	// mutexes (Config.StatsMutexes), added at the first Add that wants them.
+	stats []int32
 }
 
 // remote is a client across the network (AddRemote): the round trip
@@ -423,6 +440,11 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	if err != nil {
 		return err
 	}
+	if c.StatsMutexes {
+		if client, err = s.withStats(client); err != nil {
+			return err
+		}
+	}
 	s.adding = true
 	defer func() { s.adding = false }()
 	if s.poller != nil {
@@ -581,4 +603,29 @@ func (s *Sockets) Step(id int32, op *machine.Op) bool {
 	}
 	*st = sockStart
 	return true
+}
+
+// withStats returns client's program with Config.StatsMutexes' sections:
+// timers_mutex before the round's first op, timers_mutex and the two
+// percentiles' mutexes after its last, StatsHold each, taken from the
+// round's first burst of Event.
+func (s *Sockets) withStats(client []machine.Op) ([]machine.Op, error) {
+	if len(s.stats) == 0 {
+		for _, name := range []string{"sysbench timers_mutex", "sysbench percentile", "sysbench local_percentile"} {
+			s.stats = append(s.stats, s.m.AddMutex(machine.Mutex{Name: name})) // pthread mutexes
+		}
+	}
+	if len(client) == 0 || client[0].Kind != machine.OpCPU || client[0].Dur < 4*StatsHold {
+		return nil, machine.Invalid("Event", "sim: ClientConfig.StatsMutexes wants an Event of at least %v a round for its four sections: %w", 4*StatsHold, machine.ErrInvalidConfig)
+	}
+	section := func(mu int32) []machine.Op {
+		return []machine.Op{{Kind: machine.OpLock, Arg: mu}, {Kind: machine.OpCPU, Dur: StatsHold}, {Kind: machine.OpUnlock, Arg: mu}}
+	}
+	timers, pct, local := s.stats[0], s.stats[1], s.stats[2]
+	out := section(timers)
+	out = append(out, client...)
+	out[3].Dur -= 4 * StatsHold
+	out = append(out, section(timers)...)
+	out = append(out, section(pct)...)
+	return append(out, section(local)...), nil
 }
