@@ -95,7 +95,7 @@ func (o *runOptions) variant(value string) (variant, error) {
 	if wu := o.warmup.effective(o.client.cfg != nil); wu.steady {
 		// connections complete in waves a round trip apart, a device's
 		// queue fills: warm up until steady, as a live table's cells do
-		c.Warmup, c.Steady = validate.LiveWarmup, validate.LiveSteady()
+		c.Warmup, c.Steady = validate.LiveWarmup, steadyWarmup(c.Measure)
 	} else {
 		c.Warmup = wu.d
 	}

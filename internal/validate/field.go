@@ -109,11 +109,11 @@ func (fc fieldCase) run(ctx context.Context, cells []sim.Cell, base uint64, fini
 		for i := range more {
 			more[i].Machine.Seed = base + uint64(len(cells)+i)
 		}
-		steady := steadyCells(more)
-		Shorten(ctx, more)
 		if len(more) != len(cells) {
 			return Table{}, fmt.Errorf("validate: a field case's second stage has %d cells, want one for each of the first's %d", len(more), len(cells))
 		}
+		steady := steadyCells(more)
+		Shorten(ctx, more)
 		r2, err := sim.RunCells(ctx, more, func(int) { finished() })
 		if err != nil {
 			return Table{}, err
