@@ -16,6 +16,8 @@ type key struct {
 	min, max int64
 	def      int64
 	pow2     bool                  // the value must also be a power of two
+	auto     string                // what a default of 0, outside min..max and not settable, stands for
+	per      time.Duration         // a duration key's unit: time.Microsecond when 0
 	mysqlMax int64                 // MySQL's own maximum when innosim's (max) is lower; 0 if the same
 	unit     string                // shown after the range in messages, e.g. "microseconds"
 	enum     []string              // the values of a *string key, the default's index in def
@@ -23,7 +25,7 @@ type key struct {
 }
 
 // numKeys is the number of modelled options, the length of keys.
-const numKeys = 18
+const numKeys = 22
 
 // keys is the table of modelled options. Ranges and defaults are MySQL 8.0's
 // (the MySQL Reference Manual's server system variable and InnoDB startup
@@ -72,6 +74,16 @@ var keys = [numKeys]key{
 		field: func(s *Settings) any { return &s.FlushLogAtTrxCommit }},
 	{name: "thread_handling", goName: "ThreadHandling", def: 0, enum: ThreadHandlings,
 		field: func(s *Settings) any { return &s.ThreadHandling }},
+	// MariaDB's thread pool (sql/sys_vars.cc, the Sys_threadpool_*
+	// variables; MySQL has none): read only with pool-of-threads.
+	{name: "thread_pool_size", goName: "ThreadPoolSize", min: 1, max: 100000, def: 0, auto: "the server's CPUs",
+		field: func(s *Settings) any { return &s.ThreadPoolSize }},
+	{name: "thread_pool_oversubscribe", goName: "ThreadPoolOversubscribe", min: 1, max: 1000, def: 3,
+		field: func(s *Settings) any { return &s.ThreadPoolOversubscribe }},
+	{name: "thread_pool_stall_limit", goName: "ThreadPoolStallLimit", min: 10, max: 4294967295, def: 500, unit: "milliseconds", per: time.Millisecond,
+		field: func(s *Settings) any { return &s.ThreadPoolStallLimit }},
+	{name: "thread_pool_max_threads", goName: "ThreadPoolMaxThreads", min: 1, max: 65536, def: 65536,
+		field: func(s *Settings) any { return &s.ThreadPoolMaxThreads }},
 }
 
 // ThreadHandlings are the thread_handling values innosim accepts, the
@@ -119,7 +131,18 @@ func (k *key) want() string {
 	if k.mysqlMax != 0 {
 		w += fmt.Sprintf(", innosim's limit (MySQL allows up to %d)", k.mysqlMax)
 	}
+	if k.auto != "" {
+		w += fmt.Sprintf(" (unset: %s)", k.auto)
+	}
 	return w
+}
+
+// unitOf returns a duration key's unit: microseconds unless per says.
+func (k *key) unitOf() time.Duration {
+	if k.per == 0 {
+		return time.Microsecond
+	}
+	return k.per
 }
 
 // check reports whether v is allowed, in MySQL's units.
@@ -171,7 +194,7 @@ func (k *key) set(s *Settings, value string, hasValue bool) error {
 	case *int64:
 		*p = v
 	case *time.Duration:
-		*p = time.Duration(v) * time.Microsecond
+		*p = time.Duration(v) * k.unitOf()
 	}
 	return nil
 }

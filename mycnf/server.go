@@ -171,7 +171,8 @@ func isServerGroup(group string) bool {
 // (WL#4965). UseNativeAIO is false for a series before 5.5 (MySQL 5.0 and
 // 5.1, MariaDB 5.1 .. 5.3): Linux native AIO and innodb_use_native_aio came
 // with InnoDB 1.1 in MySQL 5.5, and the InnoDB before it has only simulated
-// AIO. A malformed Version or Product gives Defaults; ParseServer never makes
+// AIO. ThreadPoolMaxThreads is 500 for MariaDB 5.5 to 10.1 (threadpool_unix.cc's
+// sys_vars default; 65536 from 10.2). A malformed Version or Product gives Defaults; ParseServer never makes
 // one.
 func (s Server) Defaults() Settings {
 	d := Defaults()
@@ -196,6 +197,9 @@ func (s Server) Defaults() Settings {
 	}
 	if major >= 0 && (major < 5 || major == 5 && minor < 5) {
 		d.UseNativeAIO = false
+	}
+	if s.Product == MariaDB && (major == 5 || major == 10 && minor <= 1) {
+		d.ThreadPoolMaxThreads = 500 // threadpool_unix.cc's release
 	}
 	return d
 }

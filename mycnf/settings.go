@@ -111,6 +111,31 @@ type Settings struct {
 	// stored in its listed spelling.
 	ThreadHandling string
 
+	// ThreadPoolSize is MariaDB's thread_pool_size: the thread pool's
+	// groups. Range 1..100000 (MariaDB 5.5 to 10.1 allow 128: the simulator
+	// refuses more for them); 0, the default, is the server's CPUs, as
+	// MariaDB's my_getncpus(), and cannot be set.
+	ThreadPoolSize int
+
+	// ThreadPoolOversubscribe is thread_pool_oversubscribe: how many
+	// workers of a group beyond the first may be active before it takes no
+	// more requests from its queue. Range 1..1000, default 3.
+	ThreadPoolOversubscribe int
+
+	// ThreadPoolStallLimit is thread_pool_stall_limit, in milliseconds in
+	// MariaDB: how often the timer checks the groups for a stall
+	// (check_stall). Range 10ms..4294967295ms, default 500ms.
+	ThreadPoolStallLimit time.Duration
+
+	// ThreadPoolMaxThreads is thread_pool_max_threads: the most workers of
+	// the whole pool. Range 1..65536, default 65536 (MariaDB 10.2 on);
+	// Server.Defaults reads 500 for MariaDB 5.5 to 10.1.
+	ThreadPoolMaxThreads int
+
+	// The four thread_pool_* fields are read only with pool-of-threads, as
+	// MariaDB reads them; with one-thread-per-connection they have no
+	// effect, and the command that runs the settings says so.
+
 	// Unknown lists the options of the selected groups that are none of the
 	// above, in file order, as written. They are not errors: a my.cnf is
 	// full of options innosim does not model. File.Warnings says the same
@@ -151,7 +176,7 @@ func (s Settings) List() []Setting {
 		case *int64:
 			v = fmt.Sprint(*p)
 		case *time.Duration:
-			v = fmt.Sprint(int64(*p / time.Microsecond))
+			v = fmt.Sprint(int64(*p / k.unitOf()))
 		case *string:
 			v = *p
 		}
@@ -174,7 +199,7 @@ func Defaults() Settings {
 		case *int64:
 			*p = k.def
 		case *time.Duration:
-			*p = time.Duration(k.def) * time.Microsecond
+			*p = time.Duration(k.def) * k.unitOf()
 		case *string:
 			*p = k.enum[k.def]
 		}
@@ -290,10 +315,14 @@ func (s Settings) Validate() error {
 		case *int64:
 			v, shown = *p, fmt.Sprint(*p)
 		case *time.Duration:
-			if *p < 0 || *p > time.Duration(k.max)*time.Microsecond {
-				errs = append(errs, fmt.Errorf("mycnf: %s = %v, want 0s..%v (%s): %w", k.goName, *p, time.Duration(k.max)*time.Microsecond, k.name, ErrInvalidConfig))
+			lo, hi := time.Duration(k.min)*k.unitOf(), time.Duration(k.max)*k.unitOf()
+			if *p < lo || *p > hi || k.per != 0 && *p%k.per != 0 {
+				errs = append(errs, fmt.Errorf("mycnf: %s = %v, want %v..%v (%s): %w", k.goName, *p, lo, hi, k.name, ErrInvalidConfig))
 			}
 			continue
+		}
+		if v == 0 && k.auto != "" {
+			continue // the default: what auto says
 		}
 		if err := k.check(v); err != nil {
 			errs = append(errs, fmt.Errorf("mycnf: %s = %s, want %s (%s): %w", k.goName, shown, k.want(), k.name, ErrInvalidConfig))

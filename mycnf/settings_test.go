@@ -38,6 +38,9 @@ func TestDefaultsAreMySQLs(t *testing.T) {
 		MaxConnections:          151,
 		FlushLogAtTrxCommit:     1,
 		ThreadHandling:          "one-thread-per-connection",
+		ThreadPoolOversubscribe: 3,
+		ThreadPoolStallLimit:    500 * time.Millisecond,
+		ThreadPoolMaxThreads:    65536,
 	}, d)
 	assert.NoError(t, d.Validate())
 
@@ -293,7 +296,7 @@ func TestSet(t *testing.T) {
 
 func TestKeysAreTheModelledOptions(t *testing.T) {
 	ks := Keys()
-	assert.Len(t, ks, 18)
+	assert.Len(t, ks, 22)
 	assert.Equal(t, "innodb_thread_concurrency", ks[0])
 	s := Defaults()
 	for _, k := range ks {

@@ -55,12 +55,6 @@ func (f *File) Warnings(srv Server) []Warning {
 			if k != nil {
 				continue
 			}
-			if field := simOnly(o.Name()); field != "" {
-				out = append(out, Warning{Option: o, Message: fmt.Sprintf(
-					"[%s] %s: the simulator models it (%s), but innosim does not read it from an option file; it has no effect",
-					quoteUnsafe(o.Group), o.Key, field)})
-				continue
-			}
 			w := Warning{Option: o, Nearest: nearestKey(o.Name())}
 			w.Message = fmt.Sprintf("[%s] %s: not an option innosim models; it has no effect", quoteUnsafe(o.Group), o.Key)
 			if w.Nearest != "" {
@@ -77,23 +71,6 @@ func (f *File) Warnings(srv Server) []Warning {
 		}
 	}
 	return out
-}
-
-// simOnlyKeys are MariaDB's thread pool options that the simulator models,
-// as the sim field or constant named, and that Settings does not take from an
-// option file.
-var simOnlyKeys = map[string]string{
-	"thread_pool_size":          "sim.Cell.ThreadPoolSize",
-	"thread_pool_stall_limit":   "sim.Cell.ThreadPoolStallLimit",
-	"thread_pool_max_threads":   "sim.Cell.ThreadPoolMaxThreads",
-	"thread_pool_oversubscribe": "sim.PoolOversubscribe, its default",
-}
-
-// simOnly returns where the simulator models the option named name
-// (normalized, with or without the loose_ prefix), or "" if it is not one of
-// simOnlyKeys.
-func simOnly(name string) string {
-	return simOnlyKeys[strings.TrimPrefix(name, "loose_")]
 }
 
 // nearestGroup returns the group of groups nearest to group when it is close

@@ -3,15 +3,16 @@ package mycnf
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// MariaDB's thread pool options are modelled by the simulator but not read
-// from an option file: the warning says so, instead of "not an option innosim
-// models".
-func TestWarningsSayWhichPoolOptionsOnlyTheSimulatorTakes(t *testing.T) {
+// MariaDB's thread pool options are read from an option file: no warning
+// for them, their values in Settings (stall limit in milliseconds), and the
+// pool options innosim does not model still warned of.
+func TestPoolOptionsAreReadFromAnOptionFile(t *testing.T) {
 	const cnf = `[mariadb]
 thread_handling = pool-of-threads
 thread_pool_size = 4
@@ -22,17 +23,19 @@ thread_pool_idle_timeout = 60
 `
 	f, err := Parse(strings.NewReader(cnf), "my.cnf")
 	require.NoError(t, err)
+	srv := Server{Product: MariaDB, Version: "10.6"}
 	var got []string
-	for _, w := range f.Warnings(Server{Product: MariaDB}) {
+	for _, w := range f.Warnings(srv) {
 		got = append(got, w.String())
 	}
-	assert.Equal(t, []string{
-		"my.cnf:3: [mariadb] thread_pool_size: the simulator models it (sim.Cell.ThreadPoolSize), but innosim does not read it from an option file; it has no effect",
-		"my.cnf:4: [mariadb] loose-thread-pool-stall-limit: the simulator models it (sim.Cell.ThreadPoolStallLimit), but innosim does not read it from an option file; it has no effect",
-		"my.cnf:5: [mariadb] thread_pool_max_threads: the simulator models it (sim.Cell.ThreadPoolMaxThreads), but innosim does not read it from an option file; it has no effect",
-		"my.cnf:6: [mariadb] thread_pool_oversubscribe: the simulator models it (sim.PoolOversubscribe, its default), but innosim does not read it from an option file; it has no effect",
-		"my.cnf:7: [mariadb] thread_pool_idle_timeout: not an option innosim models; it has no effect",
-	}, got)
+	assert.Equal(t, []string{"my.cnf:7: [mariadb] thread_pool_idle_timeout: not an option innosim models; it has no effect"}, got)
+	s, err := f.ServerSettings(srv)
+	require.NoError(t, err)
+	assert.Equal(t, 4, s.ThreadPoolSize)
+	assert.Equal(t, 100*time.Millisecond, s.ThreadPoolStallLimit)
+	assert.Equal(t, 500, s.ThreadPoolMaxThreads)
+	assert.Equal(t, 10, s.ThreadPoolOversubscribe)
+	assert.NoError(t, s.Validate())
 }
 
 func TestWarningsNameOptionsThatDoNothing(t *testing.T) {

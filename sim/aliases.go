@@ -43,6 +43,7 @@ type (
 const (
 	CFS                = machine.CFS
 	TS                 = machine.TS
+	EEVDF              = machine.EEVDF
 	SyncArrayNone      = machine.SyncArrayNone
 	SyncArray50        = machine.SyncArray50
 	SyncArray55        = machine.SyncArray55

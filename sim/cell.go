@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/aiosim"
 	"github.com/innosim/innosim/sim/bufpool"
@@ -18,6 +21,7 @@ import (
 	"github.com/innosim/innosim/sim/redolog"
 	"github.com/innosim/innosim/sim/rowlock"
 	"github.com/innosim/innosim/sim/threadpool"
+	"github.com/innosim/innosim/sim/workload"
 )
 
 // Cell is one simulated run: a workload with a number of client threads on a
@@ -41,10 +45,10 @@ type Cell struct {
 	// measured window; zero means DefaultWarmup and DefaultMeasure. Their sum
 	// is at most math.MaxInt64 ns, the virtual clock's range.
 	Warmup, Measure time.Duration
-	// Steady, when not nil, goes on warming up after Warmup until the
-	// throughput is steady (see SteadyWarmup), and Run fails with an error
-	// wrapping ErrNotSteady if it is not by Steady.Max. Nil ends the warm-up
-	// at Warmup.
+	// Steady, when not nil, goes on warming up after Warmup until MSER-5
+	// finds the end of the cell's initial transient, and measures from there
+	// (see SteadyWarmup); a cell still in its transient at Steady.Max
+	// returns a Result with NotSteady set. Nil ends the warm-up at Warmup.
 	Steady *SteadyWarmup
 	// Log, when not nil, sets innodb_flush_log_at_trx_commit for the
 	// workloads that commit through the redo log (redolog.Config); nil means
@@ -56,20 +60,28 @@ type Cell struct {
 	// Gate is refused.
 	ThreadHandling ThreadHandling
 	// ThreadPoolSize is thread_pool_size: 0 (the machine's CPUs, MariaDB's
-	// default) or 1..MaxThreadPoolSize with PoolOfThreads, and must be 0 with
-	// OneThreadPerConnection (Run refuses a size it would ignore).
-	ThreadPoolSize int
-	// ThreadPoolStallLimit is thread_pool_stall_limit, check_stall's period
-	// (package threadpool): 0 (DefaultThreadPoolStallLimit, 500 ms) or
-	// whole milliseconds in 1ms..MaxThreadPoolStallLimit.
-	// ThreadPoolMaxThreads is thread_pool_max_threads: once the pool has that
-	// many workers, create_worker adds none to a group that has its two
-	// (which may exceed it): 0 (MaxThreadPoolMaxThreads, MariaDB's default)
-	// or 1..MaxThreadPoolMaxThreads. Both are read only by the
-	// pool's workers, with PoolOfThreads and a Client; Run refuses a value
-	// it would ignore.
-	ThreadPoolStallLimit time.Duration
-	ThreadPoolMaxThreads int
+	// default) or 1..MaxThreadPoolSize (128 for MariaDB 5.5 to 10.1).
+	// ThreadPoolOversubscribe is thread_pool_oversubscribe: 0
+	// (PoolOversubscribe) or 1..1000. ThreadPoolStallLimit is
+	// thread_pool_stall_limit, check_stall's period (package threadpool): 0
+	// (DefaultThreadPoolStallLimit, 500 ms) or whole milliseconds in
+	// 1ms..MaxThreadPoolStallLimit. ThreadPoolMaxThreads is
+	// thread_pool_max_threads: once the pool has that many workers,
+	// create_worker adds none to a group that has its two (which may exceed
+	// it): 0 (the release's default: 500 for MariaDB 5.5 to 10.1,
+	// MaxThreadPoolMaxThreads after) or 1..MaxThreadPoolMaxThreads. All four
+	// are read only with PoolOfThreads; Run refuses a value it would ignore.
+	ThreadPoolSize          int
+	ThreadPoolOversubscribe int
+	ThreadPoolStallLimit    time.Duration
+	ThreadPoolMaxThreads    int
+	// Server is the server release the cell models, where the release
+	// changes what the simulator runs: the source of its thread pool
+	// (MariaDB 5.5 to 10.1 threadpool_unix.cc, later and the zero value
+	// threadpool_generic.cc) and which waits it tells the pool, and the
+	// statements' server-layer mutexes (workload.Env.Server). The zero value
+	// (mysql of no version) runs the workloads' own programs.
+	Server mycnf.Server
 	// BufferPool is innodb_buffer_pool_size in bytes, at least 5 MiB; 0
 	// means DefaultBufferPool. The bulk insert's sibling prefetch reads only
 	// the siblings it does not find there (OpPrefetchSiblings), and the
@@ -127,14 +139,12 @@ func (c Cell) run(ctx context.Context) (Result, error) {
 	m := b.m
 	wu, ms := c.durations()
 	m.Engine().SetDone(ctx.Done())
+	var r Result
 	if c.Steady != nil {
-		_, w, err := b.warmUntilSteady(wu, *c.Steady)
-		if err != nil {
-			return Result{}, fmt.Errorf("sim: %s, %d threads: %w", c.Workload, c.Threads, err)
-		}
-		wu, ms = 0, max(ms, w) // the machine's clock is at the warm-up's end
+		r = b.runSteady(wu, ms, *c.Steady)
+	} else {
+		r = m.Run(wu, ms)
 	}
-	r := m.Run(wu, ms)
 	if m.Engine().Canceled() {
 		return Result{}, ctx.Err()
 	}
@@ -154,7 +164,11 @@ type built struct {
 	flush  *bufpool.FlushList
 	socks  *client.Sockets
 	tpool  *threadpool.Pool
+	server mycnf.Server
 }
+
+// Server is workload.Env's: the cell's server release.
+func (b *built) Server() mycnf.Server { return b.server }
 
 // AddMutex is workload.Env's: the workload's own mutex.
 func (b *built) AddMutex(mu machine.Mutex) int32 { return b.m.AddMutex(mu) }
@@ -189,7 +203,7 @@ func (c Cell) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &built{m: m, logCfg: DefaultLogConfig}
+	b := &built{m: m, logCfg: DefaultLogConfig, server: c.Server}
 	if c.Gate != nil {
 		if b.gate, err = gate.Install(m, c.Gate.Policy, c.Gate.Config); err != nil {
 			return nil, err
@@ -203,6 +217,7 @@ func (c Cell) build() (*built, error) {
 	if c.Log != nil {
 		b.logCfg = *c.Log
 	}
+	b.logCfg.SrwMutex = workload.IsSrw(c.Server) // the server's release decides log_sys's mutex
 	pool, page := c.BufferPool, int64(16<<10)
 	if pool == 0 {
 		pool = DefaultBufferPool
@@ -229,26 +244,22 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	prog := w.Setup(b)
-	switch {
-	case c.ThreadHandling == PoolOfThreads && c.Client != nil:
-		// the clients' requests reach the pool through sockets: its
-		// groups' workers and listeners serve them (package threadpool)
-		if b.tpool, err = threadpool.Install(m, c.ThreadPoolSize, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads); err != nil {
+	if c.ThreadHandling == PoolOfThreads {
+		// the requests reach the pool through sockets, from a client on the
+		// machine or across the network: its groups' workers and listeners
+		// serve them (package threadpool)
+		if b.tpool, err = threadpool.Install(m, c.poolConfig()); err != nil {
 			return nil, err
 		}
 		b.socks = b.tpool.Sockets()
-	case c.ThreadHandling == PoolOfThreads:
-		if b.gate, err = gate.InstallGroups(m, c.ThreadPoolSize, 1); err != nil {
-			return nil, err
-		}
-		prog = gate.PoolProgram(prog)
 	}
 	start := prio.Normal
 	if c.Machine.Priorities {
 		start = prio.Wait
 	}
 	m.SetRemoteWake(c.RemoteWake)
-	if c.Client != nil {
+	rtts, noRead := client.RoundTrips(prog)
+	if c.Client != nil || b.tpool != nil {
 		prog = client.ServerProgram(prog)
 		if b.socks == nil {
 			b.socks = client.Install(m, nil)
@@ -256,9 +267,12 @@ func (c Cell) build() (*built, error) {
 	}
 	for range c.Threads {
 		var err error
-		if c.Client != nil {
+		switch {
+		case c.Client != nil:
 			err = b.socks.Add(prog, start, *c.Client)
-		} else {
+		case b.tpool != nil:
+			err = b.socks.AddRemote(prog, rtts, noRead)
+		default:
 			err = m.AddThread(prog, start)
 		}
 		if err != nil {
@@ -266,6 +280,35 @@ func (c Cell) build() (*built, error) {
 		}
 	}
 	return b, nil
+}
+
+// poolConfig returns the thread pool's settings of a PoolOfThreads cell,
+// its source by the cell's release.
+func (c Cell) poolConfig() threadpool.Config {
+	return threadpool.Config{Release: poolRelease(c.Server), Size: c.ThreadPoolSize, Oversubscribe: c.ThreadPoolOversubscribe,
+		StallLimit: c.ThreadPoolStallLimit, MaxThreads: c.ThreadPoolMaxThreads}
+}
+
+// poolRelease is the source of srv's thread pool: threadpool_unix.cc for
+// MariaDB 5.5 to 10.1, threadpool_generic.cc for any other.
+func poolRelease(srv mycnf.Server) threadpool.Release {
+	if major, minor, ok := serverSeries(srv); ok && srv.Product == mycnf.MariaDB &&
+		(major == 5 && minor >= 5 || major == 10 && minor <= 1) {
+		return threadpool.Unix55
+	}
+	return threadpool.Generic
+}
+
+// serverSeries returns srv's release series, major.minor, and whether it
+// names one.
+func serverSeries(srv mycnf.Server) (major, minor int, ok bool) {
+	parts := strings.Split(srv.Version, ".")
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return major, minor, err1 == nil && err2 == nil
 }
 
 // cellTablespace is the pages a cell's AIO reads are drawn from: study D's
@@ -363,6 +406,12 @@ func (c Cell) SeedFor(seed uint64) uint64 {
 	}
 	if k.ThreadPoolStallLimit != 0 || k.ThreadPoolMaxThreads != 0 {
 		fmt.Fprintf(h, "|pool limits %v %d", k.ThreadPoolStallLimit, k.ThreadPoolMaxThreads)
+	}
+	if k.ThreadPoolOversubscribe != 0 {
+		fmt.Fprintf(h, "|oversubscribe %d", k.ThreadPoolOversubscribe)
+	}
+	if k.Server != (mycnf.Server{}) {
+		fmt.Fprintf(h, "|server %v", k.Server)
 	}
 	if k.Client != nil {
 		fmt.Fprintf(h, "|client %+v", *k.Client)

@@ -62,7 +62,7 @@ func TestCellSeedIsTheCellsOwn(t *testing.T) {
 		// two buffer pools had one seed, against SeedFor's contract
 		"buffer pool": func(c *Cell) { c.BufferPool = 1 << 30 },
 		"steady": func(c *Cell) {
-			c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: time.Second}
+			c.Steady = &SteadyWarmup{Max: time.Second}
 		},
 	} {
 		c := base

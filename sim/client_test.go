@@ -89,12 +89,8 @@ func TestThreadPoolGroupsAreChosenByConnectionNumber(t *testing.T) {
 			}
 			b, err := c.build()
 			require.NoError(t, err)
-			m := b.m
-			m.Run(10*time.Millisecond, 50*time.Millisecond)
-			if client {
-				return float64(b.tpool.ConnUnits(0)), float64(b.tpool.ConnUnits(1)), float64(b.tpool.ConnUnits(2))
-			}
-			return float64(m.ThreadUnits(0)), float64(m.ThreadUnits(1)), float64(m.ThreadUnits(2))
+			b.m.Run(10*time.Millisecond, 50*time.Millisecond)
+			return float64(b.tpool.ConnUnits(0)), float64(b.tpool.ConnUnits(1)), float64(b.tpool.ConnUnits(2))
 		}
 		u0, u1, u2 := units(2)
 		assert.Less(t, u0, 0.8*u1, "client %v: group 0's first %v, group 1's only %v", client, u0, u1)
@@ -139,7 +135,8 @@ func TestConnectionFootprintsMakeManyConnectionsDear(t *testing.T) {
 	bare64, _ := run(64, 0, 0)
 	foot64, m := run(64, 256<<10, 1<<20)
 	assert.Less(t, foot64.Throughput, 0.8*bare64.Throughput, "64 connections: bare %.0f/s, with footprints %.0f/s", bare64.Throughput, foot64.Throughput)
-	assert.Equal(t, int64(64*(256<<10+1<<20)), m.Footprints())
+	own := int64(256<<10 + 1<<20)
+	assert.InDelta(t, m.Costs().RefillOf(own, float64(64*(own+2*m.Costs().SwitchFootprint)-own)), m.Refill(own), 1, "every connection's footprints evict")
 	assert.Greater(t, m.SwitchCost(1), m.SwitchCost(0), "the client's Lua state is the larger")
 
 	c := liveCell(1, true)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim/aiosim"
 	"github.com/innosim/innosim/sim/rowlock"
 	"github.com/stretchr/testify/assert"
@@ -100,7 +101,8 @@ func fingerprintCells() []fingerprintCase {
 	add("oltp_read_only/pool-client", with(ro, func(c *Cell) { c.ThreadHandling, c.Client = PoolOfThreads, client }))
 	add("oltp_read_only/steady", with(ro, func(c *Cell) {
 		c.Threads = 8
-		c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 0.2, PerThread: 2, Max: 200 * time.Millisecond}
+		c.Measure = 5 * time.Millisecond
+		c.Steady = &SteadyWarmup{Max: 200 * time.Millisecond}
 	}))
 	rw := base("oltp_read_write", 32, 4)
 	rw.Device = dev(ServiceUniform)
@@ -132,6 +134,20 @@ func fingerprintCells() []fingerprintCase {
 	add("oltp_point_select/pool-footprints", with(ps, func(c *Cell) {
 		c.ThreadHandling, c.Client, c.Machine.Costs = PoolOfThreads, footprints, cached
 	}))
+	maria55 := mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"}
+	add("oltp_read_write/pool-55", with(rw, func(c *Cell) {
+		c.ThreadHandling, c.ThreadPoolSize, c.ThreadPoolOversubscribe, c.Server = PoolOfThreads, 2, 1, maria55
+	}))
+	add("oltp_point_select/pool-55-client", with(ps, func(c *Cell) {
+		c.ThreadHandling, c.Client, c.Server = PoolOfThreads, client, maria55
+	}))
+	add("oltp_point_select/client-cores", with(ps, func(c *Cell) {
+		c.Client, c.Machine.ClientCPUs, c.Machine.Costs = footprints, 1, cached
+	}))
+	add("oltp_point_select/pool-client-cores", with(ps, func(c *Cell) {
+		c.ThreadHandling, c.Client, c.Machine.ClientCPUs = PoolOfThreads, client, 1
+	}))
+	add("oltp_read_only/eevdf", with(ro, func(c *Cell) { c.Machine.Scheduler = EEVDF }))
 	add("oltp_read_only_mariadb/pool-client", with(base("oltp_read_only_mariadb", 16, 2), func(c *Cell) {
 		c.ThreadHandling, c.Client = PoolOfThreads, client
 	}))
@@ -200,13 +216,12 @@ func fingerprint(t *testing.T, c Cell, rows *rowlock.Table) string {
 		bu.rows, err = rowlock.Install(m, *rows)
 		require.NoError(t, err)
 	}
-	wu, ms := c.Warmup, c.Measure
+	var r Result
 	if c.Steady != nil {
-		_, w, err := bu.warmUntilSteady(wu, *c.Steady)
-		require.NoError(t, err)
-		wu, ms = 0, max(ms, w)
+		r = bu.runSteady(c.Warmup, c.Measure, *c.Steady)
+	} else {
+		r = m.Run(c.Warmup, c.Measure)
 	}
-	r := m.Run(wu, ms)
 	var b strings.Builder
 	fmt.Fprintf(&b, "result %+v\n", r)
 	for _, mu := range m.Mutexes() {

@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/sim/threadpool"
 )
 
 // ThreadHandling is MariaDB's thread_handling: how client connections get a
@@ -19,11 +19,10 @@ const (
 	// connection holds a worker thread only while a request of its is being
 	// served; between requests it waits, without a thread, in its group's
 	// epoll set, and the group's listener queues its next request for a
-	// worker. With the client on the machine (Cell.Client) the connections
-	// have no threads and the groups' workers and listeners serve them
-	// (package threadpool); without it, a gate per group in front of a
-	// thread per connection stands for the pool (gate.InstallGroups,
-	// gate.PoolProgram). See Cell.ThreadPoolSize.
+	// worker. The connections have no threads: the groups' workers and
+	// listeners serve them (package threadpool), whether their client runs
+	// on the machine (Cell.Client) or across the network (its round trips
+	// the workload's waits for its client). See Cell.ThreadPoolSize.
 	PoolOfThreads
 )
 
@@ -48,6 +47,6 @@ func ParseThreadHandling(s string) (ThreadHandling, error) {
 	return 0, fmt.Errorf("sim: thread_handling %q, want one-thread-per-connection or pool-of-threads: %w", s, ErrInvalidConfig)
 }
 
-// MaxThreadPoolSize bounds Cell.ThreadPoolSize (MariaDB allows up to
-// 100,000 groups; the simulator's pool keeps a concurrency core per group).
-const MaxThreadPoolSize = concurrency.MaxLimit
+// MaxThreadPoolSize bounds Cell.ThreadPoolSize: MAX_THREAD_GROUPS of
+// threadpool_generic.cc (MariaDB 5.5 to 10.1 allow 128).
+const MaxThreadPoolSize = threadpool.MaxSize

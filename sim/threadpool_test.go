@@ -25,12 +25,12 @@ func TestPoolRefusesBadStallLimitAndMaxThreads(t *testing.T) {
 			"ThreadPoolStallLimit = 1.5ms, want 0 (500ms) or whole milliseconds"},
 		{"a negative stall limit", func(c *Cell) { c.ThreadPoolStallLimit = -time.Second }, "ThreadPoolStallLimit = -1s"},
 		{"max threads above 65536", func(c *Cell) { c.ThreadPoolMaxThreads = 65537 },
-			"ThreadPoolMaxThreads = 65537, want 0 (65536) or 1..65536"},
+			"ThreadPoolMaxThreads = 65537, want 0 (the release's default) or 1..65536"},
 		{"negative max threads", func(c *Cell) { c.ThreadPoolMaxThreads = -1 }, "ThreadPoolMaxThreads = -1"},
-		{"a stall limit without the pool's workers", func(c *Cell) { c.ThreadPoolStallLimit = time.Second; c.Client = nil },
-			"want 0 (read only with pool-of-threads and a Client)"},
 		{"max threads with a thread per connection", func(c *Cell) { c.ThreadPoolMaxThreads = 8; c.ThreadHandling = OneThreadPerConnection },
-			"want 0 (read only with pool-of-threads and a Client)"},
+			"ThreadPoolMaxThreads = 8 with one-thread-per-connection, want 0 (thread_pool_* is read only with pool-of-threads)"},
+		{"oversubscribe with a thread per connection", func(c *Cell) { c.ThreadPoolOversubscribe = 2; c.ThreadHandling = OneThreadPerConnection },
+			"ThreadPoolOversubscribe = 2 with one-thread-per-connection"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,6 +44,9 @@ func TestPoolRefusesBadStallLimitAndMaxThreads(t *testing.T) {
 	ok := base
 	ok.ThreadPoolStallLimit, ok.ThreadPoolMaxThreads = 10*time.Millisecond, 1
 	assert.NoError(t, ok.Validate())
+	noClient := ok
+	noClient.Client = nil
+	assert.NoError(t, noClient.Validate(), "one pool, with or without its client: its limits are read either way")
 	assert.NotEqual(t, base.SeedFor(1), ok.SeedFor(1), "the limits are parameters of the cell")
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/sim/bufpool"
 	"github.com/innosim/innosim/sim/client"
 	"github.com/innosim/innosim/sim/gate"
@@ -64,7 +65,8 @@ func (c Cell) Validate() error {
 		}
 	}
 	if c.Steady != nil {
-		return checkSteadyRoom(c.Machine, c.threads(w), wu, *c.Steady)
+		threads, clients := c.threads(w)
+		return checkSteadyRoom(c.Machine, threads, clients, wu, ms, *c.Steady)
 	}
 	return nil
 }
@@ -178,32 +180,24 @@ func ioKinds(u workload.Uses) string {
 
 // validateThreadHandling checks the thread pool's settings.
 func (c Cell) validateThreadHandling() error {
-	if (c.ThreadPoolStallLimit != 0 || c.ThreadPoolMaxThreads != 0) && (c.ThreadHandling != PoolOfThreads || c.Client == nil) {
-		field := "ThreadPoolStallLimit"
-		if c.ThreadPoolStallLimit == 0 {
-			field = "ThreadPoolMaxThreads"
-		}
-		return machine.Invalid(field, "sim: ThreadPoolStallLimit = %v, ThreadPoolMaxThreads = %d without the pool's workers, want 0 (read only with pool-of-threads and a Client): %w",
-			c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads, ErrInvalidConfig)
-	}
 	switch c.ThreadHandling {
 	case OneThreadPerConnection:
-		if c.ThreadPoolSize != 0 {
-			return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d with one-thread-per-connection, want 0 (thread_pool_size is read only with pool-of-threads): %w",
-				c.ThreadPoolSize, ErrInvalidConfig)
+		for _, f := range []struct {
+			name string
+			v    any
+			set  bool
+		}{{"ThreadPoolSize", c.ThreadPoolSize, c.ThreadPoolSize != 0}, {"ThreadPoolOversubscribe", c.ThreadPoolOversubscribe, c.ThreadPoolOversubscribe != 0},
+			{"ThreadPoolStallLimit", c.ThreadPoolStallLimit, c.ThreadPoolStallLimit != 0}, {"ThreadPoolMaxThreads", c.ThreadPoolMaxThreads, c.ThreadPoolMaxThreads != 0}} {
+			if f.set {
+				return machine.Invalid(f.name, "sim: %s = %v with one-thread-per-connection, want 0 (thread_pool_* is read only with pool-of-threads): %w",
+					f.name, f.v, ErrInvalidConfig)
+			}
 		}
 	case PoolOfThreads:
 		if c.Gate != nil {
 			return machine.Invalid("ThreadHandling", "sim: ThreadHandling = pool-of-threads with a Gate (innodb_thread_concurrency = %d): want one of the two (MariaDB 10.11 has no innodb_thread_concurrency): %w", c.Gate.Config.Limit, ErrInvalidConfig)
 		}
-		if c.ThreadPoolSize == 0 && c.Machine.CPUs > MaxThreadPoolSize {
-			return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = 0: the pool has a group per CPU (%d), more than the 1..%d groups it takes: want at most %d CPUs or a ThreadPoolSize of 1..%d: %w",
-				c.Machine.CPUs, MaxThreadPoolSize, MaxThreadPoolSize, MaxThreadPoolSize, ErrInvalidConfig)
-		}
-		if c.Client != nil {
-			return threadpool.Validate(c.ThreadPoolSize, c.Machine.CPUs, c.ThreadPoolStallLimit, c.ThreadPoolMaxThreads)
-		}
-		return gate.ValidateGroups(c.ThreadPoolSize, c.Machine.CPUs)
+		return threadpool.Validate(c.poolConfig(), c.Machine.CPUs)
 	default:
 		return machine.Invalid("ThreadHandling", "sim: ThreadHandling = %d, want one-thread-per-connection or pool-of-threads: %w", c.ThreadHandling, ErrInvalidConfig)
 	}
@@ -217,7 +211,7 @@ func (c Cell) validateClient(w Workload) error {
 	if costs == (CostProfile{}) {
 		costs = OldKernel()
 	}
-	env := &countingEnv{gate: -1}
+	env := &countingEnv{gate: -1, server: c.Server}
 	if c.Gate != nil {
 		env.gate = env.AddMutex(machine.Mutex{})
 	}
@@ -229,7 +223,12 @@ func (c Cell) validateClient(w Workload) error {
 // countingEnv is a workload's Env without a machine: its mutexes are
 // numbered, and nothing is installed. A program it sets up has the shape the
 // cell's machine runs.
-type countingEnv struct{ mutexes, gate, log int32 }
+type countingEnv struct {
+	mutexes, gate, log int32
+	server             mycnf.Server
+}
+
+func (e *countingEnv) Server() mycnf.Server { return e.server }
 
 func (e *countingEnv) AddMutex(machine.Mutex) int32 {
 	e.mutexes++
@@ -245,11 +244,12 @@ func (e *countingEnv) LogMutex() int32 {
 	return e.log - 1
 }
 
-// threads is how many threads a valid cell's machine has when it starts:
-// the AIO array's handlers, a page cleaner, the pool's first two workers a
-// group, and a thread a connection (two, its client's too, with a Client
-// and no pool).
-func (c Cell) threads(w Workload) int {
+// threads is how many threads a valid cell's machine has when it starts on
+// the server's cores and on the client's (MachineConfig.ClientCPUs): the
+// AIO array's handlers, a page cleaner, the log's master thread, the pool's first two workers a
+// group, and a thread a connection, and with a Client a client thread a
+// connection, on the client's cores when the machine has them.
+func (c Cell) threads(w Workload) (server, clients int) {
 	n := 0
 	if c.AIO != nil {
 		n += c.AIO.Segments()
@@ -257,7 +257,10 @@ func (c Cell) threads(w Workload) int {
 			n++
 		}
 	}
-	pooled := c.ThreadHandling == PoolOfThreads && c.Client != nil
+	if w.Uses.LogCommit && c.Log != nil && c.Log.FlushAtTrxCommit != 1 {
+		n++ // InnoDB's master thread, which flushes the log once a second (redolog.Install)
+	}
+	pooled := c.ThreadHandling == PoolOfThreads
 	if pooled {
 		size := c.ThreadPoolSize
 		if size == 0 {
@@ -265,11 +268,16 @@ func (c Cell) threads(w Workload) int {
 		}
 		n += 2 * size
 	}
-	per := 1
-	if c.Client != nil && !pooled {
-		per = 2
+	if !pooled {
+		n += c.Threads
 	}
-	return n + per*c.Threads
+	if c.Client == nil {
+		return n, 0
+	}
+	if c.Machine.ClientCPUs > 0 {
+		return n, c.Threads
+	}
+	return n + c.Threads, 0
 }
 
 // Both Envs a workload's Setup is given.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/innosim/innosim/aio"
 	"github.com/innosim/innosim/concurrency"
+	"github.com/innosim/innosim/mycnf"
 )
 
 // Every bad setting is a *FieldError whose Field is the setting's path in
@@ -35,12 +36,12 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 			c.Machine.Costs = OldKernel()
 			c.Machine.Costs.Syscall = 2 * time.Second
 		}},
-		{"Steady.Tolerance", "Steady.Tolerance = 2, want in (0, 1)", func(c *Cell) {
-			c.Steady = &SteadyWarmup{Window: time.Millisecond, Tolerance: 2, PerThread: 1, Max: time.Second}
+		{"Steady.Max", "Steady.Max = 100ms, want at least Warmup (20ms) + 2 × Measure (100ms)", func(c *Cell) {
+			c.Steady = &SteadyWarmup{Max: 100 * time.Millisecond}
 		}},
-		{"Steady.Max", "leaves no room for two windows", func(c *Cell) {
+		{"Steady.Max", "leaves no room for a series of 2 × Measure", func(c *Cell) {
 			c.Threads = 10000
-			c.Steady = &SteadyWarmup{Window: 10 * time.Millisecond, Tolerance: 0.1, PerThread: 1, Max: time.Second}
+			c.Steady = &SteadyWarmup{Max: time.Second}
 		}},
 		{"Device.Units", "device Units = 0, want 1..1024", func(c *Cell) {
 			c.Device = &DeviceConfig{Read: time.Millisecond, Write: time.Millisecond, Fsync: time.Millisecond}
@@ -58,16 +59,20 @@ func TestValidateNamesTheFieldOfEveryBadSetting(t *testing.T) {
 		{"Client.ServerFootprint", "which has no caches to refill them", func(c *Cell) { c.Client = &ClientConfig{ServerFootprint: 1 << 20} }},
 		{"Client.ServerCPU", "ClientConfig.ServerCPU = 1µs per unit, want more than", func(c *Cell) { c.Client = &ClientConfig{ServerCPU: time.Microsecond} }},
 		{"ThreadPoolSize", "ThreadPoolSize = 3 with one-thread-per-connection", func(c *Cell) { c.ThreadPoolSize = 3 }},
-		{"ThreadPoolSize", "ThreadPoolSize = 1001, want 0 (the CPUs) or 1..1000", func(c *Cell) {
-			c.ThreadHandling, c.ThreadPoolSize = PoolOfThreads, 1001
+		{"ThreadPoolSize", "ThreadPoolSize = 100001, want 0 (the CPUs) or 1..100000", func(c *Cell) {
+			c.ThreadHandling, c.ThreadPoolSize = PoolOfThreads, 100001
 		}},
-		{"ThreadPoolSize", "ThreadPoolSize = 0: the pool has a group per CPU (1024), more than the 1..1000 groups it takes", func(c *Cell) {
-			c.ThreadHandling, c.Machine.CPUs = PoolOfThreads, 1024
+		{"ThreadPoolOversubscribe", "ThreadPoolOversubscribe = 1001", func(c *Cell) {
+			c.ThreadHandling, c.ThreadPoolOversubscribe = PoolOfThreads, 1001
+		}},
+		{"ThreadPoolSize", "ThreadPoolSize = 0 (0 takes the CPUs, 200), want 0 (the CPUs) or 1..128", func(c *Cell) {
+			c.ThreadHandling, c.Machine.CPUs = PoolOfThreads, 200
+			c.Server = mycnf.Server{Product: mycnf.MariaDB, Version: "5.5"}
 		}},
 		{"ThreadPoolStallLimit", "ThreadPoolStallLimit = 1.5ms", func(c *Cell) {
 			c.ThreadHandling, c.Client, c.ThreadPoolStallLimit = PoolOfThreads, &ClientConfig{}, 1500*time.Microsecond
 		}},
-		{"ThreadPoolMaxThreads", "read only with pool-of-threads and a Client", func(c *Cell) { c.ThreadPoolMaxThreads = 8 }},
+		{"ThreadPoolMaxThreads", "read only with pool-of-threads", func(c *Cell) { c.ThreadPoolMaxThreads = 8 }},
 		{"ThreadHandling", "ThreadHandling = 7", func(c *Cell) { c.ThreadHandling = 7 }},
 	} {
 		t.Run(tt.field, func(t *testing.T) {
@@ -128,6 +133,7 @@ func TestValidateCountsTheThreadsBuildAdds(t *testing.T) {
 		require.NoError(t, err)
 		b, err := c.build()
 		require.NoError(t, err)
-		assert.Equal(t, b.m.Threads(), c.threads(w), "%s %+v", c.Workload, c)
+		server, clients := c.threads(w)
+		assert.Equal(t, b.m.Threads(), server+clients, "%s %+v", c.Workload, c)
 	}
 }

@@ -55,7 +55,8 @@ func TestRunWithTheClientOnTheMachine(t *testing.T) {
 			"--threads", "16", "--cpus", "2", "--measure", "5ms", "--client", client)
 		require.Len(t, r.Rows, 1)
 		require.Len(t, r.Cells, 1)
-		return r.Cells[0].Throughput, r.Rows[0].Settings
+		require.NotNil(t, r.Cells[0].Throughput, "a steady cell has a figure")
+		return *r.Cells[0].Throughput, r.Rows[0].Settings
 	}
 	cheap, st := rate("cpu=5us")
 	costly, _ := rate("cpu=50us")
@@ -101,7 +102,8 @@ func TestRunClientFigureDoesNotDependOnTheMeasure(t *testing.T) {
 		r := readRunJSON(t, "--workload", "oltp_read_only_mariadb", "--server", "mariadb", "--cpus", "2",
 			"--threads", "1024", "--client", "cpu=5us", "--measure", measure)
 		require.Len(t, r.Cells, 1)
-		return r.Cells[0].Throughput
+		require.NotNil(t, r.Cells[0].Throughput, "steady at %s", measure)
+		return *r.Cells[0].Throughput
 	}
 	short, long := rate("100ms"), rate("2s")
 	assert.InEpsilon(t, long, short, 0.1, "100 ms: %.0f/s, 2 s: %.0f/s", short, long)

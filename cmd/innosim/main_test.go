@@ -55,7 +55,7 @@ func TestCommandLineErrors(t *testing.T) {
 		// said -threads and -vary threads were both given, then refused -vary threads alone
 		{"run varying threads", []string{"run", "--workload", "connect", "--threads", "1", "--vary", "threads=1,2"}, 2, "-vary threads: threads are swept by -threads itself (a list: -threads 1,2), not by -vary"},
 		{"run varying cpus", []string{"run", "--workload", "connect", "--vary", "cpus=1,2"}, 2, "-vary cpus: cpus are swept by -cpus itself (a list: -cpus 1,2), not by -vary"},
-		{"run varying sched to an unknown scheduler", []string{"run", "--workload", "connect", "--vary", "sched=cfs,bsd"}, 2, "-vary sched=bsd: want cfs or ts"},
+		{"run varying sched to an unknown scheduler", []string{"run", "--workload", "connect", "--vary", "sched=cfs,bsd"}, 2, "-vary sched=bsd: want cfs, ts or eevdf"},
 		{"run native aio with wake-all", []string{"run", "--workload", "oltp_insert", "--vary", "aio=native", "--wake", "all"}, 2, "Wake = all with IO = native"},
 		{"run with a bad scheduler", []string{"run", "--workload", "connect", "--sched", "bsd"}, 2, `-sched "bsd"`},
 		{"run with a missing cnf", []string{"run", "--workload", "connect", "--cnf", "/nonexistent.cnf"}, 1, "-cnf"},

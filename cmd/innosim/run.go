@@ -47,7 +47,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if anyStdout(outs) {
 		text = io.Discard
 	}
-	return newRunReport(ctx, sw, res).write(text, outs[0], outs[1], outs[2])
+	if err := newRunReport(ctx, sw, res).write(text, outs[0], outs[1], outs[2]); err != nil {
+		return err
+	}
+	sw.machine.writeAssumptions(text)
+	return nil
 }
 
 // run runs the sweep's cells (sim.RunCells, which validates every cell

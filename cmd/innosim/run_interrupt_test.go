@@ -17,7 +17,10 @@ import (
 
 // B3: canceling run (the first SIGINT cancels its context) stops the cell
 // that is running within bounded time and leaves no output file, finished or
-// partial. Before, a cell ran to its end whatever the context said.
+// partial. Before, a cell ran to its end whatever the context said. The
+// cell runs under run's default warm-up, steady, whose series loop must
+// look at the context too (its bound, 8 × the 1 m window, is minutes of wall
+// time away).
 func TestRunCanceledStopsAndLeavesNoOutput(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)

@@ -64,7 +64,8 @@ func TestRunWritesJSON(t *testing.T) {
 	require.Len(t, r.Cells, 4)
 	assert.Equal(t, "4", r.Cells[2].Value)
 	assert.Equal(t, 8, r.Cells[3].Threads)
-	assert.Greater(t, r.Cells[3].Throughput, 0.0)
+	require.NotNil(t, r.Cells[3].Throughput)
+	assert.Greater(t, *r.Cells[3].Throughput, 0.0)
 	assert.Len(t, r.Rows, 2)
 }
 
@@ -418,12 +419,13 @@ func TestPartialCostProfileIsNamedInAWarning(t *testing.T) {
 	assert.Contains(t, stderr, "innosim validate: warning: -costs "+one+" "+warning)
 }
 
-// run warms every cell without --client up for a fixed 20 ms, which can
-// measure a ramp: read_ahead on a 4-unit device gave 7,690 scans/s over
-// 100 ms, 1,125 over 1 s and 547 over 5 s while reads stayed at the device's
-// 400/s. --warmup steady reads the long run at the default window, and the
-// JSON and -show-settings say which warm-up ran. A cell the steady warm-up
-// cannot serve is refused before any cell runs, saying what measures it.
+// A fixed 20 ms warm-up (run's default without --client before steady
+// became every run's default) can measure a ramp: read_ahead on a 4-unit
+// device gave 7,690 scans/s over 100 ms, 1,125 over 1 s and 547 over 5 s
+// while reads stayed at the device's 400/s. The default, steady, reads the
+// long run at the default window, and the JSON and -show-settings say which
+// warm-up ran. A cell the steady warm-up cannot serve is refused before any
+// cell runs, saying what measures it.
 func TestRunWarmsUpUntilSteady(t *testing.T) {
 	args := []string{"run", "--workload", "read_ahead", "--threads", "8", "--cpus", "8", "--aio", "native",
 		"--device", "units=4,read=10ms,dist=fixed"}
@@ -444,8 +446,12 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	assert.Equal(t, "steady", js["warmup"])
 	long, _ := scans("--warmup", "steady", "--measure", "5s")
 	assert.InEpsilon(t, long, steady, 0.1, "the default window after a steady warm-up reads the 5 s window's figure")
-	ramp, js := scans()
-	assert.Equal(t, "fixed", js["warmup"], "the default without -client")
+	byDefault, js := scans()
+	assert.Equal(t, "steady", js["warmup"], "the default without -client")
+	assert.Nil(t, js["warmup_ns"], "no one figure for a steady warm-up")
+	assert.Equal(t, steady, byDefault, "the default is the steady warm-up")
+	ramp, js := scans("--warmup", "20ms")
+	assert.Equal(t, "fixed", js["warmup"])
 	assert.Equal(t, float64(20_000_000), js["warmup_ns"], "20 ms")
 	assert.Greater(t, ramp, 3*steady, "a fixed 20 ms warm-up measures the device queue filling")
 
@@ -455,6 +461,9 @@ func TestRunWarmsUpUntilSteady(t *testing.T) {
 	code, out, _ = runCmd("run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2", "--client", "on", "--show-settings")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "warm-up (-warmup): steady\n", "the default with -client")
+	code, out, _ = runCmd("run", "--workload", "oltp_point_select", "--threads", "1", "--cpus", "2", "--show-settings")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "warm-up (-warmup): steady\n", "the default without -client")
 	for _, bad := range []string{"0s", "2m", "20", "soon"} {
 		code, _, stderr := runCmd(append(slices.Clone(args), "--warmup", bad)...)
 		assert.Equal(t, 2, code, bad)

@@ -50,6 +50,9 @@ func buildSweep(o *runOptions, stdout, stderr io.Writer) (*sweep, error) {
 		}
 		sw.variants = append(sw.variants, vr)
 	}
+	if err := sw.checkPoolKeys(stderr); err != nil {
+		return nil, err
+	}
 	if err := sw.checkEffects(); err != nil {
 		return nil, err
 	}
@@ -57,7 +60,8 @@ func buildSweep(o *runOptions, stdout, stderr io.Writer) (*sweep, error) {
 		for _, cpus := range o.cpus {
 			for _, th := range o.threads {
 				c := vr.proto
-				c.Threads, c.Machine.CPUs = th, cpus
+				c.Threads = th
+				o.machine.apply(&c, cpus)
 				c.Machine.Seed = c.SeedFor(o.seed)
 				sw.cells = append(sw.cells, c)
 			}
@@ -91,7 +95,7 @@ func (o *runOptions) variant(value string) (variant, error) {
 	if wu := o.warmup.effective(o.client.cfg != nil); wu.steady {
 		// connections complete in waves a round trip apart, a device's
 		// queue fills: warm up until steady, as a live table's cells do
-		c.Warmup, c.Steady = validate.LiveWarmup, validate.LiveSteady()
+		c.Warmup, c.Steady = validate.LiveWarmup, steadyWarmup(c.Measure)
 	} else {
 		c.Warmup = wu.d
 	}
@@ -159,8 +163,55 @@ func buildCell(f runFlags, s mycnf.Settings, varied string) (sim.Cell, error) {
 	if c.Machine.SyncArray, err = syncArrayOf(srv); err != nil {
 		return sim.Cell{}, err
 	}
+	c.Server = srv // the release's thread pool (threadpool_unix.cc for MariaDB 5.5 to 10.1)
+	setThreadPool(&c, s, srv)
 	c.Measure = f.measure
 	return c, nil
+}
+
+// setThreadPool sets c's thread pool from the thread_pool_* settings when
+// c runs pool-of-threads, as MariaDB reads them only then: each value the
+// release's default leaves 0 (the simulator's default, which is the same),
+// so that a file that spells a default out runs the cell it would without.
+func setThreadPool(c *sim.Cell, s mycnf.Settings, srv mycnf.Server) {
+	if c.ThreadHandling != sim.PoolOfThreads {
+		return
+	}
+	d := srv.Defaults()
+	pick := func(v, def int) int {
+		if v == def {
+			return 0
+		}
+		return v
+	}
+	c.ThreadPoolSize = s.ThreadPoolSize // 0: the server's CPUs
+	c.ThreadPoolOversubscribe = pick(s.ThreadPoolOversubscribe, d.ThreadPoolOversubscribe)
+	c.ThreadPoolMaxThreads = pick(s.ThreadPoolMaxThreads, d.ThreadPoolMaxThreads)
+	if s.ThreadPoolStallLimit != d.ThreadPoolStallLimit {
+		c.ThreadPoolStallLimit = s.ThreadPoolStallLimit
+	}
+}
+
+// poolKeys are the option-file keys read only with pool-of-threads.
+var poolKeys = []string{"thread_pool_size", "thread_pool_oversubscribe", "thread_pool_stall_limit", "thread_pool_max_threads"}
+
+// checkPoolKeys refuses -vary of a thread_pool_* key when no row runs
+// pool-of-threads, and warns of one a -cnf line sets then: MariaDB reads
+// them only with pool-of-threads, so they would change nothing.
+func (sw *sweep) checkPoolKeys(stderr io.Writer) error {
+	if slices.ContainsFunc(sw.variants, func(vr variant) bool { return vr.proto.ThreadHandling == sim.PoolOfThreads }) {
+		return nil
+	}
+	if k := strings.ReplaceAll(sw.varyKey, "-", "_"); slices.Contains(poolKeys, k) {
+		return cmdflag.Usagef("-vary %s with thread_handling = one-thread-per-connection in every row: %s is read only with pool-of-threads: want -thread-handling pool-of-threads (or thread_handling in -cnf)", sw.varyKey, k)
+	}
+	for _, st := range sw.base.List() {
+		if slices.Contains(poolKeys, st.Key) && !st.IsDefault() {
+			fmt.Fprintf(stderr, "innosim run: warning: %s: %s = %s has no effect: thread_handling is one-thread-per-connection in every row (MariaDB reads thread_pool_* only with pool-of-threads)\n",
+				st.From, st.Key, strings.TrimSpace(st.Value+" "+st.Unit))
+		}
+	}
+	return nil
 }
 
 // costsOf returns the cost profile of f: -costs's file, or -profile's
@@ -242,6 +293,9 @@ func (sw *sweep) origin(name string, vr *variant, c sim.Cell) string {
 	case "threads":
 		return fmt.Sprintf("-threads %d", c.Threads)
 	case "cpus":
+		if rm := sw.machine; rm != nil && rm.params != nil && !sw.fs.Given("cpus") {
+			return fmt.Sprintf("-machine %s's %d server CPUs", rm.path, c.Machine.CPUs)
+		}
 		return fmt.Sprintf("-cpus %d", c.Machine.CPUs)
 	case "client", "device":
 		arg := map[string]string{"client": sw.client.arg, "device": sw.device.arg}[name]

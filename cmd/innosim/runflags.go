@@ -21,6 +21,7 @@ type runFlags struct {
 	aio                                                               string
 	threadHandling                                                    string
 	server                                                            string
+	machineFile, clientCPUs                                           string
 	showSettings                                                      bool
 	threads, cpus                                                     []int
 	seed                                                              uint64
@@ -39,6 +40,7 @@ type runOptions struct {
 	varyValues []string         // its values; one "" without -vary
 	server     mycnf.Server
 	base       mycnf.Settings
+	machine    *runMachine // -machine and -client-cpus
 }
 
 // runSetting is a setting of run that a flag sets and -vary varies.
@@ -54,7 +56,7 @@ type runSetting struct {
 
 // runSettings are run's settings that are flags and -vary keys alike.
 var runSettings = []runSetting{
-	{key: "sched", flags: []string{"sched"}, choices: []string{"cfs", "ts"}, also: []string{"linux", "solaris"}, names: "scheduler",
+	{key: "sched", flags: []string{"sched"}, choices: []string{"cfs", "ts", "eevdf"}, also: []string{"linux", "solaris"}, names: "scheduler",
 		field: func(f *runFlags) *string { return &f.sched }},
 	{key: "profile", flags: []string{"profile", "costs"}, names: "cost profile (the same name and costs)",
 		field: func(f *runFlags) *string { return &f.profile }},
@@ -108,6 +110,12 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	}
 	srv, _ := mycnf.ParseServer(f.server) // readCnf refused a bad one
 	o := &runOptions{runFlags: *f, fs: fs, varyValues: []string{""}, server: srv, base: base}
+	if err := o.setMachine(); err != nil {
+		return nil, err
+	}
+	if c := f.client.cfg; o.machine.client > 0 && c.Event == 0 && c.Send == 0 && c.Recv == 0 {
+		fmt.Fprintf(stderr, "innosim run: warning: -client-cpus %s with -client %s: the client's cores run a client of no CPU (cpu, send and recv 0): give them from a measurement (innosim live's client_cpu_us_per_query)\n", f.clientCPUs, f.client.arg)
+	}
 	if fs.Given("vary") {
 		if err := o.parseVary(); err != nil {
 			return nil, err
@@ -131,6 +139,24 @@ func runRules(f *runFlags) []cmdflag.Rule {
 		cmdflag.Valid("plot", report.CheckChartPath),
 		// -vary "" varies nothing, as -threads "" is refused
 		cmdflag.NotEmpty("vary", "key=v1,v2, or no -vary"),
+		// the sheet's kernel and page-table isolation give both: neither
+		// flag overrides it unseen
+		func(fs *cmdflag.FlagSet) error {
+			switch {
+			case f.machineFile == "":
+			case fs.Given("sched"):
+				return cmdflag.Usagef("-machine and -sched both given: the machine's kernel gives its scheduler: want one")
+			case fs.Given("profile"):
+				return cmdflag.Usagef("-machine and -profile both given: the machine's kernel gives its cost profile (-costs gives a calibration's footprints beside it): want one")
+			}
+			return nil
+		},
+		func(fs *cmdflag.FlagSet) error {
+			if fs.Given("client-cpus") && f.client.cfg == nil {
+				return cmdflag.Usagef("-client-cpus without -client: the client's own cores need a client on the machine: want -client with its costs (cpu=,send=,recv=: from a measurement, e.g. innosim live's client_cpu_us_per_query), or no -client-cpus")
+			}
+			return nil
+		},
 	}
 	for _, s := range runSettings {
 		rules = append(rules, func(fs *cmdflag.FlagSet) error {
@@ -166,6 +192,8 @@ func (o *runOptions) parseVary() error {
 			"-vary %s: %s are swept by -%s itself (a list: -%s %s), not by -vary", k, k, k, k, strings.Join(vals, ",")),
 		cmdflag.Refuse(func() bool { return removedBy(o.server, k) }, "-vary %s: %s", k, removedMessage(o.server, k)),
 		cmdflag.Refuse(func() bool { return given[0] != "" }, "%s and -vary %s both given: want one (-vary sets %s in every row)", given[0], k, k),
+		cmdflag.Refuse(func() bool { return o.machineFile != "" && (s.key == "sched" || s.key == "profile") },
+			"-machine and -vary %s both given: the machine's kernel gives its %s: want one", k, s.names),
 		func(*cmdflag.FlagSet) error {
 			if s.key != strings.ReplaceAll(k, "-", "_") {
 				return nil // not a run setting, or an option-file key a flag sets: mycnf reads its values
@@ -199,18 +227,20 @@ func newRunFlagSet(stderr io.Writer) (*cmdflag.FlagSet, *runFlags) {
 	fs.CountsVar(&f.threads, "threads", []int{1, 2, 4, 8, 16, 32, 64}, maxThreads, fmt.Sprintf("client thread `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxThreads))
 	fs.CountsVar(&f.cpus, "cpus", []int{4}, maxCPUs, fmt.Sprintf("core `counts`, comma-separated, each 1..%d (run and printed in ascending order)", maxCPUs))
 	fs.StringVar(&f.vary, "vary", "", "one setting and its values, key=v1,v2: an option-file key (innodb_thread_concurrency=0,8) or "+strings.Join(varyKeys, ", "))
-	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux) or ts (Solaris)")
+	fs.StringVar(&f.sched, "sched", "cfs", "scheduler model: cfs (Linux before 6.6), eevdf (Linux 6.6 on) or ts (Solaris)")
 	fs.StringVar(&f.profile, "profile", "old-kernel", "cost profile: old-kernel, new-kernel or a profile file")
 	fs.StringVar(&f.costs, "costs", "", "cost profile file written by innosim calibrate --out (instead of -profile); a cost the file does not give keeps old-kernel's value, and a warning lists those that do")
 	fs.StringVar(&f.gate, "gate", "queue", "gate core when innodb_thread_concurrency > 0: queue, atomic or handoff")
 	fs.StringVar(&f.aio, "aio", "", "AIO mode: simulated or native (default: the option file's innodb_use_native_aio, ON unless set)")
 	fs.StringVar(&f.threadHandling, "thread-handling", "", "MariaDB's thread_handling: one-thread-per-connection (default) or pool-of-threads (not with -server mysql): with -client, the pool's groups of workers taking turns as listener (threadpool_generic.cc: thd_wait_begin, check_stall); without it, a gate per CPU that serves one request at a time in front of a thread per connection, so a request waiting for a page read or an fsync holds its group")
+	fs.StringVar(&f.machineFile, "machine", "", "a box described by its spec sheet (sim/spec: sockets, cores, threads, caches, kernel): gives the CPUs, sockets, caches, cost profile and scheduler, so not with -sched or -profile; -cpus is then the server's CPUs of the box (default all but -client-cpus'), -costs a calibration's footprints; the keys the sheet assumes print under the table")
+	fs.StringVar(&f.clientCPUs, "client-cpus", "", "cores of the client's own (with -client): quarter (a quarter of -machine's CPUs, as MariaDB's thread-pool benchmarks pinned sysbench), or a count: of -machine's CPUs, or without -machine added beside -cpus; 0 or unset: the client on the server's cores")
 	fs.Var(&f.client, "client", "run the benchmark client on the simulated cores, a client thread per connection as sysbench beside the server, with a wake onto an idle CPU charged (as validate's live cells): on (every key 0), or key=value pairs, each optional: cpu (the client's CPU per unit of the workload), send, recv (kernel work of its write and read), server-cpu (the server's CPU per unit with one connection), server-footprint, client-footprint (bytes a switch refills; need a calibrated -costs); durations 0..1s, sizes in bytes, KiB, MiB or GiB up to 1GiB (sim.ClientConfig). The round trip's sleep (oltp_point_select's 30 µs) is replaced by the client thread's CPU and system calls; refused for a workload with no round trip to a client (row_scan_*, mutex_wake_*) or whose wait is think time (read_ahead)")
 	fs.StringVar(&f.wake, "wake", "", "AIO wake policy: all, targeted or deferred (default: all for simulated AIO, targeted for native)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.Var(&f.device, "device", "storage device the AIO handlers and the workload's reads wait for: units=N[,read=5ms][,write=5ms][,fsync=5ms][,dist=uniform|fixed|exponential], units 1..1024, durations 1ns..10s; a time of a kind of I/O the workload never does is refused")
 	fs.DurationVar(&f.measure, "measure", sim.DefaultMeasure, "virtual time measured per cell (after a warm-up), a `duration` of 1ms..1m")
-	fs.Var(&f.warmup, "warmup", "each cell's warm-up: a fixed virtual `duration` of 1ms..1m, or steady (until two successive windows agree, and under cfs not before every thread could have had half a scheduling latency of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time fails; it can stop on a ramp slower than its windows) (default: steady with -client, 20ms without)")
+	fs.Var(&f.warmup, "warmup", "each cell's warm-up: steady (until MSER-5 and Geweke's test find a level that a series twice as long confirms within 5%, and under cfs not before every thread could have had its sleeper credit of CPU: sim.SteadyWarmup, as validate's live cells; a cell not steady within 120 s of virtual time, or 8 × -measure if longer, prints not steady), or a fixed virtual `duration` of 1ms..1m, judged by nobody (default: steady)")
 	fs.StringVar(&f.csv, "csv", "", "also write the results to this CSV file; - writes it to stdout instead of the text")
 	fs.StringVar(&f.plot, "plot", "", "also draw throughput vs threads to this chart (.svg, .png or .pdf)")
 	fs.StringVar(&f.json, "json", "", "also write the results, with the settings that made them, to this JSON file; - writes them to stdout instead of the tables")

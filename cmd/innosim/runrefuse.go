@@ -18,9 +18,11 @@ import (
 // the refusal is about, the others what it is refused with), how the
 // command line remedies it in place of the first thing the simulator wants
 // (nil, or "" from want, keeps the simulator's), and where the user gives
-// the other things it wants.
+// the other things it wants. A row with when is used only for a cell it
+// holds for.
 type fieldSetting struct {
 	field    string
+	when     func(c sim.Cell) bool // nil, or whether the row is the cell's
 	settings []string
 	want     func(r *cellRefusal) string
 	others   string
@@ -36,6 +38,7 @@ var fieldSettings = []fieldSetting{
 	{field: "Machine.Scheduler", settings: []string{"sched"}},
 	{field: "Machine.SyncArray", settings: []string{"server"}},
 	{field: "Machine.Costs.", settings: []string{"profile"}},
+	{field: "Machine.ClientCPUs", settings: []string{"client-cpus", "machine"}},
 	{field: "Machine.", settings: []string{"cpus"}},
 	{field: "Workload", settings: []string{"workload"}},
 	{field: "Warmup", settings: []string{"warmup"}},
@@ -50,15 +53,21 @@ var fieldSettings = []fieldSetting{
 	{field: "Log.", settings: []string{"innodb_flush_log_at_trx_commit"}},
 	{field: "BufferPool", settings: []string{"innodb_buffer_pool_size"}},
 	{field: "ThreadHandling", settings: []string{"thread_handling"}},
-	{field: "ThreadPoolSize", settings: []string{"cpus", "thread_handling"},
-		want: wantText(fmt.Sprintf("-cpus 1..%d with pool-of-threads (run gives the pool a group per CPU, thread_pool_size's default: a -cnf's thread_pool_size is not modelled)", sim.MaxThreadPoolSize))},
+	{field: "ThreadPoolSize", settings: []string{"thread_pool_size", "server"}, when: func(c sim.Cell) bool { return c.ThreadPoolSize != 0 }},
+	{field: "ThreadPoolSize", settings: []string{"cpus", "thread_handling", "server"}, want: wantPoolSize},
+	{field: "ThreadPoolOversubscribe", settings: []string{"thread_pool_oversubscribe"}},
+	{field: "ThreadPoolStallLimit", settings: []string{"thread_pool_stall_limit"}},
+	{field: "ThreadPoolMaxThreads", settings: []string{"thread_pool_max_threads", "server"}},
 	{field: "Client", settings: []string{"client"}, want: wantText("no -client")},
 	{field: "Client.", settings: []string{"client"}},
 }
 
-// lookupField returns the row of fieldSettings for field.
-func lookupField(field string) (fieldSetting, bool) {
+// lookupField returns the row of fieldSettings for field of cell c.
+func lookupField(field string, c sim.Cell) (fieldSetting, bool) {
 	i := slices.IndexFunc(fieldSettings, func(fs fieldSetting) bool {
+		if fs.when != nil && !fs.when(c) {
+			return false
+		}
 		if prefix, ok := strings.CutSuffix(fs.field, "."); ok {
 			return strings.HasPrefix(field, prefix+".")
 		}
@@ -95,7 +104,7 @@ func (sw *sweep) refusal(err error) error {
 		return err
 	}
 	vr, cell := sw.cellAt(ce.Index)
-	row, ok := lookupField(fe.Field)
+	row, ok := lookupField(fe.Field, cell)
 	if !ok {
 		return cmdflag.Usagef("cell %d of %d (%d threads, %d cpus): %w%s",
 			ce.Index+1, ce.Len, cell.Threads, cell.Machine.CPUs, fe, steadyHint(err))
@@ -252,6 +261,22 @@ func wantWake(r *cellRefusal) string {
 		return "-aio simulated (or innodb_use_native_aio = OFF in -cnf) to vary the wake policy of simulated AIO, or -vary wake=targeted,deferred" + why
 	}
 	return "-aio simulated or -vary aio=simulated (or innodb_use_native_aio = OFF in -cnf) for wake all" + why
+}
+
+// wantPoolSize is the remedy of a pool of more groups than the release
+// takes: fewer CPUs, since the pool has a group per CPU by default
+// (thread_pool_size = 0); the range is
+// the simulator's (sim.Cell.ThreadPoolSize: 128 groups for MariaDB 5.5 to
+// 10.1).
+func wantPoolSize(r *cellRefusal) string {
+	if r.cell.ThreadPoolSize != 0 {
+		return ""
+	}
+	most := sim.MaxThreadPoolSize
+	if m := regexp.MustCompile(`1\.\.(\d+)`).FindStringSubmatch(r.err.Error()); m != nil {
+		fmt.Sscan(m[1], &most)
+	}
+	return fmt.Sprintf("-cpus 1..%d with pool-of-threads (a group per CPU, thread_pool_size's default)", most)
 }
 
 // plainError is an error shown as msg that wraps err, for errors.Is.

@@ -27,7 +27,7 @@ func TestFieldSettingsNameRunsSettings(t *testing.T) {
 		if field[len(field)-1] == '.' {
 			field += "X"
 		}
-		got, ok := lookupField(field)
+		got, ok := lookupField(field, sim.Cell{})
 		require.True(t, ok, field)
 		assert.Equal(t, row.field, got.field, "the first row for %s is its own", field)
 	}
@@ -35,11 +35,11 @@ func TestFieldSettingsNameRunsSettings(t *testing.T) {
 		"Machine.Costs.syscall": "Machine.Costs.", "Machine.CPUs": "Machine.CPUs", "Machine.SpinLoops": "Machine.",
 		"Client": "Client", "Client.Event": "Client.", "Gate": "Gate", "Gate.Config": "Gate.", "Steady.Max": "Steady.",
 	} {
-		row, ok := lookupField(field)
+		row, ok := lookupField(field, sim.Cell{})
 		require.True(t, ok, field)
 		assert.Equal(t, want, row.field, field)
 	}
-	_, ok := lookupField("Nothing")
+	_, ok := lookupField("Nothing", sim.Cell{})
 	assert.False(t, ok)
 }
 
@@ -81,7 +81,7 @@ func TestRefusalLeadsWithTheSettingAsGiven(t *testing.T) {
 	}{
 		{[]string{"--workload", "connect"}, "Machine.CPUs", func(c *sim.Cell) { c.Machine.CPUs = 0 }, "-cpus 0, want 1..1024"},
 		{[]string{"--workload", "connect"}, "Machine.Scheduler", func(c *sim.Cell) { c.Machine.Scheduler = 9 },
-			"-sched cfs (the default), want cfs or ts"},
+			"-sched cfs (the default), want cfs, ts or eevdf"},
 		{[]string{"--workload", "bulk_insert", "--vary", "innodb_buffer_pool_size=5M,6M"}, "BufferPool", func(c *sim.Cell) { c.BufferPool = 1 << 20 },
 			"-vary innodb_buffer_pool_size=6M, want ≥ 5 MiB (innodb_buffer_pool_size)"},
 		{[]string{"--workload", "oltp_insert", "--costs", "../../docs/live/v1045.profile"}, "Machine.Costs.syscall", func(c *sim.Cell) { c.Machine.Costs.Syscall = -1 },

@@ -75,18 +75,26 @@ func (rep *runReport) addRow(ctx context.Context, sw *sweep, label []any, value 
 	var ns, xs []float64
 	for j, x := range res {
 		th := sw.threads[j]
-		row = append(row, x.Throughput)
-		ns, xs = append(ns, float64(th)), append(xs, x.Throughput)
 		rd, wr, fy := x.IORates()
-		rep.long.AddRow(append(label[:len(label)-1:len(label)-1],
-			cpus, th, x.Throughput, rep.unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy)...)
-		rep.js.Cells = append(rep.js.Cells, cellJSON{Value: value, CPUs: cpus, Threads: th, Throughput: x.Throughput,
+		cj := cellJSON{Value: value, CPUs: cpus, Threads: th, Throughput: &x.Throughput,
 			Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
-			ReadsPerS: rd, WritesPerS: wr, FsyncsPerS: fy, Seed: cells[j].Machine.Seed})
+			ReadsPerS: rd, WritesPerS: wr, FsyncsPerS: fy, Seed: cells[j].Machine.Seed}
+		var throughput any = x.Throughput
+		if x.NotSteady {
+			// still in its initial transient at its bound: no figure,
+			// in the fit and chart neither
+			throughput, cj.Throughput, cj.NotSteady = notSteady, nil, true
+		} else {
+			ns, xs = append(ns, float64(th)), append(xs, x.Throughput)
+		}
+		row = append(row, throughput)
+		rep.long.AddRow(append(label[:len(label)-1:len(label)-1],
+			cpus, th, throughput, rep.unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy)...)
+		rep.js.Cells = append(rep.js.Cells, cj)
 	}
 	peak := "-" // too few thread counts, or a peak the data do not locate
 	jr := rowJSON{Value: value, CPUs: cpus, Settings: settings}
-	if u, err := usl.Fit(ctx, ns, xs); err == nil {
+	if u, err := usl.Fit(ctx, ns, xs); err == nil && len(ns) > 0 {
 		if p, ok := u.PeakNear(slices.Min(ns), slices.Max(ns)); ok {
 			peak = fmt.Sprintf("%.1f", p)
 			jr.USLPeakThreads = &p
@@ -132,6 +140,10 @@ func (rep runReport) write(text io.Writer, csvOut, jsonOut, plotOut *outfile.Fil
 	}
 	return nil
 }
+
+// notSteady is what the table and the CSV print for a cell still in its
+// initial transient at its steady warm-up's bound (sim.Result.NotSteady).
+const notSteady = "not steady"
 
 // runJSON is what run --json writes: the sweep's settings, one entry per cell
 // and one per row of the table (each row with the settings its cells ran).
@@ -184,20 +196,22 @@ func cellSettings(c sim.Cell, f runFlags) settingsJSON {
 
 // cellJSON is one simulated cell, with the figures of its -csv row under
 // the CSV's names (the unit is runJSON's): Value is the -vary value,
-// Throughput in the workload's unit, ReadsPerS, WritesPerS and FsyncsPerS
+// Throughput in the workload's unit (null for a cell that did not settle
+// within its steady warm-up's bound, NotSteady then true: sim.Result.NotSteady), ReadsPerS, WritesPerS and FsyncsPerS
 // the device's operations per second of virtual time (sim.Result.IORates; 0
 // without I/O), Seed the cell's own seed (sim.Cell.SeedFor of -seed).
 type cellJSON struct {
-	Value          string  `json:"value,omitempty"`
-	CPUs           int     `json:"cpus"`
-	Threads        int     `json:"threads"`
-	Throughput     float64 `json:"throughput"`
-	Utilisation    float64 `json:"utilisation"`
-	FutexSpinShare float64 `json:"futex_spin_share"`
-	ReadsPerS      float64 `json:"reads_per_s"`
-	WritesPerS     float64 `json:"writes_per_s"`
-	FsyncsPerS     float64 `json:"fsyncs_per_s"`
-	Seed           uint64  `json:"seed"`
+	Value          string   `json:"value,omitempty"`
+	CPUs           int      `json:"cpus"`
+	Threads        int      `json:"threads"`
+	Throughput     *float64 `json:"throughput"`
+	NotSteady      bool     `json:"not_steady,omitempty"`
+	Utilisation    float64  `json:"utilisation"`
+	FutexSpinShare float64  `json:"futex_spin_share"`
+	ReadsPerS      float64  `json:"reads_per_s"`
+	WritesPerS     float64  `json:"writes_per_s"`
+	FsyncsPerS     float64  `json:"fsyncs_per_s"`
+	Seed           uint64   `json:"seed"`
 }
 
 // rowJSON is one row of the table: the USL peak of its thread sweep, in

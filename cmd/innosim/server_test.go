@@ -144,9 +144,11 @@ func TestRunOldReleaseDefaultGateWithAWorkloadWithoutGate(t *testing.T) {
 }
 
 // -cpus 1024 with the pool failed per cell, as "cell 1 of 2", with advice
-// to give ThreadPoolSize, which no run flag sets: the pool has a group per
-// CPU and the simulator's pool takes 1..1000 groups. The refusal comes
-// before any cell, naming -cpus, where the pool came from and the range.
+// to give ThreadPoolSize, which no run flag sets. MariaDB 5.5 to 10.1's pool
+// takes 128 groups (threadpool_unix.cc), later ones 100,000, and the pool has
+// a group per CPU by default: -server mariadb-5.5 with -cpus 256 is refused
+// before any cell, naming -cpus, where the pool came from, the release and
+// the range; -server mariadb takes the 256 groups.
 func TestRunRefusesMoreCPUsThanThePoolTakesGroups(t *testing.T) {
 	cnf := filepath.Join(t.TempDir(), "my.cnf")
 	require.NoError(t, os.WriteFile(cnf, []byte("[mariadb]\nthread_handling = pool-of-threads\n"), 0o644))
@@ -159,12 +161,14 @@ func TestRunRefusesMoreCPUsThanThePoolTakesGroups(t *testing.T) {
 		{[]string{"--vary", "thread_handling=one-thread-per-connection,pool-of-threads"}, "-vary thread_handling=pool-of-threads"},
 		{[]string{"--cnf", cnf}, "thread_handling = pool-of-threads at " + cnf + ":2"},
 	} {
-		code, stdout, stderr := runCmd(append([]string{"run", "--workload", "oltp_point_select", "--server", "mariadb",
-			"--cpus", "2,1024", "--threads", "1", "--measure", "1ms"}, tt.args...)...)
+		args := append([]string{"run", "--workload", "oltp_point_select", "--cpus", "2,256", "--threads", "1", "--measure", "1ms", "--warmup", "1ms"}, tt.args...)
+		code, stdout, stderr := runCmd(append(args, "--server", "mariadb-5.5")...)
 		assert.Equal(t, 2, code, tt.args)
 		assert.Empty(t, stdout, tt.args)
-		assert.Contains(t, stderr, "-cpus 1024 with pool-of-threads ("+tt.from+"): the pool has a group per CPU", tt.args)
-		assert.Contains(t, stderr, "want -cpus 1..1000 with pool-of-threads", tt.args)
+		assert.Contains(t, stderr, "-cpus 256 with pool-of-threads ("+tt.from+") and -server mariadb-5.5", tt.args)
+		assert.Contains(t, stderr, "want -cpus 1..128 with pool-of-threads", tt.args)
 		assert.NotContains(t, stderr, "cell ", tt.args)
+		code, _, stderr = runCmd(append(args, "--server", "mariadb-10.11")...)
+		assert.Equal(t, 0, code, "%v: 10.11's pool takes 256 groups: %s", tt.args, stderr)
 	}
 }

@@ -90,6 +90,9 @@ func writeSettings(w io.Writer, s mycnf.Settings, server, varyKey string, f runF
 		if st.Unit != "" {
 			v += " " + st.Unit
 		}
+		if st.Key == "thread_pool_size" && st.Value == "0" {
+			v = "the server's CPUs"
+		}
 		if fl, ok := byFlag[st.Key]; ok {
 			v, from = fl[0], fl[1]
 		}

@@ -5,16 +5,27 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/innosim/innosim/internal/validate"
 	"github.com/innosim/innosim/sim"
 )
 
 // warmupFlag is run's -warmup: "steady" or a fixed virtual duration of
-// 1ms..1m; not given (the zero value), it is steady with -client and
-// sim.DefaultWarmup (20 ms) without (effective). A fixed 0 is not offered:
-// sim.Cell reads a zero Warmup as its default.
+// 1ms..1m; not given (the zero value), it is steady (effective). A fixed 0
+// is not offered: sim.Cell reads a zero Warmup as its default.
 type warmupFlag struct {
 	d             time.Duration
 	given, steady bool
+}
+
+// steadyWarmup returns run's steady warm-up for a cell measured over
+// measure: the live cells' (validate.LiveSteady: MSER-5 and Geweke's test
+// within 120 s of virtual time), bounded instead at room for eight measured
+// windows after the warm-up when that is longer, so that a long -measure is
+// judged rather than refused.
+func steadyWarmup(measure time.Duration) *sim.SteadyWarmup {
+	s := validate.LiveSteady()
+	s.Max = max(s.Max, validate.LiveWarmup+8*measure)
+	return s
 }
 
 // steadyHint is what to add to a cell's error that wraps sim.ErrNotSteady:
@@ -43,16 +54,13 @@ func warmupJSON(f runFlags) (string, *int64) {
 	return "fixed", &ns
 }
 
-// effective is the warm-up a run uses: w as given, else the default for a
-// run with (client) or without the client on the machine.
+// effective is the warm-up a run uses: w as given, else steady, with or
+// without the client on the machine (client).
 func (w warmupFlag) effective(client bool) warmupFlag {
 	if w.given {
 		return w
 	}
-	if client {
-		return warmupFlag{given: true, steady: true}
-	}
-	return warmupFlag{given: true, d: sim.DefaultWarmup}
+	return warmupFlag{given: true, steady: true}
 }
 
 func (w *warmupFlag) String() string {

@@ -397,6 +397,8 @@ func (ut UserTable) simulate(ctx context.Context, seed uint64) ([]float64, []Che
 			switch {
 			case errors.Is(err, sim.ErrNotSteady):
 				x[i], failed[i] = math.NaN(), err
+			case err == nil && r.NotSteady:
+				x[i], failed[i] = math.NaN(), fmt.Errorf("not steady at its bound, %v of virtual time: no two nested series were steady (MSER-5, Geweke) and agreed within 5%%", r.Start+r.Elapsed)
 			case err != nil:
 				return fmt.Errorf("cell %d of %d: %w", i+1, len(ut.Cells), err)
 			default:

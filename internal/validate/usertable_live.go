@@ -157,11 +157,10 @@ func parseLive(ut UserTable, cr *csv.Reader, head []string, col map[string]int) 
 // round trip, so at 1,024 connections (2,048 threads on 2 cores) one connect
 // takes hundreds of ms, all connections complete in waves a round apart, and
 // a fixed warm-up measures the ramp or a crest. The warm-up goes on past
-// LiveWarmup until two successive windows, each long enough for every
-// connection to complete 10 units (a window of k rounds reads the rate to
-// one round in k, so 10 for the 10% tolerance), agree within 10%; a cell
-// not steady in 120 s of virtual time is an error. It is the collapse
-// case's rule (collapseSteady). innosim live warms up a second of wall time.
+// LiveWarmup until MSER-5 finds the end of the transient
+// (sim.SteadyWarmup); a cell still in its transient at 120 s of virtual
+// time has no figure. It is the collapse case's rule (collapseSteady).
+// innosim live warms up a second of wall time.
 const LiveWarmup = 100 * time.Millisecond
 
 // LiveSteady returns a new SteadyWarmup of that rule.

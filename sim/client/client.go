@@ -2,10 +2,12 @@ package client
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
 	"github.com/innosim/innosim/prio"
+	"github.com/innosim/innosim/sim/engine"
 	"github.com/innosim/innosim/sim/machine"
 )
 
@@ -56,7 +58,21 @@ type Config struct {
 	// (CacheL2, CacheLLC: a calibrated one); Sockets.Add refuses one
 	// otherwise, which would charge it nothing.
 	ServerFootprint, ClientFootprint int64
+	// StatsMutexes runs each client event through the global mutexes of
+	// sysbench 0.4 and 0.5's statistics (sb_logger.c, script_lua.c): its
+	// LOG_EVENT_START takes timers_mutex to start the thread's timer, its
+	// LOG_EVENT_STOP takes timers_mutex again to stop it and the
+	// percentile's mutex to count the time (sb_percentile_update), and the
+	// Lua driver counts it into a second percentile under that one's mutex:
+	// four pthread-mutex sections of StatsHold each, out of Event, around
+	// one round of the server's program. false is sysbench 1.0, whose timers
+	// and histograms are per thread.
+	StatsMutexes bool
 }
+
+// StatsHold is the CPU inside each of StatsMutexes' sections: a timer's
+// clock read or a histogram cell's increment (an estimate).
+const StatsHold = 100 * time.Nanosecond
 
 // Validate reports a field out of range, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
@@ -88,16 +104,44 @@ type sockEnd struct {
 	waiting bool // blocked in OpSockRecv
 }
 
-// Sockets are the connections' sockets (Add): each end by its
+// Sockets are the connections' sockets (Add, AddRemote): each end by its
 // session (a thread's own id, or a pooled connection's key), and each
 // thread's progress through OpSockSend and OpSockRecv.
 type Sockets struct {
-	m      *machine.Machine
-	ends   []sockEnd   // by thread id
-	pooled []sockEnd   // by pooled connection (session key −2 − c)
-	stage  []sockStage // by thread id
-	adding bool        // Add is adding its threads
-	poller Poller      // the thread pool serving the connections, or nil
+	m       *machine.Machine
+	ends    []sockEnd   // by thread id
+	pooled  []sockEnd   // by pooled connection (session key −2 − c)
+	stage   []sockStage // by thread id
+	adding  bool        // Add is adding its threads
+	poller  Poller      // the thread pool serving the connections, or nil
+	remotes []remote    // clients across the network (AddRemote), by remote key
+	evSend  engine.Kind // a remote client's request reaches the server
+	// stats are sysbench 0.4/0.5's timers_mutex and its two percentiles'
+	// mutexes (Config.StatsMutexes), added at the first Add that wants them.
+	stats []int32
+}
+
+// remote is a client across the network (AddRemote): the round trip
+// before each of its requests (the workload's wait for its client), which
+// of them it reads no reply to (SleepLast), the request it sends next, and
+// the server end its requests go to.
+type remote struct {
+	rtts   []time.Duration
+	noRead []bool
+	next   int
+	server int32
+}
+
+// remotePeer is the peer key of remote client r: below every session key
+// (a thread id is ≥ 0, a pooled connection ≤ −2, and −1 is no peer).
+func remotePeer(r int) int32 { return math.MinInt32 + int32(r) }
+
+// remoteOf returns the remote client of peer key k, or -1.
+func remoteOf(k int32) int {
+	if k < math.MinInt32/2 {
+		return int(k - math.MinInt32)
+	}
+	return -1
 }
 
 // sockStage is how far a thread has got in OpSockSend or OpSockRecv.
@@ -126,12 +170,84 @@ type Poller interface {
 // Install installs the connections' sockets on m: OpSockSend and
 // OpSockRecv of the threads Add adds. poller, when not nil, serves the
 // connections' server side (a thread pool): Add then adds only the client's
-// thread.
+// thread, and AddRemote none.
 func Install(m *machine.Machine, poller Poller) *Sockets {
 	s := &Sockets{m: m, poller: poller}
 	m.Handle(machine.OpSockSend, s)
 	m.Handle(machine.OpSockRecv, s)
+	s.evSend = m.Engine().On(s.onRemoteSend)
 	return s
+}
+
+// RoundTrips returns, for each wait of prog for its client (an OpSleep of
+// SleepClient or SleepLast, in order: ServerProgram's receives), its
+// duration, the round trip to a client across the network before that
+// request reaches the server, and whether it is a SleepLast one, after
+// which the client reads no reply.
+func RoundTrips(prog []machine.Op) (rtts []time.Duration, noRead []bool) {
+	for _, op := range prog {
+		if waitsForClient(op) {
+			rtts = append(rtts, op.Dur)
+			noRead = append(noRead, op.Arg == machine.SleepLast)
+		}
+	}
+	return rtts, noRead
+}
+
+// AddRemote adds a connection served by the poller (a thread pool) whose
+// client is across the network, not on the machine: no client thread, and
+// each request reaches the server's end a round trip (drawn with
+// Engine.Jitter) after the client read the reply before it, or, after a
+// request it reads no reply to, after it sent that one; the first a round
+// trip after the start. rtts and noRead are RoundTrips of the workload's
+// program, server its ServerProgram. The arrival wakes the pool's listener
+// as a packet from the network does: from no running thread (the NIC's
+// interrupt), so with no sync wake.
+func (s *Sockets) AddRemote(server []machine.Op, rtts []time.Duration, noRead []bool) error {
+	if s.poller == nil {
+		return fmt.Errorf("sim: a remote client for a connection with a thread of its own, want a thread pool's sockets (a thread per connection waits its round trip in OpSleep): %w", machine.ErrInvalidConfig)
+	}
+	recvs := 0
+	for _, op := range server {
+		if op.Kind == machine.OpSockRecv {
+			recvs++
+		}
+	}
+	if recvs == 0 || recvs != len(rtts) || len(rtts) != len(noRead) {
+		return fmt.Errorf("sim: connection's server program has %d receives and its client %d round trips, want as many, at least one: %w", recvs, len(rtts), machine.ErrInvalidConfig)
+	}
+	s.adding = true
+	defer func() { s.adding = false }()
+	if err := s.m.CheckProgram(server); err != nil {
+		return err
+	}
+	r := len(s.remotes)
+	k := s.poller.Connect(server, 0)
+	s.remotes = append(s.remotes, remote{rtts: rtts, noRead: noRead, server: k})
+	s.end(k).peer = remotePeer(r)
+	s.remoteSend(r)
+	return nil
+}
+
+// remoteSend makes remote client r send its next request a round trip
+// from now.
+func (s *Sockets) remoteSend(r int) {
+	rc := &s.remotes[r]
+	e := s.m.Engine()
+	e.At(e.Now()+e.Jitter(rc.rtts[rc.next]), s.evSend, int32(r), 0)
+}
+
+// onRemoteSend is remote client r's request reaching the server's end;
+// after one it reads no reply to, it sends the next.
+func (s *Sockets) onRemoteSend(_ int64, r32 int32, _ uint32) {
+	rc := &s.remotes[r32]
+	i := rc.next
+	rc.next = (rc.next + 1) % len(rc.rtts)
+	s.end(rc.server).pending++
+	s.poller.Readable(rc.server)
+	if rc.noRead[i] {
+		s.remoteSend(int(r32))
+	}
 }
 
 // end returns session k's end of its socket.
@@ -324,6 +440,11 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	if err != nil {
 		return err
 	}
+	if c.StatsMutexes {
+		if client, err = s.withStats(client); err != nil {
+			return err
+		}
+	}
 	s.adding = true
 	defer func() { s.adding = false }()
 	if s.poller != nil {
@@ -332,7 +453,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 		if err := m.CheckProgram(server); err != nil {
 			return err
 		}
-		if err := m.AddThread(client, prio.Normal); err != nil {
+		if err := m.AddThreadOn(s.clientCores(), client, prio.Normal); err != nil {
 			return err
 		}
 		k := s.poller.Connect(server, c.ServerFootprint)
@@ -346,7 +467,7 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	if err := m.AddThread(server, h); err != nil {
 		return err
 	}
-	if err := m.AddThread(client, prio.Normal); err != nil {
+	if err := m.AddThreadOn(s.clientCores(), client, prio.Normal); err != nil {
 		return err // not reached: what AddThread checks passed for the server
 	}
 	s.end(sid).peer = sid + 1 // each end grows the slice the other may be in: one at a time
@@ -354,6 +475,16 @@ func (s *Sockets) Add(server []machine.Op, h prio.Hint, c Config) error {
 	m.SetFootprint(sid, c.ServerFootprint)
 	m.SetFootprint(sid+1, c.ClientFootprint)
 	return nil
+}
+
+// clientCores is the set of cores the client threads run on: the client's
+// own (machine.Config.ClientCPUs) when the machine has them, else the
+// server's.
+func (s *Sockets) clientCores() machine.CoreSet {
+	if s.m.Config().ClientCPUs > 0 {
+		return machine.ClientCores
+	}
+	return machine.ServerCores
 }
 
 // scaleServer returns a copy of server whose CPU bursts are scaled so that
@@ -432,13 +563,17 @@ func (s *Sockets) Step(id int32, op *machine.Op) bool {
 		}
 		*st = sockCharged
 		peer := end.peer
-		p := s.end(peer)
-		p.pending++
-		if peer <= -2 {
+		if r := remoteOf(peer); r >= 0 {
+			s.remoteSend(r) // the client across the network reads the reply
+		} else if p := s.end(peer); peer <= -2 {
+			p.pending++
 			s.poller.Readable(peer)
-		} else if p.waiting {
-			p.waiting = false
-			m.WakeSync(peer)
+		} else {
+			p.pending++
+			if p.waiting {
+				p.waiting = false
+				m.WakeSync(peer)
+			}
 		}
 		m.Syscall(id, int64(m.Costs().SyscallCost(machine.SysSocket))+m.Jitter(op.Dur)) // unix_stream_sendmsg
 		return false
@@ -468,4 +603,29 @@ func (s *Sockets) Step(id int32, op *machine.Op) bool {
 	}
 	*st = sockStart
 	return true
+}
+
+// withStats returns client's program with Config.StatsMutexes' sections:
+// timers_mutex before the round's first op, timers_mutex and the two
+// percentiles' mutexes after its last, StatsHold each, taken from the
+// round's first burst of Event.
+func (s *Sockets) withStats(client []machine.Op) ([]machine.Op, error) {
+	if len(s.stats) == 0 {
+		for _, name := range []string{"sysbench timers_mutex", "sysbench percentile", "sysbench local_percentile"} {
+			s.stats = append(s.stats, s.m.AddMutex(machine.Mutex{Name: name})) // pthread mutexes
+		}
+	}
+	if len(client) == 0 || client[0].Kind != machine.OpCPU || client[0].Dur < 4*StatsHold {
+		return nil, machine.Invalid("Event", "sim: ClientConfig.StatsMutexes wants an Event of at least %v a round for its four sections: %w", 4*StatsHold, machine.ErrInvalidConfig)
+	}
+	section := func(mu int32) []machine.Op {
+		return []machine.Op{{Kind: machine.OpLock, Arg: mu}, {Kind: machine.OpCPU, Dur: StatsHold}, {Kind: machine.OpUnlock, Arg: mu}}
+	}
+	timers, pct, local := s.stats[0], s.stats[1], s.stats[2]
+	out := section(timers)
+	out = append(out, client...)
+	out[3].Dur -= 4 * StatsHold
+	out = append(out, section(timers)...)
+	out = append(out, section(pct)...)
+	return append(out, section(local)...), nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/machine"
 	"github.com/innosim/innosim/sim/workload"
@@ -145,3 +146,35 @@ type env struct{ m *machine.Machine }
 func (e env) AddMutex(mu machine.Mutex) int32 { return e.m.AddMutex(mu) }
 func (e env) GateMutex() int32                { return -1 }
 func (e env) LogMutex() int32                 { return e.m.AddMutex(machine.Mutex{Name: "log_sys"}) }
+func (e env) Server() mycnf.Server            { return mycnf.Server{} }
+
+// With StatsMutexes each client round passes sysbench 0.4/0.5's timers_mutex
+// twice and its two percentiles' mutexes once each, out of the same Event;
+// without, no mutex.
+func TestStatsMutexesAreSysbench05s(t *testing.T) {
+	for _, stats := range []bool{false, true} {
+		m, err := machine.New(machine.Config{CPUs: 2, Costs: machine.NewKernel()})
+		require.NoError(t, err)
+		s := Install(m, nil)
+		for range 4 {
+			require.NoError(t, s.Add(ServerProgram([]machine.Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), sockCall(3 * us), done(1)}), prio.Normal,
+				Config{Event: 5 * us, StatsMutexes: stats}))
+		}
+		r := m.Run(0, 10*time.Millisecond)
+		require.NotZero(t, r.Units)
+		if !stats {
+			assert.Zero(t, m.MutexCount())
+			continue
+		}
+		mu := m.Mutexes()
+		require.Len(t, mu, 3, "timers_mutex and the two percentiles', shared by every client thread")
+		assert.InDelta(t, 2*float64(mu[1].Acquisitions), float64(mu[0].Acquisitions), 8, "timers_mutex at the start and the stop")
+		assert.InDelta(t, float64(mu[1].Acquisitions), float64(mu[2].Acquisitions), 4)
+		assert.InDelta(t, float64(r.Units), float64(mu[1].Acquisitions), 8, "one event a unit")
+	}
+	m, err := machine.New(machine.Config{CPUs: 2, Costs: machine.NewKernel()})
+	require.NoError(t, err)
+	err = Install(m, nil).Add(ServerProgram([]machine.Op{sleep(30 * us), sockCall(2 * us), cpu(6 * us), sockCall(3 * us), done(1)}), prio.Normal,
+		Config{Event: 100 * time.Nanosecond, StatsMutexes: true})
+	assert.ErrorContains(t, err, "StatsMutexes wants an Event of at least 400ns")
+}

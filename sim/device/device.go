@@ -146,7 +146,7 @@ func (d *Device) Step(id int32, op *machine.Op) bool {
 		d.stage[id] = ioWaiting
 		d.IO(id, machine.IOKind(op.Kind-machine.OpRead))
 		if op.Kind == machine.OpRead {
-			m.WaitBegin(id)
+			m.WaitBegin(id, machine.WaitDiskIO)
 		}
 		return false
 	}

@@ -5,8 +5,5 @@
 // srv_conc_enter_innodb and srv_conc_force_exit_innodb in MySQL 5.0 to 5.5),
 // a compare-and-swap under PolicyAtomic, the sleeps the core asks for, and a
 // futex wait and wake on each thread's private word when it queues or is
-// handed a seat. InstallGroups is MariaDB's thread pool without its clients
-// on the machine: a handoff core of one seat per group, a connection's group
-// its number mod the groups, and PoolProgram its program with a request's
-// work inside the group's seat.
+// handed a seat.
 package gate

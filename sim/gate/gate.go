@@ -26,10 +26,6 @@ type Gate struct {
 	m      *machine.Machine
 	policy concurrency.Policy
 	core   concurrency.Core
-	// groups, when not nil, are a thread pool's groups (threadpool.go), each
-	// a core of its own, in place of core; a thread uses coreOf's.
-	groups []concurrency.Core
-	stride int32
 	mutex  int32
 	ct     []*concurrency.Thread // by sim thread id, grown on demand
 	st     []gateThread          // by sim thread id, grown with ct
@@ -166,7 +162,7 @@ const (
 func (g *Gate) enter(id int32) bool {
 	m := g.m
 	ct, gt := g.thread(id)
-	core := g.coreOf(id)
+	core := g.core
 	for {
 		switch gt.stage {
 		case gsStart:
@@ -235,7 +231,7 @@ func (g *Gate) exit(id int32) bool {
 					return false
 				}
 			}
-			r := g.coreOf(id).ForceExit(ct, m.Clock())
+			r := g.core.ForceExit(ct, m.Clock())
 			gt.stage = gsWoke
 			if r.Outcome == concurrency.HandedOff || r.Outcome == concurrency.Woken {
 				to := g.owner[r.To]
@@ -272,3 +268,6 @@ func (g *Gate) bucket(id int32) int32 {
 	}
 	return g.tbucket[id]
 }
+
+// Stats returns the gate's core's counters.
+func (g *Gate) Stats() concurrency.Stats { return g.core.Stats() }

@@ -14,8 +14,18 @@ type Config struct {
 	// 0 and 1 meaning one.
 	// A cache line moving between sockets costs CostProfile.LineTransferRemote.
 	Sockets int
-	// Scheduler is the CPU scheduler model (CFS or TS).
+	// ClientCPUs is how many more cores the machine has for the threads
+	// added on ClientCores (AddThreadOn), which run there and nowhere else,
+	// while every other thread runs on the CPUs: a benchmark client pinned
+	// to cores of its own. 0..1024 − CPUs; 0 (the default) gives the
+	// machine one set of cores. The client's cores' caches are their share
+	// of CostProfile's: CacheL2 and CacheLLC × ClientCPUs / CPUs (the
+	// profile's are the server's cores', spec.Params.CostCaches).
+	ClientCPUs int
+	// Scheduler is the CPU scheduler model (CFS, EEVDF or TS).
 	Scheduler Scheduler
+	// Fair is the tunables of CFS and EEVDF; the zero value is DefaultFair.
+	Fair Fair
 	// Costs is the cost profile; the zero value means OldKernel().
 	Costs CostProfile
 	// Priorities applies OpSetPrio (MySQL 5.1's thread priorities on); false is
@@ -56,8 +66,14 @@ func (c Config) validate() (Config, error) {
 	if c.Sockets > 1 && c.CPUs%c.Sockets != 0 {
 		return c, Invalid("Sockets", "sim: Sockets = %d, want a divisor of CPUs (%d): the cores are split over the sockets in equal runs: %w", c.Sockets, c.CPUs, ErrInvalidConfig)
 	}
-	if c.Scheduler > TS {
-		return c, Invalid("Scheduler", "sim: Scheduler = %d, want cfs or ts: %w", c.Scheduler, ErrInvalidConfig)
+	if c.ClientCPUs < 0 || c.CPUs+c.ClientCPUs > 1024 {
+		return c, Invalid("ClientCPUs", "sim: ClientCPUs = %d, want 0..%d (1024 cores in all with the CPUs, %d): %w", c.ClientCPUs, 1024-c.CPUs, c.CPUs, ErrInvalidConfig)
+	}
+	if c.Scheduler > EEVDF {
+		return c, Invalid("Scheduler", "sim: Scheduler = %d, want cfs, ts or eevdf: %w", c.Scheduler, ErrInvalidConfig)
+	}
+	if err := c.Fair.validate(c.Scheduler); err != nil {
+		return c, err
 	}
 	if c.SpinLoops < 0 || c.SpinLoops > 10000 {
 		return c, Invalid("SpinLoops", "sim: SpinLoops = %d, want 0..10000: %w", c.SpinLoops, ErrInvalidConfig)
@@ -99,7 +115,7 @@ type Result struct {
 	Units uint64
 	// Throughput is Units per second of virtual time.
 	Throughput float64
-	// CPU is the busy time of all cores by category, in ns (see the Share
+	// CPU is the busy time of the server's cores by category, in ns (see the Share
 	// methods): what ran inside the window, a burst running across its start
 	// or its end counted for its part inside, so that Busy is at most
 	// Capacity and back-to-back windows add up.
@@ -108,12 +124,22 @@ type Result struct {
 	Switches, Syscalls uint64
 	// Events is how many engine events the whole run (warm-up included) took.
 	Events uint64
-	// Capacity is CPUs × Elapsed in ns: the CPU time available.
+	// Capacity is CPUs × Elapsed in ns: the CPU time available on the
+	// server's cores.
 	Capacity int64
+	// ClientCPU is the busy time of the client's own cores
+	// (MachineConfig.ClientCPUs), in ns; 0 without them (a client on the
+	// server's cores is in CPU).
+	ClientCPU int64
 	// Reads, Writes and Fsyncs count the I/Os the device (device.Install)
 	// completed in the window, and, without a device, those that started in
 	// it at the cost profile's IOService.
 	Reads, Writes, Fsyncs uint64
+	// NotSteady is set by a cell whose steady warm-up found its output still
+	// in its initial transient at its bound (sim.SteadyWarmup): the figures
+	// are those of the last window it judged, which is no steady state, and
+	// are to be reported as not steady, never as a figure.
+	NotSteady bool
 }
 
 // IORates returns the device's reads, writes and fsyncs per second of the

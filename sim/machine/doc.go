@@ -7,21 +7,29 @@
 //
 // # Cores and schedulers
 //
-// A Machine (New, Config) has Config.CPUs cores, one run queue and one of
-// two scheduler models:
+// A Machine (New, Config) has Config.CPUs cores and, with
+// Config.ClientCPUs, a second set of cores for the threads added on
+// ClientCores (AddThreadOn): a benchmark client pinned to cores of its own.
+// Each set has one run queue and runs only its own threads, and one of
+// three scheduler models runs them:
 //
-//   - CFS (Linux's kernel/sched/fair.c): least virtual runtime first,
-//     vruntime advancing at 1024/weight (weights from prio.Hint.Weight),
-//     sleepers placed at most half a latency behind, wakeup preemption past a
-//     granularity, slices of at least a minimum, sched_yield as
-//     yield_task_fair.
+//   - CFS (Linux's kernel/sched/fair.c before 6.6): least virtual runtime
+//     first, vruntime advancing at 1024/weight (weights from
+//     prio.Hint.Weight), sleepers placed at most a sleeper credit behind,
+//     wakeup preemption past a granularity, slices of the period shared
+//     among a core's runnable threads, never below a minimum granularity,
+//     sched_yield as yield_task_fair. The tunables are Config.Fair's (a
+//     kernel release's on a box: spec.Sched).
+//   - EEVDF (kernel/sched/fair.c from 6.6): every thread's slice the base
+//     slice, no wakeup preemption inside a slice (RUN_TO_PARITY), a
+//     sleeper's lag kept (PLACE_LAG).
 //   - TS (Solaris time-sharing, ts_dptbl(4)): dispatch priority the CPU level
 //     0..59 plus the hint's user priority, FIFO within a level, a quantum per
 //     level, ts_tqexp, ts_slpret and ts_maxwait.
 //
 // Every dispatch costs CostProfile.SwitchCost (ContextSwitch, plus the
-// refill of a thread's footprint that the others evicted: Thiébaut and
-// Stone's footprint model); with CostProfile.RunqueueHold the wakes and
+// refill of a thread's footprint that the other threads of its set of cores
+// evicted from the set's caches: Thiébaut and Stone's footprint model); with CostProfile.RunqueueHold the wakes and
 // switches take the CPUs' run-queue locks (try_to_wake_up, __schedule); with
 // SetRemoteWake a wake onto an idle CPU pays its interrupt. Durations are
 // drawn in [0.5, 1.5) × their nominal value (Engine.Jitter).

@@ -50,20 +50,26 @@ func (m *Machine) FutexWake(id int32, f Futex, arg, b int32) {
 // victim), and gives the core to the best runnable thread; t resumes at its
 // next op. It reports whether t was preempted.
 func (m *Machine) preemptedAtReturn(t *thread) bool {
-	i := m.bestRunnable()
+	q := &m.sets[t.set]
+	i := m.bestRunnable(q)
 	if i < 0 {
 		return false
 	}
-	r := &m.threads[m.runq[i]]
-	if m.cfg.Scheduler == TS {
+	r := &m.threads[i]
+	switch m.cfg.Scheduler {
+	case TS:
 		if m.tsPrio(r) <= m.tsPrio(t) {
 			return false
 		}
-	} else if t.vr-r.vr <= cfsWakeupGran*nice0Weight/r.weight {
-		return false
+	case CFS:
+		if t.vr-r.vr <= m.wakeupGran(r) {
+			return false
+		}
+	case EEVDF:
+		return false // RUN_TO_PARITY: no wake preempts inside a slice
 	}
 	c := int(t.core)
-	m.preempt(c)
+	m.wakePreempt(c)
 	m.dispatch(c)
 	return true
 }
@@ -173,7 +179,7 @@ func (r *syncRoom) kernelStep(t *thread, id int32) {
 			bk.queue = bk.queue[:len(bk.queue)-1]
 			nt := &m.threads[n]
 			spun := m.e.Now() - nt.start
-			m.acct[CatFutexSpin] += spun
+			m.acct[nt.set][CatFutexSpin] += spun
 			m.ran(nt, spun)
 			m.runBurst(nt, n, r.holdTime(nt, bk), CatFutexHold)
 		} else {

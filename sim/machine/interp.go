@@ -86,20 +86,22 @@ func (m *Machine) advance(t *thread, id int32) {
 			t.hint = prio.Hint(op.Arg)
 			t.weight = cfsWeight(t.hint)
 			m.next(t)
-			if i := m.bestRunnable(); i >= 0 && m.cfg.Scheduler == TS && m.tsPrio(&m.threads[m.runq[i]]) > m.tsPrio(t) {
-				m.requeue(t, id) // lowered below a runnable thread: surrender the core
-				return
+			if q := &m.sets[t.set]; m.cfg.Scheduler == TS {
+				if i := m.bestRunnable(q); i >= 0 && m.tsPrio(&m.threads[i]) > m.tsPrio(t) {
+					m.requeue(t, id) // lowered below a runnable thread: surrender the core
+					return
+				}
 			}
 		case OpTrxBegin:
-			m.activeTrx++
+			m.trxBegin(t)
 			m.next(t)
 		case OpTrxEnd:
-			m.activeTrx--
+			m.trxEnd(t)
 			m.next(t)
 		case OpReadView:
 			if t.step == opStart {
 				t.step = opCharged
-				m.runBurst(t, id, int64(m.activeTrx)*int64(op.Dur), CatUser)
+				m.runBurst(t, id, m.readViewCost(t, op), CatUser)
 				return
 			}
 			m.next(t)

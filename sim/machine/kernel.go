@@ -124,13 +124,50 @@ func (m *Machine) CountIO(k IOKind, n uint64) { m.ioCount[k] += n }
 // IOCount returns the I/Os of kind k counted since the start (CountIO).
 func (m *Machine) IOCount(k IOKind) uint64 { return m.ioCount[k] }
 
+// WaitKind is what a thread waits for inside the server when a mechanism
+// tells the session host (thd_wait_begin's thd_wait_type, sql/scheduler.h):
+// the host decides, by the release it models, which kinds it acts on.
+type WaitKind uint8
+
+const (
+	// WaitRowLock is a row lock's wait (THD_WAIT_ROW_LOCK: lock_wait in
+	// MariaDB 10.6 on, srv_suspend_mysql_thread in 5.5).
+	WaitRowLock WaitKind = iota
+	// WaitUserLock is innodb_thread_concurrency's queue (THD_WAIT_USER_LOCK:
+	// srv_conc_enter_innodb in 5.5).
+	WaitUserLock
+	// WaitDiskIO is a synchronous page read (THD_WAIT_DISKIO:
+	// buf_read_page_low).
+	WaitDiskIO
+	// WaitGroupCommit is a commit waiting for another's redo log write and
+	// flush (THD_WAIT_GROUP_COMMIT: group_commit_lock::acquire, 10.5 on; 5.5
+	// waits on log_sys->no_flush_event without telling the scheduler).
+	WaitGroupCommit
+	numWaitKinds
+)
+
+// String names the wait as thd_wait_type does.
+func (k WaitKind) String() string {
+	switch k {
+	case WaitRowLock:
+		return "row lock"
+	case WaitUserLock:
+		return "user lock"
+	case WaitDiskIO:
+		return "disk io"
+	case WaitGroupCommit:
+		return "group commit"
+	}
+	return fmt.Sprintf("wait(%d)", uint8(k))
+}
+
 // WaitBegin is thd_wait_begin for thread id, which has just blocked in a
-// wait inside the server that MariaDB's thread pool is told of (a row lock,
-// a page read, another commit's log flush): the session host may give the
-// thread's group another worker meanwhile.
-func (m *Machine) WaitBegin(id int32) {
+// wait of kind k inside the server (a row lock, a page read, another
+// commit's log flush): the session host may give the thread's group another
+// worker meanwhile.
+func (m *Machine) WaitBegin(id int32, k WaitKind) {
 	if m.host != nil {
-		m.host.WaitBegin(id)
+		m.host.WaitBegin(id, k)
 	}
 }
 
@@ -167,8 +204,9 @@ type SessionHost interface {
 	SessionThread(k int32) int32
 	// Done counts n units (OpDone) that thread id completed.
 	Done(id int32, n uint64)
-	// WaitBegin and WaitEnd bracket a wait of thread id (Machine.WaitBegin).
-	WaitBegin(id int32)
+	// WaitBegin and WaitEnd bracket a wait of kind k of thread id
+	// (Machine.WaitBegin).
+	WaitBegin(id int32, k WaitKind)
 	WaitEnd(id int32)
 }
 
@@ -221,19 +259,28 @@ func (m *Machine) Threads() int { return len(m.threads) }
 
 // SetFootprint gives thread id bytes of its own state that a switch to it
 // refills (ClientConfig's footprints), beyond CostProfile.SwitchFootprint;
-// the bytes also join what evicts the others' (Footprints).
+// the bytes also join what evicts the others' of its set of cores.
 func (m *Machine) SetFootprint(id int32, bytes int64) {
-	m.footSum += bytes - m.threads[id].foot
-	m.threads[id].foot = bytes
+	t := &m.threads[id]
+	m.sets[t.set].footSum += bytes - t.foot
+	t.foot = bytes
 }
 
 // AddFootprint adds bytes of state that no thread of its own touches (a
-// pooled connection's THD) to what evicts the threads' footprints.
-func (m *Machine) AddFootprint(bytes int64) { m.footSum += bytes }
+// pooled connection's THD) to what evicts the footprints of the server's
+// cores' threads.
+func (m *Machine) AddFootprint(bytes int64) { m.sets[ServerCores].footSum += bytes }
 
-// Footprints returns the bytes of the threads' own footprints and those
-// AddFootprint added, summed.
-func (m *Machine) Footprints() int64 { return m.footSum }
+// Refill returns the ns a thread of the server's cores spends refilling own
+// bytes of state it takes up (a pooled connection's THD, counted in
+// AddFootprint) after the footprints of that set's threads and the state
+// AddFootprint added, less own, went through the set's caches
+// (CostProfile.RefillOf); 0 without caches.
+func (m *Machine) Refill(own int64) float64 {
+	q := &m.sets[ServerCores]
+	others := float64(int64(q.threads)*q.costs.SwitchFootprint + q.footSum - own)
+	return q.costs.RefillOf(own, others)
+}
 
 // A Checker is a Stepper that refuses the ops of its kinds that it could
 // not run (AddThread calls it for each such op of a program).
@@ -252,7 +299,7 @@ func (m *Machine) CheckProgram(prog []Op) error { return m.checkProgram(prog) }
 // thread waits for its client at the Wait priority, as after any statement.
 func (m *Machine) RestartTrx(id int32) {
 	t := &m.threads[id]
-	m.activeTrx--
+	m.trxEnd(t)
 	if m.cfg.Priorities {
 		t.hint = prio.Wait
 		t.weight = cfsWeight(t.hint)
@@ -311,37 +358,57 @@ func (m *Machine) CountingThreads() int {
 }
 
 // SleeperCreditWarmup is the virtual time before which a CFS machine's
-// scheduler state is still a ramp: the time in which its cores can give each
-// of its threads half a scheduling latency of CPU, the most vruntime a
-// sleeper is credited on waking (place_entity, kernel/sched/fair.c before
-// 6.6: GENTLE_FAIR_SLEEPERS). All threads start at vruntime 0; the lag of a
-// thread that sleeps more than the others grows by what they run ahead of
-// it, and its wakes preempt only once that lag passes the wakeup
-// granularity, so until the lags have had time to reach the credit, wakeup
-// preemption is rarer than it will be. 0 under TS.
+// scheduler state is still a ramp: the time in which the cores of each set
+// can give each of the set's threads its sleeper credit of CPU, the most
+// vruntime a sleeper is credited on waking (place_entity, kernel/sched/fair.c
+// before 6.6: GENTLE_FAIR_SLEEPERS), the longest over the sets. All threads
+// start at vruntime 0; the lag of a thread that sleeps more than the others
+// grows by what they run ahead of it, and its wakes preempt only once that
+// lag passes the wakeup granularity, so until the lags have had time to
+// reach the credit, wakeup preemption is rarer than it will be. 0 under TS
+// and EEVDF, which credit no sleeper.
 func (m *Machine) SleeperCreditWarmup() time.Duration {
-	return SleeperCreditWarmup(m.cfg, len(m.threads))
+	var per [numCoreSets]int
+	for i := range m.threads {
+		per[m.threads[i].set]++
+	}
+	return sleeperCreditWarmup(m.cfg, per)
 }
 
 // SleeperCreditWarmup is Machine.SleeperCreditWarmup for a machine of cfg
-// with threads threads, before it is built.
-func SleeperCreditWarmup(cfg Config, threads int) time.Duration {
-	if cfg.Scheduler != CFS || cfg.CPUs < 1 {
-		return 0
-	}
-	return time.Duration(int64(threads) * (cfsLatency / 2) / int64(cfg.CPUs))
+// with threads threads on its server's cores and clients on its client's
+// cores, before it is built.
+func SleeperCreditWarmup(cfg Config, threads, clients int) time.Duration {
+	return sleeperCreditWarmup(cfg, [numCoreSets]int{threads, clients})
 }
 
-// SleeperCredit is half CFS's scheduling latency: the CPU time each thread
-// needs before SleeperCreditWarmup.
-const SleeperCredit = time.Duration(cfsLatency / 2)
+func sleeperCreditWarmup(cfg Config, per [numCoreSets]int) time.Duration {
+	credit := SleeperCreditOf(cfg)
+	var w time.Duration
+	for s, cpus := range [numCoreSets]int{cfg.CPUs, cfg.ClientCPUs} {
+		if cpus > 0 {
+			w = max(w, time.Duration(int64(per[s])*int64(credit)/int64(cpus)))
+		}
+	}
+	return w
+}
+
+// SleeperCreditOf is the sleeper credit of a machine of cfg: CFS's
+// Fair.SleeperCredit, the CPU time each thread needs before
+// SleeperCreditWarmup; 0 under TS and EEVDF.
+func SleeperCreditOf(cfg Config) time.Duration {
+	if cfg.Scheduler != CFS {
+		return 0
+	}
+	return cfg.Fair.orDefault().SleeperCredit
+}
 
 // Program returns the program thread id runs now.
 func (m *Machine) Program(id int32) []Op { return m.threads[id].prog }
 
 // SwitchCost returns the ns a switch to thread id costs now: the profile's
-// SwitchCost of the machine's threads, or SwitchCostOf the thread's own
-// footprint after the others' (SetFootprint).
+// SwitchCost of the threads of its set of cores (with the set's caches), or
+// SwitchCostOf the thread's own footprint after the others' (SetFootprint).
 func (m *Machine) SwitchCost(id int32) int64 { return m.switchCost(&m.threads[id]) }
 
 // Check reports the first thread that the machine has running on a core

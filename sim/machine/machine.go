@@ -12,10 +12,13 @@ import (
 // core is one CPU: the thread on it (or on its way to it), -1 if idle, and,
 // under the Go runtime layer, the threads ready to run on it in order
 // (GoRuntime keeps a run queue per CPU; the interpreter's schedulers keep one
-// for the machine, Machine.runq).
+// for each set of cores, coreSet.rq).
 type core struct {
 	cur  int32
 	runq []int32
+	// last is the thread a wake preempted on this core while the core's
+	// run queue was long (the fair class's last buddy, LAST_BUDDY), or -1.
+	last int32
 	// waking: cur was woken onto this idle core by another CPU's thread and
 	// runs when the interrupt has brought the core out of idle (remoteWake).
 	waking bool
@@ -35,11 +38,10 @@ type Machine struct {
 	evRun   engine.Kind
 	evWake  engine.Kind
 	cores   []core
-	idle    int
+	sets    [numCoreSets]coreSet
+	fair    Fair // Config.Fair, or DefaultFair
 	threads []thread
-	runq    []int32 // runnable threads: under CFS a binary heap by better, under TS unordered
 	seq     int64
-	minVr   int64
 
 	sy syncRoom // mutexes, futex buckets and the wait array (sync.go)
 
@@ -57,25 +59,13 @@ type Machine struct {
 	syncWake bool
 
 	activeTrx int
+	trxOn     []int32 // active transactions by the socket they began on (readview.go)
 	activeSum uint64
 	units     uint64
-	acct      [NumCats]int64
+	acct      [numCoreSets][NumCats]int64 // CPU time charged, by set of cores and category
 	switches  uint64
 	syscalls  uint64
-	// csThreads and csCost cache SwitchCost for the machine's thread count:
-	// the footprint model's exponentials would otherwise run on every switch.
-	csThreads int
-	csCost    int64
-	// footSum is the sum of the threads' own footprints (thread.foot);
-	// csFoot caches SwitchCostOf by a thread's foot for the machine's
-	// thread count and footSum, both of which csThreads and csFootSum key.
-	footSum   int64
-	csFootSum int64
-	csFoot    []footCost
 }
-
-// footCost is a cached switch cost for threads of one own footprint.
-type footCost struct{ foot, cost int64 }
 
 // New returns an idle machine with no threads. Add mutexes, a gate, an
 // AIO array and threads, then Run it.
@@ -85,6 +75,7 @@ func New(cfg Config) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{cfg: cfg, e: engine.New(cfg.Seed)}
+	m.trxOn = make([]int32, max(cfg.Sockets, 1)+1) // the last: the client's cores (socket)
 	m.sy.m = m
 	m.sy.arrMu = -1
 	if cfg.SyncArray != SyncArrayNone {
@@ -95,14 +86,19 @@ func New(cfg Config) (*Machine, error) {
 	m.evRun = m.e.On(m.onRunAs)
 	m.waker = -1
 	m.evWake = m.e.On(m.onWake)
-	m.cores = make([]core, cfg.CPUs)
+	m.fair = cfg.Fair.orDefault()
+	m.cores = make([]core, cfg.CPUs+cfg.ClientCPUs)
 	for i := range m.cores {
-		m.cores[i].cur, m.cores[i].rqLine = -1, -1
+		m.cores[i].cur, m.cores[i].rqLine, m.cores[i].last = -1, -1, -1
 	}
 	if m.rqOn() {
 		m.evPut = m.e.On(m.onPut)
 	}
-	m.idle = cfg.CPUs
+	m.sets[ServerCores] = coreSet{lo: 0, hi: cfg.CPUs, idle: cfg.CPUs, costs: cfg.Costs}
+	client := cfg.Costs
+	client.CacheL2 = cfg.Costs.CacheL2 * int64(cfg.ClientCPUs) / int64(cfg.CPUs)
+	client.CacheLLC = cfg.Costs.CacheLLC * int64(cfg.ClientCPUs) / int64(cfg.CPUs)
+	m.sets[ClientCores] = coreSet{lo: cfg.CPUs, hi: cfg.CPUs + cfg.ClientCPUs, idle: cfg.ClientCPUs, costs: client}
 	m.steppers = make([]Stepper, numOpKinds)
 	return m, nil
 }
@@ -117,9 +113,17 @@ func (m *Machine) AddMutex(mu Mutex) int32 {
 	return id
 }
 
-// AddThread adds a thread that runs prog in a loop, starting runnable at time 0
-// with hint h. prog must contain at least one op that takes time.
-func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
+// AddThread adds a thread that runs prog in a loop on the server's cores,
+// starting runnable at time 0 with hint h. prog must contain at least one op
+// that takes time.
+func (m *Machine) AddThread(prog []Op, h prio.Hint) error { return m.AddThreadOn(ServerCores, prog, h) }
+
+// AddThreadOn is AddThread for a thread that runs on the cores of set s
+// only: ClientCores needs Config.ClientCPUs.
+func (m *Machine) AddThreadOn(s CoreSet, prog []Op, h prio.Hint) error {
+	if s >= numCoreSets || m.sets[s].cpus() == 0 {
+		return fmt.Errorf("sim: a thread on core set %d, which has no cores (Config.ClientCPUs = %d): %w", s, m.cfg.ClientCPUs, ErrInvalidConfig)
+	}
 	if m.gort != nil {
 		return fmt.Errorf("sim: AddThread on a machine with a GoRuntime, want its threads added by GoRuntime.AddThread: %w", ErrInvalidConfig)
 	}
@@ -138,7 +142,9 @@ func (m *Machine) AddThread(prog []Op, h prio.Hint) error {
 	m.threads = append(m.threads, thread{
 		prog: prog, hint: h, cpupri: 29, qleft: tsQuantum(29),
 		weight: cfsWeight(h), core: -1, last: -1, state: stBlocked,
+		set: s, qi: -1, buddyOf: -1,
 	})
+	m.sets[s].threads++
 	m.e.At(0, m.evWake, id, m.threads[id].gen)
 	return nil
 }
@@ -223,17 +229,52 @@ func untimedLoop(prog []Op) bool {
 func (m *Machine) Run(warmup, measure time.Duration) Result {
 	start := m.e.Now()
 	m.e.Run(start + int64(warmup))
-	u0, a0, s0, c0, io0 := m.units, m.acct, m.switches, m.syscalls, m.ioCount
-	r0 := m.running()
+	a := m.Counters()
 	m.e.Run(start + int64(warmup+measure))
-	io, r1 := m.ioCount, m.running()
-	r := Result{Start: time.Duration(start) + warmup, Elapsed: measure, Units: m.units - u0, Switches: m.switches - s0,
-		Syscalls: m.syscalls - c0, Events: m.e.Events(), Capacity: int64(measure) * int64(m.cfg.CPUs),
-		Reads: io[IORead] - io0[IORead], Writes: io[IOWrite] - io0[IOWrite], Fsyncs: io[IOFsync] - io0[IOFsync]}
-	for i := range r.CPU {
-		r.CPU[i] = m.acct[i] + r1[i] - a0[i] - r0[i]
+	return m.Window(a, m.Counters())
+}
+
+// Counters is what a machine has counted from its start to one instant of
+// its virtual clock (Machine.Counters); two of them make the Result of the
+// window between them (Machine.Window).
+type Counters struct {
+	// At is the virtual time in ns.
+	At int64
+	// Units, Switches, Syscalls and Events are the totals so far; CPU the
+	// server's cores' busy time by category, a burst running at At counted
+	// for its part up to At, and ClientCPU the client's cores' (all
+	// categories); IO the I/Os by kind (CountIO).
+	Units, Switches, Syscalls, Events uint64
+	CPU                               [NumCats]int64
+	ClientCPU                         int64
+	IO                                [NumIOKinds]uint64
+}
+
+// Counters returns the machine's counters now.
+func (m *Machine) Counters() Counters {
+	c := Counters{At: m.e.Now(), Units: m.units, Switches: m.switches, Syscalls: m.syscalls, Events: m.e.Events(), IO: m.ioCount}
+	r := m.running()
+	for i := range c.CPU {
+		c.CPU[i] = m.acct[ServerCores][i] + r[ServerCores][i]
+		c.ClientCPU += m.acct[ClientCores][i] + r[ClientCores][i]
 	}
-	r.Throughput = float64(r.Units) / measure.Seconds()
+	return c
+}
+
+// Window returns the Result of the window from a to b, two Counters of this
+// machine (a taken first); Events is b's, the run's whole count.
+func (m *Machine) Window(a, b Counters) Result {
+	el := time.Duration(b.At - a.At)
+	r := Result{Start: time.Duration(a.At), Elapsed: el, Units: b.Units - a.Units, Switches: b.Switches - a.Switches,
+		Syscalls: b.Syscalls - a.Syscalls, Events: b.Events, Capacity: int64(el) * int64(m.cfg.CPUs),
+		Reads: b.IO[IORead] - a.IO[IORead], Writes: b.IO[IOWrite] - a.IO[IOWrite], Fsyncs: b.IO[IOFsync] - a.IO[IOFsync]}
+	for i := range r.CPU {
+		r.CPU[i] = b.CPU[i] - a.CPU[i]
+	}
+	r.ClientCPU = b.ClientCPU - a.ClientCPU
+	if el > 0 {
+		r.Throughput = float64(r.Units) / el.Seconds()
+	}
 	return r
 }
 

@@ -36,6 +36,10 @@ type Mutex struct {
 	Spin bool
 	// WakeAll: release wakes every waiter; false wakes one.
 	WakeAll bool
+	// NoYield: a Spin mutex that goes from its spin rounds to the futex
+	// wait without os_thread_yield, as MariaDB 10.6's srw_mutex does
+	// (srw_mutex_impl::wait_and_lock); false yields first (mutex_spin_wait).
+	NoYield bool
 	// Lines is how many cache lines of data the holder writes beside the
 	// lock word (0..64; 0: the lock word only).
 	Lines int
@@ -137,11 +141,19 @@ func (r *syncRoom) lockStage(t *thread, id int32, mi int32, st *mutexStage) bool
 				m.runBurst(t, id, spin, CatMutexSpin)
 				return false
 			}
+			if mu.NoYield { // srw_mutex: the last try, then the futex wait
+				*st = mxYielded
+				continue
+			}
 			// no rounds to spin: i == SYNC_SPIN_ROUNDS at once, so the yield
 			r.startYield(t, id, st)
 			return false
 		case mxSpinning: // spun out without the lock: os_thread_yield
 			mu.spinners = remove(mu.spinners, id)
+			if mu.NoYield {
+				*st = mxYielded
+				continue
+			}
 			r.startYield(t, id, st)
 			return false
 		case mxYielding: // sched_yield has entered the kernel: its schedule()
@@ -375,6 +387,9 @@ func (r *syncRoom) contended(mu *Mutex, to int32) int64 {
 // Config.Sockets equal runs (0 and 1 both mean one socket).
 func (m *Machine) socket(c int32) int {
 	s := max(m.cfg.Sockets, 1)
+	if int(c) >= m.cfg.CPUs {
+		return s // the client's cores (Config.ClientCPUs): a socket of their own here
+	}
 	return int(c) * s / m.cfg.CPUs
 }
 

@@ -108,3 +108,27 @@ func TestNoSpinRoundsStillYieldsBeforeTheWait(t *testing.T) {
 	assert.NotZero(t, got[0].Yields, "an InnoDB mutex yields even with no rounds")
 	assert.Zero(t, got[1].Yields, "a pthread mutex goes straight to its futex")
 }
+
+// An srw_mutex (NoYield) goes from its spin rounds to the futex wait without
+// sched_yield: contended as hard as an InnoDB 5.x mutex that yields, it
+// yields never and still serves every thread.
+func TestSrwMutexWaitsWithoutYield(t *testing.T) {
+	for _, noYield := range []bool{false, true} {
+		m, err := New(Config{CPUs: 2, Scheduler: CFS, Costs: OldKernel(), SpinLoops: 20, Seed: 3})
+		require.NoError(t, err)
+		mi := m.AddMutex(Mutex{Name: "hot", Spin: true, NoYield: noYield})
+		prog := []Op{lock(mi), cpu(100 * us), unlock(mi), cpu(100 * us), done(1)}
+		for range 4 {
+			require.NoError(t, m.AddThread(prog, prio.Normal))
+		}
+		r := m.Run(0, 200*time.Millisecond)
+		mu := m.Mutexes()[0]
+		require.NotZero(t, mu.Waits, "NoYield %v: contended", noYield)
+		assert.NotZero(t, r.Units, "NoYield %v", noYield)
+		if noYield {
+			assert.Zero(t, mu.Yields, "srw_mutex: no sched_yield")
+		} else {
+			assert.NotZero(t, mu.Yields, "mutex_spin_wait yields after its rounds")
+		}
+	}
+}

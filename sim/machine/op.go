@@ -50,7 +50,11 @@ const (
 	// OpTrxEnd commits it: the count shrinks by one.
 	OpTrxEnd
 	// OpReadView runs Dur of CPU per active transaction, as read_view_open_now
-	// copying every active transaction id in MySQL 5.0/5.1 (under kernel_mutex).
+	// copying every active transaction id in MySQL 5.0/5.1 (under kernel_mutex);
+	// with Arg > 0, also Arg cache lines of every other active transaction
+	// moved to the thread's core from the socket that transaction began on
+	// (CostProfile.LineTransfer, LineTransferRemote), as the walk of
+	// trx_sys->trx_list reads what each owner wrote.
 	OpReadView
 	// OpAIOHandler is the whole loop of the handler thread of the simulated-AIO
 	// array's segment Arg (see aiosim.Install, which adds these threads); it

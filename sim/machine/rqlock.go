@@ -79,13 +79,15 @@ func (m *Machine) rqSwitch(t *thread, c int) {
 	t.rqHold += hold
 }
 
-// rqIdleCore returns the idle core a woken thread t goes to with the lock
-// on: the one it last ran on if idle, else the first idle one; -1 if none.
+// rqIdleCore returns the idle core of its set a woken thread t goes to with
+// the lock on: the one it last ran on if idle, else the first idle one; -1
+// if none.
 func (m *Machine) rqIdleCore(t *thread) int {
 	if l := t.last; l >= 0 && m.cores[l].cur < 0 {
 		return int(l)
 	}
-	for c := range m.cores {
+	q := &m.sets[t.set]
+	for c := q.lo; c < q.hi; c++ {
 		if m.cores[c].cur < 0 {
 			return c
 		}

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/innosim/innosim/prio"
 )
@@ -10,13 +11,20 @@ import (
 type Scheduler uint8
 
 const (
-	// CFS is a model of Linux's Completely Fair Scheduler: the runnable thread
-	// with the least virtual runtime runs next; virtual runtime grows at
-	// 1024/weight per ns of CPU, the weight coming from the thread's nice value
-	// (prio.WeightOfNice); a woken thread is placed at most half a scheduling
-	// latency behind the minimum and preempts the running thread only if it is a
-	// wakeup granularity ahead of it; slices are the latency shared among the
-	// runnable threads of a core, never below the minimum granularity.
+	// CFS is a model of Linux's Completely Fair Scheduler (2.6.23 to 6.5,
+	// kernel/sched/fair.c; kernel/sched_fair.c before 3.3): the runnable
+	// thread with the least virtual runtime runs next; virtual runtime grows
+	// at 1024/weight per ns of CPU, the weight coming from the thread's nice
+	// value (prio.WeightOfNice); a woken thread is placed at most
+	// Fair.SleeperCredit behind the minimum (place_entity) and preempts the
+	// running thread only if it is Fair.WakeupGranularity ahead of it
+	// (wakeup_preempt_entity); slices are the period (__sched_period)
+	// shared among the runnable threads of a core, never below
+	// Fair.MinGranularity; a thread a wake preempted while a core had
+	// Fair.NrLatency runnable threads or more is that core's last buddy,
+	// which gets the core back when it next picks, unless it is more than
+	// the wakeup granularity behind the leftmost (LAST_BUDDY,
+	// pick_next_entity).
 	CFS Scheduler = iota
 	// TS is a model of Solaris's time-sharing class: dispatch priority is the
 	// thread's CPU priority (0..59) plus its user priority (from the hint, as
@@ -27,39 +35,118 @@ const (
 	// quantum is 20 ms at the top levels and grows to 200 ms at the bottom, as in
 	// the default ts_dptbl(4).
 	TS
+	// EEVDF is a model of Linux's fair class from 6.6 (Earliest Eligible
+	// Virtual Deadline First, kernel/sched/fair.c): every thread asks for a
+	// slice of Fair.BaseSlice, whatever the run queue's length; a running
+	// thread is not preempted by a wake before it has used that slice
+	// (RUN_TO_PARITY: pick_eevdf keeps the current thread while its deadline
+	// is the one it was picked with); a woken thread keeps the lag it had
+	// when it went to sleep (PLACE_LAG), bounded by two slices
+	// (update_entity_lag), instead of a sleeper's credit. Of the runnable
+	// threads the one of earliest virtual deadline runs; every thread asking
+	// for the same slice, that is the one of least virtual runtime, so the
+	// run queue is CFS's.
+	EEVDF
 )
 
-// String returns "cfs" or "ts".
+// String returns "cfs", "ts" or "eevdf".
 func (s Scheduler) String() string {
 	switch s {
 	case CFS:
 		return "cfs"
 	case TS:
 		return "ts"
+	case EEVDF:
+		return "eevdf"
 	}
 	return fmt.Sprintf("scheduler(%d)", uint8(s))
 }
 
-// ParseScheduler parses "cfs" or "ts".
+// ParseScheduler parses "cfs", "ts" or "eevdf".
 func ParseScheduler(s string) (Scheduler, error) {
 	switch s {
 	case "cfs", "linux":
 		return CFS, nil
 	case "ts", "solaris":
 		return TS, nil
+	case "eevdf":
+		return EEVDF, nil
 	}
-	return 0, fmt.Errorf("sim: scheduler %q, want cfs or ts: %w", s, ErrInvalidConfig)
+	return 0, fmt.Errorf("sim: scheduler %q, want cfs, eevdf or ts: %w", s, ErrInvalidConfig)
 }
 
-// CFS tunables, the kernel defaults for a machine of 8 or more CPUs
-// (kernel/sched/fair.c: sysctl_sched_latency 6 ms × (1+log2 8) is capped at
-// 24 ms; min granularity 0.75 ms × 4 = 3 ms; wakeup granularity 1 ms × 4).
-const (
-	cfsLatency    = 24_000_000
-	cfsMinGran    = 3_000_000
-	cfsWakeupGran = 4_000_000
-	nice0Weight   = 1024
-)
+// fair reports whether the scheduler is Linux's fair class (CFS or EEVDF),
+// whose run queue is ordered by virtual runtime.
+func (s Scheduler) fair() bool { return s != TS }
+
+// Fair is the fair class's tunables on the machine, as the kernel uses them
+// (already scaled by its CPU count: spec.Sched derives them from a kernel
+// release and a box). The zero value is DefaultFair.
+type Fair struct {
+	// Latency is sysctl_sched_latency, the period in which each of up to
+	// NrLatency runnable threads of a CPU runs once; MinGranularity is
+	// sysctl_sched_min_granularity, the least slice; WakeupGranularity is
+	// sysctl_sched_wakeup_granularity, how far (in a nice-0 thread's
+	// virtual runtime) a woken thread must be behind the running one to
+	// preempt it; NrLatency is sched_nr_latency. CFS only.
+	Latency, MinGranularity, WakeupGranularity time.Duration
+	NrLatency                                  int
+	// SleeperCredit is how far behind the least virtual runtime a thread
+	// waking from a long sleep is placed (place_entity with
+	// GENTLE_FAIR_SLEEPERS: half of Latency). CFS only.
+	SleeperCredit time.Duration
+	// BaseSlice is sysctl_sched_base_slice, the slice every thread asks for.
+	// EEVDF only.
+	BaseSlice time.Duration
+}
+
+// DefaultFair is the fair class of Linux 3.2 to 6.5 (CFS) and 6.6 to 6.14
+// (EEVDF) on 8 or more CPUs: the normalized tunables × (1 + ilog2 8) = 4
+// (get_update_sysctl_factor): latency 24 ms, minimum granularity 3 ms,
+// wakeup granularity 4 ms, sched_nr_latency 8, a sleeper's credit of half
+// the latency; base slice 0.75 ms × 4.
+func DefaultFair() Fair {
+	return Fair{Latency: 24 * time.Millisecond, MinGranularity: 3 * time.Millisecond, WakeupGranularity: 4 * time.Millisecond,
+		NrLatency: 8, SleeperCredit: 12 * time.Millisecond, BaseSlice: 3 * time.Millisecond}
+}
+
+// validate reports a tunable of scheduler s out of range: CFS's Latency,
+// MinGranularity, WakeupGranularity and SleeperCredit, EEVDF's BaseSlice,
+// each 1µs..1s, and CFS's NrLatency 1..1000; the zero value is
+// DefaultFair's, and TS reads none.
+func (f Fair) validate(s Scheduler) error {
+	if f == (Fair{}) || s == TS {
+		return nil
+	}
+	type tunable struct {
+		name string
+		v    time.Duration
+	}
+	ds := []tunable{{"BaseSlice", f.BaseSlice}}
+	if s == CFS {
+		ds = []tunable{{"Latency", f.Latency}, {"MinGranularity", f.MinGranularity}, {"WakeupGranularity", f.WakeupGranularity},
+			{"SleeperCredit", f.SleeperCredit}}
+	}
+	for _, d := range ds {
+		if d.v < time.Microsecond || d.v > time.Second {
+			return Invalid("Fair."+d.name, "sim: Fair.%s = %v, want 1µs..1s under %v (or a zero Fair: DefaultFair): %w", d.name, d.v, s, ErrInvalidConfig)
+		}
+	}
+	if s == CFS && (f.NrLatency < 1 || f.NrLatency > 1000) {
+		return Invalid("Fair.NrLatency", "sim: Fair.NrLatency = %d, want 1..1000: %w", f.NrLatency, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// orDefault returns f, or DefaultFair for the zero value.
+func (f Fair) orDefault() Fair {
+	if f == (Fair{}) {
+		return DefaultFair()
+	}
+	return f
+}
+
+const nice0Weight = 1024
 
 // TS dispatcher constants after Solaris's default ts_dptbl(4).
 const (
@@ -91,15 +178,22 @@ func tsUpri(h prio.Hint) int { return h.TSLevel() - prio.Normal.TSLevel() }
 // cfsWeight is the CFS load weight of a hint (prio.Hint.Weight: 1024 at nice 0).
 func cfsWeight(h prio.Hint) int64 { return int64(h.Weight()) }
 
+// tsLevel is thread t's dispatch priority before ts_maxwait: its CPU
+// priority plus its user priority, clamped to 0..59.
+func (m *Machine) tsLevel(t *thread) int { return min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1) }
+
+// tsPrio is thread t's dispatch priority: tsLevel, raised to ts_lwait for a
+// thread that has waited on the run queue for more than ts_maxwait.
 func (m *Machine) tsPrio(t *thread) int {
-	p := min(max(t.cpupri+tsUpri(t.hint), 0), tsLevels-1)
+	p := m.tsLevel(t)
 	if t.state == stRunnable && m.e.Now()-t.enqAt > tsMaxWait && p < tsLwait {
 		p = tsLwait
 	}
 	return p
 }
 
-// better reports whether runnable thread a should run before b.
+// better reports whether runnable thread a should run before b: the order
+// of the run queue (runQueue).
 func (m *Machine) better(a, b *thread) bool {
 	if m.cfg.Scheduler == TS {
 		pa, pb := m.tsPrio(a), m.tsPrio(b)
@@ -122,76 +216,42 @@ func (m *Machine) enqueue(id int32, front bool) {
 	} else {
 		t.enqKey = m.seq
 	}
-	m.runq = append(m.runq, id)
-	if m.cfg.Scheduler == CFS {
-		m.runqUp(len(m.runq) - 1)
-	}
+	m.rqPush(&m.sets[t.set].rq, id, front)
 }
 
-// bestRunnable returns the run queue's index of the thread that should run
-// next (better than every other), or -1 when none is runnable. Under CFS the
-// queue is a binary heap ordered by better, whose keys (vruntime, then the
-// enqueue order) do not change while a thread is queued, so the best is at
-// 0, as the leftmost entity of CFS's red-black tree; under TS a queued
-// thread's priority rises with its wait (ts_maxwait), so the queue is
-// scanned. The answer is the same either way: better is a total order.
-func (m *Machine) bestRunnable() int {
-	if len(m.runq) == 0 {
-		return -1
-	}
-	if m.cfg.Scheduler == CFS {
-		return 0
-	}
-	best := 0
-	for i, id := range m.runq {
-		if m.better(&m.threads[id], &m.threads[m.runq[best]]) {
-			best = i
-		}
-	}
-	return best
-}
+// bestRunnable returns the thread of set q that should run next (better
+// than every other runnable one), or -1 when none is runnable.
+func (m *Machine) bestRunnable(q *coreSet) int32 { return m.rqBest(&q.rq) }
 
-// takeRunnable removes the thread at index i of the run queue (an index
-// bestRunnable returned) and returns its id.
-func (m *Machine) takeRunnable(i int) int32 {
-	id := m.runq[i]
-	last := len(m.runq) - 1
-	m.runq[i] = m.runq[last]
-	m.runq = m.runq[:last]
-	if m.cfg.Scheduler == CFS && i < last {
-		m.runqDown(i)
-		m.runqUp(i)
-	}
+// takeRunnable removes runnable thread id from set q's run queue and
+// returns it, as dequeue.
+func (m *Machine) takeRunnable(q *coreSet, id int32) int32 {
+	m.dequeue(q, &m.threads[id])
 	return id
 }
 
-// runqUp and runqDown restore the CFS heap's order around index i.
-func (m *Machine) runqUp(i int) {
-	q := m.runq
-	for i > 0 {
-		p := (i - 1) / 2
-		if !m.better(&m.threads[q[i]], &m.threads[q[p]]) {
-			return
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
+// dequeue removes queued thread t from set q's run queue; a core's last
+// buddy that is taken, by any core, is no longer one.
+func (m *Machine) dequeue(q *coreSet, t *thread) {
+	m.rqRemove(&q.rq, t)
+	t.qi = -1
+	if t.buddyOf >= 0 {
+		m.cores[t.buddyOf].last = -1
+		t.buddyOf = -1
 	}
 }
 
-func (m *Machine) runqDown(i int) {
-	q := m.runq
-	for {
-		b, l := i, 2*i+1
-		if l < len(q) && m.better(&m.threads[q[l]], &m.threads[q[b]]) {
-			b = l
-		}
-		if r := l + 1; r < len(q) && m.better(&m.threads[q[r]], &m.threads[q[b]]) {
-			b = r
-		}
-		if b == i {
-			return
-		}
-		q[i], q[b] = q[b], q[i]
-		i = b
+// vruntimeOf is the virtual runtime of ns of CPU at weight w: ns ×
+// 1024/w (calc_delta_fair), without the division at nice 0.
+func (m *Machine) vruntimeOf(ns, w int64) int64 {
+	if w == nice0Weight {
+		return ns
 	}
+	return ns * nice0Weight / w
+}
+
+// wakeupGran is the wakeup granularity in the virtual runtime of thread se
+// (wakeup_gran: sysctl_sched_wakeup_granularity scaled by se's weight).
+func (m *Machine) wakeupGran(se *thread) int64 {
+	return int64(m.fair.WakeupGranularity) * nice0Weight / se.weight
 }

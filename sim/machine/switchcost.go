@@ -1,27 +1,33 @@
 package machine
 
 // switchCost is the ns of a switch to t: CostProfile.SwitchCost of the
-// machine's threads when no thread has a footprint of its own, else
-// SwitchCostOf t's footprint (the profile's SwitchFootprint and t.foot)
-// after all the other threads' footprints.
+// threads of t's set of cores, with the set's caches, when no thread there
+// has a footprint of its own, else SwitchCostOf t's footprint (the
+// profile's SwitchFootprint and t.foot) after all the set's other threads'
+// footprints. A set's threads share its cores' caches and no others: a
+// thread pinned to other cores evicts nothing there.
 func (m *Machine) switchCost(t *thread) int64 {
-	n := len(m.threads)
-	if n != m.csThreads || m.footSum != m.csFootSum {
-		m.csThreads, m.csFootSum, m.csFoot = n, m.footSum, m.csFoot[:0]
-		m.csCost = int64(m.cfg.Costs.SwitchCost(n))
+	q := &m.sets[t.set]
+	n := q.threads
+	if n != q.csThreads || q.footSum != q.csFootSum {
+		q.csThreads, q.csFootSum, q.csFoot = n, q.footSum, q.csFoot[:0]
+		q.csCost = int64(q.costs.SwitchCost(n))
 	}
-	if m.footSum == 0 {
-		return m.csCost
+	if q.footSum == 0 {
+		return q.csCost
 	}
-	for _, f := range m.csFoot {
+	for _, f := range q.csFoot {
 		if f.foot == t.foot {
 			return f.cost
 		}
 	}
-	w := m.cfg.Costs.SwitchFootprint
+	w := q.costs.SwitchFootprint
 	own := w + t.foot
-	others := int64(n)*w + m.footSum - own
-	c := int64(m.cfg.Costs.SwitchCostOf(own, others))
-	m.csFoot = append(m.csFoot, footCost{t.foot, c})
+	others := int64(n)*w + q.footSum - own
+	c := int64(q.costs.SwitchCostOf(own, others))
+	q.csFoot = append(q.csFoot, footCost{t.foot, c})
 	return c
 }
+
+// footCost is a cached switch cost for threads of one own footprint.
+type footCost struct{ foot, cost int64 }

@@ -58,6 +58,22 @@ type thread struct {
 	slEnd  int64 // CFS slice end
 	enqKey int64
 	enqAt  int64
+	// rqNext and rqPrev link a TS thread into its priority's run queue,
+	// ageNext and agePrev into the queue's threads below ts_lwait
+	// (runQueue).
+	rqNext, rqPrev, ageNext, agePrev int32
 
 	units uint64 // OpDone units this thread completed
+	// trxAt is 1 + the socket its active transaction began on, 0 when it
+	// has none (readview.go).
+	trxAt int32
+
+	// set is the thread's set of cores; qi its index in its set's run queue
+	// while runnable, -1 otherwise; buddyOf the core whose last buddy it
+	// is, or -1; lag its lag when it last went to sleep (EEVDF's
+	// PLACE_LAG: the set's least virtual runtime less its own).
+	set     CoreSet
+	qi      int32
+	buddyOf int32
+	lag     int64
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/device"
 	"github.com/innosim/innosim/sim/machine"
 )
@@ -16,6 +17,11 @@ type Config struct {
 	// 0 does neither at commit (the master thread writes and fsyncs once a
 	// second). Range 0..2.
 	FlushAtTrxCommit int
+	// SrwMutex makes log_sys's mutex MariaDB 10.6's srw_mutex, which waits
+	// on its futex without a yield and whose release wakes one waiter
+	// (futex_wake(1)), instead of an InnoDB 5.x mutex, which yields before
+	// it waits and whose release wakes every waiter (os_event_set).
+	SrwMutex bool
 }
 
 // DefaultConfig is MySQL's default: innodb_flush_log_at_trx_commit = 1.
@@ -53,6 +59,7 @@ type logThread struct {
 	stage logStage
 	lsn   int64  // the commit record's lsn
 	retry bool   // woken from the no_flush_event wait: start over (goto loop)
+	bg    bool   // the master thread's once-a-second flush (MasterFlush)
 	gen   uint64 // Log.gen when the wait was decided
 }
 
@@ -71,6 +78,7 @@ const (
 	lgWaitExit                 // release the mutex before the wait
 	lgWait                     // the futex wait's entry charged: sleep unless the event was set
 	lgAsleep                   // asleep on no_flush_event
+	lgMaster                   // the master thread, mutex held: write and fsync, or nothing
 )
 
 // Costs of the log path beyond the system-call entries; lockWait is the
@@ -81,17 +89,38 @@ const (
 	logWriteWork  = 5 * time.Microsecond // log_group_write_buf's write into the OS page cache (pwrite)
 )
 
+// MasterFlush is OpLogCommit's Arg for the master thread's flush of the
+// log buffer (MasterInterval).
+const MasterFlush = 1
+
+// MasterInterval is how often InnoDB's master thread writes and fsyncs the
+// log buffer: srv_master_thread's one-second loop calls
+// srv_sync_log_buffer_in_background (log_buffer_sync_in_background in 5.5;
+// innodb_flush_log_at_timeout, default 1 s, from 5.6 and MariaDB 10.0 on),
+// log_write_up_to(lsn, LOG_NO_WAIT, TRUE).
+const MasterInterval = time.Second
+
 // Install installs log_sys on m with its mutex (an InnoDB mutex, log_sys)
 // and the commit setting cfg; with innodb_flush_log_at_trx_commit = 1 a
-// commit fsyncs the log on dev, which must then not be nil. Workloads commit
-// with OpLogCommit. It returns an error wrapping ErrInvalidConfig for a bad
-// setting.
+// commit fsyncs the log on dev, which must then not be nil. With 0 and 2 it
+// adds the master thread, which writes and fsyncs the log every
+// MasterInterval (with 1 every commit has flushed its record, and the
+// master's flush finds nothing to do, so it is not added); without a
+// device its fsync is counted (Machine.CountIO) and takes no time.
+// Workloads commit with OpLogCommit. It returns an error wrapping
+// ErrInvalidConfig for a bad setting.
 func Install(m *machine.Machine, cfg Config, dev *device.Device) (*Log, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	l := &Log{m: m, dev: dev, cfg: cfg, mutex: m.AddMutex(machine.Mutex{Name: "log_sys", Spin: true, WakeAll: true})}
+	l := &Log{m: m, dev: dev, cfg: cfg, mutex: m.AddMutex(machine.Mutex{Name: "log_sys", Spin: true, WakeAll: !cfg.SrwMutex, NoYield: cfg.SrwMutex})}
 	m.Handle(machine.OpLogCommit, l)
+	if cfg.FlushAtTrxCommit != 1 {
+		master := []machine.Op{{Kind: machine.OpSleep, Dur: MasterInterval, Arg: machine.SleepThink}, {Kind: machine.OpLogCommit, Arg: MasterFlush}}
+		if err := m.AddThread(master, prio.Normal); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
@@ -133,10 +162,18 @@ func (l *Log) thread(id int32) *logThread {
 // 1 the file is fsynced on the device (fil_flush); the mutex is taken again,
 // the write marked done and every waiter woken (os_event_set). It reports
 // whether the thread goes on.
-func (l *Log) Step(id int32, _ *machine.Op) bool {
+//
+// The master thread's MasterFlush is log_write_up_to(lsn, LOG_NO_WAIT,
+// TRUE): under the mutex, nothing to do if the log is written and flushed
+// up to the last lsn or a write is in progress (it does not wait); else the
+// same write, and the fsync whatever the setting.
+func (l *Log) Step(id int32, op *machine.Op) bool {
 	m := l.m
 	lt := l.thread(id)
-	flush := l.cfg.FlushAtTrxCommit == 1
+	if lt.stage == lgStart {
+		lt.bg = op.Arg == MasterFlush
+	}
+	flush := l.cfg.FlushAtTrxCommit == 1 || lt.bg
 	for {
 		switch lt.stage {
 		case lgStart:
@@ -144,6 +181,10 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 				return false
 			}
 			lt.stage = lgDecide
+			if lt.bg {
+				lt.stage = lgMaster
+				continue
+			}
 			if !lt.retry {
 				l.lsn++
 				lt.lsn = l.lsn
@@ -151,6 +192,13 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 			}
 			m.Burst(id, m.Jitter(logRecordWork), machine.CatUser)
 			return false
+		case lgMaster:
+			lt.stage = lgRelease
+			if !l.pending && (l.written < l.lsn || l.flushed < l.lsn) {
+				l.startWrite(id, true)
+				lt.stage = lgWritten
+				return false
+			}
 		case lgDecide:
 			lt.retry = false
 			done := l.written >= lt.lsn
@@ -176,14 +224,8 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 				l.waiters = append(l.waiters, id)
 				lt.stage = lgWaitExit
 			default:
-				l.pending = true
-				l.Writes++
-				l.writeLsn = l.lsn
-				if flush {
-					l.flushLsn = l.lsn
-				}
+				l.startWrite(id, flush)
 				lt.stage = lgWritten
-				m.Syscall(id, int64(m.Costs().Syscall)+m.Jitter(logWriteWork))
 				return false
 			}
 		case lgWritten:
@@ -202,6 +244,10 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 			return false
 		case lgFsync:
 			lt.stage = lgFlushed
+			if l.dev == nil { // the master thread's fsync without a device
+				m.CountIO(machine.IOFsync, 1)
+				continue
+			}
 			l.dev.IO(id, machine.IOFsync)
 			return false
 		case lgFlushed:
@@ -247,7 +293,7 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 			lt.stage = lgAsleep
 			if lt.gen == l.gen { // not set since the wait was decided
 				m.Block(id)
-				m.WaitBegin(id) // group_commit_lock::acquire's THD_WAIT_GROUP_COMMIT
+				m.WaitBegin(id, machine.WaitGroupCommit)
 				return false
 			}
 		case lgAsleep:
@@ -260,6 +306,19 @@ func (l *Log) Step(id int32, _ *machine.Op) bool {
 			return true
 		}
 	}
+}
+
+// startWrite starts a write of the log buffer up to the last lsn, and its
+// fsync when flush: the write into the log file (a system call into the
+// page cache) is charged to thread id with the mutex held.
+func (l *Log) startWrite(id int32, flush bool) {
+	l.pending = true
+	l.Writes++
+	l.writeLsn = l.lsn
+	if flush {
+		l.flushLsn = l.lsn
+	}
+	l.m.Syscall(id, int64(l.m.Costs().Syscall)+l.m.Jitter(logWriteWork))
 }
 
 // wakeAll charges thread id one FUTEX_WAKE of every waiter of

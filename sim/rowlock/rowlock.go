@@ -138,10 +138,16 @@ func (l *Locks) Step(id int32, op *machine.Op) bool {
 	return l.lockRelease(id, op)
 }
 
+// NoMutex is OpRowLock's and OpLockRelease's Arg for a lock system with no
+// global mutex: MariaDB 10.6 on, where a record lock takes lock_sys.latch
+// shared and the latch of the record's rec_hash cell (lock_sys_t::LockGuard),
+// which only requests for rows of the same cell contend for.
+const NoMutex = -1
+
 // CheckOp refuses a row lock or release under a mutex the machine lacks.
 func (l *Locks) CheckOp(op machine.Op) error {
-	if n := l.m.MutexCount(); (op.Kind == machine.OpRowLock || op.Kind == machine.OpLockRelease) && (op.Arg < 0 || int(op.Arg) >= n) {
-		return fmt.Errorf("sim: op %d mutex %d, want 0..%d: %w", op.Kind, op.Arg, n-1, machine.ErrInvalidConfig)
+	if n := l.m.MutexCount(); (op.Kind == machine.OpRowLock || op.Kind == machine.OpLockRelease) && (op.Arg < NoMutex || int(op.Arg) >= n) {
+		return fmt.Errorf("sim: op %d mutex %d, want %d (none) or 0..%d: %w", op.Kind, op.Arg, NoMutex, n-1, machine.ErrInvalidConfig)
 	}
 	return nil
 }
@@ -214,7 +220,7 @@ func (l *Locks) rowLock(id int32, op *machine.Op) bool {
 	for {
 		switch rt.stage {
 		case rlStart:
-			if !m.Lock(id, op.Arg) {
+			if op.Arg != NoMutex && !m.Lock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlDecide
@@ -238,7 +244,7 @@ func (l *Locks) rowLock(id int32, op *machine.Op) bool {
 				l.queue[rt.row] = append(l.queue[rt.row], key)
 			}
 		case rlUnlock:
-			if !m.Unlock(id, op.Arg) {
+			if op.Arg != NoMutex && !m.Unlock(id, op.Arg) {
 				return false
 			}
 			switch {
@@ -271,7 +277,7 @@ func (l *Locks) rowLock(id int32, op *machine.Op) bool {
 			rt.stage = rlSuspended
 			if !rt.granted {
 				m.Block(id)
-				m.WaitBegin(id) // lock_wait's THD_WAIT_ROW_LOCK
+				m.WaitBegin(id, machine.WaitRowLock)
 				return false
 			}
 		case rlSuspended: // woken by the commit that granted the row
@@ -374,7 +380,7 @@ func (l *Locks) lockRelease(id int32, op *machine.Op) bool {
 	for {
 		switch rt.stage {
 		case rlStart:
-			if !m.Lock(id, op.Arg) {
+			if op.Arg != NoMutex && !m.Lock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlDecide
@@ -384,7 +390,7 @@ func (l *Locks) lockRelease(id int32, op *machine.Op) bool {
 			l.releaseRows(key)
 			rt.stage = rlUnlock
 		case rlUnlock:
-			if !m.Unlock(id, op.Arg) {
+			if op.Arg != NoMutex && !m.Unlock(id, op.Arg) {
 				return false
 			}
 			rt.stage = rlWake

@@ -1,41 +1,48 @@
 package threadpool
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/client"
 	"github.com/innosim/innosim/sim/engine"
-	"github.com/innosim/innosim/sim/gate"
 	"github.com/innosim/innosim/sim/machine"
 )
 
-// The thread pool with its clients on the machine follows MariaDB 10.11's
-// sql/threadpool_generic.cc rather than a gate in front of a thread per
-// connection: a connection has no thread of its own, only its THD (its server
-// program and where it is in it) and its socket in its group's epoll set, and
-// a group's few worker threads take turns at being its listener.
+// The thread pool follows MariaDB's source rather than a gate in front of a
+// thread per connection, in the variant of the release the cell models
+// (Config.Release: sql/threadpool_unix.cc of 5.5 to 10.1, Unix55, or
+// sql/threadpool_generic.cc of 10.2 on, Generic): a connection has no thread
+// of its own, only its THD (its server program and where it is in it) and
+// its socket in its group's epoll set, and a group's few worker threads take
+// turns at being its listener. Its requests come from a client thread on
+// the machine or, without one, from a client across the network
+// (client.Sockets.AddRemote: a request arrives a round trip after the
+// reply before it).
 //
 //   - get_event: a worker that has finished a request takes the next
-//     connection from the group's queues, high priority first, unless
-//     too_many_threads (active_thread_count ≥ 1 + thread_pool_oversubscribe
-//     and the group not stalled); else, if the group has no listener, it
-//     becomes it (listener(): it stops counting as active); else it polls the
-//     epoll set without blocking and takes the first ready connection; else
-//     it sleeps on its condition at the head of the group's waiting list
-//     (LIFO: hot caches) until wake_thread signals it.
+//     connection from the group's queue (Generic: the high priority queue
+//     first), unless too_many_threads (active_thread_count ≥ 1 +
+//     thread_pool_oversubscribe and the group not stalled); else, if the
+//     group has no listener, it becomes it (listener(): it stops counting
+//     as active); else it polls the epoll set without blocking (Unix55:
+//     one event, which it serves; Generic: every ready one into the queue,
+//     then queue_get); else it sleeps on its condition at the head of the
+//     group's waiting list (LIFO: hot caches) until wake_thread signals it.
 //   - listener(): epoll_wait until a client's request makes a socket
 //     readable, then all ready connections (up to MAX_EVENTS, 1024) go to the
-//     queues. If the queues were empty before (listener_picks_event) the
+//     queue. If the queue was empty before (listener_picks_event) the
 //     listener takes the first itself and is a worker again; otherwise it
 //     stays listener and, when no worker is active, wakes one (wake_thread;
 //     when the listener is the group's only thread, create_worker makes the
 //     second, which here exists from the start, asleep).
-//   - a connection's priority (thread_pool_priority=auto, get_priority): high
-//     while its THD is inside a transaction (between the program's
-//     OpTrxBegin and OpTrxEnd), low otherwise; thread_pool_prio_kickup_timer
-//     is not modelled (a low connection waits behind high ones only while a
-//     transaction is open, far less than its 1 s).
+//   - a connection's priority (Generic, thread_pool_priority=auto,
+//     get_priority): high while its THD is inside a transaction (between
+//     the program's OpTrxBegin and OpTrxEnd), low otherwise;
+//     thread_pool_prio_kickup_timer is not modelled (a low connection waits
+//     behind high ones only while a transaction is open, far less than its
+//     1 s). Unix55 has one queue.
 //   - after a request the worker re-arms the connection's socket
 //     (io_poll_start_read: epoll_ctl with EPOLLONESHOT); the receive's entry
 //     at the end of the request, where a thread per connection would block
@@ -57,9 +64,53 @@ import (
 const poolMaxEvents = 1024
 
 // PoolOversubscribe is thread_pool_oversubscribe's default (3): a worker
-// takes no normal-priority request from the queue while 1 + 3 workers of its
-// group are active.
+// takes no request from the queue while 1 + 3 workers of its group are
+// active.
 const PoolOversubscribe = 3
+
+// Release is the source of MariaDB's pool a Pool follows.
+type Release uint8
+
+const (
+	// Generic is sql/threadpool_generic.cc (MariaDB 10.2 on): two queues,
+	// today's wait_begin and throttling, thread_pool_max_threads 65536.
+	Generic Release = iota
+	// Unix55 is sql/threadpool_unix.cc of MariaDB 5.5 to 10.1: one queue,
+	// wait_begin waking a worker only when the queue is empty or the group
+	// has no listener, 5.5's throttling, thread_pool_max_threads 500, at
+	// most 128 groups.
+	Unix55
+)
+
+// String names the source file.
+func (r Release) String() string {
+	if r == Unix55 {
+		return "threadpool_unix.cc (5.5-10.1)"
+	}
+	return "threadpool_generic.cc (10.2 on)"
+}
+
+// Config is the pool's settings, MariaDB's thread_pool_* variables, and the
+// release whose source it follows. A zero field takes the release's
+// default.
+type Config struct {
+	// Release is the source followed.
+	Release Release
+	// Size is thread_pool_size: the groups, 0 (the machine's CPUs, its
+	// default) or 1..128 (Unix55) or 1..MaxSize (Generic).
+	Size int
+	// Oversubscribe is thread_pool_oversubscribe, 0 (PoolOversubscribe)
+	// or 1..1000.
+	Oversubscribe int
+	// StallLimit is thread_pool_stall_limit, check_stall's period: 0
+	// (DefaultStallLimit) or whole milliseconds in 1ms..MaxStallLimit.
+	StallLimit time.Duration
+	// MaxThreads is thread_pool_max_threads: once the pool has that many
+	// workers, create_worker adds none to a group that has its two; 0 (the
+	// release's default: 500 for Unix55, MaxMaxThreads for Generic) or
+	// 1..MaxMaxThreads.
+	MaxThreads int
+}
 
 // poolConn is a pooled connection: its THD's program and place in it and its
 // state in the group; its socket's end is the client's (sockets), whose
@@ -80,7 +131,8 @@ type poolConn struct {
 }
 
 // poolGroup is a thread_group_t: its ready sockets (epoll's ready list), its
-// two queues, its listener, its sleeping workers and its counts.
+// queues (Generic's two; Unix55 uses the first), its listener, its sleeping
+// workers and its counts.
 type poolGroup struct {
 	ready    []int32    // connections readable since the last poll, in order
 	queues   [2][]int32 // high, low priority: thread_group->queues
@@ -138,41 +190,40 @@ type Pool struct {
 	workerOf []int32      // by thread id: 1 + its worker number, 0 for a thread that is not one
 	prog     []machine.Op // every worker's program: one op of the pool's own kind
 
-	stallLimit int64       // thread_pool_stall_limit, in ns: check_stall's period
-	maxThreads int         // thread_pool_max_threads
-	nworkers   int         // tp_stats.num_worker_threads, created ones included
-	evStall    engine.Kind // the timer thread's tick: check_stall of every group
-	evCreate   engine.Kind // a worker create_worker started: its thread is added
+	release       Release
+	oversubscribe int         // thread_pool_oversubscribe
+	stallLimit    int64       // thread_pool_stall_limit, in ns: check_stall's period
+	maxThreads    int         // thread_pool_max_threads
+	nworkers      int         // tp_stats.num_worker_threads, created ones included
+	evStall       engine.Kind // the timer thread's tick: check_stall of every group
+	evCreate      engine.Kind // a worker create_worker started: its thread is added
 }
 
-// MaxSize bounds the groups (MariaDB allows up to 100,000; the simulator's
-// pool is bounded as the gate's groups are, gate.MaxGroups).
-const MaxSize = gate.MaxGroups
+// MaxSize bounds Generic's groups (MAX_THREAD_GROUPS of
+// threadpool_generic.cc); Unix55 allows 128.
+const MaxSize = 100000
 
-// Install installs MariaDB's thread pool on m, for connections whose client
-// runs on the machine: size groups (0 = the CPUs), each with two worker
-// threads, the first its listener-to-be and the second asleep in its
-// waiting list (see the design notes above), and the timer that runs
-// check_stall every stall (0 = DefaultStallLimit); the pool creates
-// workers up to maxThreads (0 = MaxMaxThreads). The connections are added
-// through the pool's sockets (Sockets). A bad value is an error wrapping
-// ErrInvalidConfig that names it.
-func Install(m *machine.Machine, size int, stall time.Duration, maxThreads int) (*Pool, error) {
-	if err := Validate(size, m.Config().CPUs, stall, maxThreads); err != nil {
+// maxSize55 is thread_pool_size's largest value in MariaDB 5.5 to 10.1.
+const maxSize55 = 128
+
+// maxThreads55 is thread_pool_max_threads' default in MariaDB 5.5 to 10.1.
+const maxThreads55 = 500
+
+// Install installs MariaDB's thread pool on m as cfg sets it: its groups
+// (each with two worker threads, the first its listener-to-be and the
+// second asleep in its waiting list; see the design notes above) and the
+// timer that runs check_stall every stall limit. The connections are added
+// through the pool's sockets (Sockets), with their client on the machine
+// (Sockets.Add) or across the network (Sockets.AddRemote). A bad value is
+// an error wrapping ErrInvalidConfig that names it.
+func Install(m *machine.Machine, cfg Config) (*Pool, error) {
+	if err := Validate(cfg, m.Config().CPUs); err != nil {
 		return nil, err
 	}
-	if size == 0 {
-		size = m.Config().CPUs
-	}
-	if stall == 0 {
-		stall = DefaultStallLimit
-	}
-	if maxThreads == 0 {
-		maxThreads = MaxMaxThreads
-	}
+	cfg = cfg.withDefaults(m.Config().CPUs)
 	kind := m.NewOpKind()
-	p := &Pool{m: m, groups: make([]poolGroup, size), prog: []machine.Op{{Kind: kind}},
-		stallLimit: int64(stall), maxThreads: maxThreads}
+	p := &Pool{m: m, groups: make([]poolGroup, cfg.Size), prog: []machine.Op{{Kind: kind}},
+		release: cfg.Release, oversubscribe: cfg.Oversubscribe, stallLimit: int64(cfg.StallLimit), maxThreads: cfg.MaxThreads}
 	m.Handle(kind, p)
 	m.SetSessionHost(p)
 	p.socks = client.Install(m, p)
@@ -189,27 +240,54 @@ func Install(m *machine.Machine, size int, stall time.Duration, maxThreads int) 
 	return p, nil
 }
 
+// withDefaults returns cfg with its zero fields at their defaults on a
+// machine of cpus CPUs.
+func (cfg Config) withDefaults(cpus int) Config {
+	if cfg.Size == 0 {
+		cfg.Size = cpus
+	}
+	if cfg.Oversubscribe == 0 {
+		cfg.Oversubscribe = PoolOversubscribe
+	}
+	if cfg.StallLimit == 0 {
+		cfg.StallLimit = DefaultStallLimit
+	}
+	if cfg.MaxThreads == 0 {
+		cfg.MaxThreads = MaxMaxThreads
+		if cfg.Release == Unix55 {
+			cfg.MaxThreads = maxThreads55
+		}
+	}
+	return cfg
+}
+
 // Validate reports what Install refuses on a machine of cpus CPUs: a
-// *machine.FieldError naming ThreadPoolSize, ThreadPoolStallLimit or
-// ThreadPoolMaxThreads and its range.
-func Validate(size, cpus int, stall time.Duration, maxThreads int) error {
-	if size == 0 {
-		size = cpus
+// *machine.FieldError naming ThreadPoolSize, ThreadPoolOversubscribe,
+// ThreadPoolStallLimit or ThreadPoolMaxThreads and its range.
+func Validate(cfg Config, cpus int) error {
+	if cfg.Release > Unix55 {
+		return machine.Invalid("ThreadPoolRelease", "sim: thread pool release %d, want Generic or Unix55: %w", cfg.Release, machine.ErrInvalidConfig)
 	}
-	if size < 1 || size > MaxSize {
-		return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d, want 0 (the CPUs) or 1..%d: %w", size, MaxSize, machine.ErrInvalidConfig)
+	d := cfg.withDefaults(cpus)
+	most := MaxSize
+	if cfg.Release == Unix55 {
+		most = maxSize55
 	}
-	if stall == 0 {
-		stall = DefaultStallLimit
+	if d.Size < 1 || d.Size > most {
+		what := ""
+		if cfg.Size == 0 {
+			what = fmt.Sprintf(" (0 takes the CPUs, %d)", cpus)
+		}
+		return machine.Invalid("ThreadPoolSize", "sim: ThreadPoolSize = %d%s, want 0 (the CPUs) or 1..%d (%v): %w", cfg.Size, what, most, cfg.Release, machine.ErrInvalidConfig)
 	}
-	if stall < time.Millisecond || stall > MaxStallLimit || stall%time.Millisecond != 0 {
-		return machine.Invalid("ThreadPoolStallLimit", "sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", stall, MaxStallLimit/time.Millisecond, machine.ErrInvalidConfig)
+	if d.Oversubscribe < 1 || d.Oversubscribe > 1000 {
+		return machine.Invalid("ThreadPoolOversubscribe", "sim: ThreadPoolOversubscribe = %d, want 0 (%d) or 1..1000: %w", cfg.Oversubscribe, PoolOversubscribe, machine.ErrInvalidConfig)
 	}
-	if maxThreads == 0 {
-		maxThreads = MaxMaxThreads
+	if st := d.StallLimit; st < time.Millisecond || st > MaxStallLimit || st%time.Millisecond != 0 {
+		return machine.Invalid("ThreadPoolStallLimit", "sim: ThreadPoolStallLimit = %v, want 0 (500ms) or whole milliseconds in 1ms..%dms: %w", cfg.StallLimit, MaxStallLimit/time.Millisecond, machine.ErrInvalidConfig)
 	}
-	if maxThreads < 1 || maxThreads > MaxMaxThreads {
-		return machine.Invalid("ThreadPoolMaxThreads", "sim: ThreadPoolMaxThreads = %d, want 0 (%d) or 1..%d: %w", maxThreads, MaxMaxThreads, MaxMaxThreads, machine.ErrInvalidConfig)
+	if d.MaxThreads < 1 || d.MaxThreads > MaxMaxThreads {
+		return machine.Invalid("ThreadPoolMaxThreads", "sim: ThreadPoolMaxThreads = %d, want 0 (the release's default) or 1..%d: %w", cfg.MaxThreads, MaxMaxThreads, machine.ErrInvalidConfig)
 	}
 	return nil
 }
@@ -353,15 +431,15 @@ func (p *Pool) Receive(id int32) bool {
 	return true
 }
 
-// queuePut is queue_put of the ready connections (up to poolMaxEvents): each
-// to the high queue while its THD is inside a transaction, else to the low
-// one.
+// queuePut is queue_put of the ready connections (up to poolMaxEvents):
+// under Generic each to the high queue while its THD is inside a
+// transaction, else to the low one; under Unix55 to the one queue.
 func (p *Pool) queuePut(g *poolGroup) {
 	n := min(len(g.ready), poolMaxEvents)
 	for _, c := range g.ready[:n] {
 		conn := &p.conns[c]
 		q := 1
-		if conn.trx[conn.pc] {
+		if conn.trx[conn.pc] || p.release == Unix55 {
 			q = 0
 		}
 		g.queues[q] = append(g.queues[q], c)
@@ -384,8 +462,8 @@ func (g *poolGroup) queueGet() int32 {
 }
 
 // tooManyThreads is too_many_threads: a stalled group is not limited.
-func (g *poolGroup) tooManyThreads() bool {
-	return g.active >= 1+PoolOversubscribe && !g.stalled
+func (p *Pool) tooManyThreads(g *poolGroup) bool {
+	return g.active >= 1+p.oversubscribe && !g.stalled
 }
 
 // queued reports whether the group's queues hold a connection
@@ -403,7 +481,7 @@ func (p *Pool) Step(id int32, _ *machine.Op) bool {
 	for {
 		switch w.stage {
 		case wsGetEvent:
-			if !g.tooManyThreads() {
+			if !p.tooManyThreads(g) {
 				if c := g.queueGet(); c >= 0 {
 					p.serve(id, w, c)
 					return false
@@ -415,7 +493,7 @@ func (p *Pool) Step(id int32, _ *machine.Op) bool {
 				w.stage = wsListen
 				continue
 			}
-			if !g.tooManyThreads() {
+			if !p.tooManyThreads(g) {
 				w.stage = wsPolled
 				m.Syscall(id, sys) // io_poll_wait(…, 0)
 				return false
@@ -423,6 +501,13 @@ func (p *Pool) Step(id int32, _ *machine.Op) bool {
 			p.sleep(id, w, g)
 			return false
 		case wsPolled:
+			if len(g.ready) > 0 && p.release == Unix55 {
+				// io_poll_wait(…, 1, 0): the one event taken is served
+				c := g.ready[0]
+				g.ready = g.ready[1:]
+				p.serve(id, w, c)
+				return false
+			}
 			if len(g.ready) > 0 {
 				p.queuePut(g)
 				if c := g.queueGet(); c >= 0 {
@@ -491,8 +576,7 @@ func (p *Pool) serve(id int32, w *poolWorker, c int32) {
 		return
 	}
 	conn := &p.conns[c]
-	others := float64(int64(m.Threads())*m.Costs().SwitchFootprint + m.Footprints() - conn.foot)
-	refill := m.Costs().RefillOf(conn.foot, others)
+	refill := m.Refill(conn.foot)
 	if refill < 1 {
 		p.run(id, w, c)
 		return

@@ -1,41 +1,59 @@
 package threadpool
 
-import "time"
+import (
+	"time"
+
+	"github.com/innosim/innosim/sim/machine"
+)
 
 // A pooled request that waits inside the server, and a group whose queue
-// stops moving, follow MariaDB 10.11's sql/threadpool_generic.cc:
+// stops moving, follow MariaDB's sql/threadpool_generic.cc (Generic) or
+// sql/threadpool_unix.cc of 5.5 to 10.1 (Unix55):
 //
-//   - wait_begin / wait_end (TP_connection_generic::wait_begin, reached
-//     through thd_wait_begin): a worker about to wait stops counting as
-//     active; if that leaves the group with no active worker while its queue
-//     holds a connection (or while it has no listener), wake_or_create_thread
-//     gives the group another worker. wait_end counts the worker active
-//     again, so that, back from its wait, it may run beside the worker that
-//     replaced it: too_many_threads then keeps both from taking another
-//     request until fewer than 1 + thread_pool_oversubscribe are active.
-//     The waits bracketed are those InnoDB 10.11 brackets, and only those: a
-//     row lock wait (lock_wait, THD_WAIT_ROW_LOCK: OpRowLock's suspension), a
-//     synchronous page read (buf_read_page_low, THD_WAIT_DISKIO: OpRead), a
-//     commit that waits for another's redo log write and flush
-//     (group_commit_lock::acquire in log0sync.cc, THD_WAIT_GROUP_COMMIT:
-//     OpLogCommit's sleep on no_flush_event). The commit that writes and
-//     flushes the log itself is not bracketed (os_file_sync_posix calls
-//     fdatasync directly), nor are OpWrite and OpFsync, nor mutex waits.
+//   - wait_begin / wait_end (tp_wait_begin, reached through
+//     thd_wait_begin): a worker about to wait stops counting as active; if
+//     that leaves the group with no active worker and (Generic) its queue
+//     holds a connection, or (Unix55) its queue is empty, or it has no
+//     listener, wake_or_create_thread gives the group another worker. So
+//     under Unix55 a worker that blocks while the queue holds requests and
+//     a listener exists wakes nobody: the queue waits for the listener's
+//     next event (which wakes a worker when none is active) or for
+//     check_stall. wait_end counts the worker active again, so that, back
+//     from its wait, it may run beside the worker that replaced it:
+//     too_many_threads then keeps both from taking another request until
+//     fewer than 1 + thread_pool_oversubscribe are active. Only the
+//     outermost of nested waits counts.
+//   - the waits bracketed are those the release's server brackets with
+//     thd_wait_begin, and only those (docs/decisions/thd-wait-sites.md):
+//     Generic (InnoDB 10.6 on): a row lock wait (lock_wait,
+//     THD_WAIT_ROW_LOCK: OpRowLock's suspension), a synchronous page read
+//     (buf_read_page_low, THD_WAIT_DISKIO: OpRead), a commit that waits for
+//     another's redo log write and flush (group_commit_lock::acquire,
+//     THD_WAIT_GROUP_COMMIT: OpLogCommit's sleep); Unix55 (XtraDB 5.5): a
+//     row lock wait (srv_suspend_mysql_thread), innodb_thread_concurrency's
+//     queue (srv_conc_enter_innodb, THD_WAIT_USER_LOCK) and a synchronous
+//     page read, not a commit's wait for another's log flush
+//     (log_write_up_to waits on no_flush_event unbracketed). Neither
+//     brackets the commit that writes and flushes the log itself, OpWrite
+//     and OpFsync, or mutex waits.
 //   - check_stall, run by the timer thread every thread_pool_stall_limit: a
 //     group with no listener that took no event from epoll since the last
 //     tick gets a worker (it will become the listener); otherwise a group
 //     whose queue is not empty and saw no queue_get since the last tick is
 //     marked stalled (too_many_threads then lets any worker take from the
 //     queue until get_event returns) and gets a worker. The timer thread is
-//     not a thread of the machine here: its ticks cost nothing.
+//     not a thread of the machine here: its ticks cost nothing, and
+//     Unix55's trylock of the group's mutex always succeeds.
 //   - wake_or_create_thread: the head of the group's waiting list if a worker
 //     sleeps there; else none when the group has more threads than
 //     connections; else create_worker at once when no worker is active, or
 //     when the last creation in the group is older than
-//     microsecond_throttling_interval (0 below 1 + thread_pool_oversubscribe
-//     threads, then 50 ms below 8, 100 ms below 16, 20 ms from 16 on — the
-//     source's 200*100 — each times stall_limit / max(500, stall_limit) in
-//     integer milliseconds, so 0 under a 500 ms stall limit).
+//     microsecond_throttling_interval: by the group's threads, Generic 0
+//     below 1 + thread_pool_oversubscribe, then 50 ms below 8, 100 ms below
+//     16, 20 ms from 16 on (the source's 200*100), each times stall_limit /
+//     max(500, stall_limit) in integer milliseconds, so 0 under a 500 ms
+//     stall limit; Unix55 0 below 4, then 50 ms below 8, 100 ms below 16,
+//     200 ms from 16 on.
 //   - create_worker: refused once the pool has thread_pool_max_threads
 //     workers and the group at least two; the new worker is a thread of the
 //     machine like the first two (its stack and switches counted as theirs),
@@ -68,12 +86,27 @@ func (p *Pool) served(id int32) *poolWorker {
 	return nil
 }
 
+// brackets reports whether the release's server calls thd_wait_begin
+// around a wait of kind k (see the notes above).
+func (p *Pool) brackets(k machine.WaitKind) bool {
+	switch k {
+	case machine.WaitRowLock, machine.WaitDiskIO:
+		return true
+	case machine.WaitUserLock:
+		return p.release == Unix55
+	case machine.WaitGroupCommit:
+		return p.release == Generic
+	}
+	return false
+}
+
 // WaitBegin is thd_wait_begin for thread id, which has just blocked in a
-// wait the design notes list: nothing unless it is a pool worker serving a
-// connection (see the notes above).
-func (p *Pool) WaitBegin(id int32) {
+// wait of kind k: nothing unless it is a pool worker serving a connection
+// and the release brackets k (see the notes above). A wait not bracketed
+// is not counted, and its WaitEnd is ignored.
+func (p *Pool) WaitBegin(id int32, k machine.WaitKind) {
 	w := p.served(id)
-	if w == nil {
+	if w == nil || !p.brackets(k) {
 		return
 	}
 	w.waiting++
@@ -82,7 +115,14 @@ func (p *Pool) WaitBegin(id int32) {
 	}
 	g := &p.groups[w.group]
 	g.active--
-	if g.active == 0 && (g.queued() || g.listener < 0) {
+	if g.active > 0 {
+		return
+	}
+	wake := g.queued() // Generic: work is waiting
+	if p.release == Unix55 {
+		wake = !g.queued() // 5.5 to 10.1: is_queue_empty
+	}
+	if wake || g.listener < 0 {
 		p.wakeOrCreate(g, w.group)
 	}
 }
@@ -118,17 +158,29 @@ func (p *Pool) wakeOrCreate(g *poolGroup, gi int32) {
 
 // throttle is microsecond_throttling_interval, in ns.
 func (p *Pool) throttle(g *poolGroup) int64 {
-	ms := p.stallLimit / int64(time.Millisecond)
-	factor := ms / max(int64(DefaultStallLimit/time.Millisecond), ms)
+	const ms = int64(time.Millisecond)
+	if p.release == Unix55 {
+		switch {
+		case g.threads < 4:
+			return 0
+		case g.threads < 8:
+			return 50 * ms
+		case g.threads < 16:
+			return 100 * ms
+		}
+		return 200 * ms
+	}
+	limit := p.stallLimit / ms
+	factor := limit / max(int64(DefaultStallLimit/time.Millisecond), limit)
 	switch {
-	case g.threads < 1+PoolOversubscribe:
+	case g.threads < 1+p.oversubscribe:
 		return 0
 	case g.threads < 8:
-		return 50 * int64(time.Millisecond) * factor
+		return 50 * ms * factor
 	case g.threads < 16:
-		return 100 * int64(time.Millisecond) * factor
+		return 100 * ms * factor
 	}
-	return 20 * int64(time.Millisecond) * factor
+	return 20 * ms * factor
 }
 
 // createWorker is create_worker for group g (index gi): it counts the new

@@ -21,7 +21,7 @@ func waitPool(t *testing.T, stall time.Duration, maxThreads int, progs ...[]mach
 	_, err = device.Install(m, device.Config{Units: 64, Read: 10 * time.Millisecond, Write: 10 * time.Millisecond,
 		Fsync: 10 * time.Millisecond, Dist: device.ServiceFixed})
 	require.NoError(t, err)
-	p, err := Install(m, 1, stall, maxThreads)
+	p, err := Install(m, Config{Size: 1, StallLimit: stall, MaxThreads: maxThreads})
 	require.NoError(t, err)
 	for _, prog := range progs {
 		require.NoError(t, p.Sockets().Add(client.ServerProgram(prog), prio.Normal, client.Config{Event: 25 * us}))
@@ -123,10 +123,10 @@ func TestPoolCheckStallMarksAStalledQueue(t *testing.T) {
 	g.listener, g.ioEvents, g.queues[1] = 0, 3, []int32{2, 3}
 	g.active = 1 + PoolOversubscribe
 	g.lastCreate = -int64(time.Second) // the last creation is older than the throttle
-	require.True(t, g.tooManyThreads())
+	require.True(t, p.tooManyThreads(g))
 	p.onTimer(0, 0, 0)
 	assert.True(t, g.stalled)
-	assert.False(t, g.tooManyThreads(), "a stalled group takes from its queue past the limit")
+	assert.False(t, p.tooManyThreads(g), "a stalled group takes from its queue past the limit")
 	assert.Equal(t, 3, g.threads, "a worker is created: none sleeps, and none was created yet")
 	assert.Zero(t, g.ioEvents)
 
@@ -154,7 +154,7 @@ func TestPoolNeverCreatesMoreWorkersThanMaxThreads(t *testing.T) {
 }
 
 func TestPoolThrottlesThreadCreationAsTheSource(t *testing.T) {
-	p := &Pool{stallLimit: int64(DefaultStallLimit)}
+	p := &Pool{stallLimit: int64(DefaultStallLimit), oversubscribe: PoolOversubscribe}
 	cases := []struct {
 		threads int
 		want    time.Duration
@@ -167,6 +167,82 @@ func TestPoolThrottlesThreadCreationAsTheSource(t *testing.T) {
 	assert.Zero(t, p.throttle(&poolGroup{threads: 8}), "integer factor 499/500 = 0")
 	p.stallLimit = int64(2 * time.Second)
 	assert.Equal(t, int64(100*time.Millisecond), p.throttle(&poolGroup{threads: 8}), "factor 2000/2000 = 1")
+	p.oversubscribe = 7
+	assert.Zero(t, p.throttle(&poolGroup{threads: 7}), "below 1 + thread_pool_oversubscribe: none")
+
+	// threadpool_unix.cc (5.5 to 10.1): by the threads alone, no factor
+	p = &Pool{release: Unix55, stallLimit: int64(10 * time.Millisecond), oversubscribe: 10}
+	cases55 := []struct {
+		threads int
+		want    time.Duration
+	}{{3, 0}, {4, 50 * time.Millisecond}, {8, 100 * time.Millisecond}, {16, 200 * time.Millisecond}, {100, 200 * time.Millisecond}}
+	for _, c := range cases55 {
+		assert.Equal(t, int64(c.want), p.throttle(&poolGroup{threads: c.threads}), "5.5, %d threads", c.threads)
+	}
+}
+
+// wait_begin by release: under threadpool_generic.cc a worker whose wait
+// leaves its group with no active worker wakes one when the queue holds a
+// connection; under threadpool_unix.cc (5.5 to 10.1) only when the queue is
+// empty (or the group has no listener), so queued requests wait for the
+// listener's next event or check_stall.
+func TestPoolWaitBeginWakesByRelease(t *testing.T) {
+	for _, tc := range []struct {
+		release  Release
+		queued   bool
+		wakes    bool
+		brackets []machine.WaitKind
+	}{
+		{Generic, true, true, []machine.WaitKind{machine.WaitRowLock, machine.WaitDiskIO, machine.WaitGroupCommit}},
+		{Generic, false, false, nil},
+		{Unix55, true, false, []machine.WaitKind{machine.WaitRowLock, machine.WaitDiskIO, machine.WaitUserLock}},
+		{Unix55, false, true, nil},
+	} {
+		m, err := machine.New(machine.Config{CPUs: 1, Seed: 1})
+		require.NoError(t, err)
+		p, err := Install(m, Config{Release: tc.release, Size: 1})
+		require.NoError(t, err)
+		p.conns = []poolConn{{thread: 0}}
+		p.workers[0].conn = 0
+		g := &p.groups[0]
+		g.listener, g.active, g.waiting = 1, 1, []int32{1}
+		if tc.queued {
+			g.queues[0] = []int32{0}
+		}
+		p.WaitBegin(0, machine.WaitRowLock)
+		assert.Zero(t, g.active, "%v: the waiting worker is not active", tc.release)
+		assert.Equal(t, tc.wakes, len(g.waiting) == 0, "%v, queued %v: the sleeping worker woken", tc.release, tc.queued)
+		p.WaitEnd(0)
+		assert.Equal(t, 1, g.active, "%v: active again", tc.release)
+		for _, k := range tc.brackets {
+			assert.True(t, p.brackets(k), "%v brackets %v", tc.release, k)
+		}
+	}
+	p := &Pool{release: Unix55}
+	assert.False(t, p.brackets(machine.WaitGroupCommit), "5.5's log_write_up_to waits on no_flush_event unbracketed")
+	p.release = Generic
+	assert.False(t, p.brackets(machine.WaitUserLock))
+}
+
+// Install refuses settings out of the release's ranges, naming them.
+func TestPoolConfigRanges(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Release: Unix55, Size: 129}, "ThreadPoolSize = 129, want 0 (the CPUs) or 1..128"},
+		{Config{Size: MaxSize + 1}, "ThreadPoolSize = 100001, want 0 (the CPUs) or 1..100000"},
+		{Config{Oversubscribe: 1001}, "ThreadPoolOversubscribe = 1001, want 0 (3) or 1..1000"},
+		{Config{Oversubscribe: -1}, "ThreadPoolOversubscribe = -1"},
+		{Config{Release: 9}, "thread pool release 9"},
+	} {
+		err := Validate(tc.cfg, 4)
+		assert.ErrorIs(t, err, machine.ErrInvalidConfig)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	assert.ErrorContains(t, Validate(Config{Release: Unix55}, 200), "ThreadPoolSize = 0 (0 takes the CPUs, 200)")
+	assert.Equal(t, 500, Config{Release: Unix55}.withDefaults(4).MaxThreads, "5.5's default")
+	assert.Equal(t, MaxMaxThreads, Config{}.withDefaults(4).MaxThreads)
 }
 
 const us = time.Microsecond

@@ -19,7 +19,7 @@ func programOf(t *testing.T, name string) (w Workload, kinds map[machine.OpKind]
 	require.NoError(t, err)
 	m, err := machine.New(machine.Config{CPUs: 1})
 	require.NoError(t, err)
-	env := testEnv{m}
+	env := testEnv{m: m}
 	kinds = map[machine.OpKind]int{}
 	for _, op := range w.Setup(env) {
 		kinds[op.Kind]++
@@ -72,7 +72,7 @@ func TestReadOnlyMariaDBIsSysbenchsTransaction(t *testing.T) {
 	assert.Contains(t, w.Doc, "10 point selects")
 	m, err := machine.New(machine.Config{CPUs: 1})
 	require.NoError(t, err)
-	env := testEnv{m}
+	env := testEnv{m: m}
 	stmt, begin, end := 0, 0, 0 // statements are counted by their round trips
 	for _, op := range w.Setup(env) {
 		switch op.Kind {

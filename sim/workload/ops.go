@@ -39,6 +39,13 @@ func trxEnd() machine.Op         { return machine.Op{Kind: machine.OpTrxEnd} }
 func readView(perTrx time.Duration) machine.Op {
 	return machine.Op{Kind: machine.OpReadView, Dur: perTrx}
 }
+
+// readViewLines is a read view that reads lines cache lines of every other
+// active transaction, each at the machine's price of moving a line from the
+// socket the transaction began on (see machine.OpReadView).
+func readViewLines(lines int32) machine.Op {
+	return machine.Op{Kind: machine.OpReadView, Arg: lines}
+}
 func prefetch(pages int32) machine.Op { return machine.Op{Kind: machine.OpPrefetch, Arg: pages} }
 func prefetchSiblings() machine.Op    { return machine.Op{Kind: machine.OpPrefetchSiblings} }
 func prefetchResidentSibling() machine.Op {

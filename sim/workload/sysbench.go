@@ -22,10 +22,15 @@ func trxStatement(rtt, sendWork time.Duration, body ...machine.Op) []machine.Op 
 
 // pageFixes fixes n B-tree pages under the buf_pool mutex (buf_page_get_gen
 // in MySQL 5.1 takes buf_pool->mutex for every fix), each followed by work of
-// the row or key work on the page.
+// the row or key work on the page. bufPool −1 fixes them under no global
+// mutex (MariaDB 10.6 on, see IsSrw: the page_hash cell's latch, shared).
 func pageFixes(bufPool int32, n int, work time.Duration) []machine.Op {
 	var p []machine.Op
 	for range n {
+		if bufPool < 0 { // the page_hash cell's latch, shared: no global mutex
+			p = append(p, cpu(500*time.Nanosecond+work))
+			continue
+		}
 		p = append(p, lock(bufPool), cpu(500*time.Nanosecond), unlock(bufPool), cpu(work))
 	}
 	return p
@@ -35,12 +40,24 @@ func pageFixes(bufPool int32, n int, work time.Duration) []machine.Op {
 // the undo record (trx_undo_report_row_operation: an undo page fixed under
 // buf_pool), the change on the page, and the mini-transaction's commit, which
 // copies its redo records into the log buffer under log_sys->mutex
-// (mtr_commit → log_reserve_and_write_fast).
+// (mtr_commit → log_reserve_and_write_fast). bufPool −1 is MariaDB 10.6 on
+// (pageFixes), whose commit holds log_sys's mutex only for lsnReserve.
 func rowChange(bufPool, logMutex int32, work time.Duration) []machine.Op {
 	p := pageFixes(bufPool, 1, 2*us)
 	p = append(p, cpu(work))
+	if bufPool < 0 { // MariaDB 10.6 on (IsSrw): only the lsn's reservation is under log_sys's mutex
+		return append(p, lock(logMutex), cpu(lsnReserve), unlock(logMutex), cpu(1*us-lsnReserve))
+	}
 	return append(p, lock(logMutex), cpu(1*us), unlock(logMutex))
 }
+
+// lsnReserve is the CPU of log_t::append_prepare's reservation of the
+// mini-transaction's bytes (MariaDB 10.6 on: lsn and buf_free advanced under
+// log_sys's lsn_lock, or one fetch_add in later releases), a lock apart from
+// the log write's (group_commit_lock write_lock and flush_lock); the copy
+// into the log buffer (mtr_t::finish_writer, log_t::append) follows outside
+// it, under log_sys.latch shared. An estimate of a few loads and stores.
+const lsnReserve = 100 * time.Nanosecond
 
 // studyARows is study A's table: sysbench 0.4's sbtest of 10M rows, with
 // the special distribution's defaults (1% of the rows get 75% of the picks).
@@ -74,6 +91,14 @@ var studyARows = rowlock.Table{Rows: 10_000_000, HotShare: 0.01, HotAccess: 0.75
 // the sort, 40 µs for the temporary table; a row change's undo record, page
 // change (5–10 µs) and mini-transaction commit under log_sys->mutex. The
 // client runs on another host (5 µs round trip, no client CPU here).
+//
+// On MariaDB 10.6 on (IsSrw) the same statements and CPU take no
+// kernel_mutex and no buf_pool mutex: the transaction's start, read view
+// (its walk of the other active transactions' lines) and commit are
+// lock-free, a page fix latches its page_hash cell shared, a row lock takes
+// no global mutex (rowlock.NoMutex) and a mini-transaction's commit holds
+// log_sys's lsn_lock, an srw_mutex, only for its lsn's reservation
+// (lsnReserve).
 func oltpReadWrite() Workload {
 	return Workload{
 		Name: "oltp_read_write", Unit: "transactions/s",
@@ -86,34 +111,75 @@ func oltpReadWrite() Workload {
 			"for every mini-transaction and the commit's log write, group commit's fsync on the device " +
 			"(innodb_flush_log_at_trx_commit; 1 needs -device).",
 		Setup: func(env Env) []machine.Op {
-			mu := innodbMutexes(env, "kernel_mutex", "buf_pool")
-			kernel, bp := mu[0], mu[1]
-			if g := env.GateMutex(); g >= 0 {
-				kernel = g // one mutex for the gate and kernel_mutex (see gate.Install)
+			srw := IsSrw(env.Server())
+			var kernel, bp int32
+			if srw { // no kernel_mutex, no buf_pool mutex, no global lock for a row lock (IsSrw)
+				kernel, bp = rowlock.NoMutex, -1
+			} else {
+				mu := innodbMutexes(env, "kernel_mutex", "buf_pool")
+				kernel, bp = mu[0], mu[1]
+				if g := env.GateMutex(); g >= 0 {
+					kernel = g // one mutex for the gate and kernel_mutex (see gate.Install)
+				}
 			}
 			logMu := env.LogMutex()
+			if srw { // the lsn's reservation has a lock of its own, not the log write's (lsnReserve)
+				logMu = innodbMutexes(env, "log_sys.lsn_lock")[0]
+			}
 			const rtt = 5 * us
+			// a 5.5 server opens and closes the table under LOCK_open in
+			// every statement, and takes its MDL ticket in the first (held
+			// to the commit), out of the statement's parse budget
+			var s55 *server55
+			if Is55(env.Server()) {
+				s := serverMutexes(env, kernel)
+				s55 = &s
+			}
+			parse := func(first bool) []machine.Op {
+				if s55 == nil {
+					return []machine.Op{cpu(12 * us)}
+				}
+				d := 12*us - lockOpenGet - lockOpenPut
+				if first {
+					d -= mdlMapFind + mdlGrant
+				}
+				return append([]machine.Op{cpu(d)}, s55.openTable(first)...)
+			}
+			closeTable := func(b []machine.Op) []machine.Op {
+				if s55 == nil {
+					return b
+				}
+				return append(b, s55.closeTable()...)
+			}
 			var p []machine.Op
 			p = append(p, trxStatement(rtt, 3*us, cpu(3*us))...) // BEGIN
 			for i := range 10 {
-				body := []machine.Op{cpu(12 * us)}
+				body := parse(i == 0)
 				if i == 0 { // trx_start_low and read_view_open_now, under kernel_mutex
-					body = append(body, lock(kernel), trxBegin(), cpu(1*us), readView(250*time.Nanosecond), unlock(kernel))
+					work, view := 1*us, readView(250*time.Nanosecond)
+					if s55 != nil { // the walk's lines at the machine's price; its own in the work
+						work, view = 1*us+250*time.Nanosecond, readViewLines(viewLines)
+					}
+					if srw { // trx_start_low and ReadView::snapshot: rw_trx_hash, lock-free
+						body = append(body, trxBegin(), cpu(work+250*time.Nanosecond), readViewLines(viewLines))
+					} else {
+						body = append(body, lock(kernel), trxBegin(), cpu(work), view, unlock(kernel))
+					}
 				}
 				body = append(body, pageFixes(bp, 3, 5*us)...)
-				p = append(p, trxStatement(rtt, 3*us, body...)...)
+				p = append(p, trxStatement(rtt, 3*us, closeTable(body)...)...)
 			}
 			rangeBody := func(extra time.Duration) []machine.Op {
-				b := []machine.Op{cpu(12 * us)}
+				b := parse(false)
 				b = append(b, pageFixes(bp, 5, 5*us)...)
-				return append(b, cpu(30*us+extra))
+				return closeTable(append(b, cpu(30*us+extra)))
 			}
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(0)...)...)     // simple range: 100 rows sent
 			p = append(p, trxStatement(rtt, 3*us, rangeBody(0)...)...)      // sum
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(20*us)...)...) // order by: filesort
 			p = append(p, trxStatement(rtt, 10*us, rangeBody(40*us)...)...) // distinct: temporary table
 			update := func(secondary bool) []machine.Op {
-				b := []machine.Op{cpu(12 * us)}
+				b := parse(false)
 				b = append(b, pageFixes(bp, 3, 5*us)...)
 				b = append(b, rowLock(kernel))
 				b = append(b, rowChange(bp, logMu, 5*us)...)
@@ -121,7 +187,7 @@ func oltpReadWrite() Workload {
 					b = append(b, pageFixes(bp, 3, 5*us)...)
 					b = append(b, rowChange(bp, logMu, 5*us)...)
 				}
-				return b
+				return closeTable(b)
 			}
 			p = append(p, pickRow())
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // index update
@@ -132,6 +198,13 @@ func oltpReadWrite() Workload {
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // DELETE r: clustered and secondary delete-mark
 			p = append(p, trxStatement(rtt, 3*us, update(true)...)...) // INSERT r: clustered and secondary insert
 			commit := []machine.Op{cpu(3 * us), lockRelease(kernel), lock(kernel), cpu(1 * us), trxEnd(), unlock(kernel), logCommit()}
+			if srw { // trx_t::commit_in_memory: the rw_trx_hash entry erased, lock-free
+				commit = []machine.Op{cpu(3 * us), lockRelease(kernel), cpu(1 * us), trxEnd(), logCommit()}
+			}
+			if s55 != nil { // the MDL ticket released after the commit (release_transactional_locks)
+				commit[0] = cpu(3*us - mdlRemove)
+				commit = append(commit, s55.releaseMDL()...)
+			}
 			p = append(p, trxStatement(rtt, 3*us, commit...)...)
 			return append(p, done(1))
 		},
@@ -160,6 +233,9 @@ func oltpPointSelect() Workload {
 			"and table lock, 3 page fixes of 1 µs under page latches, 2 µs row and result (inside the " +
 			"innodb_thread_concurrency gate), write.",
 		Setup: func(env Env) []machine.Op {
+			if Is55(env.Server()) {
+				return pointSelect55(env)
+			}
 			return statement(30*us, append([]machine.Op{cpu(4 * us)}, inInnoDB(cpu(1*us), cpu(1*us), cpu(1*us), cpu(2*us))...)...)
 		},
 	}

@@ -19,7 +19,7 @@ func TestWorkloadsTagTheirCallsByKind(t *testing.T) {
 		m, err := machine.New(machine.Config{CPUs: 1})
 		require.NoError(t, err)
 		n := map[machine.SyscallKind]int{}
-		for _, op := range w.Setup(testEnv{m}) {
+		for _, op := range w.Setup(testEnv{m: m}) {
 			if op.Kind == machine.OpSyscall {
 				n[machine.SyscallKind(op.Arg)]++
 			}

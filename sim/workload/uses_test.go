@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/innosim/innosim/mycnf"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -47,9 +49,11 @@ func TestWorkloadsDeclareWhatTheirProgramsUse(t *testing.T) {
 	for _, name := range Names() {
 		w, err := Lookup(name)
 		require.NoError(t, err)
-		m, err := machine.New(machine.Config{CPUs: 1})
-		require.NoError(t, err)
-		assert.Equal(t, usesOf(w.Setup(testEnv{m})), w.Uses, name)
+		for _, srv := range []mycnf.Server{{}, {Product: mycnf.MariaDB, Version: "5.5"}} {
+			m, err := machine.New(machine.Config{CPUs: 1})
+			require.NoError(t, err)
+			assert.Equal(t, usesOf(w.Setup(testEnv{m: m, srv: srv})), w.Uses, "%s on %v", name, srv)
+		}
 		assert.Equal(t, w.Uses.RowLocks, w.Rows != rowlock.Table{}, "%s: a table for its row locks, and only then", name)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/innosim/innosim/mycnf"
 	"github.com/innosim/innosim/prio"
 	"github.com/innosim/innosim/sim/machine"
 	"github.com/innosim/innosim/sim/rowlock"
@@ -85,6 +86,10 @@ type Env interface {
 	// LogMutex returns log_sys->mutex of the redo log of a workload that
 	// commits through it (Uses.LogCommit), installing the log on first use.
 	LogMutex() int32
+	// Server is the server release the cell models (Cell.Server): a 5.5
+	// server's statements take its global mutexes (Is55); the zero value
+	// runs the workloads' own programs.
+	Server() mycnf.Server
 }
 
 // All returns the built-in workloads, by name.
@@ -158,7 +163,9 @@ func inInnoDB(body ...machine.Op) []machine.Op {
 func innodbMutexes(env Env, names ...string) []int32 {
 	var ids []int32
 	for _, n := range names {
-		ids = append(ids, env.AddMutex(machine.Mutex{Name: n, Spin: true, WakeAll: true}))
+		// MariaDB 10.6 on: srw_mutex, waiting without a yield, its release waking one waiter
+		srw := IsSrw(env.Server())
+		ids = append(ids, env.AddMutex(machine.Mutex{Name: n, Spin: true, WakeAll: !srw, NoYield: srw}))
 	}
 	return ids
 }
