@@ -3,6 +3,7 @@ module github.com/innosim/innosim
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1

@@ -3,6 +3,8 @@ package mycnf
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Warning is an option that has no effect on the settings of a server: a key
@@ -78,7 +80,7 @@ func (f *File) Warnings(srv Server) []Warning {
 func nearestGroup(group string, groups []string) string {
 	best, bestD := "", 0
 	for _, g := range groups {
-		d := editDistance(strings.ToLower(group), strings.ToLower(g))
+		d := levenshtein.ComputeDistance(strings.ToLower(group), strings.ToLower(g))
 		if d <= 3 && 3*d < len(group) && (best == "" || d < bestD) {
 			best, bestD = g, d
 		}
@@ -107,32 +109,11 @@ func nearestKey(name string) string {
 	best, bestD := "", 0
 	for _, c := range candidates {
 		for i := range keys {
-			d := editDistance(c, keys[i].name)
+			d := levenshtein.ComputeDistance(c, keys[i].name)
 			if d <= 3 && 3*d < len(c) && (best == "" || d < bestD) {
 				best, bestD = keys[i].name, d
 			}
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -100,13 +100,3 @@ innodb_sync_spin_loops = 5
 		"my.cnf:7: [mysqld_safe] innodb_sync_spin_loops: mysql-8.0 does not read group [mysqld_safe] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
 	}, got, "[client] port is another program's option and is not listed")
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"innodb_thred_concurrency", "innodb_thread_concurrency", 1}, {"flaw", "lawn", 2}} {
-		assert.Equal(t, tt.d, editDistance(tt.a, tt.b), "%s %s", tt.a, tt.b)
-		assert.Equal(t, tt.d, editDistance(tt.b, tt.a), "%s %s", tt.b, tt.a)
-	}
-}

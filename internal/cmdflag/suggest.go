@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Suggest returns the candidate nearest to name by edit distance (one
@@ -14,32 +16,11 @@ func Suggest(name string, candidates []string) string {
 	limit := min(max(len(name)/3, 1), 3)
 	best, bestD := "", limit+1
 	for _, c := range candidates {
-		if d := distance(name, c); d < bestD {
+		if d := levenshtein.ComputeDistance(name, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // undefinedPrefix begins the flag package's error for a flag it does not
