@@ -99,6 +99,14 @@ func (s Server) series() (major, minor int, err error) {
 	return nums[0], nums[1], nil
 }
 
+// Series returns the release series the server names, major.minor, and
+// whether it names one: false for a server of no Version, a malformed one or
+// a Product other than MySQL and MariaDB.
+func (s Server) Series() (major, minor int, ok bool) {
+	major, minor, err := s.series()
+	return major, minor, err == nil && major >= 0
+}
+
 // Groups returns the option groups the server reads, in the order the server
 // lists them (the order does not decide precedence: options apply in file
 // order, a later line winning, whatever their group).

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/innosim/innosim/aio"
@@ -292,23 +290,11 @@ func (c Cell) poolConfig() threadpool.Config {
 // poolRelease is the source of srv's thread pool: threadpool_unix.cc for
 // MariaDB 5.5 to 10.1, threadpool_generic.cc for any other.
 func poolRelease(srv mycnf.Server) threadpool.Release {
-	if major, minor, ok := serverSeries(srv); ok && srv.Product == mycnf.MariaDB &&
+	if major, minor, ok := srv.Series(); ok && srv.Product == mycnf.MariaDB &&
 		(major == 5 && minor >= 5 || major == 10 && minor <= 1) {
 		return threadpool.Unix55
 	}
 	return threadpool.Generic
-}
-
-// serverSeries returns srv's release series, major.minor, and whether it
-// names one.
-func serverSeries(srv mycnf.Server) (major, minor int, ok bool) {
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) < 2 {
-		return 0, 0, false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	return major, minor, err1 == nil && err2 == nil
 }
 
 // cellTablespace is the pages a cell's AIO reads are drawn from: study D's

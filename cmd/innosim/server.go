@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/innosim/innosim/aio"
@@ -56,12 +55,9 @@ func syncArrayOf(srv mycnf.Server) (sim.SyncArray, error) {
 	if srv.Version == "" {
 		return sim.SyncArrayNone, nil
 	}
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) >= 2 {
-		major, err1 := strconv.Atoi(parts[0])
-		minor, err2 := strconv.Atoi(parts[1])
+	if major, minor, ok := srv.Series(); ok {
 		for _, r := range releases {
-			if err1 == nil && err2 == nil && r.product == srv.Product && r.major == major && r.minor == minor {
+			if r.product == srv.Product && r.major == major && r.minor == minor {
 				return r.syncArray, nil
 			}
 		}
@@ -97,13 +93,8 @@ func checkNativeAIO(srv mycnf.Server, c sim.Cell, flagged bool) error {
 	if c.AIO == nil || c.AIO.IO != aio.IONative || srv.Version == "" {
 		return nil
 	}
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) < 2 {
-		return nil // ParseServer refuses such a version
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major > 5 || major == 5 && minor >= 5 {
+	major, minor, ok := srv.Series()
+	if !ok || major > 5 || major == 5 && minor >= 5 {
 		return nil
 	}
 	what := "innodb_use_native_aio = ON"

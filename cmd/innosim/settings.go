@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -122,13 +121,8 @@ func removedBy(srv mycnf.Server, key string) bool {
 	if srv.Product != mycnf.MariaDB || !slices.Contains(mariadbRemoved, strings.ReplaceAll(key, "-", "_")) {
 		return false
 	}
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	return err1 == nil && err2 == nil && (major > 10 || major == 10 && minor >= 6)
+	major, minor, ok := srv.Series()
+	return ok && (major > 10 || major == 10 && minor >= 6)
 }
 
 // removedMessage says why key is refused for srv.

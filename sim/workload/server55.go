@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/innosim/innosim/mycnf"
@@ -14,13 +12,8 @@ import (
 // on) split the table cache (table_open_cache_instances), partitioned the
 // MDL map (metadata_locks_hash_instances) and split InnoDB's kernel_mutex.
 func Is55(srv mycnf.Server) bool {
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) < 2 || srv.Product != mycnf.MariaDB && srv.Product != mycnf.MySQL {
-		return false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	return err1 == nil && err2 == nil && major == 5 && minor == 5
+	major, minor, ok := srv.Series()
+	return ok && major == 5 && minor == 5
 }
 
 // IsSrw reports whether srv's InnoDB has MariaDB 10.6's latches
@@ -32,16 +25,8 @@ func Is55(srv mycnf.Server) bool {
 // (trx_sys.rw_trx_hash, a lock-free hash) or on its commit; a record lock
 // takes lock_sys.latch shared and its hash cell's latch (LockGuard).
 func IsSrw(srv mycnf.Server) bool {
-	if srv.Product != mycnf.MariaDB {
-		return false
-	}
-	parts := strings.Split(srv.Version, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	return err1 == nil && err2 == nil && (major > 10 || major == 10 && minor >= 6)
+	major, minor, ok := srv.Series()
+	return ok && srv.Product == mycnf.MariaDB && (major > 10 || major == 10 && minor >= 6)
 }
 
 // server55 holds the global mutexes every statement of a 5.5 server takes
