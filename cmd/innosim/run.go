@@ -36,7 +36,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer discardAll(outs)
-	if err := outfile.CheckInputs(outs, "-cnf "+o.cnf, o.cnf, "-costs "+o.costs, o.costs); err != nil {
+	if err := outfile.CheckInputs(outs, "-cnf "+o.cnf, o.cnf, "-costs "+o.costs, o.costs, "-machine "+o.machineFile, o.machineFile); err != nil {
 		return err
 	}
 	res, err := sw.run(ctx, stderr)

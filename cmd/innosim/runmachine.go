@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/innosim/innosim/internal/cmdflag"
+	"github.com/innosim/innosim/internal/infile"
 	"github.com/innosim/innosim/sim"
 	"github.com/innosim/innosim/sim/spec"
 )
@@ -41,6 +42,9 @@ func parseClientCPUs(arg string, p *spec.Params) (int, error) {
 			return 0, cmdflag.Usagef("-client-cpus quarter without -machine: a quarter of a machine's CPUs: want -machine FILE, or a count of cores for the client (added beside -cpus)")
 		}
 		_, client := spec.ClientSplit(p.CPUs)
+		if client == 0 {
+			return 0, cmdflag.Usagef("-client-cpus quarter with -machine %s: a quarter of its %d CPUs is no core: want a machine of 4 CPUs or more, or no -client-cpus (the client on the server's cores)", cmdflag.QuotePath(p.Name), p.CPUs)
+		}
 		return client, nil
 	}
 	n, err := strconv.Atoi(arg)
@@ -64,7 +68,12 @@ func (o *runOptions) setMachine() error {
 	rm := &runMachine{path: o.machineFile}
 	o.machine = rm
 	if o.machineFile != "" {
-		m, err := spec.Load(o.machineFile)
+		f, err := infile.Open(o.machineFile)
+		if err != nil {
+			return fmt.Errorf("-machine: %w", err) // a file it cannot read: exit 1, as -cnf's and -costs'
+		}
+		m, err := spec.Parse(f, o.machineFile)
+		f.Close()
 		if err != nil {
 			return cmdflag.Usagef("-machine: %w", err)
 		}
@@ -147,8 +156,12 @@ func (rm *runMachine) writeAssumptions(w io.Writer) {
 		profile = cfg.Costs.Name // one name for every -cpus: the sheet's and -costs'
 		break
 	}
-	fmt.Fprintf(w, "\nmachine %s (-machine %s): %d CPUs, %d for the client; kernel %v, %s; cost profile %s\n",
-		p.Name, rm.path, p.CPUs, rm.client, rm.sheet.Kernel, sched, profile)
+	name := p.Name
+	if name != "" {
+		name = " " + name
+	}
+	fmt.Fprintf(w, "\nmachine%s (-machine %s): %d CPUs, %d for the client; kernel %v, %s; cost profile %s\n",
+		name, cmdflag.QuotePath(rm.path), p.CPUs, rm.client, rm.sheet.Kernel, sched, profile)
 	for _, k := range p.Assumed {
 		fmt.Fprintf(w, "assumed: %s = %s (not in the box's published description)\n", k, sheetValue(rm.sheet, k))
 	}
