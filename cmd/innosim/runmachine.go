@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
@@ -169,35 +170,98 @@ func (rm *runMachine) writeAssumptions(w io.Writer) {
 
 // sheetValue returns the value of a spec sheet's key, as the sheet gives it.
 func sheetValue(m spec.Machine, key string) string {
+	switch v := sheetField(m, key).(type) {
+	case int64:
+		return bytesText(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64) + " GHz"
+	case time.Duration:
+		return v.String()
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// sheetField returns the value of a spec sheet's key: an int (a count, HZ),
+// an int64 (a cache, in bytes), a float64 (the clock, in GHz), a
+// time.Duration (a scheduler tunable) or a string (kernel, pti; "?" for a
+// key the sheet has not).
+func sheetField(m spec.Machine, key string) any {
 	switch key {
 	case "sockets":
-		return strconv.Itoa(m.Sockets)
+		return m.Sockets
 	case "cores_per_socket":
-		return strconv.Itoa(m.CoresPerSocket)
+		return m.CoresPerSocket
 	case "threads_per_core":
-		return strconv.Itoa(m.ThreadsPerCore)
+		return m.ThreadsPerCore
 	case "l2_per_core":
-		return bytesText(m.L2PerCore)
+		return m.L2PerCore
 	case "l3_per_socket":
-		return bytesText(m.L3PerSocket)
+		return m.L3PerSocket
 	case "clock_ghz":
-		return strconv.FormatFloat(m.ClockGHz, 'g', -1, 64) + " GHz"
+		return m.ClockGHz
 	case "kernel":
 		return m.Kernel.String()
 	case "pti":
 		return m.PTI.String()
 	case "hz":
-		return strconv.Itoa(m.HZ)
+		return m.HZ
 	case "sched_latency":
-		return m.SchedLatency.String()
+		return m.SchedLatency
 	case "sched_min_granularity":
-		return m.SchedMinGranularity.String()
+		return m.SchedMinGranularity
 	case "sched_wakeup_granularity":
-		return m.SchedWakeupGranularity.String()
+		return m.SchedWakeupGranularity
 	case "sched_base_slice":
-		return m.SchedBaseSlice.String()
+		return m.SchedBaseSlice
 	}
 	return "?"
+}
+
+// machineJSON is run --json's record of -machine: the sheet's path and
+// name, the box's logical CPUs, physical cores and sockets, its kernel, and
+// the keys the sheet assumes (spec.Machine.Assumed) with their values, as
+// the table's lines under it give them.
+type machineJSON struct {
+	Path    string        `json:"path"`
+	Name    string        `json:"name,omitempty"`
+	CPUs    int           `json:"cpus"`
+	Cores   int           `json:"cores"`
+	Sockets int           `json:"sockets"`
+	Kernel  string        `json:"kernel"`
+	Assumed []assumedJSON `json:"assumed"`
+}
+
+// assumedJSON is an assumed key of a spec sheet and its value: a number
+// (a count; a cache in bytes, Unit "bytes"; the clock, Unit "GHz"; a
+// scheduler tunable in nanoseconds, Unit "ns") or text (kernel, pti).
+type assumedJSON struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+	Unit  string `json:"unit,omitempty"`
+}
+
+// json returns -machine's record for run --json; nil without -machine.
+func (rm *runMachine) json() *machineJSON {
+	if rm == nil || rm.params == nil {
+		return nil
+	}
+	p := rm.params
+	mj := &machineJSON{Path: rm.path, Name: p.Name, CPUs: p.CPUs, Cores: p.Cores, Sockets: p.Sockets,
+		Kernel: rm.sheet.Kernel.String(), Assumed: []assumedJSON{}}
+	for _, k := range p.Assumed {
+		a := assumedJSON{Key: k, Value: sheetField(rm.sheet, k)}
+		switch v := a.Value.(type) {
+		case int64:
+			a.Unit = "bytes"
+		case float64:
+			a.Unit = "GHz"
+		case time.Duration:
+			a.Value, a.Unit = v.Nanoseconds(), "ns"
+		}
+		mj.Assumed = append(mj.Assumed, a)
+	}
+	return mj
 }
 
 // bytesText writes a cache size in the sheet's units: KiB or MiB when whole.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,4 +163,57 @@ func TestShowSettingsListsThePool(t *testing.T) {
 	assert.Regexp(t, `(?m)^  thread_pool_size\s+the server's CPUs\s+default$`, out)
 	assert.Regexp(t, `(?m)^  thread_pool_stall_limit\s+500 milliseconds\s+default$`, out)
 	assert.Regexp(t, `(?m)^  thread_pool_max_threads\s+500\s+default$`, out)
+}
+
+// run --json held no trace of -machine or -client-cpus: a JSON of the
+// figures without the box they ran on. Its settings now give the sheet's
+// path and name, the box's CPUs, cores and sockets, its kernel, the assumed
+// keys with their values (numbers as numbers) and the client's cores.
+func TestRunJSONRecordsTheMachine(t *testing.T) {
+	code, out, errOut := runCmd("run", "--workload", "oltp_point_select", "--server", "mariadb-5.5", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "quarter", "--threads", "8", "--measure", "2ms", "--warmup", "2ms", "--json", "-")
+	require.Equal(t, 0, code, errOut)
+	var js struct {
+		ClientCPUs *int `json:"client_cpus"`
+		Machine    *struct {
+			Path    string `json:"path"`
+			Name    string `json:"name"`
+			CPUs    int    `json:"cpus"`
+			Cores   int    `json:"cores"`
+			Sockets int    `json:"sockets"`
+			Kernel  string `json:"kernel"`
+			Assumed []struct {
+				Key   string `json:"key"`
+				Value any    `json:"value"`
+				Unit  string `json:"unit"`
+			} `json:"assumed"`
+		} `json:"machine"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &js), out)
+	require.NotNil(t, js.ClientCPUs)
+	assert.Equal(t, 6, *js.ClientCPUs)
+	require.NotNil(t, js.Machine, "the machine is in the JSON")
+	assert.Equal(t, pitbull, js.Machine.Path)
+	assert.Equal(t, "pitbull", js.Machine.Name)
+	assert.Equal(t, 24, js.Machine.CPUs)
+	assert.Equal(t, 12, js.Machine.Cores)
+	assert.Equal(t, 2, js.Machine.Sockets)
+	assert.Equal(t, "2.6.32", js.Machine.Kernel)
+	require.Len(t, js.Machine.Assumed, 7)
+	byKey := map[string]any{}
+	for _, a := range js.Machine.Assumed {
+		byKey[a.Key] = a.Value
+	}
+	assert.Equal(t, 2.0, byKey["sockets"])
+	assert.Equal(t, float64(256<<10), byKey["l2_per_core"])
+	assert.Equal(t, 2.93, byKey["clock_ghz"])
+	assert.Equal(t, "2.6.32", byKey["kernel"])
+
+	// without -machine: no machine, and no client cores of its own
+	code, out, errOut = runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--warmup", "2ms", "--json", "-")
+	require.Equal(t, 0, code, errOut)
+	var plain map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &plain))
+	assert.NotContains(t, plain, "machine")
+	assert.Equal(t, 0.0, plain["client_cpus"])
 }

@@ -34,7 +34,10 @@ func newRunReport(ctx context.Context, sw *sweep, res []sim.Result) runReport {
 		table: report.Table{Title: fmt.Sprintf("%s (%s) by client threads", sw.workload, w.Unit)},
 		long:  report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share", "reads_per_s", "writes_per_s", "fsyncs_per_s"}},
 		js: runJSON{Workload: sw.workload, Unit: w.Unit, Seed: sw.seed, MeasureNs: sw.measure.Nanoseconds(),
-			Vary: sw.varyKey, Cnf: sw.cnf, Server: sw.runFlags.server},
+			Vary: sw.varyKey, Cnf: sw.cnf, Server: sw.runFlags.server, Machine: sw.machine.json()},
+	}
+	if sw.machine != nil {
+		rep.js.ClientCPUs = sw.machine.client
 	}
 	rep.js.Warmup, rep.js.WarmupNs = warmupJSON(sw.runFlags)
 	lead := []string{"cpus"}
@@ -151,17 +154,22 @@ const notSteady = "not steady"
 // runJSON is what run --json writes: the sweep's settings, one entry per cell
 // and one per row of the table (each row with the settings its cells ran).
 type runJSON struct {
-	Workload  string     `json:"workload"`
-	Unit      string     `json:"unit"`
-	Seed      uint64     `json:"seed"`
-	MeasureNs int64      `json:"measure_ns"` // the window measured, virtual nanoseconds
-	Warmup    string     `json:"warmup"`     // fixed, or steady: until two windows agree
-	WarmupNs  *int64     `json:"warmup_ns"`  // a fixed warm-up; null for steady
-	Cnf       string     `json:"cnf,omitempty"`
-	Server    string     `json:"server"`
-	Vary      string     `json:"vary,omitempty"`
-	Cells     []cellJSON `json:"cells"`
-	Rows      []rowJSON  `json:"rows"`
+	Workload  string `json:"workload"`
+	Unit      string `json:"unit"`
+	Seed      uint64 `json:"seed"`
+	MeasureNs int64  `json:"measure_ns"` // the window measured, virtual nanoseconds
+	Warmup    string `json:"warmup"`     // fixed, or steady: until two windows agree
+	WarmupNs  *int64 `json:"warmup_ns"`  // a fixed warm-up; null for steady
+	Cnf       string `json:"cnf,omitempty"`
+	Server    string `json:"server"`
+	Vary      string `json:"vary,omitempty"`
+	// Machine is -machine's box, omitted without it; ClientCPUs the
+	// client's own cores (-client-cpus, a count: quarter's of the box),
+	// 0 for none.
+	Machine    *machineJSON `json:"machine,omitempty"`
+	ClientCPUs int          `json:"client_cpus"`
+	Cells      []cellJSON   `json:"cells"`
+	Rows       []rowJSON    `json:"rows"`
 }
 
 // settingsJSON is what a row's cells ran with, after the option file, the
