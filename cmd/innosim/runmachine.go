@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/innosim/innosim/internal/cmdflag"
@@ -25,12 +26,13 @@ import (
 // those of the box's online CPUs, as the kernel's are, and the caches are
 // the server's share of the box's.
 type runMachine struct {
-	path   string
-	sheet  spec.Machine              // as -machine's file describes it
-	params *spec.Params              // nil without -machine
-	calib  *sim.CostProfile          // -costs with -machine: its footprints
-	client int                       // the client's own cores (-client-cpus), 0 for none
-	byCPUs map[int]sim.MachineConfig // the machine of each -cpus value, with -machine
+	path      string
+	sheet     spec.Machine              // as -machine's file describes it
+	params    *spec.Params              // nil without -machine
+	calib     *sim.CostProfile          // -costs with -machine: its footprints
+	client    int                       // the client's own cores (-client-cpus), 0 for none
+	clientArg string                    // -client-cpus as given
+	byCPUs    map[int]sim.MachineConfig // the machine of each -cpus value, with -machine
 }
 
 // parseClientCPUs reads -client-cpus: quarter (of a -machine's CPUs,
@@ -89,7 +91,7 @@ func (o *runOptions) setMachine() error {
 		if err != nil {
 			return err
 		}
-		rm.client = n
+		rm.client, rm.clientArg = n, o.clientCPUs
 	}
 	p := rm.params
 	if p == nil {
@@ -108,6 +110,9 @@ func (o *runOptions) setMachine() error {
 	}
 	rm.byCPUs = map[int]sim.MachineConfig{}
 	for _, n := range o.cpus {
+		if !o.fs.Given("cpus") && p.Sockets > 1 && n%p.Sockets != 0 {
+			return rm.refuseClientSplit()
+		}
 		if n > most || p.Sockets > 1 && n%p.Sockets != 0 {
 			return cmdflag.Usagef("-cpus %d with -machine %s (%d CPUs, %d of them the client's): want the server's CPUs, 1..%d and a multiple of its %d sockets",
 				n, o.machineFile, p.CPUs, rm.client, most, max(p.Sockets, 1))
@@ -120,6 +125,36 @@ func (o *runOptions) setMachine() error {
 		rm.byCPUs[n] = cfg
 	}
 	return nil
+}
+
+// refuseClientSplit refuses a -client-cpus that, with -cpus not given,
+// leaves the server CPUs that are no multiple of the box's sockets (-cpus'
+// rule), naming -client-cpus, which made them, and the counts of it on
+// either side that leave a multiple, or a -cpus.
+func (rm *runMachine) refuseClientSplit() error {
+	p := rm.params
+	left := p.CPUs - rm.client
+	r := left % p.Sockets
+	var fits []string
+	if below := rm.client - (p.Sockets - r); below >= 0 {
+		fits = append(fits, strconv.Itoa(below))
+	}
+	if above := rm.client + r; above < p.CPUs {
+		fits = append(fits, strconv.Itoa(above))
+	}
+	var want []string
+	if len(fits) > 0 {
+		want = append(want, "-client-cpus "+strings.Join(fits, " or "))
+	}
+	if most := left - r; most > 0 {
+		want = append(want, fmt.Sprintf("-cpus, a multiple of %d up to %d", p.Sockets, most))
+	}
+	given := rm.clientArg
+	if given == "quarter" {
+		given = fmt.Sprintf("quarter (%d cores)", rm.client)
+	}
+	return cmdflag.Usagef("-client-cpus %s with -machine %s (%d CPUs, %d sockets): it leaves %d server CPUs, not a multiple of the %d sockets: want %s",
+		given, cmdflag.QuotePath(rm.path), p.CPUs, p.Sockets, left, p.Sockets, strings.Join(want, ", or "))
 }
 
 // apply sets c's machine for cpus server CPUs: the box's (keeping the

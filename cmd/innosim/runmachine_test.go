@@ -217,3 +217,20 @@ func TestRunJSONRecordsTheMachine(t *testing.T) {
 	assert.NotContains(t, plain, "machine")
 	assert.Equal(t, 0.0, plain["client_cpus"])
 }
+
+// -client-cpus 7 on a two-socket box of 24 CPUs, -cpus not given, was
+// refused as "-cpus 17", a flag the user never gave. The refusal now names
+// -client-cpus, the server CPUs it leaves, and the counts that fit.
+func TestClientCPUsThatLeaveNoMultipleOfTheSocketsAreNamed(t *testing.T) {
+	code, _, errOut := runCmd("run", "--workload", "oltp_point_select", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "7", "--threads", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "innosim run: -client-cpus 7 with -machine "+pitbull+" (24 CPUs, 2 sockets): it leaves 17 server CPUs, not a multiple of the 2 sockets: want -client-cpus 6 or 8, or -cpus, a multiple of 2 up to 16")
+	assert.NotContains(t, errOut, "-cpus 17")
+
+	// a -cpus the user gave is the one refused
+	code, _, errOut = runCmd("run", "--workload", "oltp_point_select", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "7", "--cpus", "17", "--threads", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "innosim run: -cpus 17 with -machine ")
+}
