@@ -234,3 +234,23 @@ func TestClientCPUsThatLeaveNoMultipleOfTheSocketsAreNamed(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "innosim run: -cpus 17 with -machine ")
 }
+
+// With -server mysql, a -cnf thread_pool_size was warned of as MariaDB's
+// reading it only with pool-of-threads; MySQL has no thread pool, and the
+// one warning now says so. A -vary of it names -server, not a
+// -thread-handling that MySQL refuses too.
+func TestMySQLHasNoThreadPool(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\nthread_pool_size = 4\n"), 0o644))
+	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--server", "mysql", "--cnf", cnf,
+		"--threads", "1", "--measure", "2ms", "--warmup", "2ms")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "my.cnf:2: [mysqld] thread_pool_size: MySQL has no thread pool")
+	assert.NotContains(t, stderr, "MariaDB reads")
+	assert.Equal(t, 1, strings.Count(stderr, "warning"), stderr)
+
+	code, _, stderr = runCmd("run", "--workload", "oltp_point_select", "--server", "mysql",
+		"--threads", "1", "--measure", "2ms", "--vary", "thread_pool_size=2,4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-vary thread_pool_size with -server mysql: MySQL has no thread pool (thread_pool_size is MariaDB's): want -server mariadb")
+}
