@@ -21,6 +21,7 @@ type key struct {
 	mysqlMax int64                 // MySQL's own maximum when innosim's (max) is lower; 0 if the same
 	unit     string                // shown after the range in messages, e.g. "microseconds"
 	enum     []string              // the values of a *string key, the default's index in def
+	mariadb  bool                  // MariaDB's alone: MySQL's community server has no such variable
 	field    func(s *Settings) any // *bool, *int, *int64, *time.Duration or *string
 }
 
@@ -76,13 +77,13 @@ var keys = [numKeys]key{
 		field: func(s *Settings) any { return &s.ThreadHandling }},
 	// MariaDB's thread pool (sql/sys_vars.cc, the Sys_threadpool_*
 	// variables; MySQL has none): read only with pool-of-threads.
-	{name: "thread_pool_size", goName: "ThreadPoolSize", min: 1, max: 100000, def: 0, auto: "the server's CPUs",
+	{name: "thread_pool_size", mariadb: true, goName: "ThreadPoolSize", min: 1, max: 100000, def: 0, auto: "the server's CPUs",
 		field: func(s *Settings) any { return &s.ThreadPoolSize }},
-	{name: "thread_pool_oversubscribe", goName: "ThreadPoolOversubscribe", min: 1, max: 1000, def: 3,
+	{name: "thread_pool_oversubscribe", mariadb: true, goName: "ThreadPoolOversubscribe", min: 1, max: 1000, def: 3,
 		field: func(s *Settings) any { return &s.ThreadPoolOversubscribe }},
-	{name: "thread_pool_stall_limit", goName: "ThreadPoolStallLimit", min: 10, max: 4294967295, def: 500, unit: "milliseconds", per: time.Millisecond,
+	{name: "thread_pool_stall_limit", mariadb: true, goName: "ThreadPoolStallLimit", min: 10, max: 4294967295, def: 500, unit: "milliseconds", per: time.Millisecond,
 		field: func(s *Settings) any { return &s.ThreadPoolStallLimit }},
-	{name: "thread_pool_max_threads", goName: "ThreadPoolMaxThreads", min: 1, max: 65536, def: 65536,
+	{name: "thread_pool_max_threads", mariadb: true, goName: "ThreadPoolMaxThreads", min: 1, max: 65536, def: 65536,
 		field: func(s *Settings) any { return &s.ThreadPoolMaxThreads }},
 }
 

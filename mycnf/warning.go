@@ -25,6 +25,11 @@ type Warning struct {
 	// key innosim does not model.
 	Unread bool
 
+	// Foreign reports a modelled key of MariaDB's alone in a group a MySQL
+	// server reads: thread_pool_*, of MariaDB's thread pool, which MySQL's
+	// community server does not have.
+	Foreign bool
+
 	// Message says why the option has no effect, without the position.
 	Message string
 }
@@ -32,7 +37,7 @@ type Warning struct {
 // Likely reports whether the option is probably a mistake rather than an
 // option innosim merely does not model: a modelled key in a group the server
 // does not read, or an unmodelled key near a modelled one.
-func (w Warning) Likely() bool { return w.Unread || w.Nearest != "" }
+func (w Warning) Likely() bool { return w.Unread || w.Foreign || w.Nearest != "" }
 
 // String returns "file:line: message".
 func (w Warning) String() string { return w.Option.Pos.String() + ": " + w.Message }
@@ -43,7 +48,9 @@ func (w Warning) String() string { return w.Option.Pos.String() + ": " + w.Messa
 // is close, and every modelled key in a group srv does not read, whoever reads
 // that group: another server's ([mariadb] for MySQL, [mysqld-5.7] for
 // mysql-8.0), another program's ([client], [mysqld_safe]) or nobody's (a
-// misspelt [mysqd], for which the message names the nearest group srv reads).
+// misspelt [mysqd], for which the message names the nearest group srv reads);
+// and for a MySQL server, every key of MariaDB's alone (thread_pool_*) in a
+// group it reads: MySQL's community server has no thread pool.
 // Unmodelled options of groups srv does not read ([client] port) are not
 // listed: they belong to other programs. A malformed srv (Version or
 // Product) reads no group, so every modelled key is listed.
@@ -54,6 +61,12 @@ func (f *File) Warnings(srv Server) []Warning {
 		k, _, _ := resolve(o.Name(), o.Value, o.HasValue)
 		switch {
 		case containsFold(groups, o.Group):
+			if k != nil && k.mariadb && srv.Product == MySQL {
+				out = append(out, Warning{Option: o, Foreign: true, Message: fmt.Sprintf(
+					"[%s] %s: MySQL has no thread pool (%s is MariaDB's; MySQL Enterprise's thread pool plugin is not modelled); the option has no effect",
+					quoteUnsafe(o.Group), o.Key, k.name)})
+				continue
+			}
 			if k != nil {
 				continue
 			}

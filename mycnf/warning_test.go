@@ -100,3 +100,23 @@ innodb_sync_spin_loops = 5
 		"my.cnf:7: [mysqld_safe] innodb_sync_spin_loops: mysql-8.0 does not read group [mysqld_safe] (it reads [mysqld], [server], [mysqld-8.0]); the option has no effect",
 	}, got, "[client] port is another program's option and is not listed")
 }
+
+// A thread_pool_* line in a group MySQL reads drew no warning here, and
+// run's warning said MariaDB reads it only with pool-of-threads: MySQL's
+// community server has no thread pool at all. It is now a likely mistake,
+// said as such; MariaDB's reading of the same file warns of nothing.
+func TestWarningsSayMySQLHasNoThreadPool(t *testing.T) {
+	const cnf = "[mysqld]\nthread_pool_size = 4\nthread_pool_stall_limit = 60\nmax_connections = 500\n"
+	f, err := Parse(strings.NewReader(cnf), "my.cnf")
+	require.NoError(t, err)
+	ws := f.Warnings(Server{Product: MySQL, Version: "8.0"})
+	require.Len(t, ws, 2)
+	assert.Equal(t, "my.cnf:2: [mysqld] thread_pool_size: MySQL has no thread pool (thread_pool_size is MariaDB's; MySQL Enterprise's thread pool plugin is not modelled); the option has no effect", ws[0].String())
+	assert.Equal(t, "thread_pool_stall_limit", ws[1].Option.Key)
+	for _, w := range ws {
+		assert.True(t, w.Foreign)
+		assert.True(t, w.Likely())
+		assert.NotContains(t, w.Message, "only with pool-of-threads")
+	}
+	assert.Empty(t, f.Warnings(Server{Product: MariaDB, Version: "10.5"}))
+}

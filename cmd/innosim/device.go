@@ -74,10 +74,6 @@ func (d *deviceFlag) Set(v string) error {
 	return nil
 }
 
-// ioTable is run's I/O table: reads/s, writes/s and fsyncs/s of each cell as
-// "R/W/F", in the layout of the throughput table (rows rows, each led by the
-// cells label(i) returns under lead, the header's first columns; a column per
-// threads; res holds rows × len(threads) results, row by row).
 // anyIO reports whether any cell did I/O (on a device or at the cost
 // profile's IOService).
 func anyIO(res []sim.Result) bool {
@@ -89,6 +85,11 @@ func anyIO(res []sim.Result) bool {
 	return false
 }
 
+// ioTable is run's I/O table: reads/s, writes/s and fsyncs/s of each cell as
+// "R/W/F", in the layout of the throughput table (rows rows, each led by the
+// cells label(i) returns under lead, the header's first columns; a column per
+// threads; res holds rows × len(threads) results, row by row). A cell not
+// steady prints not steady, as in the throughput table.
 func ioTable(workload string, lead []string, rows int, threads []int, res []sim.Result, label func(i int) []any) report.Table {
 	t := report.Table{Title: workload + " I/O by client threads, each cell reads/s / writes/s / fsyncs/s",
 		Header: append([]string(nil), lead...)}
@@ -98,7 +99,12 @@ func ioTable(workload string, lead []string, rows int, threads []int, res []sim.
 	for i := range rows {
 		row := label(i)
 		for j := range threads {
-			r, w, f := res[i*len(threads)+j].IORates()
+			x := res[i*len(threads)+j]
+			if x.NotSteady {
+				row = append(row, notSteady) // no figure, as in the throughput table
+				continue
+			}
+			r, w, f := x.IORates()
 			row = append(row, fmt.Sprintf("%.0f/%.0f/%.0f", r, w, f))
 		}
 		t.AddRow(row...)

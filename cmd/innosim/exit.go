@@ -23,7 +23,9 @@ var errFailed = errors.New("verdict FAIL")
 // other error; and, whatever the error, 128 + the signal's number when a
 // signal stopped the command (ctx's cause is signalled): 130 for Ctrl-C, as
 // a shell reports a process the signal killed, so that a script can tell an
-// interrupted run from a failed one.
+// interrupted run from a failed one. The error of a command a signal
+// stopped ends with what the signal did (signalled.said), not with the
+// context's "context canceled".
 func exitStatus(ctx context.Context, name string, err error, stderr io.Writer) int {
 	status := 1
 	var ue *cmdflag.UsageError
@@ -35,17 +37,22 @@ func exitStatus(ctx context.Context, name string, err error, stderr io.Writer) i
 	case errors.As(err, &ue):
 		status = 2
 	}
+	var sig signalled
+	stopped := errors.As(context.Cause(ctx), &sig)
 	if !errors.Is(err, errFailed) {
 		// a package's own prefix ("calibrate: ...") repeats the command's
+		msg := strings.TrimPrefix(err.Error(), name+": ")
+		if stopped {
+			msg = sig.said(msg)
+		}
 		// a name the user gave may hold control characters: escaped, never
 		// obeyed by the terminal
-		fmt.Fprintf(stderr, "innosim %s: %s\n", name, cmdflag.TerminalSafe(strings.TrimPrefix(err.Error(), name+": ")))
+		fmt.Fprintf(stderr, "innosim %s: %s\n", name, cmdflag.TerminalSafe(msg))
 	}
 	if ue != nil && ue.BadFlag {
 		fmt.Fprintf(stderr, "run 'innosim help %s' for the flags\n", name)
 	}
-	var sig signalled
-	if errors.As(context.Cause(ctx), &sig) {
+	if stopped {
 		return sig.status()
 	}
 	return status

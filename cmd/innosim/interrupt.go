@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -14,6 +15,30 @@ type signalled struct{ sig os.Signal }
 
 // Error names the signal ("interrupt", "terminated").
 func (s signalled) Error() string { return "stopped by signal: " + s.sig.String() }
+
+// said returns msg, an error's text, with the "context canceled" it ends
+// with (the canceled context's error, which means nothing to the user)
+// replaced by what the signal did: "interrupted" for Ctrl-C, "stopped by
+// signal: NAME" for another; dropped when msg says interrupted already.
+func (s signalled) said(msg string) string {
+	const canceled = "context canceled"
+	rest, ok := strings.CutSuffix(msg, canceled)
+	if !ok {
+		return msg
+	}
+	rest = strings.TrimSuffix(rest, ": ")
+	what := "interrupted"
+	if s.sig != os.Interrupt {
+		what = s.Error()
+	}
+	switch {
+	case rest == "":
+		return what
+	case strings.Contains(rest, "interrupted"):
+		return rest
+	}
+	return rest + ": " + what
+}
 
 // status returns 128 + the signal's number, the status a shell gives a
 // process the signal killed (130 for SIGINT).

@@ -94,3 +94,29 @@ func TestExitStatusOfAnInterruptedCommandIs130(t *testing.T) {
 		assert.Equal(t, tc.out, stderr.String())
 	}
 }
+
+// A command Ctrl-C stopped ended its message with the context's "context
+// canceled", Go's word for it; it now ends with what the signal did, and
+// still exits 128 + the signal's number.
+func TestInterruptedMessageSaysInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		sig  os.Signal
+		err  error
+		want string
+	}{
+		{os.Interrupt, fmt.Errorf("interrupted: no output written: %w", context.Canceled), "innosim run: interrupted: no output written\n"},
+		{os.Interrupt, fmt.Errorf("run: study A: %w", context.Canceled), "innosim run: study A: interrupted\n"},
+		{os.Interrupt, context.Canceled, "innosim run: interrupted\n"},
+		{syscall.SIGTERM, fmt.Errorf("study A: %w", context.Canceled), "innosim run: study A: stopped by signal: terminated\n"},
+		{os.Interrupt, errors.New("sysbench: signal: killed"), "innosim run: sysbench: signal: killed\n"},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(signalled{tc.sig})
+		var stderr bytes.Buffer
+		assert.Equal(t, signalled{tc.sig}.status(), exitStatus(ctx, "run", tc.err, &stderr))
+		assert.Equal(t, tc.want, stderr.String())
+	}
+	var stderr bytes.Buffer
+	exitStatus(context.Background(), "run", fmt.Errorf("x: %w", context.Canceled), &stderr)
+	assert.Equal(t, "innosim run: x: context canceled\n", stderr.String(), "no signal: the error as it is")
+}

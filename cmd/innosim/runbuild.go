@@ -197,12 +197,21 @@ var poolKeys = []string{"thread_pool_size", "thread_pool_oversubscribe", "thread
 
 // checkPoolKeys refuses -vary of a thread_pool_* key when no row runs
 // pool-of-threads, and warns of one a -cnf line sets then: MariaDB reads
-// them only with pool-of-threads, so they would change nothing.
+// them only with pool-of-threads, so they would change nothing. MySQL has
+// no thread pool: its -vary of one is refused as such, and a -cnf line is
+// mycnf's warning (mycnf.Warning.Foreign).
 func (sw *sweep) checkPoolKeys(stderr io.Writer) error {
 	if slices.ContainsFunc(sw.variants, func(vr variant) bool { return vr.proto.ThreadHandling == sim.PoolOfThreads }) {
 		return nil
 	}
-	if k := strings.ReplaceAll(sw.varyKey, "-", "_"); slices.Contains(poolKeys, k) {
+	k := strings.ReplaceAll(sw.varyKey, "-", "_")
+	if sw.server.Product == mycnf.MySQL {
+		if slices.Contains(poolKeys, k) {
+			return cmdflag.Usagef("-vary %s with -server %s: MySQL has no thread pool (%s is MariaDB's): want -server mariadb, or no -vary %s", sw.varyKey, sw.server, k, sw.varyKey)
+		}
+		return nil
+	}
+	if slices.Contains(poolKeys, k) {
 		return cmdflag.Usagef("-vary %s with thread_handling = one-thread-per-connection in every row: %s is read only with pool-of-threads: want -thread-handling pool-of-threads (or thread_handling in -cnf)", sw.varyKey, k)
 	}
 	for _, st := range sw.base.List() {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/innosim/innosim/internal/cmdflag"
 	"github.com/innosim/innosim/internal/infile"
@@ -24,12 +26,13 @@ import (
 // those of the box's online CPUs, as the kernel's are, and the caches are
 // the server's share of the box's.
 type runMachine struct {
-	path   string
-	sheet  spec.Machine              // as -machine's file describes it
-	params *spec.Params              // nil without -machine
-	calib  *sim.CostProfile          // -costs with -machine: its footprints
-	client int                       // the client's own cores (-client-cpus), 0 for none
-	byCPUs map[int]sim.MachineConfig // the machine of each -cpus value, with -machine
+	path      string
+	sheet     spec.Machine              // as -machine's file describes it
+	params    *spec.Params              // nil without -machine
+	calib     *sim.CostProfile          // -costs with -machine: its footprints
+	client    int                       // the client's own cores (-client-cpus), 0 for none
+	clientArg string                    // -client-cpus as given
+	byCPUs    map[int]sim.MachineConfig // the machine of each -cpus value, with -machine
 }
 
 // parseClientCPUs reads -client-cpus: quarter (of a -machine's CPUs,
@@ -88,7 +91,7 @@ func (o *runOptions) setMachine() error {
 		if err != nil {
 			return err
 		}
-		rm.client = n
+		rm.client, rm.clientArg = n, o.clientCPUs
 	}
 	p := rm.params
 	if p == nil {
@@ -107,6 +110,9 @@ func (o *runOptions) setMachine() error {
 	}
 	rm.byCPUs = map[int]sim.MachineConfig{}
 	for _, n := range o.cpus {
+		if !o.fs.Given("cpus") && p.Sockets > 1 && n%p.Sockets != 0 {
+			return rm.refuseClientSplit()
+		}
 		if n > most || p.Sockets > 1 && n%p.Sockets != 0 {
 			return cmdflag.Usagef("-cpus %d with -machine %s (%d CPUs, %d of them the client's): want the server's CPUs, 1..%d and a multiple of its %d sockets",
 				n, o.machineFile, p.CPUs, rm.client, most, max(p.Sockets, 1))
@@ -119,6 +125,36 @@ func (o *runOptions) setMachine() error {
 		rm.byCPUs[n] = cfg
 	}
 	return nil
+}
+
+// refuseClientSplit refuses a -client-cpus that, with -cpus not given,
+// leaves the server CPUs that are no multiple of the box's sockets (-cpus'
+// rule), naming -client-cpus, which made them, and the counts of it on
+// either side that leave a multiple, or a -cpus.
+func (rm *runMachine) refuseClientSplit() error {
+	p := rm.params
+	left := p.CPUs - rm.client
+	r := left % p.Sockets
+	var fits []string
+	if below := rm.client - (p.Sockets - r); below >= 0 {
+		fits = append(fits, strconv.Itoa(below))
+	}
+	if above := rm.client + r; above < p.CPUs {
+		fits = append(fits, strconv.Itoa(above))
+	}
+	var want []string
+	if len(fits) > 0 {
+		want = append(want, "-client-cpus "+strings.Join(fits, " or "))
+	}
+	if most := left - r; most > 0 {
+		want = append(want, fmt.Sprintf("-cpus, a multiple of %d up to %d", p.Sockets, most))
+	}
+	given := rm.clientArg
+	if given == "quarter" {
+		given = fmt.Sprintf("quarter (%d cores)", rm.client)
+	}
+	return cmdflag.Usagef("-client-cpus %s with -machine %s (%d CPUs, %d sockets): it leaves %d server CPUs, not a multiple of the %d sockets: want %s",
+		given, cmdflag.QuotePath(rm.path), p.CPUs, p.Sockets, left, p.Sockets, strings.Join(want, ", or "))
 }
 
 // apply sets c's machine for cpus server CPUs: the box's (keeping the
@@ -169,35 +205,98 @@ func (rm *runMachine) writeAssumptions(w io.Writer) {
 
 // sheetValue returns the value of a spec sheet's key, as the sheet gives it.
 func sheetValue(m spec.Machine, key string) string {
+	switch v := sheetField(m, key).(type) {
+	case int64:
+		return bytesText(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64) + " GHz"
+	case time.Duration:
+		return v.String()
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// sheetField returns the value of a spec sheet's key: an int (a count, HZ),
+// an int64 (a cache, in bytes), a float64 (the clock, in GHz), a
+// time.Duration (a scheduler tunable) or a string (kernel, pti; "?" for a
+// key the sheet has not).
+func sheetField(m spec.Machine, key string) any {
 	switch key {
 	case "sockets":
-		return strconv.Itoa(m.Sockets)
+		return m.Sockets
 	case "cores_per_socket":
-		return strconv.Itoa(m.CoresPerSocket)
+		return m.CoresPerSocket
 	case "threads_per_core":
-		return strconv.Itoa(m.ThreadsPerCore)
+		return m.ThreadsPerCore
 	case "l2_per_core":
-		return bytesText(m.L2PerCore)
+		return m.L2PerCore
 	case "l3_per_socket":
-		return bytesText(m.L3PerSocket)
+		return m.L3PerSocket
 	case "clock_ghz":
-		return strconv.FormatFloat(m.ClockGHz, 'g', -1, 64) + " GHz"
+		return m.ClockGHz
 	case "kernel":
 		return m.Kernel.String()
 	case "pti":
 		return m.PTI.String()
 	case "hz":
-		return strconv.Itoa(m.HZ)
+		return m.HZ
 	case "sched_latency":
-		return m.SchedLatency.String()
+		return m.SchedLatency
 	case "sched_min_granularity":
-		return m.SchedMinGranularity.String()
+		return m.SchedMinGranularity
 	case "sched_wakeup_granularity":
-		return m.SchedWakeupGranularity.String()
+		return m.SchedWakeupGranularity
 	case "sched_base_slice":
-		return m.SchedBaseSlice.String()
+		return m.SchedBaseSlice
 	}
 	return "?"
+}
+
+// machineJSON is run --json's record of -machine: the sheet's path and
+// name, the box's logical CPUs, physical cores and sockets, its kernel, and
+// the keys the sheet assumes (spec.Machine.Assumed) with their values, as
+// the table's lines under it give them.
+type machineJSON struct {
+	Path    string        `json:"path"`
+	Name    string        `json:"name,omitempty"`
+	CPUs    int           `json:"cpus"`
+	Cores   int           `json:"cores"`
+	Sockets int           `json:"sockets"`
+	Kernel  string        `json:"kernel"`
+	Assumed []assumedJSON `json:"assumed"`
+}
+
+// assumedJSON is an assumed key of a spec sheet and its value: a number
+// (a count; a cache in bytes, Unit "bytes"; the clock, Unit "GHz"; a
+// scheduler tunable in nanoseconds, Unit "ns") or text (kernel, pti).
+type assumedJSON struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+	Unit  string `json:"unit,omitempty"`
+}
+
+// json returns -machine's record for run --json; nil without -machine.
+func (rm *runMachine) json() *machineJSON {
+	if rm == nil || rm.params == nil {
+		return nil
+	}
+	p := rm.params
+	mj := &machineJSON{Path: rm.path, Name: p.Name, CPUs: p.CPUs, Cores: p.Cores, Sockets: p.Sockets,
+		Kernel: rm.sheet.Kernel.String(), Assumed: []assumedJSON{}}
+	for _, k := range p.Assumed {
+		a := assumedJSON{Key: k, Value: sheetField(rm.sheet, k)}
+		switch v := a.Value.(type) {
+		case int64:
+			a.Unit = "bytes"
+		case float64:
+			a.Unit = "GHz"
+		case time.Duration:
+			a.Value, a.Unit = v.Nanoseconds(), "ns"
+		}
+		mj.Assumed = append(mj.Assumed, a)
+	}
+	return mj
 }
 
 // bytesText writes a cache size in the sheet's units: KiB or MiB when whole.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,4 +163,94 @@ func TestShowSettingsListsThePool(t *testing.T) {
 	assert.Regexp(t, `(?m)^  thread_pool_size\s+the server's CPUs\s+default$`, out)
 	assert.Regexp(t, `(?m)^  thread_pool_stall_limit\s+500 milliseconds\s+default$`, out)
 	assert.Regexp(t, `(?m)^  thread_pool_max_threads\s+500\s+default$`, out)
+}
+
+// run --json held no trace of -machine or -client-cpus: a JSON of the
+// figures without the box they ran on. Its settings now give the sheet's
+// path and name, the box's CPUs, cores and sockets, its kernel, the assumed
+// keys with their values (numbers as numbers) and the client's cores.
+func TestRunJSONRecordsTheMachine(t *testing.T) {
+	code, out, errOut := runCmd("run", "--workload", "oltp_point_select", "--server", "mariadb-5.5", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "quarter", "--threads", "8", "--measure", "2ms", "--warmup", "2ms", "--json", "-")
+	require.Equal(t, 0, code, errOut)
+	var js struct {
+		ClientCPUs *int `json:"client_cpus"`
+		Machine    *struct {
+			Path    string `json:"path"`
+			Name    string `json:"name"`
+			CPUs    int    `json:"cpus"`
+			Cores   int    `json:"cores"`
+			Sockets int    `json:"sockets"`
+			Kernel  string `json:"kernel"`
+			Assumed []struct {
+				Key   string `json:"key"`
+				Value any    `json:"value"`
+				Unit  string `json:"unit"`
+			} `json:"assumed"`
+		} `json:"machine"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &js), out)
+	require.NotNil(t, js.ClientCPUs)
+	assert.Equal(t, 6, *js.ClientCPUs)
+	require.NotNil(t, js.Machine, "the machine is in the JSON")
+	assert.Equal(t, pitbull, js.Machine.Path)
+	assert.Equal(t, "pitbull", js.Machine.Name)
+	assert.Equal(t, 24, js.Machine.CPUs)
+	assert.Equal(t, 12, js.Machine.Cores)
+	assert.Equal(t, 2, js.Machine.Sockets)
+	assert.Equal(t, "2.6.32", js.Machine.Kernel)
+	require.Len(t, js.Machine.Assumed, 7)
+	byKey := map[string]any{}
+	for _, a := range js.Machine.Assumed {
+		byKey[a.Key] = a.Value
+	}
+	assert.Equal(t, 2.0, byKey["sockets"])
+	assert.Equal(t, float64(256<<10), byKey["l2_per_core"])
+	assert.Equal(t, 2.93, byKey["clock_ghz"])
+	assert.Equal(t, "2.6.32", byKey["kernel"])
+
+	// without -machine: no machine, and no client cores of its own
+	code, out, errOut = runCmd("run", "--workload", "connect", "--threads", "1", "--measure", "2ms", "--warmup", "2ms", "--json", "-")
+	require.Equal(t, 0, code, errOut)
+	var plain map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &plain))
+	assert.NotContains(t, plain, "machine")
+	assert.Equal(t, 0.0, plain["client_cpus"])
+}
+
+// -client-cpus 7 on a two-socket box of 24 CPUs, -cpus not given, was
+// refused as "-cpus 17", a flag the user never gave. The refusal now names
+// -client-cpus, the server CPUs it leaves, and the counts that fit.
+func TestClientCPUsThatLeaveNoMultipleOfTheSocketsAreNamed(t *testing.T) {
+	code, _, errOut := runCmd("run", "--workload", "oltp_point_select", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "7", "--threads", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "innosim run: -client-cpus 7 with -machine "+pitbull+" (24 CPUs, 2 sockets): it leaves 17 server CPUs, not a multiple of the 2 sockets: want -client-cpus 6 or 8, or -cpus, a multiple of 2 up to 16")
+	assert.NotContains(t, errOut, "-cpus 17")
+
+	// a -cpus the user gave is the one refused
+	code, _, errOut = runCmd("run", "--workload", "oltp_point_select", "--machine", pitbull,
+		"--client", "cpu=5us", "--client-cpus", "7", "--cpus", "17", "--threads", "4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "innosim run: -cpus 17 with -machine ")
+}
+
+// With -server mysql, a -cnf thread_pool_size was warned of as MariaDB's
+// reading it only with pool-of-threads; MySQL has no thread pool, and the
+// one warning now says so. A -vary of it names -server, not a
+// -thread-handling that MySQL refuses too.
+func TestMySQLHasNoThreadPool(t *testing.T) {
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	require.NoError(t, os.WriteFile(cnf, []byte("[mysqld]\nthread_pool_size = 4\n"), 0o644))
+	code, _, stderr := runCmd("run", "--workload", "oltp_point_select", "--server", "mysql", "--cnf", cnf,
+		"--threads", "1", "--measure", "2ms", "--warmup", "2ms")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "my.cnf:2: [mysqld] thread_pool_size: MySQL has no thread pool")
+	assert.NotContains(t, stderr, "MariaDB reads")
+	assert.Equal(t, 1, strings.Count(stderr, "warning"), stderr)
+
+	code, _, stderr = runCmd("run", "--workload", "oltp_point_select", "--server", "mysql",
+		"--threads", "1", "--measure", "2ms", "--vary", "thread_pool_size=2,4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-vary thread_pool_size with -server mysql: MySQL has no thread pool (thread_pool_size is MariaDB's): want -server mariadb")
 }

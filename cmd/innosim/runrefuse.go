@@ -19,13 +19,17 @@ import (
 // command line remedies it in place of the first thing the simulator wants
 // (nil, or "" from want, keeps the simulator's), and where the user gives
 // the other things it wants. A row with when is used only for a cell it
-// holds for.
+// holds for. A row with inFile refuses a value out of its range: given by
+// the option file (not -vary), the refusal is the file's, an error that
+// exits 1 as mycnf's refusals of the file's values do, not the command
+// line's.
 type fieldSetting struct {
 	field    string
 	when     func(c sim.Cell) bool // nil, or whether the row is the cell's
 	settings []string
 	want     func(r *cellRefusal) string
 	others   string
+	inFile   bool
 }
 
 // fieldSettings maps the simulator's refusal of a cell to the settings of
@@ -53,11 +57,12 @@ var fieldSettings = []fieldSetting{
 	{field: "Log.", settings: []string{"innodb_flush_log_at_trx_commit"}},
 	{field: "BufferPool", settings: []string{"innodb_buffer_pool_size"}},
 	{field: "ThreadHandling", settings: []string{"thread_handling"}},
-	{field: "ThreadPoolSize", settings: []string{"thread_pool_size", "server"}, when: func(c sim.Cell) bool { return c.ThreadPoolSize != 0 }},
+	{field: "ThreadPoolSize", settings: []string{"thread_pool_size", "server"}, when: func(c sim.Cell) bool { return c.ThreadPoolSize != 0 },
+		want: wantPoolSizeRange, inFile: true},
 	{field: "ThreadPoolSize", settings: []string{"cpus", "thread_handling", "server"}, want: wantPoolSize},
-	{field: "ThreadPoolOversubscribe", settings: []string{"thread_pool_oversubscribe"}},
-	{field: "ThreadPoolStallLimit", settings: []string{"thread_pool_stall_limit"}},
-	{field: "ThreadPoolMaxThreads", settings: []string{"thread_pool_max_threads", "server"}},
+	{field: "ThreadPoolOversubscribe", settings: []string{"thread_pool_oversubscribe"}, inFile: true},
+	{field: "ThreadPoolStallLimit", settings: []string{"thread_pool_stall_limit"}, inFile: true},
+	{field: "ThreadPoolMaxThreads", settings: []string{"thread_pool_max_threads", "server"}, inFile: true},
 	{field: "Client", settings: []string{"client"}, want: wantText("no -client")},
 	{field: "Client.", settings: []string{"client"}},
 }
@@ -114,7 +119,24 @@ func (sw *sweep) refusal(err error) error {
 	if sw.varyKey != "" && !slices.ContainsFunc(row.settings, sw.varies) {
 		msg = fmt.Sprintf("-vary %s=%s: %s", sw.varyKey, vr.value, msg)
 	}
+	if row.inFile && sw.fromFile(row.settings[0], vr) {
+		return plainError{msg + steadyHint(err), err}
+	}
 	return &cmdflag.UsageError{Err: plainError{msg + steadyHint(err), err}}
+}
+
+// fromFile reports whether the option-file key name has, in variant vr,
+// a value a line of -cnf gave: neither -vary's nor the server's default.
+func (sw *sweep) fromFile(name string, vr *variant) bool {
+	if sw.varies(name) {
+		return false
+	}
+	for _, st := range vr.settings.List() {
+		if st.Key == name {
+			return !st.IsDefault()
+		}
+	}
+	return false
 }
 
 // lead names the settings, as the command line gave them: the first, then
@@ -277,6 +299,18 @@ func wantPoolSize(r *cellRefusal) string {
 		fmt.Sscan(m[1], &most)
 	}
 	return fmt.Sprintf("-cpus 1..%d with pool-of-threads (a group per CPU, thread_pool_size's default)", most)
+}
+
+// wantPoolSizeRange is the range of thread_pool_size the release takes,
+// in mycnf's words for the option file's range (the simulator's 0, the
+// CPUs, is the key unset), with the simulator's source of it: 1..128 in
+// MariaDB 5.5 to 10.1's threadpool_unix.cc.
+func wantPoolSizeRange(r *cellRefusal) string {
+	m := regexp.MustCompile(`1\.\.(\d+) \((.+?)\): `).FindStringSubmatch(r.err.Error())
+	if m == nil {
+		return fmt.Sprintf("1..%d (unset: the server's CPUs)", sim.MaxThreadPoolSize)
+	}
+	return fmt.Sprintf("1..%s (unset: the server's CPUs) in %s", m[1], m[2])
 }
 
 // plainError is an error shown as msg that wraps err, for errors.Is.

@@ -2,7 +2,10 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -120,5 +123,49 @@ func TestRunSettingsValuesAreDeclared(t *testing.T) {
 		assert.Equal(t, 2, code, tc.args)
 		assert.Empty(t, stdout)
 		assert.Equal(t, "innosim run: "+tc.want+"\n", stderr, tc.args)
+	}
+}
+
+// thread_pool_size out of range said "want 1..100000 (unset: the server's
+// CPUs)" from the option file's range and "want 0 (the CPUs) or 1..128" from
+// the release's, 0 allowed in one and refused in the other; and a value out
+// of range in -cnf exited 1 for every key but thread_pool_size = 129 with
+// 5.5, which exited 2. Both now say the range alike, and a -cnf value out
+// of range exits 1 (as innodb_thread_concurrency = -5 does: the file's
+// error), the same value through -vary 2 (the command line's).
+func TestThreadPoolRefusalsAgree(t *testing.T) {
+	run := func(server, cnf string, args ...string) (int, string) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "my.cnf")
+		require.NoError(t, os.WriteFile(path, []byte("[mysqld]\nthread_handling = pool-of-threads\n"+cnf), 0o644))
+		code, _, stderr := runCmd(append([]string{"run", "--workload", "oltp_point_select", "--server", server, "--cnf", path,
+			"--threads", "4", "--measure", "2ms", "--warmup", "2ms"}, args...)...)
+		return code, stderr
+	}
+	code, fromVary := run("mariadb-5.5", "", "--vary", "thread_pool_size=129")
+	assert.Equal(t, 2, code, fromVary)
+	assert.Contains(t, fromVary, "-vary thread_pool_size=129 with -server mariadb-5.5: want 1..128 (unset: the server's CPUs) in threadpool_unix.cc (5.5-10.1)\n")
+	code, fromFile := run("mariadb-5.5", "thread_pool_size = 129\n")
+	assert.Equal(t, 1, code, fromFile)
+	assert.Contains(t, fromFile, "thread_pool_size = 129 at ")
+	assert.Contains(t, fromFile, "my.cnf:3 with -server mariadb-5.5: want 1..128 (unset: the server's CPUs) in threadpool_unix.cc (5.5-10.1)\n")
+	code, zero := run("mariadb-10.6", "", "--vary", "thread_pool_size=0")
+	assert.Equal(t, 2, code, zero)
+	assert.Contains(t, zero, "want 1..100000 (unset: the server's CPUs)")
+	for _, out := range []string{fromVary, fromFile, zero} {
+		assert.NotContains(t, out, "want 0")
+	}
+
+	for _, kv := range []string{"thread_pool_stall_limit = 5", "thread_pool_oversubscribe = NaN",
+		"thread_pool_max_threads = 99999999999999999999", "thread_pool_size = 100001", "innodb_thread_concurrency = -5"} {
+		server := "mariadb-10.5"
+		code, stderr := run(server, kv+"\n")
+		assert.Equal(t, 1, code, "%s in -cnf: %s", kv, stderr)
+		k, v, _ := strings.Cut(kv, " = ")
+		if k == "innodb_thread_concurrency" {
+			continue // a gate and pool-of-threads are refused together
+		}
+		code, stderr = run(server, "", "--vary", k+"="+v)
+		assert.Equal(t, 2, code, "-vary %s=%s: %s", k, v, stderr)
 	}
 }

@@ -34,7 +34,10 @@ func newRunReport(ctx context.Context, sw *sweep, res []sim.Result) runReport {
 		table: report.Table{Title: fmt.Sprintf("%s (%s) by client threads", sw.workload, w.Unit)},
 		long:  report.Table{Header: []string{"cpus", "threads", "throughput", "unit", "utilisation", "futex_spin_share", "reads_per_s", "writes_per_s", "fsyncs_per_s"}},
 		js: runJSON{Workload: sw.workload, Unit: w.Unit, Seed: sw.seed, MeasureNs: sw.measure.Nanoseconds(),
-			Vary: sw.varyKey, Cnf: sw.cnf, Server: sw.runFlags.server},
+			Vary: sw.varyKey, Cnf: sw.cnf, Server: sw.runFlags.server, Machine: sw.machine.json()},
+	}
+	if sw.machine != nil {
+		rep.js.ClientCPUs = sw.machine.client
 	}
 	rep.js.Warmup, rep.js.WarmupNs = warmupJSON(sw.runFlags)
 	lead := []string{"cpus"}
@@ -76,20 +79,23 @@ func (rep *runReport) addRow(ctx context.Context, sw *sweep, label []any, value 
 	for j, x := range res {
 		th := sw.threads[j]
 		rd, wr, fy := x.IORates()
+		util, spin := report.Finite(x.Utilisation()), report.Finite(x.FutexSpinShare())
 		cj := cellJSON{Value: value, CPUs: cpus, Threads: th, Throughput: &x.Throughput,
-			Utilisation: report.Finite(x.Utilisation()), FutexSpinShare: report.Finite(x.FutexSpinShare()),
-			ReadsPerS: rd, WritesPerS: wr, FsyncsPerS: fy, Seed: cells[j].Machine.Seed}
-		var throughput any = x.Throughput
+			Utilisation: &util, FutexSpinShare: &spin, ReadsPerS: &rd, WritesPerS: &wr, FsyncsPerS: &fy, Seed: cells[j].Machine.Seed}
+		figures := []any{x.Throughput, rep.unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy}
 		if x.NotSteady {
-			// still in its initial transient at its bound: no figure,
-			// in the fit and chart neither
-			throughput, cj.Throughput, cj.NotSteady = notSteady, nil, true
+			// still in its initial transient at its bound: its last
+			// window's figures are none the simulator stands behind, so
+			// none is printed (the CSV's are empty, the JSON's null), and
+			// it is in the fit and chart neither
+			figures = []any{notSteady, rep.unit, "", "", "", "", ""}
+			cj.Throughput, cj.Utilisation, cj.FutexSpinShare, cj.NotSteady = nil, nil, nil, true
+			cj.ReadsPerS, cj.WritesPerS, cj.FsyncsPerS = nil, nil, nil
 		} else {
 			ns, xs = append(ns, float64(th)), append(xs, x.Throughput)
 		}
-		row = append(row, throughput)
-		rep.long.AddRow(append(label[:len(label)-1:len(label)-1],
-			cpus, th, throughput, rep.unit, x.Utilisation(), x.FutexSpinShare(), rd, wr, fy)...)
+		row = append(row, figures[0])
+		rep.long.AddRow(append(append(label[:len(label)-1:len(label)-1], cpus, th), figures...)...)
 		rep.js.Cells = append(rep.js.Cells, cj)
 	}
 	peak := "-" // too few thread counts, or a peak the data do not locate
@@ -148,17 +154,22 @@ const notSteady = "not steady"
 // runJSON is what run --json writes: the sweep's settings, one entry per cell
 // and one per row of the table (each row with the settings its cells ran).
 type runJSON struct {
-	Workload  string     `json:"workload"`
-	Unit      string     `json:"unit"`
-	Seed      uint64     `json:"seed"`
-	MeasureNs int64      `json:"measure_ns"` // the window measured, virtual nanoseconds
-	Warmup    string     `json:"warmup"`     // fixed, or steady: until two windows agree
-	WarmupNs  *int64     `json:"warmup_ns"`  // a fixed warm-up; null for steady
-	Cnf       string     `json:"cnf,omitempty"`
-	Server    string     `json:"server"`
-	Vary      string     `json:"vary,omitempty"`
-	Cells     []cellJSON `json:"cells"`
-	Rows      []rowJSON  `json:"rows"`
+	Workload  string `json:"workload"`
+	Unit      string `json:"unit"`
+	Seed      uint64 `json:"seed"`
+	MeasureNs int64  `json:"measure_ns"` // the window measured, virtual nanoseconds
+	Warmup    string `json:"warmup"`     // fixed, or steady: until two windows agree
+	WarmupNs  *int64 `json:"warmup_ns"`  // a fixed warm-up; null for steady
+	Cnf       string `json:"cnf,omitempty"`
+	Server    string `json:"server"`
+	Vary      string `json:"vary,omitempty"`
+	// Machine is -machine's box, omitted without it; ClientCPUs the
+	// client's own cores (-client-cpus, a count: quarter's of the box),
+	// 0 for none.
+	Machine    *machineJSON `json:"machine,omitempty"`
+	ClientCPUs int          `json:"client_cpus"`
+	Cells      []cellJSON   `json:"cells"`
+	Rows       []rowJSON    `json:"rows"`
 }
 
 // settingsJSON is what a row's cells ran with, after the option file, the
@@ -196,21 +207,22 @@ func cellSettings(c sim.Cell, f runFlags) settingsJSON {
 
 // cellJSON is one simulated cell, with the figures of its -csv row under
 // the CSV's names (the unit is runJSON's): Value is the -vary value,
-// Throughput in the workload's unit (null for a cell that did not settle
-// within its steady warm-up's bound, NotSteady then true: sim.Result.NotSteady), ReadsPerS, WritesPerS and FsyncsPerS
+// Throughput in the workload's unit, ReadsPerS, WritesPerS and FsyncsPerS
 // the device's operations per second of virtual time (sim.Result.IORates; 0
-// without I/O), Seed the cell's own seed (sim.Cell.SeedFor of -seed).
+// without I/O), Seed the cell's own seed (sim.Cell.SeedFor of -seed). Every
+// figure is null for a cell that did not settle within its steady warm-up's
+// bound, NotSteady then true (sim.Result.NotSteady).
 type cellJSON struct {
 	Value          string   `json:"value,omitempty"`
 	CPUs           int      `json:"cpus"`
 	Threads        int      `json:"threads"`
 	Throughput     *float64 `json:"throughput"`
 	NotSteady      bool     `json:"not_steady,omitempty"`
-	Utilisation    float64  `json:"utilisation"`
-	FutexSpinShare float64  `json:"futex_spin_share"`
-	ReadsPerS      float64  `json:"reads_per_s"`
-	WritesPerS     float64  `json:"writes_per_s"`
-	FsyncsPerS     float64  `json:"fsyncs_per_s"`
+	Utilisation    *float64 `json:"utilisation"`
+	FutexSpinShare *float64 `json:"futex_spin_share"`
+	ReadsPerS      *float64 `json:"reads_per_s"`
+	WritesPerS     *float64 `json:"writes_per_s"`
+	FsyncsPerS     *float64 `json:"fsyncs_per_s"`
 	Seed           uint64   `json:"seed"`
 }
 
