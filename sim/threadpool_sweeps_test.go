@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/innosim/innosim/mycnf"
@@ -76,6 +77,7 @@ func TestPointSelectSweepFull(t *testing.T) {
 				require.NoError(t, err)
 				busy := float64(r.Busy()) / float64(r.Capacity)
 				s := fmt.Sprintf("%d:%.0f(busy %.2f, client %.2f, sw/q %.2f, %s)", n, r.Throughput, busy, float64(r.ClientCPU)/float64(r.Elapsed)/float64(mc.ClientCPUs), float64(r.Switches)/float64(r.Units), time.Since(start).Round(time.Second))
+				assert.True(t, r.NotSteady || r.Throughput > 0, "%s %v %d: a steady cell of no throughput", box, th, n)
 				if r.NotSteady {
 					s = fmt.Sprintf("%d:not steady(%.0f)", n, r.Throughput)
 				} else if r.Throughput > peak {
@@ -98,13 +100,16 @@ func envOr(env, def string) string {
 
 // sweep runs cells of threads and thread handlings and logs each figure, or
 // not steady.
-func sweep(t *testing.T, label string, threads []int, cell func(n int, th ThreadHandling) Cell) {
+func sweep(t *testing.T, label string, threads []int, cell func(n int, th ThreadHandling) Cell) map[ThreadHandling][]Result {
+	out := map[ThreadHandling][]Result{}
 	for _, th := range []ThreadHandling{OneThreadPerConnection, PoolOfThreads} {
 		for _, n := range threads {
 			c := cell(n, th)
 			start := time.Now()
 			r, err := c.Run(context.Background())
 			require.NoError(t, err)
+			assert.True(t, r.NotSteady || r.Throughput > 0, "%s %v %d: a steady cell of no throughput", label, th, n)
+			out[th] = append(out[th], r)
 			_, _, fs := r.IORates()
 			fig := fmt.Sprintf("%.0f", r.Throughput)
 			if r.NotSteady {
@@ -114,6 +119,7 @@ func sweep(t *testing.T, label string, threads []int, cell func(n int, th Thread
 				float64(r.Busy())/float64(r.Capacity), fs, r.Elapsed, r.Start, time.Since(start).Round(time.Second))
 		}
 	}
+	return out
 }
 
 // sysbench 0.4's complex OLTP read-write with innodb_flush_log_at_trx_commit
@@ -150,7 +156,7 @@ func TestFsyncBound2026Full(t *testing.T) {
 	measure := time.Duration(envList(t, "INNOSIM_MEASURE_MS", []int{50})[0]) * time.Millisecond
 	mc, err := MachineFromSpec(params(t, "percona-2026-gold6230"), nil, 0)
 	require.NoError(t, err)
-	sweep(t, "percona-2026-gold6230", threads, func(n int, th ThreadHandling) Cell {
+	res := sweep(t, "percona-2026-gold6230", threads, func(n int, th ThreadHandling) Cell {
 		c := Cell{Workload: "oltp_read_write", Threads: n, Machine: mc, ThreadHandling: th,
 			Server: mycnf.Server{Product: mycnf.MariaDB, Version: "11.8"},
 			Device: &DeviceConfig{Units: 4, Read: 85 * time.Microsecond, Write: 20 * time.Microsecond, Fsync: 20 * time.Microsecond},
@@ -160,4 +166,13 @@ func TestFsyncBound2026Full(t *testing.T) {
 		}
 		return c
 	})
+	// fsync-bound, the pool brings no gain: within ±10% of thread per
+	// connection at every client count both settle
+	for i, n := range threads {
+		per, pool := res[OneThreadPerConnection][i], res[PoolOfThreads][i]
+		if per.NotSteady || pool.NotSteady {
+			continue
+		}
+		assert.InDelta(t, 1, pool.Throughput/per.Throughput, 0.1, "%d clients: pool %.0f, per connection %.0f", n, pool.Throughput, per.Throughput)
+	}
 }
